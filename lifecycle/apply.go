@@ -1,0 +1,125 @@
+package lifecycle
+
+import "time"
+
+// Event is one ledger entry as the lifecycle sees it.
+type Event struct {
+	Verdict Verdict
+	// Implicit marks an outcome derived from a session (seed 001 §2): it moves
+	// only the trajectory weight, never counts or status.
+	Implicit bool
+	Outcome  float64
+	// Unarchive is the explicit action that is the only way out of archived.
+	Unarchive bool
+	Context   string
+	Session   string
+	At        time.Time
+}
+
+// Apply folds one event into the evidence and returns the new state; the
+// input is not modified.
+func Apply(e Evidence, ev Event) Evidence {
+	e = e.clone()
+	if !ev.At.IsZero() {
+		e.LastUpdated = ev.At.UTC()
+	}
+	if ev.Session != "" {
+		e.LastSessionID = ev.Session
+	}
+	switch {
+	case ev.Unarchive:
+		e.Status = Active
+		e.ConsecutiveHarmful = 0
+		return e
+	case ev.Implicit:
+		e.TrajectoryWeight = UpdateWeight(e.TrajectoryWeight, ev.Outcome)
+		e.ImplicitOutcomes++
+		return e
+	}
+	switch ev.Verdict {
+	case Helpful:
+		e.HelpfulCount++
+		e.ConsecutiveHarmful = 0
+		e.HelpfulContexts = appendCapped(e.HelpfulContexts, ev.Context)
+	case Harmful:
+		e.HarmfulCount++
+		e.ConsecutiveHarmful++
+		e.HarmfulContexts = appendCapped(e.HarmfulContexts, ev.Context)
+	default:
+		return e // NEUTRAL: no signal, streak kept
+	}
+	e.Status = refresh(e)
+	return e
+}
+
+// refresh is seed 000's _refresh_status, except that archived never leaves
+// here: only an explicit unarchive does (DESIGN §3).
+func refresh(e Evidence) Status {
+	if e.ConsecutiveHarmful >= AutoArchiveThreshold || e.Status == Archived {
+		return Archived
+	}
+	total := e.Total()
+	if total < MinInvocationsForStatus {
+		return e.Status
+	}
+	ratio := float64(e.HarmfulCount) / float64(total)
+	if e.HarmfulCount > HarmfulCountThreshold || ratio > HarmfulRatioThreshold {
+		return Suspect
+	}
+	if e.Status == Suspect && ratio <= RecoveryRatioCeiling && e.HarmfulCount <= RecoveryHarmfulCeiling {
+		return Active
+	}
+	return e.Status
+}
+
+// Replay rebuilds evidence from the ledger in time order, the way resync does:
+// counts, streak, status, weight and last-* come from the events, while the
+// natural-language contexts are kept as they are (seed 000 resync).
+func Replay(current Evidence, events []Event) Evidence {
+	e := ColdStart()
+	for _, ev := range events {
+		e = Apply(e, ev)
+	}
+	e.HelpfulContexts = append([]string(nil), current.HelpfulContexts...)
+	e.HarmfulContexts = append([]string(nil), current.HarmfulContexts...)
+	return e
+}
+
+// UpdateWeight is seed 001's EMA toward 1 + 0.5·outcome, clamped.
+func UpdateWeight(w, outcome float64) float64 {
+	if outcome > 1 {
+		outcome = 1
+	} else if outcome < -1 {
+		outcome = -1
+	}
+	target := 1 + 0.5*outcome
+	w = w*(1-WeightAlpha) + target*WeightAlpha
+	return clamp(w, MinWeight, MaxWeight)
+}
+
+func clamp(x, lo, hi float64) float64 {
+	if x < lo {
+		return lo
+	}
+	if x > hi {
+		return hi
+	}
+	return x
+}
+
+func appendCapped(list []string, ctx string) []string {
+	if ctx == "" {
+		return list
+	}
+	list = append(list, ctx)
+	if len(list) > ContextCap {
+		list = list[len(list)-ContextCap:]
+	}
+	return list
+}
+
+func (e Evidence) clone() Evidence {
+	e.HelpfulContexts = append([]string(nil), e.HelpfulContexts...)
+	e.HarmfulContexts = append([]string(nil), e.HarmfulContexts...)
+	return e
+}

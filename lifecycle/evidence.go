@@ -1,0 +1,105 @@
+// Package lifecycle turns verdicts into a skill's evidence state: counts,
+// harmful streak, status and trajectory weight. It is pure: no I/O, no clock,
+// no environment; time and outcomes come in as arguments.
+package lifecycle
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Status is where a skill sits in the lifecycle; it gates routing.
+type Status string
+
+// The three statuses of seed 000.
+const (
+	Active   Status = "active"
+	Suspect  Status = "suspect"
+	Archived Status = "archived"
+)
+
+// ParseStatus accepts the spelling used in frontmatter.
+func ParseStatus(s string) (Status, error) {
+	switch Status(s) {
+	case Active, Suspect, Archived:
+		return Status(s), nil
+	}
+	return "", fmt.Errorf("unknown status %q (want active, suspect or archived)", s)
+}
+
+// Verdict is the judgement of one skill use.
+type Verdict string
+
+// The three verdict words accepted from users and agents.
+const (
+	Helpful Verdict = "HELPFUL"
+	Harmful Verdict = "HARMFUL"
+	Neutral Verdict = "NEUTRAL"
+)
+
+// ParseVerdict accepts the verdict words case-insensitively so users can type them either way.
+func ParseVerdict(s string) (Verdict, error) {
+	switch v := Verdict(strings.ToUpper(strings.TrimSpace(s))); v {
+	case Helpful, Harmful, Neutral:
+		return v, nil
+	}
+	return "", fmt.Errorf("unknown verdict %q (want HELPFUL, HARMFUL or NEUTRAL)", s)
+}
+
+// Seed 000 constants, unchanged.
+const (
+	AutoArchiveThreshold    = 3    // consecutive HARMFUL verdicts that archive
+	MinInvocationsForStatus = 5    // cold-start guard before suspect can trigger
+	HarmfulCountThreshold   = 3    // harmful > 3 -> suspect
+	HarmfulRatioThreshold   = 0.3  // ratio > 0.3 -> suspect
+	RecoveryRatioCeiling    = 0.15 // suspect -> active needs ratio <= 0.15 ...
+	RecoveryHarmfulCeiling  = 1    // ... and harmful <= 1
+	ContextCap              = 3    // contexts kept per polarity, oldest dropped
+)
+
+// Seed 001 trajectory-weight constants.
+const (
+	InitialWeight = 0.85 // a skill's EMA starts slightly below neutral (seed 001 risk 2)
+	MinWeight     = 0.3
+	MaxWeight     = 1.5
+	WeightAlpha   = 0.1
+)
+
+// Evidence is the materialised view of a skill's ledger, stored as mega_meta.
+type Evidence struct {
+	HelpfulCount       int
+	HarmfulCount       int
+	HelpfulContexts    []string
+	HarmfulContexts    []string
+	Status             Status
+	ConsecutiveHarmful int
+	// TrajectoryWeight is the seed 001 EMA; it multiplies the score only once
+	// ImplicitOutcomes > 0, so skills without outcome data are never penalised.
+	TrajectoryWeight float64
+	ImplicitOutcomes int
+	LastSessionID    string
+	LastUpdated      time.Time
+}
+
+// ColdStart is the evidence of a skill nobody has judged yet.
+func ColdStart() Evidence {
+	return Evidence{Status: Active, TrajectoryWeight: InitialWeight}
+}
+
+// Total is the number of HELPFUL and HARMFUL verdicts.
+func (e Evidence) Total() int { return e.HelpfulCount + e.HarmfulCount }
+
+// IsColdStart reports whether no verdict or outcome has touched the skill.
+func (e Evidence) IsColdStart() bool {
+	return e.Total() == 0 && e.ImplicitOutcomes == 0 && e.ConsecutiveHarmful == 0
+}
+
+// WeightMultiplier is the trajectory factor the ranker applies: 1 until an
+// implicit outcome has been observed, then the EMA weight.
+func (e Evidence) WeightMultiplier() float64 {
+	if e.ImplicitOutcomes == 0 {
+		return 1
+	}
+	return e.TrajectoryWeight
+}
