@@ -1,0 +1,293 @@
+// Package config merges .megagit/config.yaml, the environment and command-line
+// flags into one typed Config. It is the only package that imports viper, so
+// every other package sees plain values and the precedence rules live here:
+// defaults < file < env (MEGAGIT_*, and seed 000's MEGA_EVAL_* weights) < flags.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cast"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+)
+
+// Config is every setting megagit reads, resolved.
+type Config struct {
+	Roots    []string
+	Blend    Blend
+	Route    Route
+	Lexical  Lexical
+	DynamicK DynamicK
+	Hook     Hook
+	Lock     Lock
+}
+
+// Blend holds seed 000's evidence-blend weights.
+type Blend struct {
+	Enabled                           bool
+	CountW, ContextW, HarmW, RelatedW float64
+}
+
+// Route holds the per-prompt output choices.
+type Route struct {
+	TopK    int
+	Dynamic bool
+	Format  string
+	Budget  int
+	MMR     float64
+}
+
+// Lexical holds the BM25F channel's parameters; zero values mean the ranker's defaults.
+type Lexical struct {
+	K1, B                                           float64
+	WName, WDescription, WHeadings, WTriggers, WCtx float64
+	FastMin, FastMargin                             float64
+}
+
+// DynamicK overrides the profile's dynamic-K settings; a negative or zero
+// value means "use the profile's".
+type DynamicK struct {
+	Tier     string
+	AbsFloor float64
+}
+
+// Hook holds agent-hook behaviour.
+type Hook struct {
+	Deadline time.Duration
+	Shadow   bool
+}
+
+// Lock holds how long a writer waits for the registry lock.
+type Lock struct {
+	Timeout time.Duration
+}
+
+// Setting is one resolved key, for `megagit config`.
+type Setting struct {
+	Key    string `json:"key"`
+	Value  any    `json:"value"`
+	Source string `json:"source"`
+	Help   string `json:"help"`
+}
+
+type kind int
+
+const (
+	kFloat kind = iota
+	kInt
+	kBool
+	kString
+	kStrings
+)
+
+type spec struct {
+	key  string
+	kind kind
+	def  any
+	env  []string // extra env names besides MEGAGIT_<KEY>
+	help string
+}
+
+// specs is the whole settings table; keep it sorted by key.
+var specs = []spec{
+	{"blend.context_w", kFloat, 0.15, []string{"MEGA_EVAL_CONTEXT_W"}, "weight of helpful-minus-harmful context match"},
+	{"blend.count_w", kFloat, 0.10, []string{"MEGA_EVAL_COUNT_W"}, "weight of the Beta-smoothed helpful-rate bonus"},
+	{"blend.enabled", kBool, true, []string{"MEGA_EVAL_BLEND"}, "false ranks by pure relevance"},
+	{"blend.harm_w", kFloat, 1.5, []string{"MEGA_EVAL_HARM_W"}, "asymmetry multiplier on harmful context match"},
+	{"blend.related_w", kFloat, 0.10, []string{"MEGA_EVAL_RELATED_W"}, "weight of the related past-verdict signal"},
+	{"dynamic_k.abs_floor", kFloat, 0.0, nil, "hard relevance floor; 0 uses the profile's"},
+	{"dynamic_k.tier", kString, "", nil, "strong|medium|weak; empty uses the profile's"},
+	{"hook.deadline_ms", kInt, 500, nil, "hard deadline of a prompt hook call"},
+	{"hook.shadow", kBool, false, nil, "decide and log, inject nothing"},
+	{"lexical.b", kFloat, 0.0, nil, "BM25F length normalisation; 0 uses the ranker default"},
+	{"lexical.fast_margin", kFloat, 0.0, nil, "seed 003 fast path: margin over the runner-up"},
+	{"lexical.fast_min", kFloat, 0.0, nil, "seed 003 fast path: minimum BM25 score; 0 = off"},
+	{"lexical.k1", kFloat, 0.0, nil, "BM25F term saturation; 0 uses the ranker default"},
+	{"lexical.w_contexts", kFloat, 0.0, nil, "field weight of helpful contexts; 0 uses the default"},
+	{"lexical.w_description", kFloat, 0.0, nil, "field weight of the description; 0 uses the default"},
+	{"lexical.w_headings", kFloat, 0.0, nil, "field weight of body headings; 0 uses the default"},
+	{"lexical.w_name", kFloat, 0.0, nil, "field weight of the skill name; 0 uses the default"},
+	{"lexical.w_triggers", kFloat, 0.0, nil, "field weight of trigger lines; 0 uses the default"},
+	{"lock.timeout_ms", kInt, 30000, nil, "how long a writer waits for the registry lock"},
+	{"roots", kStrings, []string{"skills", ".claude/skills"}, nil, "folders (relative to the registry) holding <name>/SKILL.md"},
+	{"route.budget", kInt, 2000, nil, "token budget of the injected text"},
+	{"route.dynamic_k", kBool, true, nil, "false always emits route.top_k skills"},
+	{"route.format", kString, "catalog", nil, "catalog | compose"},
+	{"route.mmr_lambda", kFloat, 0.7, nil, "MMR relevance/diversity trade-off"},
+	{"route.top_k", kInt, 10, nil, "cap on emitted skills"},
+}
+
+// FileName is where a registry keeps its committed settings.
+const FileName = "config.yaml"
+
+// Load resolves the settings. file may not exist; flags may be nil. Flags are
+// bound by name: a changed flag whose name equals a key's last segment with
+// '_' as '-' (e.g. --top-k for route.top_k) overrides everything else.
+func Load(file string, flags *pflag.FlagSet) (*Config, []Setting, error) {
+	v := viper.New()
+	v.SetConfigType("yaml")
+	if file != "" {
+		data, err := os.ReadFile(file)
+		switch {
+		case err == nil:
+			if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
+				return nil, nil, fmt.Errorf("config %s: %w", file, err)
+			}
+		case errors.Is(err, os.ErrNotExist):
+		default:
+			return nil, nil, fmt.Errorf("config: %w", err)
+		}
+	}
+	known := map[string]bool{}
+	for _, s := range specs {
+		known[s.key] = true
+	}
+	var unknown []string
+	for _, k := range v.AllKeys() {
+		if !known[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return nil, nil, fmt.Errorf("config %s: unknown field %s", file, strings.Join(unknown, ", "))
+	}
+
+	vals := map[string]any{}
+	var out []Setting
+	for _, s := range specs {
+		raw, source := s.def, "default"
+		if v.InConfig(s.key) {
+			raw, source = v.Get(s.key), "file "+file
+		}
+		for _, name := range append([]string{envName(s.key)}, s.env...) {
+			if val, ok := os.LookupEnv(name); ok {
+				raw, source = val, "env "+name
+				break
+			}
+		}
+		if flags != nil {
+			if f := flags.Lookup(flagName(s.key)); f != nil && f.Changed {
+				raw, source = f.Value.String(), "flag --"+f.Name
+			}
+		}
+		val, err := convert(s.kind, raw)
+		if err != nil {
+			return nil, nil, fmt.Errorf("config: field %s (from %s): %w", s.key, source, err)
+		}
+		vals[s.key] = val
+		out = append(out, Setting{Key: s.key, Value: val, Source: source, Help: s.help})
+	}
+	c := build(vals)
+	if err := c.validate(); err != nil {
+		return nil, nil, err
+	}
+	return c, out, nil
+}
+
+// EnvName is the MEGAGIT_* variable for a key, e.g. MEGAGIT_ROUTE_TOP_K.
+func envName(key string) string {
+	return "MEGAGIT_" + strings.ToUpper(strings.NewReplacer(".", "_").Replace(key))
+}
+
+func flagName(key string) string {
+	last := key[strings.LastIndex(key, ".")+1:]
+	return strings.ReplaceAll(last, "_", "-")
+}
+
+func convert(k kind, raw any) (any, error) {
+	switch k {
+	case kFloat:
+		return cast.ToFloat64E(raw)
+	case kInt:
+		return cast.ToIntE(raw)
+	case kBool:
+		return cast.ToBoolE(raw)
+	case kString:
+		return cast.ToStringE(raw)
+	case kStrings:
+		if s, ok := raw.(string); ok {
+			return splitList(s), nil
+		}
+		return cast.ToStringSliceE(raw)
+	}
+	return nil, fmt.Errorf("unknown kind")
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ':' }) {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func build(v map[string]any) *Config {
+	f := func(k string) float64 { return v[k].(float64) }
+	i := func(k string) int { return v[k].(int) }
+	b := func(k string) bool { return v[k].(bool) }
+	s := func(k string) string { return v[k].(string) }
+	return &Config{
+		Roots: v["roots"].([]string),
+		Blend: Blend{Enabled: b("blend.enabled"), CountW: f("blend.count_w"), ContextW: f("blend.context_w"),
+			HarmW: f("blend.harm_w"), RelatedW: f("blend.related_w")},
+		Route: Route{TopK: i("route.top_k"), Dynamic: b("route.dynamic_k"), Format: s("route.format"),
+			Budget: i("route.budget"), MMR: f("route.mmr_lambda")},
+		Lexical: Lexical{K1: f("lexical.k1"), B: f("lexical.b"), WName: f("lexical.w_name"),
+			WDescription: f("lexical.w_description"), WHeadings: f("lexical.w_headings"),
+			WTriggers: f("lexical.w_triggers"), WCtx: f("lexical.w_contexts"),
+			FastMin: f("lexical.fast_min"), FastMargin: f("lexical.fast_margin")},
+		DynamicK: DynamicK{Tier: s("dynamic_k.tier"), AbsFloor: f("dynamic_k.abs_floor")},
+		Hook:     Hook{Deadline: time.Duration(i("hook.deadline_ms")) * time.Millisecond, Shadow: b("hook.shadow")},
+		Lock:     Lock{Timeout: time.Duration(i("lock.timeout_ms")) * time.Millisecond},
+	}
+}
+
+func (c *Config) validate() error {
+	bad := func(key, msg string) error { return fmt.Errorf("config: field %s: %s", key, msg) }
+	if c.Route.Format != "catalog" && c.Route.Format != "compose" {
+		return bad("route.format", fmt.Sprintf("%q is not catalog or compose", c.Route.Format))
+	}
+	switch c.DynamicK.Tier {
+	case "", "strong", "medium", "weak":
+	default:
+		return bad("dynamic_k.tier", fmt.Sprintf("%q is not strong, medium or weak", c.DynamicK.Tier))
+	}
+	if c.Route.TopK < 1 {
+		return bad("route.top_k", "must be at least 1")
+	}
+	if c.Route.Budget < 0 {
+		return bad("route.budget", "must not be negative")
+	}
+	if c.Route.MMR < 0 || c.Route.MMR > 1 {
+		return bad("route.mmr_lambda", "must be within [0, 1]")
+	}
+	if len(c.Roots) == 0 {
+		return bad("roots", "needs at least one folder")
+	}
+	for _, r := range c.Roots {
+		if strings.HasPrefix(r, "/") || strings.Contains("/"+r+"/", "/../") {
+			return bad("roots", fmt.Sprintf("%q must be a relative path inside the registry", r))
+		}
+	}
+	return nil
+}
+
+// DefaultFile is the commented config.yaml that `megagit init` writes.
+func DefaultFile() []byte {
+	var b strings.Builder
+	b.WriteString("# megagit registry settings (committed). Every key is optional; a missing key\n")
+	b.WriteString("# takes the default shown by `megagit config`. Precedence: this file < env\n")
+	b.WriteString("# (MEGAGIT_<KEY>, e.g. MEGAGIT_ROUTE_TOP_K; MEGA_EVAL_* for blend weights) < flags.\n")
+	b.WriteString("roots:\n  - skills\n  - .claude/skills\n")
+	return []byte(b.String())
+}
