@@ -1,0 +1,285 @@
+package registry
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// change is one file megagit writes (or deletes) in a commit; Path is
+// registry-relative, slash-separated.
+type change struct {
+	Path   string `json:"path"`
+	Data   []byte `json:"data,omitempty"`
+	Delete bool   `json:"delete,omitempty"`
+}
+
+// journal is the redo log of one commit in flight; see recover.go.
+type journal struct {
+	Branch  string   `json:"branch"`
+	Parent  string   `json:"parent"` // "" when the branch was unborn
+	Commit  string   `json:"commit"`
+	Changes []change `json:"changes"`
+}
+
+func (r *Registry) journalPath() string { return filepath.Join(r.LocalDir(), "journal.json") }
+
+// head resolves the checked-out branch and its commit (zero hash if unborn).
+func (r *Registry) head() (plumbing.ReferenceName, plumbing.Hash, error) {
+	ref, err := r.repo.Storer.Reference(plumbing.HEAD)
+	if err != nil {
+		return "", plumbing.ZeroHash, fmt.Errorf("read HEAD: %w", err)
+	}
+	if ref.Type() != plumbing.SymbolicReference {
+		return "", plumbing.ZeroHash, fmt.Errorf("%w: HEAD is detached; check out a branch first", ErrInvalid)
+	}
+	branch := ref.Target()
+	target, err := r.repo.Storer.Reference(branch)
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return branch, plumbing.ZeroHash, nil
+	}
+	if err != nil {
+		return "", plumbing.ZeroHash, fmt.Errorf("read %s: %w", branch, err)
+	}
+	return branch, target.Hash(), nil
+}
+
+// headTree returns the tree of the given commit, or nil for the zero hash.
+func (r *Registry) commitTree(h plumbing.Hash) (*object.Tree, error) {
+	if h.IsZero() {
+		return nil, nil
+	}
+	c, err := r.repo.CommitObject(h)
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", h, err)
+	}
+	return c.Tree()
+}
+
+// blobAt returns the content of a registry-relative path in tree, and
+// whether it exists there.
+func (r *Registry) blobAt(tree *object.Tree, rel string) ([]byte, bool, error) {
+	if tree == nil {
+		return nil, false, nil
+	}
+	f, err := tree.File(r.gitPath(rel))
+	if errors.Is(err, object.ErrFileNotFound) || errors.Is(err, object.ErrDirectoryNotFound) || errors.Is(err, object.ErrEntryNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	s, err := f.Contents()
+	return []byte(s), true, err
+}
+
+// checkClean refuses to overwrite a file whose working copy differs from
+// HEAD: those are the user's own edits and megagit must not commit them.
+func (r *Registry) checkClean(tree *object.Tree, paths []string) error {
+	var dirty []string
+	for _, p := range paths {
+		committed, inHead, err := r.blobAt(tree, p)
+		if err != nil {
+			return err
+		}
+		onDisk, err := os.ReadFile(r.abs(p))
+		exists := err == nil
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		if exists != inHead || !bytes.Equal(committed, onDisk) {
+			dirty = append(dirty, p)
+		}
+	}
+	if len(dirty) > 0 {
+		return fmt.Errorf("%w in %s: megagit would have to commit them; commit or stash them first (git stash), then run the command again", ErrDirty, strings.Join(dirty, ", "))
+	}
+	return nil
+}
+
+// commitChanges records changes as one commit on the current branch. The
+// caller holds the lock. Only the listed paths change; the user's index and
+// other files are left as they are.
+func (r *Registry) commitChanges(message string, changes []change) (plumbing.Hash, error) {
+	branch, parent, err := r.head()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	tree, err := r.commitTree(parent)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	paths := make([]string, len(changes))
+	for i, c := range changes {
+		paths[i] = c.Path
+	}
+	if err := r.checkClean(tree, paths); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	sig, err := r.signature(time.Now())
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	var rootHash plumbing.Hash
+	if tree != nil {
+		rootHash = tree.Hash
+	}
+	newTree, err := r.editTree(rootHash, changes)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	commit := &object.Commit{Author: sig, Committer: sig, Message: message, TreeHash: newTree}
+	if !parent.IsZero() {
+		commit.ParentHashes = []plumbing.Hash{parent}
+	}
+	obj := r.repo.Storer.NewEncodedObject()
+	if err := commit.Encode(obj); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	hash, err := r.repo.Storer.SetEncodedObject(obj)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("write commit: %w", err)
+	}
+	j := journal{Branch: branch.String(), Commit: hash.String(), Changes: changes}
+	if !parent.IsZero() {
+		j.Parent = parent.String()
+	}
+	data, err := json.Marshal(j)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if err := writeFileAtomic(r.journalPath(), data, 0o644); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("write journal: %w", err)
+	}
+	if err := r.finish(j); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return hash, nil
+}
+
+// finish applies a journaled commit: work-tree files, index, branch, then
+// drops the journal. Every step is idempotent so recovery can rerun it.
+func (r *Registry) finish(j journal) error {
+	for _, c := range j.Changes {
+		if c.Delete {
+			if err := os.Remove(r.abs(c.Path)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+			continue
+		}
+		if err := writeFileAtomic(r.abs(c.Path), c.Data, 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", c.Path, err)
+		}
+	}
+	if err := r.updateIndex(j.Changes); err != nil {
+		return fmt.Errorf("update git index: %w", err)
+	}
+	var old plumbing.Hash
+	if j.Parent != "" {
+		old = plumbing.NewHash(j.Parent)
+	}
+	if err := r.setRef(plumbing.ReferenceName(j.Branch), old, plumbing.NewHash(j.Commit)); err != nil {
+		return err
+	}
+	if err := os.Remove(r.journalPath()); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// editTree writes the trees for root with changes applied and returns the
+// new root tree hash.
+func (r *Registry) editTree(root plumbing.Hash, changes []change) (plumbing.Hash, error) {
+	byPath := map[string]*change{}
+	for i := range changes {
+		byPath[r.gitPath(changes[i].Path)] = &changes[i]
+	}
+	return r.editDir(root, "", byPath)
+}
+
+func (r *Registry) editDir(h plumbing.Hash, dir string, byPath map[string]*change) (plumbing.Hash, error) {
+	entries := map[string]object.TreeEntry{}
+	if !h.IsZero() {
+		t, err := r.repo.TreeObject(h)
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("read tree %s: %w", dir, err)
+		}
+		for _, e := range t.Entries {
+			entries[e.Name] = e
+		}
+	}
+	subdirs := map[string]bool{}
+	for p, c := range byPath {
+		if dir != "" && !strings.HasPrefix(p, dir+"/") {
+			continue
+		}
+		rest := strings.TrimPrefix(p, dir+"/")
+		if dir == "" {
+			rest = p
+		}
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			subdirs[rest[:i]] = true
+			continue
+		}
+		if c.Delete {
+			delete(entries, rest)
+			continue
+		}
+		blob := r.repo.Storer.NewEncodedObject()
+		blob.SetType(plumbing.BlobObject)
+		w, err := blob.Writer()
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if _, err := w.Write(c.Data); err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if err := w.Close(); err != nil {
+			return plumbing.ZeroHash, err
+		}
+		bh, err := r.repo.Storer.SetEncodedObject(blob)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		entries[rest] = object.TreeEntry{Name: rest, Mode: filemode.Regular, Hash: bh}
+	}
+	for name := range subdirs {
+		var sub plumbing.Hash
+		if e, ok := entries[name]; ok && e.Mode == filemode.Dir {
+			sub = e.Hash
+		}
+		nh, err := r.editDir(sub, path.Join(dir, name), byPath)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if nh.IsZero() {
+			delete(entries, name)
+		} else {
+			entries[name] = object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: nh}
+		}
+	}
+	if len(entries) == 0 && dir != "" {
+		return plumbing.ZeroHash, nil // git has no empty trees below the root
+	}
+	t := &object.Tree{}
+	for _, e := range entries {
+		t.Entries = append(t.Entries, e)
+	}
+	sort.Sort(object.TreeEntrySorter(t.Entries))
+	obj := r.repo.Storer.NewEncodedObject()
+	if err := t.Encode(obj); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return r.repo.Storer.SetEncodedObject(obj)
+}

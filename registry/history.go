@@ -1,0 +1,189 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"time"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// LogEntry is one recorded event from the git history.
+type LogEntry struct {
+	Time    time.Time `json:"time"`
+	Commit  string    `json:"commit"`
+	Skill   string    `json:"skill"`
+	Kind    string    `json:"kind"` // verdict | unarchive | revert | resync | add
+	Verdict string    `json:"verdict,omitempty"`
+	ID      string    `json:"id,omitempty"`
+	Session string    `json:"session,omitempty"`
+	Source  string    `json:"source,omitempty"`
+	Status  string    `json:"status_change,omitempty"`
+	Reason  string    `json:"reason,omitempty"`
+	Author  string    `json:"author"`
+}
+
+// trailer blocks: each starts at a Megagit-Verdict / -Action / -Revert line.
+func parseTrailers(c *object.Commit) []LogEntry {
+	var out []LogEntry
+	var cur *LogEntry
+	for _, line := range strings.Split(c.Message, "\n") {
+		k, v, ok := strings.Cut(line, ": ")
+		if !ok || !strings.HasPrefix(k, "Megagit-") {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		start := func(kind string) {
+			out = append(out, LogEntry{Time: c.Author.When.UTC(), Commit: c.Hash.String(), Kind: kind, Author: c.Author.Name})
+			cur = &out[len(out)-1]
+		}
+		switch k {
+		case "Megagit-Verdict":
+			start("verdict")
+			cur.Verdict = v
+			continue
+		case "Megagit-Revert":
+			start("revert")
+			cur.ID = v
+			continue
+		case "Megagit-Action":
+			start(v)
+			continue
+		}
+		if cur == nil {
+			continue
+		}
+		switch k {
+		case "Megagit-Skill":
+			cur.Skill = v
+		case "Megagit-Id":
+			cur.ID = v
+		case "Megagit-Session":
+			cur.Session = v
+		case "Megagit-Source":
+			cur.Source = v
+		case "Megagit-Status":
+			cur.Status = v
+		case "Megagit-Reason":
+			cur.Reason = v
+		}
+	}
+	return out
+}
+
+// Log lists megagit events from HEAD back, newest first, optionally for one skill.
+func (r *Registry) Log(skill string, limit int) ([]LogEntry, error) {
+	_, head, err := r.head()
+	if err != nil {
+		return nil, err
+	}
+	if head.IsZero() {
+		return nil, nil
+	}
+	iter, err := r.repo.Log(&git.LogOptions{From: head, Order: git.LogOrderCommitterTime})
+	if err != nil {
+		return nil, err
+	}
+	defer iter.Close()
+	var out []LogEntry
+	for {
+		c, err := iter.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range parseTrailers(c) {
+			if skill != "" && e.Skill != skill {
+				continue
+			}
+			out = append(out, e)
+			if limit > 0 && len(out) >= limit {
+				return out, nil
+			}
+		}
+	}
+	return out, nil
+}
+
+var (
+	hexRef  = regexp.MustCompile(`^[0-9a-fA-F]{4,40}$`)
+	ulidRef = regexp.MustCompile(`^[0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{26}$`)
+)
+
+// resolveRevert turns a commit hash prefix or a verdict id into the set of
+// verdict ids to undo (and the full commit hash when given one).
+func (r *Registry) resolveRevert(ref string) (map[string]bool, string, error) {
+	ref = strings.TrimSpace(ref)
+	if ulidRef.MatchString(ref) {
+		return map[string]bool{strings.ToUpper(ref): true}, "", nil
+	}
+	var c *object.Commit
+	if h, err := r.repo.ResolveRevision(plumbing.Revision(ref)); err == nil {
+		if c, err = r.repo.CommitObject(*h); err != nil {
+			return nil, "", fmt.Errorf("%w: %s is not a commit", ErrInvalid, ref)
+		}
+	} else if hexRef.MatchString(ref) {
+		if c, err = r.findCommit(strings.ToLower(ref)); err != nil {
+			return nil, "", err
+		}
+	} else {
+		return nil, "", fmt.Errorf("%w: %q is neither a commit (hash, prefix, HEAD~N) nor a verdict id", ErrNotFound, ref)
+	}
+	ids := map[string]bool{}
+	for _, e := range parseTrailers(c) {
+		if (e.Kind == "verdict" || e.Kind == "unarchive") && e.ID != "" {
+			ids[e.ID] = true
+		}
+	}
+	if len(ids) == 0 {
+		return nil, "", fmt.Errorf("%w: commit %s records no verdict (no Megagit-Id trailer)", ErrInvalid, c.Hash.String()[:12])
+	}
+	return ids, c.Hash.String(), nil
+}
+
+// findCommit resolves a (possibly abbreviated) hash among commits reachable from HEAD.
+func (r *Registry) findCommit(prefix string) (*object.Commit, error) {
+	if len(prefix) == 40 {
+		c, err := r.repo.CommitObject(plumbing.NewHash(prefix))
+		if err != nil {
+			return nil, fmt.Errorf("%w: commit %s", ErrNotFound, prefix)
+		}
+		return c, nil
+	}
+	_, head, err := r.head()
+	if err != nil {
+		return nil, err
+	}
+	if head.IsZero() {
+		return nil, fmt.Errorf("%w: commit %s (the branch has no commits)", ErrNotFound, prefix)
+	}
+	iter, err := r.repo.Log(&git.LogOptions{From: head})
+	if err != nil {
+		return nil, err
+	}
+	defer iter.Close()
+	var found *object.Commit
+	err = iter.ForEach(func(c *object.Commit) error {
+		if strings.HasPrefix(c.Hash.String(), prefix) {
+			if found != nil {
+				return fmt.Errorf("%w: commit prefix %s is ambiguous; give more characters", ErrInvalid, prefix)
+			}
+			found = c
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if found == nil {
+		return nil, fmt.Errorf("%w: no commit %s on this branch", ErrNotFound, prefix)
+	}
+	return found, nil
+}

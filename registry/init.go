@@ -1,0 +1,79 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Init makes dir a registry: git init when it is not inside a repository,
+// then .megagit/config.yaml, the union merge rule for ledgers and the ignore
+// rule for .megagit/local/, all in one commit.
+func Init(dir string, configYAML []byte, opts Options) (*Registry, plumbing.Hash, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, plumbing.ZeroHash, err
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, plumbing.ZeroHash, err
+	}
+	if _, err := os.Stat(filepath.Join(abs, MetaDir)); err == nil {
+		return nil, plumbing.ZeroHash, fmt.Errorf("%w: %s is already a megagit registry", ErrExists, abs)
+	}
+	if _, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{DetectDotGit: true}); errors.Is(err, git.ErrRepositoryNotExists) {
+		if _, err := git.PlainInitWithOptions(abs, &git.PlainInitOptions{
+			InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")},
+		}); err != nil {
+			return nil, plumbing.ZeroHash, fmt.Errorf("git init %s: %w", abs, err)
+		}
+	} else if err != nil {
+		return nil, plumbing.ZeroHash, fmt.Errorf("open git repository at %s: %w", abs, err)
+	}
+	if err := os.MkdirAll(filepath.Join(abs, filepath.FromSlash(LocalDirName)), 0o755); err != nil {
+		return nil, plumbing.ZeroHash, err
+	}
+	r, err := openAt(abs, opts)
+	if err != nil {
+		return nil, plumbing.ZeroHash, err
+	}
+	hash, err := r.writeLockedRaw(func() (string, []change, error) {
+		changes := []change{{Path: ConfigPath, Data: configYAML}}
+		for _, f := range []struct{ path, line string }{
+			{".gitattributes", ".megagit/ledger/*.jsonl merge=union"},
+			{".gitignore", "/.megagit/local/"},
+		} {
+			old, err := os.ReadFile(r.abs(f.path))
+			if err != nil && !errors.Is(err, os.ErrNotExist) {
+				return "", nil, err
+			}
+			if hasLine(string(old), f.line) {
+				continue
+			}
+			data := string(old)
+			if data != "" && !strings.HasSuffix(data, "\n") {
+				data += "\n"
+			}
+			changes = append(changes, change{Path: f.path, Data: []byte(data + f.line + "\n")})
+		}
+		return "megagit: init registry\n\nMegagit-Action: init\n", changes, nil
+	})
+	if err != nil {
+		os.RemoveAll(filepath.Join(abs, MetaDir)) // leave no half registry behind
+		return nil, plumbing.ZeroHash, err
+	}
+	return r, hash, nil
+}
+
+func hasLine(s, line string) bool {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.TrimSpace(l) == line {
+			return true
+		}
+	}
+	return false
+}

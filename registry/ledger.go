@@ -1,0 +1,199 @@
+package registry
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/megagit/megagit/lifecycle"
+	"github.com/oklog/ulid/v2"
+)
+
+// Entry is one ledger line: a verdict, an implicit outcome, or an action.
+type Entry struct {
+	ID      string  `json:"id"`
+	Skill   string  `json:"skill"`
+	Verdict string  `json:"verdict,omitempty"` // HELPFUL | HARMFUL | NEUTRAL
+	Action  string  `json:"action,omitempty"`  // "unarchive"
+	Source  string  `json:"source"`            // explicit | implicit
+	Outcome float64 `json:"outcome"`
+	Reason  string  `json:"reason,omitempty"`
+	Context string  `json:"context,omitempty"`
+	Session string  `json:"session,omitempty"`
+	At      string  `json:"at"`
+}
+
+// Source values.
+const (
+	SourceExplicit = "explicit"
+	SourceImplicit = "implicit"
+)
+
+// ActionUnarchive is the ledger action that lifts an archive.
+const ActionUnarchive = "unarchive"
+
+func ledgerPath(skill string) string { return LedgerDir + "/" + skill + ".jsonl" }
+
+var (
+	entropyMu sync.Mutex
+	entropy   = ulid.Monotonic(rand.Reader, 0)
+)
+
+// newID returns a ULID: sortable by time and unique across machines.
+func newID(t time.Time) string {
+	entropyMu.Lock()
+	defer entropyMu.Unlock()
+	return ulid.MustNew(ulid.Timestamp(t), entropy).String()
+}
+
+// Time parses At.
+func (e Entry) Time() time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, e.At)
+	return t
+}
+
+// Event converts a ledger entry for the lifecycle.
+func (e Entry) Event() lifecycle.Event {
+	ev := lifecycle.Event{
+		Verdict:   lifecycle.Verdict(e.Verdict),
+		Implicit:  e.Source == SourceImplicit,
+		Outcome:   e.Outcome,
+		Unarchive: e.Action == ActionUnarchive,
+		Context:   e.Context,
+		Session:   e.Session,
+		At:        e.Time(),
+	}
+	return ev
+}
+
+func (e Entry) validate() error {
+	if e.ID == "" {
+		return fmt.Errorf("field id: missing")
+	}
+	if _, err := ulid.ParseStrict(e.ID); err != nil {
+		return fmt.Errorf("field id: %v", err)
+	}
+	if err := ValidateName(e.Skill); err != nil {
+		return fmt.Errorf("field skill: %v", err)
+	}
+	if e.Action != "" {
+		if e.Action != ActionUnarchive {
+			return fmt.Errorf("field action: unknown %q", e.Action)
+		}
+	} else if _, err := lifecycle.ParseVerdict(e.Verdict); err != nil || e.Verdict != strings.ToUpper(e.Verdict) {
+		return fmt.Errorf("field verdict: unknown %q", e.Verdict)
+	}
+	if e.Source != SourceExplicit && e.Source != SourceImplicit {
+		return fmt.Errorf("field source: unknown %q", e.Source)
+	}
+	if _, err := time.Parse(time.RFC3339Nano, e.At); err != nil {
+		return fmt.Errorf("field at: %v", err)
+	}
+	return nil
+}
+
+// ParseLedger reads a ledger file. Lines that are not valid entries (a torn
+// last line, junk, a merge-conflict marker) are skipped and reported, never
+// dropping a good line; an id seen twice (a union merge of the same verdict)
+// counts once.
+func ParseLedger(file string, data []byte) (entries []Entry, problems []string) {
+	seen := map[string]bool{}
+	for n, line := range bytes.Split(data, []byte("\n")) {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		var e Entry
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		err := dec.Decode(&e)
+		if err == nil && dec.More() {
+			err = fmt.Errorf("trailing data")
+		}
+		if err == nil {
+			err = e.validate()
+		}
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s:%d: skipped unreadable ledger line: %v", file, n+1, err))
+			continue
+		}
+		if seen[e.ID] {
+			continue
+		}
+		seen[e.ID] = true
+		entries = append(entries, e)
+	}
+	SortEntries(entries)
+	return entries, problems
+}
+
+// SortEntries orders entries by time, ties by id, so every machine replays
+// a merged ledger the same way.
+func SortEntries(entries []Entry) {
+	sort.SliceStable(entries, func(i, j int) bool {
+		ti, tj := entries[i].Time(), entries[j].Time()
+		if !ti.Equal(tj) {
+			return ti.Before(tj)
+		}
+		return entries[i].ID < entries[j].ID
+	})
+}
+
+// formatLedger renders entries one JSON object a line.
+func formatLedger(entries []Entry) []byte {
+	var b bytes.Buffer
+	for _, e := range entries {
+		line, _ := json.Marshal(e)
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// appendLedger adds lines to existing ledger bytes, keeping what is there
+// byte for byte (append-only, so union merges stay clean).
+func appendLedger(existing []byte, add []Entry) []byte {
+	out := append([]byte(nil), existing...)
+	if len(out) > 0 && out[len(out)-1] != '\n' {
+		out = append(out, '\n')
+	}
+	return append(out, formatLedger(add)...)
+}
+
+// Ledgers reads every skill's ledger, keyed by skill name; unreadable lines
+// are reported through the registry's warning hook.
+func (r *Registry) Ledgers() (map[string][]Entry, error) {
+	dir := r.abs(LedgerDir)
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string][]Entry{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]Entry, len(ents))
+	for _, ent := range ents {
+		name, ok := strings.CutSuffix(ent.Name(), ".jsonl")
+		if !ok || ent.IsDir() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, ent.Name()))
+		if err != nil {
+			return nil, err
+		}
+		entries, problems := ParseLedger(LedgerDir+"/"+ent.Name(), data)
+		for _, p := range problems {
+			r.warn("%s", p)
+		}
+		out[name] = entries
+	}
+	return out, nil
+}

@@ -1,0 +1,144 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+)
+
+// Layout names inside a registry.
+const (
+	MetaDir      = ".megagit"
+	LedgerDir    = ".megagit/ledger"
+	LocalDirName = ".megagit/local"
+	ConfigPath   = ".megagit/config.yaml"
+)
+
+// Options are the settings a registry needs from config.
+type Options struct {
+	// Roots are the folders (relative to the registry) that hold <name>/SKILL.md.
+	Roots []string
+	// LockTimeout bounds how long a writer waits for another one.
+	LockTimeout time.Duration
+	// Warn receives non-fatal problems (malformed skills, junk ledger lines).
+	Warn func(string)
+}
+
+// Registry is an opened megagit registry inside a git work tree.
+type Registry struct {
+	root    string // absolute registry folder (holds .megagit/)
+	gitRoot string // absolute git work tree root
+	gitDir  string // absolute .git folder
+	prefix  string // registry folder relative to gitRoot, slash form, "" at top
+	repo    *git.Repository
+	opts    Options
+}
+
+// DefaultRoots are used when Options.Roots is empty.
+var DefaultRoots = []string{"skills", ".claude/skills"}
+
+// Find walks up from dir to the first folder holding .megagit/.
+func Find(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if st, err := os.Stat(filepath.Join(d, MetaDir)); err == nil && st.IsDir() {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("%w: no %s folder in %s or any parent (run `megagit init`)", ErrNotRegistry, MetaDir, abs)
+		}
+	}
+}
+
+// Open finds the registry containing dir and repairs any write a crashed
+// process left half done.
+func Open(dir string, opts Options) (*Registry, error) {
+	root, err := Find(dir)
+	if err != nil {
+		return nil, err
+	}
+	r, err := openAt(root, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.recoverIfNeeded(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func openAt(root string, opts Options) (*Registry, error) {
+	if len(opts.Roots) == 0 {
+		opts.Roots = DefaultRoots
+	}
+	if opts.LockTimeout == 0 {
+		opts.LockTimeout = 30 * time.Second
+	}
+	if opts.Warn == nil {
+		opts.Warn = func(string) {}
+	}
+	repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s has %s but is not inside a git repository: %v", ErrNotRegistry, root, MetaDir, err)
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		return nil, fmt.Errorf("open git work tree: %w", err)
+	}
+	st, ok := repo.Storer.(*filesystem.Storage)
+	if !ok {
+		return nil, errors.New("unsupported git storage")
+	}
+	gitRoot, err := filepath.EvalSymlinks(wt.Filesystem.Root())
+	if err != nil {
+		return nil, err
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, err
+	}
+	rel, err := filepath.Rel(gitRoot, realRoot)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return nil, fmt.Errorf("%w: %s is outside its git work tree %s", ErrNotRegistry, root, gitRoot)
+	}
+	prefix := filepath.ToSlash(rel)
+	if prefix == "." {
+		prefix = ""
+	}
+	return &Registry{root: realRoot, gitRoot: gitRoot, gitDir: st.Filesystem().Root(), prefix: prefix, repo: repo, opts: opts}, nil
+}
+
+// Root is the registry folder.
+func (r *Registry) Root() string { return r.root }
+
+// LocalDir is the gitignored per-machine folder.
+func (r *Registry) LocalDir() string { return filepath.Join(r.root, filepath.FromSlash(LocalDirName)) }
+
+// ConfigFile is the committed settings file.
+func (r *Registry) ConfigFile() string { return filepath.Join(r.root, filepath.FromSlash(ConfigPath)) }
+
+// Repo exposes the git repository for read-only history queries.
+func (r *Registry) Repo() *git.Repository { return r.repo }
+
+// gitPath turns a registry-relative slash path into a work-tree-relative one.
+func (r *Registry) gitPath(rel string) string {
+	if r.prefix == "" {
+		return rel
+	}
+	return path.Join(r.prefix, rel)
+}
+
+// abs turns a registry-relative slash path into an absolute file path.
+func (r *Registry) abs(rel string) string { return filepath.Join(r.root, filepath.FromSlash(rel)) }
+
+func (r *Registry) warn(format string, args ...any) { r.opts.Warn(fmt.Sprintf(format, args...)) }

@@ -1,0 +1,148 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/megagit/megagit/lifecycle"
+)
+
+// Skill is one parsed SKILL.md with its evidence.
+type Skill struct {
+	Name     string
+	Path     string // registry-relative path of SKILL.md, slash form
+	File     *SkillFile
+	Evidence lifecycle.Evidence
+}
+
+// candidatePaths lists every <root>/<dir>/SKILL.md, registry-relative.
+func (r *Registry) candidatePaths() ([]string, error) {
+	var out []string
+	for _, root := range r.opts.Roots {
+		dir := r.abs(root)
+		ents, err := os.ReadDir(dir)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read skill root %s: %w", root, err)
+		}
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
+			p := path.Join(root, e.Name(), "SKILL.md")
+			if _, err := os.Lstat(r.abs(p)); err == nil {
+				out = append(out, p)
+			}
+		}
+	}
+	return out, nil
+}
+
+// readInside reads a registry file, refusing symlinks that lead outside the
+// registry and files over the size cap, so a hostile clone cannot make
+// megagit read or commit something else.
+func (r *Registry) readInside(rel string) ([]byte, error) {
+	p := r.abs(rel)
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return nil, err
+	}
+	if rr, err := filepath.Rel(r.root, real); err != nil || rr == ".." || strings.HasPrefix(rr, "../") {
+		return nil, fmt.Errorf("%w: %s is a symlink to %s, outside the registry", ErrInvalid, rel, real)
+	}
+	f, err := os.Open(real)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxSkillFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxSkillFileSize {
+		return nil, fmt.Errorf("%w: %s is larger than %d MiB", ErrInvalid, rel, MaxSkillFileSize>>20)
+	}
+	return data, nil
+}
+
+// loadSkill parses one SKILL.md path.
+func (r *Registry) loadSkill(rel string) (*Skill, error) {
+	name := path.Base(path.Dir(rel))
+	if err := ValidateName(name); err != nil {
+		return nil, fmt.Errorf("%w: %s: folder name: %v", ErrInvalid, rel, err)
+	}
+	data, err := r.readInside(rel)
+	if err != nil {
+		return nil, err
+	}
+	f, err := ParseSkillFile(rel, data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	ev, err := f.Evidence()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	return &Skill{Name: name, Path: rel, File: f, Evidence: ev}, nil
+}
+
+// Skills loads every skill, sorted by name. A malformed skill is skipped and
+// reported in problems; it never stops the others from loading. When two
+// roots hold the same name, the first root wins.
+func (r *Registry) Skills() (skills []*Skill, problems []error, err error) {
+	paths, err := r.candidatePaths()
+	if err != nil {
+		return nil, nil, err
+	}
+	seen := map[string]string{}
+	for _, p := range paths {
+		name := path.Base(path.Dir(p))
+		if first, ok := seen[name]; ok {
+			problems = append(problems, fmt.Errorf("%s: skipped: skill %q is already defined by %s", p, name, first))
+			continue
+		}
+		s, err := r.loadSkill(p)
+		if err != nil {
+			problems = append(problems, err)
+			continue
+		}
+		seen[name] = p
+		skills = append(skills, s)
+	}
+	sort.Slice(skills, func(i, j int) bool { return skills[i].Name < skills[j].Name })
+	return skills, problems, nil
+}
+
+// Skill loads one skill by name.
+func (r *Registry) Skill(name string) (*Skill, error) {
+	if err := ValidateName(name); err != nil {
+		return nil, fmt.Errorf("%w: skill name %q: %v", ErrInvalid, name, err)
+	}
+	for _, root := range r.opts.Roots {
+		p := path.Join(root, name, "SKILL.md")
+		if _, err := os.Lstat(r.abs(p)); err == nil {
+			return r.loadSkill(p)
+		}
+	}
+	return nil, fmt.Errorf("%w: skill %q (looked in %s)", ErrNotFound, name, strings.Join(r.opts.Roots, ", "))
+}
+
+// LoadDir reads skills from a plain folder (DIR/<name>/SKILL.md) that need not
+// be a registry or a git repository: what `megagit eval` benchmarks.
+func LoadDir(dir string) (skills []*Skill, problems []error, err error) {
+	r := &Registry{root: dir, opts: Options{Roots: []string{"."}, Warn: func(string) {}}}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.root = abs
+	return r.Skills()
+}

@@ -1,0 +1,229 @@
+package registry
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/megagit/megagit/lifecycle"
+)
+
+// VerdictInput is one verdict to record.
+type VerdictInput struct {
+	Skill   string
+	Verdict lifecycle.Verdict
+	Reason  string
+	Context string
+	Session string
+	// Implicit marks a seed 001 outcome (moves the trajectory weight only).
+	Implicit bool
+	Outcome  float64
+}
+
+// Applied is what a recorded verdict did.
+type Applied struct {
+	Entry  Entry
+	Before lifecycle.Status
+	After  lifecycle.Evidence
+}
+
+// skillState is a skill being edited inside one write.
+type skillState struct {
+	skill    *Skill
+	ledger   []byte
+	entries  []Entry
+	evidence lifecycle.Evidence
+	changed  bool
+	ledgerCh bool
+}
+
+// edit is the working set of one commit: the skills it touches.
+type edit struct {
+	r      *Registry
+	states map[string]*skillState
+	order  []string
+}
+
+func (r *Registry) newEdit() *edit { return &edit{r: r, states: map[string]*skillState{}} }
+
+func (e *edit) state(name string) (*skillState, error) {
+	if st, ok := e.states[name]; ok {
+		return st, nil
+	}
+	s, err := e.r.Skill(name)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(e.r.abs(ledgerPath(name)))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	entries, problems := ParseLedger(ledgerPath(name), data)
+	for _, p := range problems {
+		e.r.warn("%s", p)
+	}
+	st := &skillState{skill: s, ledger: data, entries: entries, evidence: s.Evidence}
+	e.states[name] = st
+	e.order = append(e.order, name)
+	return st, nil
+}
+
+// changes renders every touched file.
+func (e *edit) changes() ([]change, error) {
+	var out []change
+	for _, name := range e.order {
+		st := e.states[name]
+		if st.ledgerCh {
+			out = append(out, change{Path: ledgerPath(name), Data: st.ledger})
+		}
+		if st.changed {
+			data, err := st.skill.File.WithEvidence(st.evidence)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", st.skill.Path, err)
+			}
+			if !bytes.Equal(data, st.skill.File.Raw()) {
+				out = append(out, change{Path: st.skill.Path, Data: data})
+			}
+		}
+	}
+	return out, nil
+}
+
+func replayEvents(entries []Entry) []lifecycle.Event {
+	evs := make([]lifecycle.Event, len(entries))
+	for i, en := range entries {
+		evs[i] = en.Event()
+	}
+	return evs
+}
+
+// writeLocked runs fn under the registry lock after crash recovery, then
+// commits what it changed with the message it returns.
+func (r *Registry) writeLocked(fn func(e *edit) (string, error)) (plumbing.Hash, error) {
+	lock, err := r.Acquire(r.opts.LockTimeout)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	defer lock.Release()
+	if _, err := r.recoverLocked(); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	e := r.newEdit()
+	msg, err := fn(e)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	changes, err := e.changes()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if len(changes) == 0 {
+		return plumbing.ZeroHash, nil
+	}
+	return r.commitChanges(msg, changes)
+}
+
+// RecordVerdicts appends the verdicts to their ledgers, updates each skill's
+// mega_meta, and makes ONE commit with one trailer block per verdict.
+func (r *Registry) RecordVerdicts(inputs []VerdictInput, now time.Time) ([]Applied, plumbing.Hash, error) {
+	if len(inputs) == 0 {
+		return nil, plumbing.ZeroHash, nil
+	}
+	var applied []Applied
+	hash, err := r.writeLocked(func(e *edit) (string, error) {
+		for _, in := range inputs {
+			if _, err := lifecycle.ParseVerdict(string(in.Verdict)); err != nil {
+				return "", fmt.Errorf("%w: %v", ErrInvalid, err)
+			}
+			st, err := e.state(in.Skill)
+			if err != nil {
+				return "", err
+			}
+			entry := Entry{
+				ID: newID(now), Skill: in.Skill, Verdict: string(in.Verdict), Source: SourceExplicit,
+				Outcome: verdictOutcome(in.Verdict), Reason: oneLine(in.Reason), Context: oneLine(in.Context),
+				Session: oneLine(in.Session), At: now.UTC().Format(time.RFC3339Nano),
+			}
+			if in.Implicit {
+				entry.Source, entry.Outcome = SourceImplicit, in.Outcome
+			}
+			before := st.evidence.Status
+			// The ledger is the truth: rebuild counts from it, then apply.
+			st.evidence = lifecycle.Replay(st.evidence, replayEvents(st.entries))
+			st.evidence = lifecycle.Apply(st.evidence, entry.Event())
+			st.entries = append(st.entries, entry)
+			st.ledger = appendLedger(st.ledger, []Entry{entry})
+			st.changed, st.ledgerCh = true, true
+			applied = append(applied, Applied{Entry: entry, Before: before, After: st.evidence})
+		}
+		return verdictMessage(applied), nil
+	})
+	if err != nil {
+		return nil, plumbing.ZeroHash, err
+	}
+	return applied, hash, nil
+}
+
+func verdictOutcome(v lifecycle.Verdict) float64 {
+	switch v {
+	case lifecycle.Helpful:
+		return 1
+	case lifecycle.Harmful:
+		return -1
+	}
+	return 0
+}
+
+// oneLine keeps trailers and ledger lines single-line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func verdictMessage(applied []Applied) string {
+	var b strings.Builder
+	if len(applied) == 1 {
+		a := applied[0]
+		fmt.Fprintf(&b, "verdict(%s): %s\n", a.Entry.Skill, verdictWord(a.Entry))
+	} else {
+		fmt.Fprintf(&b, "verdicts: %d for session %s\n", len(applied), firstNonEmpty(applied[0].Entry.Session, "-"))
+	}
+	for _, a := range applied {
+		b.WriteString("\n")
+		if a.Entry.Reason != "" && len(applied) == 1 {
+			b.WriteString(a.Entry.Reason + "\n\n")
+		}
+		b.WriteString(trailerBlock(a))
+	}
+	return b.String()
+}
+
+func verdictWord(en Entry) string {
+	if en.Source == SourceImplicit {
+		return fmt.Sprintf("%s (implicit %+.1f)", en.Verdict, en.Outcome)
+	}
+	return en.Verdict
+}
+
+func trailerBlock(a Applied) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Megagit-Verdict: %s\n", a.Entry.Verdict)
+	fmt.Fprintf(&b, "Megagit-Skill: %s\n", a.Entry.Skill)
+	fmt.Fprintf(&b, "Megagit-Id: %s\n", a.Entry.ID)
+	if a.Entry.Session != "" {
+		fmt.Fprintf(&b, "Megagit-Session: %s\n", a.Entry.Session)
+	}
+	if a.Entry.Source == SourceImplicit {
+		fmt.Fprintf(&b, "Megagit-Source: implicit\nMegagit-Outcome: %+.2f\n", a.Entry.Outcome)
+	}
+	if len(a.Entry.Reason) > 0 {
+		fmt.Fprintf(&b, "Megagit-Reason: %s\n", a.Entry.Reason)
+	}
+	if a.Before != a.After.Status {
+		fmt.Fprintf(&b, "Megagit-Status: %s -> %s\n", a.Before, a.After.Status)
+	}
+	return b.String()
+}
