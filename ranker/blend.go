@@ -1,0 +1,130 @@
+package ranker
+
+import "math"
+
+// Blend holds seed 000's evidence weights; Enabled false reverts the final
+// score to pure relevance (MEGA_EVAL_BLEND=0).
+type Blend struct {
+	Enabled bool
+	// Count weighs the Beta-smoothed helpful-rate bonus.
+	Count float64
+	// Context weighs helpful_ctx - Harm*harmful_ctx.
+	Context float64
+	// Harm is the asymmetry on harmful context matches.
+	Harm float64
+	// Related weighs related_help - related_harm over past verdict reasons.
+	Related float64
+	// Suspect is the status multiplier of a suspect skill.
+	Suspect float64
+}
+
+// DefaultBlend is seed 000's table.
+func DefaultBlend() Blend {
+	return Blend{Enabled: true, Count: 0.10, Context: 0.15, Harm: 1.5, Related: 0.10, Suspect: 0.5}
+}
+
+// countRamp is the number of verdicts at which the count bonus reaches full
+// strength.
+const countRamp = 10
+
+// ArchivedScore is the final score of an archived skill: below any real
+// score, so it is listed last and never emitted.
+const ArchivedScore = -1.0
+
+// Breakdown is every term of one skill's score for one query: what
+// `megagit why` prints, and what adds up to Final.
+type Breakdown struct {
+	// Doc is the skill's index in the Index's docs.
+	Doc int    `json:"-"`
+	ID  string `json:"skill"`
+	// Relevance is the fused relevance; LexicalRaw is the raw BM25F score,
+	// Lexical the normalised one in [0, 1], Dense the dense score if any.
+	Relevance  float64  `json:"relevance"`
+	LexicalRaw float64  `json:"bm25f"`
+	Lexical    float64  `json:"lexical"`
+	Dense      *float64 `json:"dense,omitempty"`
+	// CountRaw is the ramped, smoothed helpful rate minus 0.5, in
+	// [-0.5, 0.5]; Count is its weighted contribution.
+	CountRaw float64 `json:"count_raw"`
+	Count    float64 `json:"count_bonus"`
+	Helpful  int     `json:"helpful_count"`
+	Harmful  int     `json:"harmful_count"`
+	// HelpCtx and HarmCtx are the best similarities of the query to the
+	// skill's helpful and harmful contexts; Context is the weighted term.
+	HelpCtx float64 `json:"help_ctx"`
+	HarmCtx float64 `json:"harm_ctx"`
+	Context float64 `json:"context_match"`
+	// RelatedHelp and RelatedHarm are the best similarities to past
+	// helpful and harmful verdict reasons; Related is the weighted term.
+	RelatedHelp float64 `json:"related_help_max"`
+	RelatedHarm float64 `json:"related_harm_max"`
+	Related     float64 `json:"related_verdict"`
+	Weight      float64 `json:"trajectory_weight"`
+	Status      string  `json:"status"`
+	StatusMult  float64 `json:"status_mult"`
+	Final       float64 `json:"final"`
+}
+
+// Archived reports whether the skill is out of the candidate set.
+func (b Breakdown) Archived() bool { return b.Status == StatusArchived }
+
+// CountBonus is the Beta(1,1)-smoothed helpful rate minus one half, ramped
+// linearly to full strength over the first ten verdicts: zero for a cold
+// start, within [-0.5, 0.5] always.
+func CountBonus(helpful, harmful int) float64 {
+	n := helpful + harmful
+	if n <= 0 {
+		return 0
+	}
+	rate := (float64(helpful) + 1) / (float64(n) + 2)
+	return (rate - 0.5) * math.Min(1, float64(n)/countRamp)
+}
+
+// StatusMultiplier maps a status to its gate: active 1, suspect
+// b.Suspect, archived -1 (the sentinel, applied by Apply).
+func (b Blend) StatusMultiplier(status string) float64 {
+	switch status {
+	case StatusSuspect:
+		return b.Suspect
+	case StatusArchived:
+		return ArchivedScore
+	}
+	return 1
+}
+
+// Apply fills the blend terms and Final of a breakdown whose relevance and
+// similarity inputs (HelpCtx, HarmCtx, RelatedHelp, RelatedHarm) are set.
+// A cold-start skill ends with Final == Relevance exactly.
+func (b Blend) Apply(bd *Breakdown) {
+	bd.StatusMult = b.StatusMultiplier(bd.Status)
+	if bd.Status == StatusArchived {
+		bd.CountRaw, bd.Count, bd.HelpCtx, bd.HarmCtx, bd.Context = 0, 0, 0, 0, 0
+		bd.RelatedHelp, bd.RelatedHarm, bd.Related = 0, 0, 0
+		bd.Final = ArchivedScore
+		return
+	}
+	if !b.Enabled {
+		bd.CountRaw, bd.Count, bd.Context, bd.Related = 0, 0, 0, 0
+		bd.StatusMult = 1
+		bd.Final = bd.Relevance
+		return
+	}
+	bd.CountRaw = CountBonus(bd.Helpful, bd.Harmful)
+	bd.Count = b.Count * bd.CountRaw
+	bd.Context = b.Context * (bd.HelpCtx - b.Harm*bd.HarmCtx)
+	bd.Related = b.Related * (bd.RelatedHelp - bd.RelatedHarm)
+	sum := bd.Relevance
+	// Adding exact zeros keeps a cold start bit-identical to its relevance.
+	for _, t := range []float64{bd.Count, bd.Context, bd.Related} {
+		if t != 0 {
+			sum += t
+		}
+	}
+	bd.Final = sum
+	if bd.Weight != 1 {
+		bd.Final *= bd.Weight
+	}
+	if bd.StatusMult != 1 {
+		bd.Final *= bd.StatusMult
+	}
+}

@@ -1,0 +1,308 @@
+package ranker
+
+import (
+	"math"
+	"sort"
+	"strings"
+)
+
+// field indexes the BM25F fields of a Doc.
+type field int
+
+const (
+	fieldName field = iota
+	fieldDescription
+	fieldHeadings
+	fieldTriggers
+	fieldContexts
+	numFields
+)
+
+// posting is one doc's pseudo term frequency for a term: the field-weighted,
+// length-normalised sum of its per-field counts (simple BM25F), computed once
+// at build time so a query only saturates and sums.
+type posting struct {
+	doc int32
+	tf  float32
+}
+
+// entry is one component of a sparse TF-IDF vector.
+type entry struct {
+	term int32
+	w    float32
+}
+
+// svec is a sparse, L2-normalised TF-IDF vector sorted by term id.
+type svec []entry
+
+// Index is an immutable, query-ready view of a set of skills. Build it once
+// per registry load with NewIndex; Rank is safe for concurrent use.
+type Index struct {
+	docs  []Doc
+	cfg   Config
+	terms map[string]int32
+	idf   []float64
+	// idfOOV is the idf of a term no skill contains (df = 0).
+	idfOOV   float64
+	postings [][]posting
+	// docVec is each skill's text as a TF-IDF vector, for MMR.
+	docVec []svec
+	// help, harm, relHelp and relHarm are per-skill context and verdict
+	// reason vectors for the blend's similarity terms.
+	help, harm, relHelp, relHarm [][]svec
+}
+
+// NewIndex tokenises every skill and precomputes BM25F statistics and the
+// vectors the blend and MMR need.
+func NewIndex(docs []Doc, cfg Config) *Index {
+	n := len(docs)
+	ix := &Index{docs: docs, cfg: cfg, terms: map[string]int32{}}
+	id := func(t string) int32 {
+		if v, ok := ix.terms[t]; ok {
+			return v
+		}
+		v := int32(len(ix.terms))
+		ix.terms[t] = v
+		return v
+	}
+	// Per doc, per field term counts.
+	type counts map[int32]int
+	fieldTF := make([][numFields]counts, n)
+	var lenSum [numFields]float64
+	lens := make([][numFields]float64, n)
+	docTerms := make([]map[int32]int, n)
+	for i, d := range docs {
+		texts := [numFields][]string{
+			{strings.ReplaceAll(d.ID, "-", " ")},
+			{d.Description},
+			d.Headings,
+			d.Triggers,
+			d.HelpfulContexts,
+		}
+		docTerms[i] = map[int32]int{}
+		for f := field(0); f < numFields; f++ {
+			c := counts{}
+			for _, s := range texts[f] {
+				for _, t := range Tokenize(s) {
+					c[id(t)]++
+					lens[i][f]++
+				}
+			}
+			fieldTF[i][f] = c
+			lenSum[f] += lens[i][f]
+			if f != fieldContexts {
+				for t, k := range c {
+					docTerms[i][t] += k
+				}
+			}
+		}
+	}
+	vocab := len(ix.terms)
+	df := make([]int, vocab)
+	for i := range docs {
+		seen := map[int32]bool{}
+		for f := field(0); f < numFields; f++ {
+			for t := range fieldTF[i][f] {
+				if !seen[t] {
+					seen[t] = true
+					df[t]++
+				}
+			}
+		}
+	}
+	params := [numFields]Field{cfg.Fields.Name, cfg.Fields.Description, cfg.Fields.Headings, cfg.Fields.Triggers, cfg.Fields.Contexts}
+	ix.postings = make([][]posting, vocab)
+	for i := range docs {
+		pseudo := map[int32]float64{}
+		for f := field(0); f < numFields; f++ {
+			p := params[f]
+			if p.Weight == 0 {
+				continue
+			}
+			norm := 1.0
+			if avg := lenSum[f] / float64(n); avg > 0 {
+				norm = 1 - p.B + p.B*lens[i][f]/avg
+			}
+			for t, k := range fieldTF[i][f] {
+				pseudo[t] += p.Weight * float64(k) / norm
+			}
+		}
+		for _, t := range sortedKeys(pseudo) {
+			if w := pseudo[t]; w > 0 {
+				ix.postings[t] = append(ix.postings[t], posting{doc: int32(i), tf: float32(w)})
+			}
+		}
+	}
+	ix.idfOOV = bm25IDF(n, 0)
+	// Terms that only occur in harmful contexts or verdict reasons get an
+	// id when their vectors are built below; they have df = 0.
+	ix.docVec = make([]svec, n)
+	ix.help = make([][]svec, n)
+	ix.harm = make([][]svec, n)
+	ix.relHelp = make([][]svec, n)
+	ix.relHarm = make([][]svec, n)
+	idfOf := func(t int32) float64 {
+		if int(t) < vocab {
+			return bm25IDF(n, df[t])
+		}
+		return ix.idfOOV
+	}
+	vec := func(text string) svec {
+		c := map[int32]int{}
+		for _, t := range Tokenize(text) {
+			c[id(t)]++
+		}
+		return tfidf(c, idfOf)
+	}
+	for i, d := range docs {
+		ix.docVec[i] = tfidf(docTerms[i], idfOf)
+		for _, s := range d.HelpfulContexts {
+			ix.help[i] = append(ix.help[i], vec(s))
+		}
+		for _, s := range d.HarmfulContexts {
+			ix.harm[i] = append(ix.harm[i], vec(s))
+		}
+		for _, r := range d.Related {
+			if r.Helpful {
+				ix.relHelp[i] = append(ix.relHelp[i], vec(r.Text))
+			} else {
+				ix.relHarm[i] = append(ix.relHarm[i], vec(r.Text))
+			}
+		}
+	}
+	ix.idf = make([]float64, len(ix.terms))
+	for t := range ix.idf {
+		ix.idf[t] = idfOf(int32(t))
+	}
+	return ix
+}
+
+// Docs returns the skills the index was built from, in their original order.
+func (ix *Index) Docs() []Doc { return ix.docs }
+
+// bm25IDF is the non-negative BM25 idf, ln(1 + (N - df + 0.5)/(df + 0.5)).
+func bm25IDF(n, df int) float64 {
+	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// tfidf builds an L2-normalised (1 + ln tf) * idf vector.
+func tfidf(c map[int32]int, idf func(int32) float64) svec {
+	v := make(svec, 0, len(c))
+	var norm float64
+	for _, t := range sortedKeys(c) {
+		w := (1 + math.Log(float64(c[t]))) * idf(t)
+		if w <= 0 {
+			continue
+		}
+		v = append(v, entry{term: t, w: float32(w)})
+		norm += w * w
+	}
+	if norm == 0 {
+		return nil
+	}
+	inv := 1 / math.Sqrt(norm)
+	for k := range v {
+		v[k].w = float32(float64(v[k].w) * inv)
+	}
+	return v
+}
+
+// cosine is the dot product of two normalised sparse vectors, in [0, 1].
+func cosine(a, b svec) float64 {
+	var s float64
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i].term < b[j].term:
+			i++
+		case a[i].term > b[j].term:
+			j++
+		default:
+			s += float64(a[i].w) * float64(b[j].w)
+			i++
+			j++
+		}
+	}
+	return math.Min(1, s)
+}
+
+// maxCosine is the best similarity of q to any vector in vs (0 if none).
+func maxCosine(q svec, vs []svec) float64 {
+	best := 0.0
+	for _, v := range vs {
+		best = math.Max(best, cosine(q, v))
+	}
+	return best
+}
+
+// sortedKeys returns a map's keys in increasing order so that iteration
+// never leaks map order into scores.
+func sortedKeys[V any](m map[int32]V) []int32 {
+	ks := make([]int32, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool { return ks[i] < ks[j] })
+	return ks
+}
+
+// query is a tokenised query: its known term ids with their idf, the
+// normaliser for BM25F scores and its TF-IDF vector.
+type query struct {
+	terms []int32
+	idf   []float64
+	// maxScore is the query's maximum attainable BM25F score,
+	// sum of idf * (k1 + 1) over its distinct terms.
+	maxScore float64
+	vec      svec
+	// empty is true when the query has no content terms at all.
+	empty bool
+}
+
+// parse tokenises a query against the index vocabulary. Terms no skill
+// contains still count in maxScore and the vector norm: a query made mostly
+// of words the registry has never seen is, rightly, a weak match.
+func (ix *Index) parse(text string) query {
+	toks := uniqueTerms(Tokenize(text))
+	q := query{empty: len(toks) == 0}
+	var norm float64
+	for _, t := range toks {
+		idf := ix.idfOOV
+		id, ok := ix.terms[t]
+		if ok {
+			idf = ix.idf[id]
+			q.terms = append(q.terms, id)
+			q.idf = append(q.idf, idf)
+		}
+		norm += idf * idf
+		if ok || !ix.cfg.normKnownOnly {
+			q.maxScore += idf * (ix.cfg.K1 + 1)
+		}
+	}
+	if norm > 0 {
+		inv := 1 / math.Sqrt(norm)
+		order := make([]int, len(q.terms))
+		for i := range order {
+			order[i] = i
+		}
+		sort.Slice(order, func(a, b int) bool { return q.terms[order[a]] < q.terms[order[b]] })
+		for _, k := range order {
+			q.vec = append(q.vec, entry{term: q.terms[k], w: float32(q.idf[k] * inv)})
+		}
+	}
+	return q
+}
+
+// lexical adds each doc's raw BM25F score for q into raw (len = #docs).
+func (ix *Index) lexical(q query, raw []float64) {
+	k1 := ix.cfg.K1
+	for i, t := range q.terms {
+		if int(t) >= len(ix.postings) {
+			continue // only in harmful contexts or verdict reasons
+		}
+		idf := q.idf[i]
+		for _, p := range ix.postings[t] {
+			tf := float64(p.tf)
+			raw[p.doc] += idf * tf * (k1 + 1) / (tf + k1)
+		}
+	}
+}

@@ -1,0 +1,120 @@
+package ranker
+
+// Doc is one skill as the ranker sees it; the caller builds it from the
+// registry so the ranker never touches disk.
+type Doc struct {
+	ID, Path, Description string
+	// Headings and Triggers are the body's heading lines and its trigger
+	// lines ("Use when ...", "Triggers: ...").
+	Headings, Triggers []string
+	// Body is the full skill body, used only when composing an injection.
+	Body                             string
+	HelpfulContexts, HarmfulContexts []string
+	HelpfulCount, HarmfulCount       int
+	// Status is "active", "suspect" or "archived"; empty means active.
+	Status string
+	// Weight is the resolved trajectory multiplier (1 for a cold start).
+	Weight float64
+	// Related holds the reasons of past verdicts on this skill.
+	Related []Reason
+}
+
+// Reason is the text of one past verdict and its polarity, for the
+// related-verdict term of the blend.
+type Reason struct {
+	Text    string
+	Helpful bool
+}
+
+// Skill statuses, as written in the evidence block.
+const (
+	StatusActive   = "active"
+	StatusSuspect  = "suspect"
+	StatusArchived = "archived"
+)
+
+// Field is one BM25F field's weight and length normalisation, so a match in
+// a skill's name can count for more than one in its contexts.
+type Field struct {
+	Weight float64
+	B      float64
+}
+
+// Fields holds the BM25F parameters of every indexed field.
+type Fields struct {
+	Name, Description, Headings, Triggers, Contexts Field
+}
+
+// Fusion says how a dense score joins the lexical one; the default is
+// lexical only until an embedding channel is measured.
+type Fusion struct {
+	// Mode is FusionLexical, FusionLinear or FusionMax.
+	Mode string
+	// DenseWeight is alpha in (1-alpha)*lexical + alpha*dense (FusionLinear).
+	DenseWeight float64
+}
+
+// Fusion modes.
+const (
+	FusionLexical = "lexical"
+	FusionLinear  = "linear"
+	FusionMax     = "max"
+)
+
+// LexicalFastPath is seed 003's dominant-winner gate, on raw BM25F scores.
+type LexicalFastPath struct {
+	// Min is the raw BM25F score the winner must reach; <= 0 turns the
+	// fast path off.
+	Min float64
+	// Margin is how far the winner must lead the runner-up (raw score).
+	Margin float64
+}
+
+// MMR parameters (seed 002): Lambda trades relevance against redundancy and
+// DupSim is the doc-doc similarity at which a candidate counts as a
+// near-duplicate of one already selected and is dropped.
+type MMR struct {
+	Lambda float64
+	DupSim float64
+}
+
+// Config holds every ranking knob; the CLI fills it from config and env.
+type Config struct {
+	K1       float64
+	Fields   Fields
+	Blend    Blend
+	DynamicK DynamicK
+	FastPath LexicalFastPath
+	MMR      MMR
+	Fusion   Fusion
+
+	// normKnownOnly leaves terms no skill contains out of the relevance
+	// normaliser; kept for the tuning harness, off in every shipped config.
+	normKnownOnly bool
+}
+
+// DefaultFields weigh every field once, with the standard b = 0.75, except
+// headings at a quarter: a long skill has dozens of generic headings
+// ("Overview", "Examples") that otherwise lift it for unrelated prompts
+// (measured on both development benchmarks, see BENCHMARKS.md).
+func DefaultFields() Fields {
+	return Fields{
+		Name:        Field{Weight: 1, B: 0.75},
+		Description: Field{Weight: 1, B: 0.75},
+		Headings:    Field{Weight: 0.25, B: 0.75},
+		Triggers:    Field{Weight: 1, B: 0.75},
+		Contexts:    Field{Weight: 1, B: 0.75},
+	}
+}
+
+// DefaultConfig is the lexical-only pipeline megagit ships with.
+func DefaultConfig() Config {
+	return Config{
+		K1:       1.2,
+		Fields:   DefaultFields(),
+		Blend:    DefaultBlend(),
+		DynamicK: LexicalProfile(),
+		MMR:      MMR{Lambda: 0.7, DupSim: 0.9},
+		Fusion:   Fusion{Mode: FusionLexical},
+	}
+}

@@ -1,0 +1,201 @@
+package ranker
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// DynamicK holds seed 000's thresholds for choosing how many skills to
+// surface from the shape of one query's scores.
+type DynamicK struct {
+	// AbsFloor abstains when the top score is below it; <= 0 turns it off.
+	AbsFloor float64
+	// AbstainZTop1 and AbstainZEnt: abstain when the leader is weak in
+	// z-units and the softmax of the top-10 z-scores is flat.
+	AbstainZTop1, AbstainZEnt float64
+	// VeryAmbigZEnt and AmbigZEnt widen K to KVeryAmbig or KAmbig.
+	VeryAmbigZEnt, AmbigZEnt float64
+	// KMin and KMax clamp the elbow cut.
+	KMin, KMax         int
+	KAmbig, KVeryAmbig int
+}
+
+// Dynamic-K window sizes from seed 000.
+const (
+	zWindow    = 20 // scores used for mean and sd
+	entWindow  = 10 // z-scores in the softmax entropy
+	elbowWidth = 9  // scores whose consecutive gaps locate the elbow
+)
+
+// DefaultDynamicK is seed 000's DynamicKConfig: no floor, z-only abstain.
+func DefaultDynamicK() DynamicK {
+	return DynamicK{
+		AbstainZTop1: 1.8, AbstainZEnt: 1.85,
+		VeryAmbigZEnt: 2.1, AmbigZEnt: 1.7,
+		KMin: 2, KMax: 8, KAmbig: 5, KVeryAmbig: 10,
+	}
+}
+
+// Embedder tiers of seed 000: stronger rankers keep K small.
+const (
+	TierStrong = "strong"
+	TierMedium = "medium"
+	TierWeak   = "weak"
+)
+
+// ProfileFor returns seed 000's K bounds for a tier, with the default z
+// thresholds and no floor; an unknown tier gets the strong bounds.
+func ProfileFor(tier string) DynamicK {
+	c := DefaultDynamicK()
+	switch tier {
+	case TierMedium:
+		c.KMin, c.KMax, c.KAmbig, c.KVeryAmbig = 3, 15, 7, 12
+	case TierWeak:
+		c.KMin, c.KMax, c.KAmbig, c.KVeryAmbig = 5, 20, 10, 15
+	default:
+		c.KMin, c.KMax, c.KAmbig, c.KVeryAmbig = 2, 10, 5, 10
+	}
+	return c
+}
+
+// modelProfiles is seed 000's embedder table (abs floor per model family).
+var modelProfiles = []struct {
+	key, tier string
+	floor     float64
+}{
+	{"bge-m3", TierStrong, 0.60},
+	{"skillret", TierStrong, 0.40},
+	{"qwen3", TierStrong, 0.35},
+	{"bge-small", TierWeak, 0.70},
+	{"bge-large", TierMedium, 0.65},
+	{"e5-small", TierWeak, 0.40},
+	{"e5-base", TierMedium, 0.45},
+}
+
+// ProfileForModel picks the seed 000 profile of a known embedding model id
+// (matched on its family name); unknown models get z-only abstain with
+// strong-tier bounds.
+func ProfileForModel(modelID string) DynamicK {
+	id := strings.ToLower(modelID)
+	for _, p := range modelProfiles {
+		if strings.Contains(id, p.key) {
+			c := ProfileFor(p.tier)
+			c.AbsFloor = p.floor
+			return c
+		}
+	}
+	return ProfileFor(TierStrong)
+}
+
+// LexicalTier and LexicalAbsFloor are the profile of the built-in lexical
+// channel, chosen on both development benchmarks (BENCHMARKS.md). The floor
+// is on normalised relevance: the share of the query's maximum attainable
+// BM25F score the best skill reaches.
+const (
+	LexicalTier     = TierMedium
+	LexicalAbsFloor = 0.10
+)
+
+// LexicalProfile is the dynamic-K profile used when no embedder is loaded.
+func LexicalProfile() DynamicK {
+	c := ProfileFor(LexicalTier)
+	c.AbsFloor = LexicalAbsFloor
+	return c
+}
+
+// KDecision is the dynamic-K outcome with the statistics behind it, for
+// telemetry and `why`.
+type KDecision struct {
+	K      int    `json:"k"`
+	Reason string `json:"reason"`
+	// ZTop1 is the leader's z-score over the top-20; ZEnt the entropy of
+	// the softmax of the top-10 z-scores; Elbow the index of the largest
+	// raw gap in the top-9 (-1 when not reached).
+	ZTop1 float64 `json:"z_top1"`
+	ZEnt  float64 `json:"z_ent"`
+	Elbow int     `json:"elbow"`
+}
+
+// Decide picks K for scores sorted in decreasing order. K never exceeds
+// len(scores).
+func (c DynamicK) Decide(scores []float64) KDecision {
+	if len(scores) == 0 {
+		return KDecision{Reason: "empty", Elbow: -1}
+	}
+	zTop1, zEnt := zStats(scores)
+	d := c.decide(scores[0], zTop1, zEnt, scores)
+	d.K = min(d.K, len(scores))
+	return d
+}
+
+// zStats computes z_top1 over the top-20 (population sd) and the softmax
+// entropy of the top-10 z-scores. With sd = 0 every z is 0: z_top1 = 0 and
+// the entropy is that of a uniform distribution, ln(n).
+func zStats(scores []float64) (zTop1, zEnt float64) {
+	s := scores[:min(len(scores), zWindow)]
+	var mean float64
+	for _, x := range s {
+		mean += x
+	}
+	mean /= float64(len(s))
+	var v float64
+	for _, x := range s {
+		v += (x - mean) * (x - mean)
+	}
+	sd := math.Sqrt(v / float64(len(s)))
+	z := make([]float64, min(len(s), entWindow))
+	if sd > 1e-12 {
+		for i := range z {
+			z[i] = (s[i] - mean) / sd
+		}
+	}
+	zTop1 = z[0]
+	// Softmax at T = 1, shifted by the max for stability.
+	var sum float64
+	p := make([]float64, len(z))
+	for i, x := range z {
+		p[i] = math.Exp(x - z[0])
+		sum += p[i]
+	}
+	for _, x := range p {
+		if q := x / sum; q > 0 {
+			zEnt -= q * math.Log(q)
+		}
+	}
+	return zTop1, zEnt
+}
+
+// decide applies seed 000's branches in order: abs floor, uniform-null,
+// very-ambiguous, ambiguous, elbow cut.
+func (c DynamicK) decide(top1, zTop1, zEnt float64, scores []float64) KDecision {
+	d := KDecision{ZTop1: zTop1, ZEnt: zEnt, Elbow: -1}
+	switch {
+	case c.AbsFloor > 0 && top1 < c.AbsFloor:
+		d.Reason = "abs-floor"
+	case zTop1 < c.AbstainZTop1 && zEnt > c.AbstainZEnt:
+		d.Reason = "uniform-null"
+	case zEnt > c.VeryAmbigZEnt:
+		d.K, d.Reason = c.KVeryAmbig, "very-ambiguous"
+	case zEnt > c.AmbigZEnt:
+		d.K, d.Reason = c.KAmbig, "ambiguous"
+	default:
+		d.Elbow = elbow(scores)
+		d.K = min(max(d.Elbow+1, c.KMin), c.KMax)
+		d.Reason = fmt.Sprintf("gap-cut@%d", d.Elbow)
+	}
+	return d
+}
+
+// elbow is the index of the largest consecutive raw gap among the top-9
+// scores (the first one on ties); 0 with fewer than two scores.
+func elbow(scores []float64) int {
+	s := scores[:min(len(scores), elbowWidth)]
+	best, at := math.Inf(-1), 0
+	for i := 0; i+1 < len(s); i++ {
+		if g := s[i] - s[i+1]; g > best {
+			best, at = g, i
+		}
+	}
+	return at
+}

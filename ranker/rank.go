@@ -1,0 +1,204 @@
+package ranker
+
+import (
+	"math"
+	"sort"
+	"strings"
+)
+
+// DefaultTopK is the fixed K when dynamic K is off and no TopK is given.
+const DefaultTopK = 5
+
+// Options are the per-query knobs of Rank.
+type Options struct {
+	// TopK caps how many skills are emitted; with NoDynamicK it is the
+	// fixed K (DefaultTopK when <= 0). <= 0 means no cap otherwise.
+	TopK       int
+	NoDynamicK bool
+	// Dense is an optional per-skill semantic score in [0, 1], in doc
+	// order, fused with the lexical score as Config.Fusion says. Nil means
+	// lexical only.
+	Dense []float64
+	// Profile overrides the index's dynamic-K profile, e.g. with the
+	// profile of the embedder that produced Dense.
+	Profile *DynamicK
+}
+
+// Result is one query's full ranking: every skill's breakdown (archived
+// last, ties by id), the dynamic-K decision and what is emitted.
+type Result struct {
+	Ranked []Breakdown
+	// K is how many skills are emitted, len(Emitted).
+	K int
+	// Reason names the branch that chose K: "gap-cut@N", "ambiguous",
+	// "very-ambiguous", "uniform-null", "abs-floor", "lexical-dominant",
+	// "fixed", "empty-query", "no-match" or "empty".
+	Reason   string
+	Decision KDecision
+	// Emitted are doc indices to inject, in order, after dynamic K, the
+	// TopK cap and MMR.
+	Emitted []int
+}
+
+// Rank scores every skill against the query and decides what to emit.
+func (ix *Index) Rank(text string, opt Options) Result {
+	q := ix.parse(text)
+	n := len(ix.docs)
+	raw := make([]float64, n)
+	ix.lexical(q, raw)
+	res := Result{Ranked: make([]Breakdown, n)}
+	for i := range ix.docs {
+		res.Ranked[i] = ix.breakdown(i, q, raw[i], opt.Dense)
+	}
+	sort.SliceStable(res.Ranked, func(a, b int) bool { return less(res.Ranked[a], res.Ranked[b]) })
+
+	// Candidates: the non-archived prefix of the ranking.
+	cands := res.Ranked
+	for len(cands) > 0 && cands[len(cands)-1].Archived() {
+		cands = cands[:len(cands)-1]
+	}
+	scores := make([]float64, len(cands))
+	anyRelevant := false
+	for i, b := range cands {
+		scores[i] = b.Final
+		anyRelevant = anyRelevant || b.Relevance > 0
+	}
+
+	var k int
+	switch {
+	case q.empty && opt.Dense == nil:
+		res.Reason = "empty-query"
+	case !anyRelevant:
+		res.Reason = "no-match"
+	case opt.NoDynamicK:
+		k = opt.TopK
+		if k <= 0 {
+			k = DefaultTopK
+		}
+		res.Reason = "fixed"
+	default:
+		prof := ix.cfg.DynamicK
+		if opt.Profile != nil {
+			prof = *opt.Profile
+		}
+		res.Decision = prof.Decide(scores)
+		res.Reason, k = res.Decision.Reason, res.Decision.K
+		if opt.TopK > 0 {
+			k = min(k, opt.TopK)
+		}
+		if w, ok := ix.dominant(cands); ok && (opt.Dense == nil || !strings.HasPrefix(res.Reason, "gap-cut")) {
+			res.Reason = "lexical-dominant"
+			res.Emitted = []int{w}
+			res.K = 1
+			return res
+		}
+	}
+
+	var pick []int
+	for _, b := range cands {
+		if len(pick) == k {
+			break
+		}
+		if b.Relevance > 0 {
+			pick = append(pick, b.Doc)
+		}
+	}
+	final := make([]float64, n)
+	for _, b := range res.Ranked {
+		final[b.Doc] = b.Final
+	}
+	res.Emitted = mmr(pick,
+		func(d int) float64 { return final[d] },
+		func(a, b int) float64 { return cosine(ix.docVec[a], ix.docVec[b]) },
+		ix.cfg.MMR)
+	res.K = len(res.Emitted)
+	return res
+}
+
+// less orders breakdowns: non-archived first, then final score descending,
+// then id ascending.
+func less(a, b Breakdown) bool {
+	if a.Archived() != b.Archived() {
+		return !a.Archived()
+	}
+	if a.Final != b.Final {
+		return a.Final > b.Final
+	}
+	return a.ID < b.ID
+}
+
+// breakdown computes every term of doc i's score for q.
+func (ix *Index) breakdown(i int, q query, raw float64, dense []float64) Breakdown {
+	d := ix.docs[i]
+	b := Breakdown{
+		Doc: i, ID: d.ID, LexicalRaw: raw,
+		Helpful: d.HelpfulCount, Harmful: d.HarmfulCount,
+		Weight: d.Weight, Status: d.Status,
+	}
+	if b.Weight <= 0 {
+		b.Weight = 1 // unset trajectory weight: a cold start
+	}
+	if b.Status == "" {
+		b.Status = StatusActive
+	}
+	if q.maxScore > 0 {
+		b.Lexical = math.Min(1, raw/q.maxScore)
+	}
+	b.Relevance = b.Lexical
+	if dense != nil {
+		var v float64
+		if i < len(dense) {
+			v = dense[i]
+		}
+		b.Dense = &v
+		switch ix.cfg.Fusion.Mode {
+		case FusionLinear:
+			a := ix.cfg.Fusion.DenseWeight
+			b.Relevance = (1-a)*b.Lexical + a*v
+		case FusionMax:
+			b.Relevance = math.Max(b.Lexical, v)
+		}
+	}
+	if ix.cfg.Blend.Enabled && b.Status != StatusArchived && len(q.vec) > 0 {
+		b.HelpCtx = maxCosine(q.vec, ix.help[i])
+		b.HarmCtx = maxCosine(q.vec, ix.harm[i])
+		b.RelatedHelp = maxCosine(q.vec, ix.relHelp[i])
+		b.RelatedHarm = maxCosine(q.vec, ix.relHarm[i])
+	}
+	ix.cfg.Blend.Apply(&b)
+	return b
+}
+
+// dominant is seed 003's fast path: the non-archived skill with the highest
+// raw BM25F score, if it reaches FastPath.Min and leads the runner-up by
+// FastPath.Margin. Off when FastPath.Min <= 0.
+func (ix *Index) dominant(cands []Breakdown) (int, bool) {
+	fp := ix.cfg.FastPath
+	if fp.Min <= 0 || len(cands) == 0 {
+		return 0, false
+	}
+	first, second := -1, -1
+	better := func(a, b int) bool {
+		if cands[a].LexicalRaw != cands[b].LexicalRaw {
+			return cands[a].LexicalRaw > cands[b].LexicalRaw
+		}
+		return cands[a].ID < cands[b].ID
+	}
+	for i := range cands {
+		switch {
+		case first < 0 || better(i, first):
+			first, second = i, first
+		case second < 0 || better(i, second):
+			second = i
+		}
+	}
+	top := cands[first].LexicalRaw
+	runner := 0.0
+	if second >= 0 {
+		runner = cands[second].LexicalRaw
+	}
+	if top >= fp.Min && top-runner >= fp.Margin {
+		return cands[first].Doc, true
+	}
+	return 0, false
+}

@@ -1,0 +1,54 @@
+package ranker
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/kljensen/snowball/english"
+)
+
+// Tokenize turns text into index terms: lower-case runs of letters and
+// digits, without Snowball English stopwords, Snowball-stemmed. Queries and
+// skills go through the same function so their terms meet.
+func Tokenize(text string) []string {
+	var out []string
+	start := -1
+	flush := func(end int) {
+		if start < 0 {
+			return
+		}
+		w := strings.ToLower(text[start:end])
+		start = -1
+		if english.IsStopWord(w) {
+			return
+		}
+		if s := english.Stem(w, false); s != "" {
+			out = append(out, s)
+		}
+	}
+	for i, r := range text {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		flush(i)
+	}
+	flush(len(text))
+	return out
+}
+
+// uniqueTerms keeps the first occurrence of each term, in order, so a query
+// that repeats a word does not count it twice.
+func uniqueTerms(terms []string) []string {
+	seen := make(map[string]bool, len(terms))
+	out := terms[:0:0]
+	for _, t := range terms {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
