@@ -1,0 +1,164 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/megagit/megagit/config"
+	"github.com/megagit/megagit/registry"
+	"github.com/spf13/cobra"
+)
+
+// app carries the global flags and streams every command shares.
+type app struct {
+	dir    string // -C
+	in     io.Reader
+	out    io.Writer
+	errOut io.Writer
+	now    func() time.Time
+}
+
+// run builds the command tree, runs it and maps the error to an exit code.
+func run(args []string, in io.Reader, out, errOut io.Writer) int {
+	a := &app{in: in, out: out, errOut: errOut, now: time.Now}
+	root := newRootCmd(a)
+	root.SetArgs(args)
+	root.SetIn(in)
+	root.SetOut(out)
+	root.SetErr(errOut)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	printError(errOut, err)
+	return exitCode(err)
+}
+
+func newRootCmd(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "megagit",
+		Short:         "Git-backed skill registry and router for AI coding agents",
+		Long:          "megagit keeps an agent's SKILL.md skills in a git repository, picks the few skills worth\ninjecting for each prompt (or none), and records every verdict as a commit.",
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Version:       version,
+	}
+	root.PersistentFlags().StringVarP(&a.dir, "dir", "C", "", "run as if megagit was started in `DIR`")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(
+		newInitCmd(a),
+		newSkillCmd(a),
+		newLintCmd(a),
+		newVerdictCmd(a),
+		newLogCmd(a),
+		newUnarchiveCmd(a),
+		newRevertCmd(a),
+		newResyncCmd(a),
+		newConfigCmd(a),
+		newRouteCmd(a),
+		newWhyCmd(a),
+		newEvalCmd(a),
+		exitCodesTopic(),
+	)
+	return root
+}
+
+var version = "dev"
+
+// usageError marks bad flags or arguments (exit 2).
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+// hintError carries extra `megagit: hint:` lines.
+type hintError struct {
+	err   error
+	hints []string
+}
+
+func (h hintError) Error() string { return h.err.Error() }
+func (h hintError) Unwrap() error { return h.err }
+
+func withHint(err error, hints ...string) error { return hintError{err: err, hints: hints} }
+
+// exactArgs is cobra.ExactArgs with a usage error.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageError{fmt.Errorf("%s expects %s (got %d argument(s))", cmd.CommandPath(), what, len(args))}
+		}
+		return nil
+	}
+}
+
+func maxArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) > n {
+			return usageError{fmt.Errorf("%s takes at most %s (got %d arguments)", cmd.CommandPath(), what, len(args))}
+		}
+		return nil
+	}
+}
+
+func printError(w io.Writer, err error) {
+	msg := err.Error()
+	msg = strings.TrimSuffix(msg, ".")
+	if msg != "" {
+		msg = strings.ToLower(msg[:1]) + msg[1:]
+	}
+	fmt.Fprintf(w, "megagit: error: %s\n", msg)
+	var h hintError
+	if errors.As(err, &h) {
+		for _, line := range h.hints {
+			fmt.Fprintf(w, "megagit: hint: %s\n", line)
+		}
+	}
+	var u usageError
+	if errors.As(err, &u) {
+		fmt.Fprintln(w, "megagit: hint: run `megagit help` for usage")
+	}
+}
+
+// workDir is where the command runs (-C or the current directory).
+func (a *app) workDir() string {
+	if a.dir != "" {
+		return a.dir
+	}
+	return "."
+}
+
+// env is everything a registry command needs: the registry and its config.
+type env struct {
+	reg *registry.Registry
+	cfg *config.Config
+}
+
+// open finds the registry, loads its config and opens it.
+func (a *app) open(flags flagLookup) (*env, error) {
+	root, err := registry.Find(a.workDir())
+	if err != nil {
+		return nil, withHint(err, "create one with `megagit init`, or point at one with -C DIR")
+	}
+	cfg, _, err := config.Load(configFile(root), flags)
+	if err != nil {
+		return nil, err
+	}
+	reg, err := registry.Open(root, registry.Options{
+		Roots:       cfg.Roots,
+		LockTimeout: cfg.Lock.Timeout,
+		Warn:        func(s string) { fmt.Fprintf(a.errOut, "megagit: warning: %s\n", s) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &env{reg: reg, cfg: cfg}, nil
+}
+
+func configFile(root string) string {
+	return root + string(os.PathSeparator) + ".megagit" + string(os.PathSeparator) + config.FileName
+}

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/megagit/megagit/ranker"
+	"github.com/spf13/cobra"
+)
+
+type routeOptions struct {
+	app        *app
+	prompt     string
+	topK       int
+	noDynamicK bool
+	format     string
+	budget     int
+	json       bool
+	flags      flagLookup
+}
+
+func newRouteCmd(a *app) *cobra.Command {
+	opts := &routeOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "route PROMPT",
+		Short: "Pick the skills worth injecting for a prompt (or none) and print what would be injected",
+		Args:  exactArgs(1, "one PROMPT (quote it)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.prompt = args[0]
+			opts.flags = cmd.Flags()
+			return routeRun(opts)
+		},
+	}
+	cmd.Flags().IntVar(&opts.topK, "top-k", 0, "cap on emitted skills (the fixed K with --no-dynamic-k)")
+	cmd.Flags().BoolVar(&opts.noDynamicK, "no-dynamic-k", false, "always emit --top-k skills")
+	cmd.Flags().StringVar(&opts.format, "format", "", "catalog (name, description, path) or compose (primary body, secondary gotchas)")
+	cmd.Flags().IntVar(&opts.budget, "budget", 0, "token budget of the injected text")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")
+	return cmd
+}
+
+// routeJSON is `route --json`'s stable shape.
+type routeJSON struct {
+	K      int               `json:"k"`
+	Reason string            `json:"reason"`
+	Skills []routedSkill     `json:"skills"`
+	Tokens int               `json:"tokens"`
+	Text   string            `json:"text"`
+	Stats  *ranker.KDecision `json:"dynamic_k,omitempty"`
+}
+
+type routedSkill struct {
+	Name  string  `json:"name"`
+	Score float64 `json:"score"`
+	Path  string  `json:"path"`
+}
+
+// routeResult is one routed prompt, rendered.
+type routeResult struct {
+	res      ranker.Result
+	rendered ranker.Rendered
+	docs     []ranker.Doc
+}
+
+// routePrompt ranks and renders within the budget.
+func routePrompt(ix *ranker.Index, docs []ranker.Doc, prompt string, topK int, noDynamic bool, format string, budget int) routeResult {
+	res := ix.Rank(prompt, ranker.Options{TopK: topK, NoDynamicK: noDynamic})
+	var r ranker.Rendered
+	if format == "compose" {
+		r = ranker.RenderCompose(docs, res.Emitted, budget)
+	} else {
+		r = ranker.RenderCatalog(docs, res.Emitted, budget)
+	}
+	return routeResult{res: res, rendered: r, docs: docs}
+}
+
+func routeRun(opts *routeOptions) error {
+	e, err := opts.app.open(opts.flags)
+	if err != nil {
+		return err
+	}
+	ix, docs, err := e.loadIndex(opts.app)
+	if err != nil {
+		return err
+	}
+	topK, format, budget := e.cfg.Route.TopK, e.cfg.Route.Format, e.cfg.Route.Budget
+	if opts.topK > 0 {
+		topK = opts.topK
+	}
+	if opts.format != "" {
+		if opts.format != "catalog" && opts.format != "compose" {
+			return usageError{fmt.Errorf("--format %q: want catalog or compose", opts.format)}
+		}
+		format = opts.format
+	}
+	if opts.budget > 0 {
+		budget = opts.budget
+	}
+	noDynamic := opts.noDynamicK || !e.cfg.Route.Dynamic
+	rr := routePrompt(ix, docs, opts.prompt, topK, noDynamic, format, budget)
+	score := map[int]float64{}
+	for _, b := range rr.res.Ranked {
+		score[b.Doc] = b.Final
+	}
+	reason := rr.res.Reason
+	if len(rr.rendered.Included) < len(rr.res.Emitted) {
+		reason += "+budget" // the token budget dropped some of what dynamic K chose
+	}
+	out := routeJSON{K: len(rr.rendered.Included), Reason: reason, Skills: []routedSkill{},
+		Tokens: rr.rendered.Tokens, Text: rr.rendered.Text}
+	for _, d := range rr.rendered.Included {
+		out.Skills = append(out.Skills, routedSkill{Name: docs[d].ID, Score: round4(score[d]), Path: docs[d].Path})
+	}
+	if opts.json {
+		dec := rr.res.Decision
+		out.Stats = &dec
+		return printJSON(opts.app.out, out)
+	}
+	names := make([]string, len(out.Skills))
+	for i, s := range out.Skills {
+		names[i] = s.Name
+	}
+	if out.K == 0 {
+		fmt.Fprintf(opts.app.errOut, "megagit: k=0 (%s): nothing worth injecting\n", out.Reason)
+	} else {
+		fmt.Fprintf(opts.app.errOut, "megagit: k=%d (%s): %s; %d tokens\n", out.K, out.Reason, strings.Join(names, ", "), out.Tokens)
+	}
+	if out.Text != "" {
+		fmt.Fprint(opts.app.out, strings.TrimRight(out.Text, "\n")+"\n")
+	}
+	return nil
+}
+
+func round4(x float64) float64 {
+	return float64(int64(x*10000+copysign(0.5, x))) / 10000
+}
+
+func copysign(a, b float64) float64 {
+	if b < 0 {
+		return -a
+	}
+	return a
+}
