@@ -138,11 +138,15 @@ func (r *Registry) Skill(name string) (*Skill, error) {
 // LoadDir reads skills from a plain folder (DIR/<name>/SKILL.md) that need not
 // be a registry or a git repository: what `megagit eval` benchmarks.
 func LoadDir(dir string) (skills []*Skill, problems []error, err error) {
-	r := &Registry{root: dir, opts: Options{Roots: []string{"."}, Warn: func(string) {}}}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	r.root = abs
+	// Resolve the folder itself so symlinks inside are judged against where
+	// it really is.
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	r := &Registry{root: abs, opts: Options{Roots: []string{"."}, Warn: func(string) {}}}
 	return r.Skills()
 }
