@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-	"sort"
 	"strings"
 	"testing"
 
-	"gopkg.in/yaml.v3"
+	"github.com/megagit/megagit/registry"
 )
 
 // benchRoot holds the shared development benchmarks.
@@ -33,28 +31,23 @@ type benchSet struct {
 	queries []benchQuery
 }
 
-var (
-	benchHeadingRE = regexp.MustCompile(`^#{1,6}\s+(.+?)\s*#*\s*$`)
-	benchTriggerRE = regexp.MustCompile(`(?i)^\s*(?:[-*]\s+)?(?:\*\*)?(?:use (?:this |the )?(?:skill )?(?:when|for|if)|when to use|triggers?\s*:|trigger when)`)
-)
-
-// loadBench reads DIR/skills/*/SKILL.md and DIR/<queryFile> the way the
-// registry will: frontmatter name/description, body headings and trigger
-// lines outside code fences.
+// loadBench reads DIR/skills through the registry loader, exactly as
+// `megagit eval` and `megagit route` see them, and DIR/<queryFile>.
 func loadBench(t testing.TB, dir, queryFile string) benchSet {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join(dir, "skills", "*", "SKILL.md"))
-	if err != nil || len(paths) == 0 {
+	skills, problems, err := registry.LoadDir(filepath.Join(dir, "skills"))
+	if err != nil || len(skills) == 0 {
 		t.Skipf("no benchmark at %s: %v", dir, err)
 	}
-	sort.Strings(paths)
+	for _, p := range problems {
+		t.Logf("skipped: %v", p)
+	}
 	set := benchSet{name: filepath.Base(dir)}
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		set.docs = append(set.docs, parseSkill(t, p, string(b)))
+	for _, sk := range skills {
+		set.docs = append(set.docs, Doc{
+			ID: sk.Name, Path: sk.Path, Description: sk.File.Description(), Body: sk.File.Body(),
+			Headings: sk.File.Headings(), Triggers: sk.File.Triggers(), Weight: 1, Status: StatusActive,
+		})
 	}
 	f, err := os.Open(filepath.Join(dir, queryFile))
 	if err != nil {
@@ -71,43 +64,6 @@ func loadBench(t testing.TB, dir, queryFile string) benchSet {
 		set.queries = append(set.queries, q)
 	}
 	return set
-}
-
-// parseSkill splits one SKILL.md into a Doc.
-func parseSkill(t testing.TB, path, text string) Doc {
-	text = strings.ReplaceAll(text, "\r\n", "\n")
-	rest, ok := strings.CutPrefix(text, "---\n")
-	if !ok {
-		t.Fatalf("%s: no frontmatter", path)
-	}
-	fm, body, ok := strings.Cut(rest, "\n---\n")
-	if !ok {
-		t.Fatalf("%s: unterminated frontmatter", path)
-	}
-	var meta struct {
-		Name        string `yaml:"name"`
-		Description string `yaml:"description"`
-	}
-	if err := yaml.Unmarshal([]byte(fm), &meta); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	d := Doc{ID: meta.Name, Description: meta.Description, Body: body, Path: path, Weight: 1, Status: StatusActive}
-	fence := false
-	for _, ln := range strings.Split(body, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(ln), "```") {
-			fence = !fence
-			continue
-		}
-		if fence {
-			continue
-		}
-		if m := benchHeadingRE.FindStringSubmatch(ln); m != nil {
-			d.Headings = append(d.Headings, m[1])
-		} else if benchTriggerRE.MatchString(ln) {
-			d.Triggers = append(d.Triggers, strings.TrimSpace(ln))
-		}
-	}
-	return d
 }
 
 // runPipeline routes every query through an index and scores it, rendering
