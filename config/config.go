@@ -124,6 +124,10 @@ var specs = []spec{
 	{"route.top_k", kInt, 10, nil, "cap on emitted skills"},
 }
 
+// ErrInvalid marks every configuration error, so callers can map it to the
+// invalid-input exit code.
+var ErrInvalid = errors.New("config")
+
 // FileName is where a registry keeps its committed settings.
 const FileName = "config.yaml"
 
@@ -138,7 +142,7 @@ func Load(file string, flags *pflag.FlagSet) (*Config, []Setting, error) {
 		switch {
 		case err == nil:
 			if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
-				return nil, nil, fmt.Errorf("config %s: %w", file, err)
+				return nil, nil, fmt.Errorf("%w %s: %v", ErrInvalid, file, err)
 			}
 		case errors.Is(err, os.ErrNotExist):
 		default:
@@ -157,7 +161,7 @@ func Load(file string, flags *pflag.FlagSet) (*Config, []Setting, error) {
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return nil, nil, fmt.Errorf("config %s: unknown field %s", file, strings.Join(unknown, ", "))
+		return nil, nil, fmt.Errorf("%w %s: unknown field %s", ErrInvalid, file, strings.Join(unknown, ", "))
 	}
 
 	vals := map[string]any{}
@@ -180,7 +184,7 @@ func Load(file string, flags *pflag.FlagSet) (*Config, []Setting, error) {
 		}
 		val, err := convert(s.kind, raw)
 		if err != nil {
-			return nil, nil, fmt.Errorf("config: field %s (from %s): %w", s.key, source, err)
+			return nil, nil, fmt.Errorf("%w: field %s (from %s): %v", ErrInvalid, s.key, source, err)
 		}
 		vals[s.key] = val
 		out = append(out, Setting{Key: s.key, Value: val, Source: source, Help: s.help})
@@ -253,7 +257,7 @@ func build(v map[string]any) *Config {
 }
 
 func (c *Config) validate() error {
-	bad := func(key, msg string) error { return fmt.Errorf("config: field %s: %s", key, msg) }
+	bad := func(key, msg string) error { return fmt.Errorf("%w: field %s: %s", ErrInvalid, key, msg) }
 	if c.Route.Format != "catalog" && c.Route.Format != "compose" {
 		return bad("route.format", fmt.Sprintf("%q is not catalog or compose", c.Route.Format))
 	}

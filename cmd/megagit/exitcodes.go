@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 
+	"github.com/megagit/megagit/config"
+
 	"github.com/megagit/megagit/registry"
 	"github.com/spf13/cobra"
 )
@@ -36,7 +38,7 @@ func exitCode(err error) int {
 		return exitNotRegistry
 	case errors.Is(err, registry.ErrNotFound):
 		return exitNotFound
-	case errors.Is(err, registry.ErrInvalid), errors.Is(err, registry.ErrExists):
+	case errors.Is(err, registry.ErrInvalid), errors.Is(err, registry.ErrExists), errors.Is(err, config.ErrInvalid):
 		return exitInvalid
 	case errors.Is(err, registry.ErrLocked):
 		return exitLocked
