@@ -148,12 +148,12 @@ func evalRun(opts *evalOptions) error {
 	}
 
 	start := time.Now()
-	ix := ranker.NewIndex(b.docs, rankerConfig(cfg))
+	rt := newRouter(b.docs, rankerConfig(cfg))
 	progress := newEvalProgress(a.errOut, len(b.queries))
 	rows := make([]evalRow, len(b.queries))
 	for i, q := range b.queries {
 		t0 := time.Now()
-		rr := routePrompt(ix, b.docs, q.Query, topK, noDynamic, format, budget)
+		rr := rt.route(q.Query, routeSettings{TopK: topK, NoDynamic: noDynamic, Format: format, Budget: budget})
 		lat := time.Since(t0)
 		ranked := make([]string, len(rr.res.Ranked))
 		for j, br := range rr.res.Ranked {

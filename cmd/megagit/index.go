@@ -68,18 +68,3 @@ func skillDocs(skills []*registry.Skill, ledgers map[string][]registry.Entry) []
 	}
 	return docs
 }
-
-// loadIndex reads the registry and builds the ranking index.
-func (e *env) loadIndex(a *app) (*ranker.Index, []ranker.Doc, error) {
-	skills, problems, err := e.reg.Skills()
-	if err != nil {
-		return nil, nil, err
-	}
-	warnProblems(a, problems)
-	ledgers, err := e.reg.Ledgers()
-	if err != nil {
-		return nil, nil, err
-	}
-	docs := skillDocs(skills, ledgers)
-	return ranker.NewIndex(docs, rankerConfig(e.cfg)), docs, nil
-}

@@ -55,34 +55,16 @@ type routedSkill struct {
 	Path  string  `json:"path"`
 }
 
-// routeResult is one routed prompt, rendered.
-type routeResult struct {
-	res      ranker.Result
-	rendered ranker.Rendered
-	docs     []ranker.Doc
-}
-
-// routePrompt ranks and renders within the budget.
-func routePrompt(ix *ranker.Index, docs []ranker.Doc, prompt string, topK int, noDynamic bool, format string, budget int) routeResult {
-	res := ix.Rank(prompt, ranker.Options{TopK: topK, NoDynamicK: noDynamic})
-	var r ranker.Rendered
-	if format == "compose" {
-		r = ranker.RenderCompose(docs, res.Emitted, budget)
-	} else {
-		r = ranker.RenderCatalog(docs, res.Emitted, budget)
-	}
-	return routeResult{res: res, rendered: r, docs: docs}
-}
-
 func routeRun(opts *routeOptions) error {
 	e, err := opts.app.open(opts.flags)
 	if err != nil {
 		return err
 	}
-	ix, docs, err := e.loadIndex(opts.app)
+	rt, err := e.router(opts.app)
 	if err != nil {
 		return err
 	}
+	docs := rt.docs
 	topK, format, budget := e.cfg.Route.TopK, e.cfg.Route.Format, e.cfg.Route.Budget
 	if opts.topK > 0 {
 		topK = opts.topK
@@ -97,7 +79,7 @@ func routeRun(opts *routeOptions) error {
 		budget = opts.budget
 	}
 	noDynamic := opts.noDynamicK || !e.cfg.Route.Dynamic
-	rr := routePrompt(ix, docs, opts.prompt, topK, noDynamic, format, budget)
+	rr := rt.route(opts.prompt, routeSettings{TopK: topK, NoDynamic: noDynamic, Format: format, Budget: budget})
 	score := map[int]float64{}
 	for _, b := range rr.res.Ranked {
 		score[b.Doc] = b.Final

@@ -50,11 +50,12 @@ func whyRun(opts *whyOptions) error {
 	if _, err := e.reg.Skill(opts.skill); err != nil {
 		return err
 	}
-	ix, docs, err := e.loadIndex(opts.app)
+	rt, err := e.router(opts.app)
 	if err != nil {
 		return err
 	}
-	res := ix.Rank(opts.prompt, ranker.Options{TopK: e.cfg.Route.TopK, NoDynamicK: !e.cfg.Route.Dynamic})
+	docs := rt.docs
+	res := rt.rank(opts.prompt, routeSettings{TopK: e.cfg.Route.TopK, NoDynamic: !e.cfg.Route.Dynamic})
 	for pos, b := range res.Ranked {
 		if b.ID != opts.skill {
 			continue
