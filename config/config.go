@@ -27,6 +27,15 @@ type Config struct {
 	DynamicK DynamicK
 	Hook     Hook
 	Lock     Lock
+	Model    Model
+}
+
+// Model picks the semantic channel.
+type Model struct {
+	// ID is a model id ("megagit-static-v1", an ONNX profile) or "none".
+	ID string
+	// Dir is a local model folder that overrides ID.
+	Dir string
 }
 
 // Blend holds seed 000's evidence-blend weights.
@@ -56,12 +65,19 @@ type Lexical struct {
 type DynamicK struct {
 	Tier     string
 	AbsFloor float64
+	// Seed 000 gates, re-fitted by `megagit tune --apply`; 0 = the profile's.
+	AbstainZTop1, AbstainZEnt, AmbigZEnt, VeryAmbigZEnt float64
 }
 
 // Hook holds agent-hook behaviour.
 type Hook struct {
 	Deadline time.Duration
 	Shadow   bool
+	// Output is "text" (plain stdout) or "json" (hookSpecificOutput) for
+	// Claude Code; Codex and Gemini always get JSON.
+	Output string
+	// LogPrompts keeps raw prompts in the local decision log.
+	LogPrompts bool
 }
 
 // Lock holds how long a writer waits for the registry lock.
@@ -103,8 +119,14 @@ var specs = []spec{
 	{"blend.harm_w", kFloat, 1.5, []string{"MEGA_EVAL_HARM_W"}, "asymmetry multiplier on harmful context match"},
 	{"blend.related_w", kFloat, 0.10, []string{"MEGA_EVAL_RELATED_W"}, "weight of the related past-verdict signal"},
 	{"dynamic_k.abs_floor", kFloat, 0.0, nil, "hard relevance floor; 0 uses the profile's"},
+	{"dynamic_k.abstain_z_ent", kFloat, 0.0, nil, "abstain when z_ent is above this (and z_top1 low); 0 uses the profile's"},
+	{"dynamic_k.abstain_z_top1", kFloat, 0.0, nil, "abstain when z_top1 is below this (and z_ent high); 0 uses the profile's"},
+	{"dynamic_k.ambig_z_ent", kFloat, 0.0, nil, "z_ent above which K widens to the ambiguous K; 0 uses the profile's"},
 	{"dynamic_k.tier", kString, "", nil, "strong|medium|weak; empty uses the profile's"},
+	{"dynamic_k.very_ambig_z_ent", kFloat, 0.0, nil, "z_ent above which K widens to the very-ambiguous K; 0 uses the profile's"},
 	{"hook.deadline_ms", kInt, 500, nil, "hard deadline of a prompt hook call"},
+	{"hook.log_prompts", kBool, false, nil, "keep raw prompts in the local decision log (default: hash and top terms)"},
+	{"hook.output", kString, "text", nil, "Claude Code output: text (plain stdout) or json (hookSpecificOutput.additionalContext)"},
 	{"hook.shadow", kBool, false, nil, "decide and log, inject nothing"},
 	{"lexical.b", kFloat, 0.0, nil, "BM25F length normalisation; 0 uses the ranker default"},
 	{"lexical.fast_margin", kFloat, 0.0, nil, "seed 003 fast path: margin over the runner-up"},
@@ -116,6 +138,8 @@ var specs = []spec{
 	{"lexical.w_name", kFloat, 0.0, nil, "field weight of the skill name; 0 uses the default"},
 	{"lexical.w_triggers", kFloat, 0.0, nil, "field weight of trigger lines; 0 uses the default"},
 	{"lock.timeout_ms", kInt, 30000, nil, "how long a writer waits for the registry lock"},
+	{"model.dir", kString, "", nil, "a local model folder (overrides model.id)"},
+	{"model.id", kString, "megagit-static-v1", nil, "semantic model: megagit-static-v1 (built in), an ONNX profile id, or none"},
 	{"roots", kStrings, []string{"skills", ".claude/skills"}, nil, "folders (relative to the registry) holding <name>/SKILL.md"},
 	{"route.budget", kInt, 2000, nil, "token budget of the injected text"},
 	{"route.dynamic_k", kBool, true, nil, "false always emits route.top_k skills"},
@@ -250,9 +274,13 @@ func build(v map[string]any) *Config {
 			WDescription: f("lexical.w_description"), WHeadings: f("lexical.w_headings"),
 			WTriggers: f("lexical.w_triggers"), WCtx: f("lexical.w_contexts"),
 			FastMin: f("lexical.fast_min"), FastMargin: f("lexical.fast_margin")},
-		DynamicK: DynamicK{Tier: s("dynamic_k.tier"), AbsFloor: f("dynamic_k.abs_floor")},
-		Hook:     Hook{Deadline: time.Duration(i("hook.deadline_ms")) * time.Millisecond, Shadow: b("hook.shadow")},
-		Lock:     Lock{Timeout: time.Duration(i("lock.timeout_ms")) * time.Millisecond},
+		DynamicK: DynamicK{Tier: s("dynamic_k.tier"), AbsFloor: f("dynamic_k.abs_floor"),
+			AbstainZTop1: f("dynamic_k.abstain_z_top1"), AbstainZEnt: f("dynamic_k.abstain_z_ent"),
+			AmbigZEnt: f("dynamic_k.ambig_z_ent"), VeryAmbigZEnt: f("dynamic_k.very_ambig_z_ent")},
+		Hook: Hook{Deadline: time.Duration(i("hook.deadline_ms")) * time.Millisecond, Shadow: b("hook.shadow"),
+			Output: s("hook.output"), LogPrompts: b("hook.log_prompts")},
+		Lock:  Lock{Timeout: time.Duration(i("lock.timeout_ms")) * time.Millisecond},
+		Model: Model{ID: s("model.id"), Dir: s("model.dir")},
 	}
 }
 
@@ -260,6 +288,12 @@ func (c *Config) validate() error {
 	bad := func(key, msg string) error { return fmt.Errorf("%w: field %s: %s", ErrInvalid, key, msg) }
 	if c.Route.Format != "catalog" && c.Route.Format != "compose" {
 		return bad("route.format", fmt.Sprintf("%q is not catalog or compose", c.Route.Format))
+	}
+	if c.Hook.Output != "text" && c.Hook.Output != "json" {
+		return bad("hook.output", fmt.Sprintf("%q is not text or json", c.Hook.Output))
+	}
+	if c.Hook.Deadline <= 0 {
+		return bad("hook.deadline_ms", "must be positive")
 	}
 	switch c.DynamicK.Tier {
 	case "", "strong", "medium", "weak":

@@ -119,3 +119,28 @@ func TestBadInputNamesFieldAndSource(t *testing.T) {
 		})
 	}
 }
+
+func TestSetKeepsCommentsAndOtherKeys(t *testing.T) {
+	in := []byte("# my settings\nroots:\n  - skills # main\nroute:\n  top_k: 4\n")
+	out, err := Set(in, map[string]any{"model.id": "none", "route.budget": 900, "route.top_k": nil})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(out)
+	for _, want := range []string{"# my settings", "- skills # main", "model:\n  id: none", "budget: 900"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("missing %q in:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "top_k") {
+		t.Errorf("top_k not removed:\n%s", s)
+	}
+	if _, err := Set(in, map[string]any{"route.nope": 1}); err == nil {
+		t.Error("unknown key accepted")
+	}
+	p := writeFile(t, s)
+	cfg, _, err := Load(p, nil)
+	if err != nil || cfg.Model.ID != "none" || cfg.Route.Budget != 900 {
+		t.Fatalf("reload: %+v %v", cfg, err)
+	}
+}

@@ -1,0 +1,368 @@
+package embedcache
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// Cache holds the skill vectors of one model in a registry, keyed by the
+// sha256 of the embedded text, so unchanged skills are never re-embedded.
+// It is safe for concurrent use.
+type Cache struct {
+	mu    sync.Mutex
+	dir   string
+	model string
+	dim   int
+	rows  []cacheRow
+	vecs  [][]float32
+	bySHA map[string]int // text sha -> a row holding its vector
+	byKey map[string]int // skill + "\x00" + field -> its row
+	dirty bool
+}
+
+// DocText is one embedded text of a skill (its description, say).
+type DocText struct {
+	Skill, Field, Text string
+}
+
+type cacheRow struct {
+	Skill  string `json:"skill"`
+	Field  string `json:"field"`
+	SHA256 string `json:"sha256"`
+}
+
+// cacheIndex is index.json; VectorsSHA256 ties it to the vectors.npy it
+// was written with, so a crash between the two writes reads as empty.
+type cacheIndex struct {
+	Model         string     `json:"model"`
+	Dim           int        `json:"dim"`
+	Dtype         string     `json:"dtype"`
+	VectorsSHA256 string     `json:"vectors_sha256"`
+	Rows          []cacheRow `json:"rows"`
+}
+
+// TextSHA is the cache key of an embedded text.
+func TextSHA(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:])
+}
+
+// CacheDir is where a registry keeps a model's vectors:
+// <root>/.megagit/embeddings/<model id>, with characters unsafe in a folder
+// name ("/" in "BAAI/bge-small") replaced by "_".
+func CacheDir(root, modelID string) string {
+	safe := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			return r
+		}
+		return '_'
+	}, modelID)
+	if safe == "" || strings.Trim(safe, ".") == "" {
+		safe = "_" + safe
+	}
+	return filepath.Join(root, ".megagit", "embeddings", safe)
+}
+
+// errNoCache is a cache that was never written: normal, not worth a warning.
+var errNoCache = errors.New("no cache yet")
+
+// OpenCache loads the cache in dir (normally CacheDir(root, modelID)). It
+// never fails: a corrupt or mismatching cache is reported once through warn
+// (may be nil) and treated as empty, so routing carries on; a missing one is
+// simply empty.
+func OpenCache(dir, modelID string, dim int, warn func(string)) *Cache {
+	c := &Cache{dir: dir, model: modelID, dim: dim}
+	err := c.load()
+	if err != nil {
+		c.rows, c.vecs = nil, nil
+	}
+	c.reindex()
+	if err != nil && !errors.Is(err, errNoCache) {
+		if warn != nil {
+			warn(fmt.Sprintf("embedding cache %s: %v; vectors will be recomputed", dir, err))
+		}
+	}
+	return c
+}
+
+func (c *Cache) load() error {
+	raw, err := os.ReadFile(filepath.Join(c.dir, "index.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return errNoCache
+	} else if err != nil {
+		return err
+	}
+	var idx cacheIndex
+	if err := json.Unmarshal(raw, &idx); err != nil {
+		return fmt.Errorf("index.json: %v", err)
+	}
+	switch {
+	case idx.Model != c.model:
+		return fmt.Errorf("index.json is for model %q, not %q", idx.Model, c.model)
+	case idx.Dim != c.dim:
+		return fmt.Errorf("index.json has dim %d, model %s has %d", idx.Dim, c.model, c.dim)
+	case idx.Dtype != "float32" && idx.Dtype != "float16":
+		return fmt.Errorf("index.json: dtype %q", idx.Dtype)
+	}
+	vraw, err := os.ReadFile(filepath.Join(c.dir, "vectors.npy"))
+	if err != nil {
+		return err
+	}
+	if sum := sha256.Sum256(vraw); hex.EncodeToString(sum[:]) != idx.VectorsSHA256 {
+		return errors.New("vectors.npy does not match index.json (interrupted write?)")
+	}
+	a, err := ReadNPY(bytes.NewReader(vraw))
+	if err != nil {
+		return fmt.Errorf("vectors.npy: %v", err)
+	}
+	want := map[string]string{"float32": DtypeFloat32, "float16": DtypeFloat16}[idx.Dtype]
+	if a.Dtype != want || a.Rows != len(idx.Rows) || a.Cols != c.dim || len(a.Shape) != 2 {
+		return fmt.Errorf("vectors.npy: %s %v, index.json says %s (%d, %d)", a.Dtype, a.Shape, idx.Dtype, len(idx.Rows), c.dim)
+	}
+	data := a.Float32()
+	for i, r := range idx.Rows {
+		if len(r.SHA256) != 64 || r.Skill == "" {
+			return fmt.Errorf("index.json: row %d is incomplete", i)
+		}
+		v := data[i*c.dim : (i+1)*c.dim : (i+1)*c.dim]
+		for _, x := range v {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return fmt.Errorf("vectors.npy: row %d is not finite", i)
+			}
+		}
+		c.rows = append(c.rows, r)
+		c.vecs = append(c.vecs, v)
+	}
+	return nil
+}
+
+// Len is the number of cached rows.
+func (c *Cache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.rows)
+}
+
+// Get returns a copy of the vector cached for a text sha.
+func (c *Cache) Get(sha string) ([]float32, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	i, ok := c.bySHA[sha]
+	if !ok {
+		return nil, false
+	}
+	return append([]float32(nil), c.vecs[i]...), true
+}
+
+// Put records the vector of a skill field's text, replacing that field's
+// previous row. Vectors of the wrong length are dropped: they would poison
+// every later route.
+func (c *Cache) Put(skill, field, sha string, vec []float32) {
+	if len(vec) != c.dim {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if i, ok := c.byKey[skill+"\x00"+field]; ok {
+		if c.rows[i].SHA256 == sha && equalVec(c.vecs[i], vec) {
+			return
+		}
+		if j, ok := c.bySHA[c.rows[i].SHA256]; ok && j == i {
+			delete(c.bySHA, c.rows[i].SHA256) // another row with that text is merely recomputed
+		}
+		c.rows[i].SHA256, c.vecs[i] = sha, append([]float32(nil), vec...)
+		c.bySHA[sha] = i
+		c.dirty = true
+		return
+	}
+	c.rows = append(c.rows, cacheRow{Skill: skill, Field: field, SHA256: sha})
+	c.vecs = append(c.vecs, append([]float32(nil), vec...))
+	c.byKey[skill+"\x00"+field] = len(c.rows) - 1
+	if _, ok := c.bySHA[sha]; !ok {
+		c.bySHA[sha] = len(c.rows) - 1
+	}
+	c.dirty = true
+}
+
+// Retain drops rows keep rejects (deleted skills, changed texts), so the
+// committed cache does not grow forever.
+func (c *Cache) Retain(keep func(skill, field, sha string) bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for i, r := range c.rows {
+		if keep(r.Skill, r.Field, r.SHA256) {
+			c.rows[n], c.vecs[n] = r, c.vecs[i]
+			n++
+		}
+	}
+	if n != len(c.rows) {
+		clear(c.vecs[n:])
+		c.rows, c.vecs = c.rows[:n], c.vecs[:n]
+		c.reindex()
+		c.dirty = true
+	}
+}
+
+func (c *Cache) reindex() {
+	c.bySHA = make(map[string]int, len(c.rows))
+	c.byKey = make(map[string]int, len(c.rows))
+	for i, r := range c.rows {
+		c.byKey[r.Skill+"\x00"+r.Field] = i
+		if _, ok := c.bySHA[r.SHA256]; !ok {
+			c.bySHA[r.SHA256] = i
+		}
+	}
+}
+
+// Dirty reports unsaved changes, so read-only commands skip the write.
+func (c *Cache) Dirty() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dirty
+}
+
+// Save writes vectors.npy then index.json, each atomically; float16 halves
+// the committed size. The in-memory vectors are rounded the same way, so
+// this process ranks exactly as the next one that loads the file.
+func (c *Cache) Save(float16 bool) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	flat := make([]float32, 0, len(c.vecs)*c.dim)
+	for _, v := range c.vecs {
+		flat = append(flat, v...)
+	}
+	idx := cacheIndex{Model: c.model, Dim: c.dim, Dtype: "float32", Rows: c.rows}
+	if idx.Rows == nil {
+		idx.Rows = []cacheRow{}
+	}
+	var buf bytes.Buffer
+	if float16 {
+		idx.Dtype = "float16"
+		h := Float16s(flat)
+		for i, x := range h {
+			flat[i] = x.Float32()
+		}
+		for i := range c.vecs {
+			c.vecs[i] = flat[i*c.dim : (i+1)*c.dim : (i+1)*c.dim]
+		}
+		if err := WriteNPY(&buf, len(c.rows), c.dim, h); err != nil {
+			return err
+		}
+	} else if err := WriteNPY(&buf, len(c.rows), c.dim, flat); err != nil {
+		return err
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	idx.VectorsSHA256 = hex.EncodeToString(sum[:])
+	js, err := json.MarshalIndent(idx, "", " ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+		return fmt.Errorf("embedding cache: %w", err)
+	}
+	if err := writeFileAtomic(filepath.Join(c.dir, "vectors.npy"), buf.Bytes()); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(c.dir, "index.json"), append(js, '\n')); err != nil {
+		return err
+	}
+	c.dirty = false
+	return nil
+}
+
+// EmbedDocs returns one vector per item, in order, embedding (in batches)
+// only texts the cache lacks and putting them into it. c may be nil.
+func EmbedDocs(e Embedder, c *Cache, items []DocText) ([][]float32, error) {
+	const batch = 256
+	out := make([][]float32, len(items))
+	shas := make([]string, len(items))
+	pending := map[string][]int{} // sha -> items waiting for it
+	var texts, order []string
+	for i, it := range items {
+		shas[i] = TextSHA(it.Text)
+		if c != nil {
+			if v, ok := c.Get(shas[i]); ok {
+				out[i] = v
+				c.Put(it.Skill, it.Field, shas[i], v)
+				continue
+			}
+		}
+		if _, ok := pending[shas[i]]; !ok {
+			texts, order = append(texts, it.Text), append(order, shas[i])
+		}
+		pending[shas[i]] = append(pending[shas[i]], i)
+	}
+	for lo := 0; lo < len(texts); lo += batch {
+		hi := min(lo+batch, len(texts))
+		vecs, err := e.Embed(texts[lo:hi], Document)
+		if err != nil {
+			return nil, fmt.Errorf("embed with %s: %w", e.ID(), err)
+		}
+		if len(vecs) != hi-lo {
+			return nil, fmt.Errorf("embed with %s: %d vectors for %d texts", e.ID(), len(vecs), hi-lo)
+		}
+		for k, v := range vecs {
+			if len(v) != e.Dim() {
+				return nil, fmt.Errorf("embed with %s: vector of length %d, want %d", e.ID(), len(v), e.Dim())
+			}
+			for _, i := range pending[order[lo+k]] {
+				out[i] = v
+				if c != nil {
+					c.Put(items[i].Skill, items[i].Field, shas[i], v)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+func equalVec(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// writeFileAtomic replaces path with data via a temp file in the same
+// folder, so readers see the old file or the new one, never half of one.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,294 @@
+package embedcache
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// BuiltinID names the model shipped inside the binary.
+const BuiltinID = "megagit-static-v1"
+
+// ErrNoBuiltin means this binary was built without the trained model files
+// (only the placeholder README), so callers fall back to lexical routing.
+var ErrNoBuiltin = errors.New("built-in model " + BuiltinID + " is not in this build")
+
+//go:embed models/megagit-static-v1
+var builtinFS embed.FS
+
+// ModelMeta is model.json: what a static model folder holds and how it was
+// made, so a folder can be shared and checked without reading its vectors.
+type ModelMeta struct {
+	ID              string         `json:"id"`
+	Dim             int            `json:"dim"`
+	VocabSize       int            `json:"vocab_size"`
+	Dtype           string         `json:"dtype"` // "int8" or "float32"
+	TokenizerSHA256 string         `json:"tokenizer_sha256"`
+	Created         string         `json:"created"`
+	Recipe          map[string]any `json:"recipe,omitempty"`
+}
+
+// StaticModel is an Embedder with one vector per WordPiece token: a text's
+// vector is the normalised mean of its tokens' vectors. Safe for concurrent use.
+type StaticModel struct {
+	meta   ModelMeta
+	tok    *Tokenizer
+	rows   int
+	f32    []float32 // rows×dim, when stored as float32
+	q      []int8    // rows×dim, when stored as int8
+	scales []float32 // per row, with q
+}
+
+var (
+	builtinOnce  sync.Once
+	builtinModel *StaticModel
+	builtinErr   error
+)
+
+// Builtin returns the model compiled into the binary (loaded once), or
+// ErrNoBuiltin.
+func Builtin() (*StaticModel, error) {
+	builtinOnce.Do(func() {
+		dir := "models/" + BuiltinID
+		if _, err := fs.Stat(builtinFS, dir+"/model.json"); err != nil {
+			builtinErr = ErrNoBuiltin
+			return
+		}
+		builtinModel, builtinErr = LoadStatic(builtinFS, dir)
+	})
+	return builtinModel, builtinErr
+}
+
+// NewStatic wraps an in-memory float32 table (vocab rows × dim), so the
+// trainer can evaluate a model without writing it out.
+func NewStatic(id string, dim int, table []float32) (*StaticModel, error) {
+	tok, err := DefaultTokenizer()
+	if err != nil {
+		return nil, err
+	}
+	if dim <= 0 || len(table) != tok.VocabSize()*dim {
+		return nil, fmt.Errorf("static model %s: table has %d values, want %d×%d", id, len(table), tok.VocabSize(), dim)
+	}
+	return &StaticModel{
+		meta: ModelMeta{ID: id, Dim: dim, VocabSize: tok.VocabSize(), Dtype: "float32", TokenizerSHA256: tok.SHA256()},
+		tok:  tok, rows: tok.VocabSize(), f32: table,
+	}, nil
+}
+
+// LoadStatic reads a model folder (model.json, vectors.npy, and scales.npy
+// for int8) from fsys, e.g. os.DirFS("/") or the embedded files.
+func LoadStatic(fsys fs.FS, dir string) (*StaticModel, error) {
+	tok, err := DefaultTokenizer()
+	if err != nil {
+		return nil, err
+	}
+	file := func(name string) string { return path.Join(dir, name) }
+	fail := func(name, format string, args ...any) error {
+		return fmt.Errorf("static model %s: %s: %s", dir, name, fmt.Sprintf(format, args...))
+	}
+	raw, err := fs.ReadFile(fsys, file("model.json"))
+	if err != nil {
+		return nil, fail("model.json", "%v", err)
+	}
+	var meta ModelMeta
+	if err := json.Unmarshal(raw, &meta); err != nil {
+		return nil, fail("model.json", "%v", err)
+	}
+	switch {
+	case meta.ID == "":
+		return nil, fail("model.json", "field id is empty")
+	case meta.Dim <= 0 || meta.Dim > 1<<16:
+		return nil, fail("model.json", "field dim is %d", meta.Dim)
+	case meta.Dtype != "int8" && meta.Dtype != "float32":
+		return nil, fail("model.json", "field dtype is %q, want \"int8\" or \"float32\"", meta.Dtype)
+	case meta.VocabSize != tok.VocabSize():
+		return nil, fail("model.json", "field vocab_size is %d, the tokenizer has %d tokens", meta.VocabSize, tok.VocabSize())
+	case meta.TokenizerSHA256 != tok.SHA256():
+		return nil, fail("model.json", "field tokenizer_sha256 is %q, want %s (the model was trained with another tokenizer)", meta.TokenizerSHA256, tok.SHA256())
+	}
+	readArray := func(name string) (*Array, error) {
+		b, err := fs.ReadFile(fsys, file(name))
+		if err != nil {
+			return nil, fail(name, "%v", err)
+		}
+		a, err := ReadNPY(bytes.NewReader(b))
+		if err != nil {
+			return nil, fail(name, "%v", err)
+		}
+		return a, nil
+	}
+	vec, err := readArray("vectors.npy")
+	if err != nil {
+		return nil, err
+	}
+	wantDtype := map[string]string{"int8": DtypeInt8, "float32": DtypeFloat32}[meta.Dtype]
+	if vec.Dtype != wantDtype {
+		return nil, fail("vectors.npy", "dtype %s, model.json says %s", vec.Dtype, meta.Dtype)
+	}
+	if len(vec.Shape) != 2 || vec.Rows != meta.VocabSize || vec.Cols != meta.Dim {
+		return nil, fail("vectors.npy", "shape %v, model.json says (%d, %d) (vocab_size, dim)", vec.Shape, meta.VocabSize, meta.Dim)
+	}
+	m := &StaticModel{meta: meta, tok: tok, rows: vec.Rows, f32: vec.F32, q: vec.I8}
+	if meta.Dtype == "int8" {
+		sc, err := readArray("scales.npy")
+		if err != nil {
+			return nil, err
+		}
+		if sc.Dtype != DtypeFloat32 || sc.Rows != meta.VocabSize || sc.Cols != 1 {
+			return nil, fail("scales.npy", "dtype %s shape %v, want %s (%d,) or (%d, 1)", sc.Dtype, sc.Shape, DtypeFloat32, meta.VocabSize, meta.VocabSize)
+		}
+		for i, s := range sc.F32 {
+			if s < 0 || math.IsNaN(float64(s)) || math.IsInf(float64(s), 0) {
+				return nil, fail("scales.npy", "row %d has scale %g", i, s)
+			}
+		}
+		m.scales = sc.F32
+	}
+	return m, nil
+}
+
+// SaveStatic writes a model folder that LoadStatic reads back; table is
+// vocab rows × dim float32, stored as int8 + per-row scales when quantize.
+// Each file is replaced atomically, model.json last.
+func SaveStatic(dir string, id string, dim int, table []float32, quantize bool, recipe map[string]any) error {
+	tok, err := DefaultTokenizer()
+	if err != nil {
+		return err
+	}
+	rows := tok.VocabSize()
+	if id == "" || dim <= 0 || len(table) != rows*dim {
+		return fmt.Errorf("save static model %q: table has %d values, want %d×%d", id, len(table), rows, dim)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("save static model: %w", err)
+	}
+	meta := ModelMeta{ID: id, Dim: dim, VocabSize: rows, Dtype: "float32", TokenizerSHA256: tok.SHA256(),
+		Created: time.Now().UTC().Format(time.RFC3339), Recipe: recipe}
+	var vec bytes.Buffer
+	if quantize {
+		meta.Dtype = "int8"
+		q, scales := QuantizeRows(table, rows, dim)
+		var sc bytes.Buffer
+		if err := WriteNPY(&vec, rows, dim, q); err != nil {
+			return err
+		}
+		if err := WriteNPY(&sc, rows, 1, scales); err != nil {
+			return err
+		}
+		if err := writeFileAtomic(filepath.Join(dir, "scales.npy"), sc.Bytes()); err != nil {
+			return err
+		}
+	} else if err := WriteNPY(&vec, rows, dim, table); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(dir, "vectors.npy"), vec.Bytes()); err != nil {
+		return err
+	}
+	if !quantize {
+		if err := os.Remove(filepath.Join(dir, "scales.npy")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	js, err := json.MarshalIndent(meta, "", "  ")
+	if err != nil {
+		return fmt.Errorf("save static model: %w", err)
+	}
+	return writeFileAtomic(filepath.Join(dir, "model.json"), append(js, '\n'))
+}
+
+// ID implements Embedder.
+func (m *StaticModel) ID() string { return m.meta.ID }
+
+// Dim implements Embedder.
+func (m *StaticModel) Dim() int { return m.meta.Dim }
+
+// Meta returns model.json, for `megagit model list`.
+func (m *StaticModel) Meta() ModelMeta { return m.meta }
+
+// Tokenizer is the vocabulary the table is indexed by, so the trainer and
+// adapt tokenise exactly as Embed does.
+func (m *StaticModel) Tokenizer() *Tokenizer { return m.tok }
+
+// Table returns a float32 copy of the token table (rows × dim), the
+// starting point for adapt.
+func (m *StaticModel) Table() ([]float32, int) {
+	if m.f32 != nil {
+		return append([]float32(nil), m.f32...), m.meta.Dim
+	}
+	return DequantizeRows(m.q, m.scales, m.rows, m.meta.Dim), m.meta.Dim
+}
+
+// Embed implements Embedder; the static model treats queries and documents
+// alike. Large batches are spread over the CPUs.
+func (m *StaticModel) Embed(texts []string, kind Kind) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	workers := min(runtime.GOMAXPROCS(0), len(texts)/32)
+	if workers <= 1 {
+		for i, t := range texts {
+			out[i] = m.EmbedIDs(m.tok.IDs(t))
+		}
+		return out, nil
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(texts); i += workers {
+				out[i] = m.EmbedIDs(m.tok.IDs(texts[i]))
+			}
+		}()
+	}
+	wg.Wait()
+	return out, nil
+}
+
+// EmbedIDs pools already tokenised ids (from Tokenizer.IDs): ids outside the
+// table are ignored; no known id gives a zero vector.
+func (m *StaticModel) EmbedIDs(ids []int32) []float32 {
+	dim := m.meta.Dim
+	sum := make([]float32, dim)
+	n := 0
+	for _, id := range ids {
+		if id < 0 || int(id) >= m.rows {
+			continue
+		}
+		n++
+		if m.f32 != nil {
+			for j, v := range m.f32[int(id)*dim : int(id+1)*dim] {
+				sum[j] += v
+			}
+			continue
+		}
+		s := m.scales[id]
+		for j, v := range m.q[int(id)*dim : int(id+1)*dim] {
+			sum[j] += s * float32(v)
+		}
+	}
+	if n == 0 {
+		return sum
+	}
+	var norm float64
+	for _, v := range sum {
+		norm += float64(v) * float64(v)
+	}
+	if norm == 0 || math.IsNaN(norm) || math.IsInf(norm, 0) {
+		clear(sum)
+		return sum
+	}
+	inv := float32(1 / math.Sqrt(norm))
+	for j := range sum {
+		sum[j] *= inv
+	}
+	return sum
+}
