@@ -37,6 +37,10 @@ func rankerConfig(cfg *config.Config) ranker.Config {
 	if cfg.DynamicK.AbsFloor > 0 {
 		rc.DynamicK.AbsFloor = cfg.DynamicK.AbsFloor
 	}
+	set(&rc.DynamicK.AbstainZTop1, cfg.DynamicK.AbstainZTop1)
+	set(&rc.DynamicK.AbstainZEnt, cfg.DynamicK.AbstainZEnt)
+	set(&rc.DynamicK.AmbigZEnt, cfg.DynamicK.AmbigZEnt)
+	set(&rc.DynamicK.VeryAmbigZEnt, cfg.DynamicK.VeryAmbigZEnt)
 	return rc
 }
 

@@ -1,0 +1,262 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/megagit/megagit/config"
+	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/registry"
+	"github.com/spf13/cobra"
+)
+
+type hookPromptOptions struct {
+	app   *app
+	agent string
+}
+
+func newHookPromptCmd(a *app) *cobra.Command {
+	opts := &hookPromptOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "prompt --agent claude|codex|gemini",
+		Short: "Prompt hook: the agent's event JSON on stdin, the skills for this prompt on stdout",
+		Args:  exactArgs(0, "no arguments (the event comes on stdin)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			hookPromptRun(opts)
+			return nil // a hook never fails the agent
+		},
+	}
+	cmd.Flags().StringVar(&opts.agent, "agent", hook.AgentClaude, "claude, codex or gemini")
+	return cmd
+}
+
+// errDeadline is logged when the hook ran out of time and printed nothing.
+var errDeadline = errors.New("deadline exceeded; printed nothing")
+
+// promptState is what the worker shares with the deadline watcher.
+type promptState struct {
+	reg      atomic.Pointer[registry.Registry]
+	deadline chan time.Duration // the configured deadline, once known
+}
+
+type promptOutcome struct {
+	out string
+	err error
+}
+
+// hookPromptRun bounds the whole hook by the deadline: the work runs in a
+// goroutine and its output is printed only if it finishes in time. The
+// default deadline applies until the registry's config is read.
+func hookPromptRun(opts *hookPromptOptions) {
+	a := opts.app
+	start := time.Now()
+	st := &promptState{deadline: make(chan time.Duration, 1)}
+	done := make(chan promptOutcome, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- promptOutcome{err: fmt.Errorf("panic: %v", p)}
+			}
+		}()
+		out, err := promptWork(opts, st, start)
+		done <- promptOutcome{out: out, err: err}
+	}()
+	timer := time.NewTimer(defaultHookDeadline - time.Since(start))
+	defer timer.Stop()
+	for {
+		select {
+		case d := <-st.deadline:
+			timer.Reset(d - time.Since(start))
+		case r := <-done:
+			if r.err != nil {
+				hookLog(a, st.reg.Load(), opts.agent, "prompt", r.err)
+				return
+			}
+			fmt.Fprint(a.out, r.out)
+			return
+		case <-timer.C:
+			hookLog(a, st.reg.Load(), opts.agent, "prompt", fmt.Errorf("%w (%s)", errDeadline, time.Since(start).Round(time.Millisecond)))
+			return
+		}
+	}
+}
+
+// defaultHookDeadline is hook.deadline_ms's default, used before the config is read.
+const defaultHookDeadline = 500 * time.Millisecond
+
+// promptWork decides what to inject and returns the agent's stdout.
+func promptWork(opts *hookPromptOptions, st *promptState, start time.Time) (string, error) {
+	a := opts.app
+	if err := hook.CheckAgent(opts.agent); err != nil {
+		return "", err
+	}
+	data, err := readHookInput(a.in)
+	if err != nil {
+		return "", err
+	}
+	in, perr := hook.ParseInput(data, true)
+	e, err := openHookEnv(hookDir(a, in.Cwd))
+	if e != nil {
+		st.reg.Store(e.reg)
+	}
+	if perr != nil {
+		return "", perr
+	}
+	if err != nil {
+		return "", err
+	}
+	st.deadline <- e.cfg.Hook.Deadline
+	rt, err := hookRouter(e)
+	if err != nil {
+		return "", err
+	}
+	cfg := e.cfg
+	s := routeSettings{TopK: cfg.Route.TopK, NoDynamic: !cfg.Route.Dynamic, Format: cfg.Route.Format, Budget: cfg.Route.Budget}
+	rr := rt.route(in.Prompt, s)
+	// Seed 001 §1: the project name joins the query, as plain words. It may
+	// reorder and pick among the skills the prompt itself matches, never
+	// add one the prompt does not match, nor turn "nothing" into something:
+	// measured on examples/demo, a project called "release-notes-bot" made
+	// a pytest prompt pull release-notes and python-packaging otherwise.
+	if proj := hook.ProjectWords(in.Cwd); proj != "" && rr.res.K > 0 {
+		if with := rt.route(in.Prompt+"\n"+proj, s); with.res.K > 0 {
+			rr = projectFiltered(rr, with)
+		}
+	}
+
+	var sess *hook.Session
+	if in.SessionID != "" {
+		if sess, err = loadSession(e.reg, in.SessionID); err != nil {
+			return "", err
+		}
+		sess.Agent = opts.agent
+	} else {
+		sess = &hook.Session{}
+	}
+	turn := sess.AddPrompt(in.Prompt)
+	var fresh []int
+	var already []string
+	for _, d := range rr.res.Emitted {
+		if sess.Injected(rt.docs[d].ID) != nil {
+			already = append(already, rt.docs[d].ID)
+		} else {
+			fresh = append(fresh, d)
+		}
+	}
+	rendered := renderDocs(rt.docs, fresh, s)
+	text := hook.InjectionText(rendered.Text, already)
+	now := a.now()
+	if !cfg.Hook.Shadow {
+		for _, d := range rendered.Included {
+			doc := rt.docs[d]
+			sess.Injections = append(sess.Injections, hook.Injection{
+				Skill: doc.ID, Path: doc.Path, Turn: turn, Prompt: sess.Prompts[turn],
+				At: now.UTC().Format(time.RFC3339), Words: hook.RelevantWords(doc.ID, doc.Triggers),
+			})
+		}
+	}
+	if sess.ID != "" {
+		if err := saveSession(e.reg, sess, now); err != nil {
+			return "", err
+		}
+	}
+	dec := decisionRecord(opts.agent, in, cfg, rt.docs, rr, rendered.Included, already, now)
+	dec.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
+	if line, err := json.Marshal(dec); err == nil {
+		if err := e.reg.AppendLocal(decisionLogName, line, decisionMaxBytes); err != nil {
+			return "", err
+		}
+	}
+	if cfg.Hook.Shadow {
+		return "", nil
+	}
+	return hook.Render(opts.agent, cfg.Hook.Output, text)
+}
+
+// projectFiltered keeps, from the ranking with the project words, only
+// the emitted skills the prompt alone matches (relevance > 0); if none is
+// left the prompt's own ranking stands.
+func projectFiltered(plain, with routeResult) routeResult {
+	matched := map[int]bool{}
+	for _, b := range plain.res.Ranked {
+		if b.Relevance > 0 && !b.Archived() {
+			matched[b.Doc] = true
+		}
+	}
+	var keep []int
+	for _, d := range with.res.Emitted {
+		if matched[d] {
+			keep = append(keep, d)
+		}
+	}
+	if len(keep) == 0 {
+		return plain
+	}
+	with.res.Emitted, with.res.K = keep, len(keep)
+	return with
+}
+
+// renderDocs renders the given docs in the configured format and budget.
+func renderDocs(docs []ranker.Doc, ids []int, s routeSettings) ranker.Rendered {
+	if len(ids) == 0 {
+		return ranker.Rendered{}
+	}
+	if s.Format == "compose" {
+		return ranker.RenderCompose(docs, ids, s.Budget)
+	}
+	return ranker.RenderCatalog(docs, ids, s.Budget)
+}
+
+// decisionRecord is the decision-log line of one prompt.
+func decisionRecord(agent string, in hook.Input, cfg *config.Config, docs []ranker.Doc, rr routeResult, injected []int, already []string, now time.Time) hook.Decision {
+	d := hook.Decision{
+		Time: now.UTC().Format(time.RFC3339Nano), Session: in.SessionID, Agent: agent,
+		PromptSHA: hook.PromptHash(in.Prompt), Terms: topTerms(in.Prompt, 8),
+		K: len(injected) + len(already), Reason: rr.res.Reason,
+		ZTop1: round4(rr.res.Decision.ZTop1), ZEnt: round4(rr.res.Decision.ZEnt),
+		Shadow: cfg.Hook.Shadow, Skills: []hook.DecisionSkill{},
+	}
+	if cfg.Hook.LogPrompts {
+		d.Prompt = in.Prompt
+	}
+	score := map[int]float64{}
+	for _, b := range rr.res.Ranked {
+		score[b.Doc] = b.Final
+		if b.Archived() {
+			continue
+		}
+		d.Candidates++
+		if len(d.Scores) < 20 {
+			d.Scores = append(d.Scores, round4(b.Final))
+		}
+	}
+	for _, i := range injected {
+		d.Skills = append(d.Skills, hook.DecisionSkill{Name: docs[i].ID, Score: round4(score[i]), New: true})
+	}
+	for _, name := range already {
+		for i, doc := range docs {
+			if doc.ID == name {
+				d.Skills = append(d.Skills, hook.DecisionSkill{Name: name, Score: round4(score[i])})
+			}
+		}
+	}
+	return d
+}
+
+// topTerms are the prompt's first distinct index terms (stemmed, no stop
+// words): enough to recognise a decision without storing the prompt.
+func topTerms(prompt string, n int) []string {
+	seen := map[string]bool{}
+	out := []string{}
+	for _, t := range ranker.Tokenize(prompt) {
+		if !seen[t] && len(out) < n {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}

@@ -1,0 +1,61 @@
+package hook
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+)
+
+// Decision is one line of the local decision log
+// (.megagit/local/decisions.jsonl): what the prompt hook decided and why.
+// The prompt itself is stored only as a hash and its top terms unless
+// hook.log_prompts is on.
+type Decision struct {
+	Time      string   `json:"time"`
+	Session   string   `json:"session"`
+	Agent     string   `json:"agent"`
+	PromptSHA string   `json:"prompt_sha256"`
+	Terms     []string `json:"terms"`
+	Prompt    string   `json:"prompt,omitempty"`
+	K         int      `json:"k"`
+	Reason    string   `json:"reason"`
+	ZTop1     float64  `json:"z_top1"`
+	ZEnt      float64  `json:"z_ent"`
+	// Scores are the top-20 final scores of the candidates and Candidates
+	// their number: enough to replay dynamic K with other thresholds (tune).
+	Scores     []float64       `json:"scores"`
+	Candidates int             `json:"candidates"`
+	Skills     []DecisionSkill `json:"skills"`
+	Shadow     bool            `json:"shadow,omitempty"`
+	LatencyMS  float64         `json:"latency_ms"`
+}
+
+// DecisionSkill is one emitted skill: injected in full (New) or listed by
+// name because the session already has it.
+type DecisionSkill struct {
+	Name  string  `json:"name"`
+	Score float64 `json:"score"`
+	New   bool    `json:"new"`
+}
+
+// PromptHash is the sha256 of a prompt, hex.
+func PromptHash(p string) string {
+	h := sha256.Sum256([]byte(p))
+	return hex.EncodeToString(h[:])
+}
+
+// ParseDecisions reads the decision log; unreadable lines are skipped.
+func ParseDecisions(data []byte) []Decision {
+	var out []Decision
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var d Decision
+		if json.Unmarshal(line, &d) == nil && d.Time != "" {
+			out = append(out, d)
+		}
+	}
+	return out
+}

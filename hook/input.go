@@ -1,0 +1,134 @@
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+)
+
+// Agents megagit has adapters for.
+const (
+	AgentClaude = "claude"
+	AgentCodex  = "codex"
+	AgentGemini = "gemini"
+)
+
+// Agents lists the supported agents, for flag help and validation.
+var Agents = []string{AgentClaude, AgentCodex, AgentGemini}
+
+// CheckAgent rejects an agent megagit has no adapter for.
+func CheckAgent(agent string) error {
+	for _, a := range Agents {
+		if a == agent {
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown agent %q (want %s)", agent, strings.Join(Agents, ", "))
+}
+
+// Input is what an agent sends a hook on stdin. The field names are the
+// agents' own: Claude Code (UserPromptSubmit, Stop, SessionEnd), Codex
+// (UserPromptSubmit, Stop: codex-rs/hooks/schema/generated/*.input.schema.json)
+// and Gemini CLI (BeforeAgent, AfterAgent: docs/hooks/reference.md) share
+// session_id, transcript_path, cwd and hook_event_name.
+type Input struct {
+	SessionID      string `json:"session_id"`
+	TranscriptPath string `json:"transcript_path"`
+	Cwd            string `json:"cwd"`
+	HookEventName  string `json:"hook_event_name"`
+	Prompt         string `json:"prompt"`
+	// LastAssistantMessage is Codex's Stop field; PromptResponse Gemini's
+	// AfterAgent one: the final answer of the turn, i.e. assistant text.
+	LastAssistantMessage string `json:"last_assistant_message"`
+	PromptResponse       string `json:"prompt_response"`
+}
+
+// MaxInput caps the stdin a hook reads (prompts can be long, not this long).
+const MaxInput = 8 << 20
+
+// ErrBadInput marks stdin that is not a hook event.
+var ErrBadInput = errors.New("malformed hook input")
+
+// ParseInput decodes one hook event. needPrompt requires a prompt (the
+// prompt hook); the stop hook can live without one.
+func ParseInput(data []byte, needPrompt bool) (Input, error) {
+	var in Input
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || data[0] != '{' {
+		return in, fmt.Errorf("%w: not a JSON object", ErrBadInput)
+	}
+	if len(data) > MaxInput {
+		return in, fmt.Errorf("%w: larger than %d bytes", ErrBadInput, MaxInput)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&in); err != nil {
+		return in, fmt.Errorf("%w: %v", ErrBadInput, err)
+	}
+	if dec.More() {
+		return in, fmt.Errorf("%w: trailing data after the JSON object", ErrBadInput)
+	}
+	if needPrompt && strings.TrimSpace(in.Prompt) == "" {
+		return in, fmt.Errorf("%w: no prompt", ErrBadInput)
+	}
+	if !utf8.ValidString(in.Prompt) {
+		in.Prompt = strings.ToValidUTF8(in.Prompt, "\uFFFD")
+	}
+	return in, nil
+}
+
+// FinalAnswer is the turn's final assistant text when the agent sends it
+// with the stop event (Codex, Gemini), "" otherwise.
+func (in Input) FinalAnswer() string {
+	if in.LastAssistantMessage != "" {
+		return in.LastAssistantMessage
+	}
+	return in.PromptResponse
+}
+
+// SessionEnded reports an end-of-session event (Claude Code's SessionEnd,
+// Gemini's SessionEnd): pending implicit outcomes are settled then.
+func (in Input) SessionEnded() bool { return in.HookEventName == "SessionEnd" }
+
+// ProjectWords turns a working directory into the words of its base name
+// ("payments-api" -> "payments api"), the project part of seed 001 §1's
+// "[project:<name>] <prompt>" query. Plain words, so the lexical channel
+// sees no "project" token that could match skills about projects.
+func ProjectWords(cwd string) string {
+	if cwd == "" {
+		return ""
+	}
+	base := filepath.Base(filepath.Clean(cwd))
+	if base == "/" || base == "." {
+		return ""
+	}
+	f := strings.FieldsFunc(base, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	})
+	return strings.ToLower(strings.Join(f, " "))
+}
+
+// SanitizeID makes a session id safe as a file name: letters, digits, '-',
+// '_' and '.' kept, everything else '_', at most 128 bytes, never "." or "..".
+func SanitizeID(id string) string {
+	var b strings.Builder
+	for _, r := range id {
+		if b.Len() >= 128 {
+			break
+		}
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	s := strings.Trim(b.String(), ".")
+	if s == "" {
+		return "_"
+	}
+	return s
+}
