@@ -1,0 +1,83 @@
+package registry
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Folders whose files CommitFiles may write: generated data (the embedding
+// cache, adapted models) that a team shares through the repository.
+const (
+	EmbeddingsDir = ".megagit/embeddings"
+	ModelsDir     = ".megagit/models"
+)
+
+// CommitFiles writes files (registry-relative, slash-separated paths under
+// .megagit/embeddings/ or .megagit/models/) and commits exactly them, so
+// generated data is shared like a verdict and the user's own staged work is
+// never swept in. subject is the message's first line; a body and trailers
+// may follow it. Files equal to HEAD's are left out; nothing changed gives
+// the zero hash and no commit.
+func (r *Registry) CommitFiles(subject string, files map[string][]byte) (plumbing.Hash, error) {
+	if strings.TrimSpace(subject) == "" {
+		return plumbing.ZeroHash, fmt.Errorf("%w: commit subject is empty", ErrInvalid)
+	}
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		if err := generatedPath(p); err != nil {
+			return plumbing.ZeroHash, err
+		}
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	return r.writeLockedRaw(func() (string, []change, error) {
+		_, head, err := r.head()
+		if err != nil {
+			return "", nil, err
+		}
+		tree, err := r.commitTree(head)
+		if err != nil {
+			return "", nil, err
+		}
+		var changes []change
+		for _, p := range paths {
+			old, ok, err := r.blobAt(tree, p)
+			if err != nil {
+				return "", nil, err
+			}
+			if ok && bytes.Equal(old, files[p]) {
+				continue
+			}
+			changes = append(changes, change{Path: p, Data: files[p]})
+		}
+		msg := strings.TrimRight(subject, "\n") + "\n"
+		return msg, changes, nil
+	})
+}
+
+// generatedPath accepts a clean relative path to a file inside one of the
+// generated-data folders and nothing else.
+func generatedPath(p string) error {
+	bad := func(why string) error {
+		return fmt.Errorf("%w: path %q: %s", ErrInvalid, p, why)
+	}
+	if p == "" || strings.HasPrefix(p, "/") || strings.Contains(p, "\\") || path.Clean(p) != p {
+		return bad("want a clean registry-relative path with forward slashes")
+	}
+	for _, part := range strings.Split(p, "/") {
+		if part == ".." || part == "." {
+			return bad("want a clean registry-relative path with forward slashes")
+		}
+	}
+	for _, dir := range []string{EmbeddingsDir, ModelsDir} {
+		if rest, ok := strings.CutPrefix(p, dir+"/"); ok && rest != "" {
+			return nil
+		}
+	}
+	return bad("megagit commits generated files only under " + EmbeddingsDir + "/ and " + ModelsDir + "/")
+}
