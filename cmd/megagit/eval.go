@@ -148,7 +148,7 @@ func evalRun(opts *evalOptions) error {
 	}
 
 	start := time.Now()
-	rt := newRouter(b.docs, rankerConfig(cfg))
+	rt := newRouter(b.docs, rankerConfig(cfg), evalSemantic(a, cfg, b.docs), cfg.DynamicK)
 	progress := newEvalProgress(a.errOut, len(b.queries))
 	rows := make([]evalRow, len(b.queries))
 	for i, q := range b.queries {

@@ -61,7 +61,12 @@ func newRootCmd(a *app) *cobra.Command {
 		newConfigCmd(a),
 		newRouteCmd(a),
 		newWhyCmd(a),
+		newModelCmd(a),
+		newEmbedCmd(a),
 		newEvalCmd(a),
+		newHookCmd(a),
+		newDecisionsCmd(a),
+		newTuneCmd(a),
 		exitCodesTopic(),
 	)
 	return root
@@ -162,3 +167,6 @@ func (a *app) open(flags flagLookup) (*env, error) {
 func configFile(root string) string {
 	return root + string(os.PathSeparator) + ".megagit" + string(os.PathSeparator) + config.FileName
 }
+
+// registryRoot finds the registry around the working directory.
+func registryRoot(a *app) (string, error) { return registry.Find(a.workDir()) }

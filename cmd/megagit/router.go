@@ -1,12 +1,17 @@
 package main
 
-import "github.com/megagit/megagit/ranker"
+import (
+	"github.com/megagit/megagit/config"
+	"github.com/megagit/megagit/ranker"
+)
 
 // router routes prompts against one loaded set of skills; route, why, eval
 // and the prompt hook all go through it so they decide identically.
 type router struct {
 	ix   *ranker.Index
 	docs []ranker.Doc
+	sem  *semantic // nil: lexical only
+	prof *ranker.DynamicK
 }
 
 // routeSettings are the per-call output choices.
@@ -23,8 +28,22 @@ type routeResult struct {
 	rendered ranker.Rendered
 }
 
-func newRouter(docs []ranker.Doc, cfg ranker.Config) *router {
-	return &router{ix: ranker.NewIndex(docs, cfg), docs: docs}
+// newRouter indexes docs; with a semantic channel the model's profile sets
+// the fusion weight and the dynamic-K floor and tier, unless the config
+// overrode them (dk is the config's dynamic_k section).
+func newRouter(docs []ranker.Doc, cfg ranker.Config, sem *semantic, dk config.DynamicK) *router {
+	r := &router{docs: docs, sem: sem}
+	if sem != nil {
+		cfg.Fusion = ranker.Fusion{Mode: ranker.FusionLinear, DenseWeight: sem.prof.FusionW}
+		p := ranker.ProfileFor(firstNonEmpty(dk.Tier, sem.prof.Tier))
+		p.AbsFloor = sem.prof.AbsFloor
+		if dk.AbsFloor > 0 {
+			p.AbsFloor = dk.AbsFloor
+		}
+		r.prof = &p
+	}
+	r.ix = ranker.NewIndex(docs, cfg)
+	return r
 }
 
 // router reads the registry's skills and ledgers into a router.
@@ -38,12 +57,22 @@ func (e *env) router(a *app) (*router, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newRouter(skillDocs(skills, ledgers), rankerConfig(e.cfg)), nil
+	docs := skillDocs(skills, ledgers)
+	return newRouter(docs, rankerConfig(e.cfg), e.semanticFor(a, docs), e.cfg.DynamicK), nil
 }
 
 // rank scores every skill and decides K.
 func (r *router) rank(prompt string, s routeSettings) ranker.Result {
-	return r.ix.Rank(prompt, ranker.Options{TopK: s.TopK, NoDynamicK: s.NoDynamic})
+	opt := ranker.Options{TopK: s.TopK, NoDynamicK: s.NoDynamic, Profile: r.prof}
+	if r.sem != nil {
+		dense, err := r.sem.scores(prompt)
+		if err == nil {
+			opt.Dense = dense
+		} else {
+			opt.Profile = nil // lexical fallback for this prompt
+		}
+	}
+	return r.ix.Rank(prompt, opt)
 }
 
 // route ranks and renders what would be injected, within the budget.

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/megagit/megagit/ranker"
@@ -40,6 +41,15 @@ type whyJSON struct {
 	K       int              `json:"k"`
 	Reason  string           `json:"reason"`
 	Terms   ranker.Breakdown `json:"terms"`
+	// Semantic splits the dense score into its two cosines, when a model is on.
+	Semantic *semanticParts `json:"semantic,omitempty"`
+}
+
+// semanticParts is seed 000's semantic = max(cos(q, full_doc), cos(q, name)).
+type semanticParts struct {
+	Model string  `json:"model"`
+	Full  float64 `json:"full"`
+	Name  float64 `json:"name"`
 }
 
 func whyRun(opts *whyOptions) error {
@@ -64,10 +74,16 @@ func whyRun(opts *whyOptions) error {
 		for _, d := range res.Emitted {
 			emitted = emitted || docs[d].ID == opts.skill
 		}
-		if opts.json {
-			return printJSON(opts.app.out, whyJSON{Skill: b.ID, Rank: pos + 1, Of: len(res.Ranked), Emitted: emitted, K: res.K, Reason: res.Reason, Terms: b})
+		var sp *semanticParts
+		if rt.sem != nil {
+			if full, name, err := rt.sem.parts(opts.prompt, b.Doc); err == nil {
+				sp = &semanticParts{Model: rt.sem.emb.ID(), Full: full, Name: name}
+			}
 		}
-		printWhy(opts.app.out, b)
+		if opts.json {
+			return printJSON(opts.app.out, whyJSON{Skill: b.ID, Rank: pos + 1, Of: len(res.Ranked), Emitted: emitted, K: res.K, Reason: res.Reason, Terms: b, Semantic: sp})
+		}
+		printWhy(opts.app.out, b, sp)
 		verdict := "not emitted"
 		if emitted {
 			verdict = "emitted"
@@ -79,16 +95,20 @@ func whyRun(opts *whyOptions) error {
 }
 
 // printWhy follows seed 000's layout: one line per term, then the total.
-func printWhy(w io.Writer, b ranker.Breakdown) {
+func printWhy(w io.Writer, b ranker.Breakdown, sp *semanticParts) {
 	line := func(name, val, detail string) { fmt.Fprintf(w, "%-16s %8s  (%s)\n", name, val, detail) }
 	if b.Archived() {
 		line("status_mult", "archived", "listed, never emitted; terms skipped")
 		fmt.Fprintf(w, "%s\n%-16s %+8.4f\n", strings.Repeat("─", 26), "final", b.Final)
 		return
 	}
-	rel := fmt.Sprintf("lexical=%+.4f, bm25f=%.2f", b.Lexical, b.LexicalRaw)
+	if sp != nil {
+		line("semantic", fmt.Sprintf("%+.4f", math.Max(sp.Full, sp.Name)), fmt.Sprintf("full=%+.4f, name=%+.4f, %s", sp.Full, sp.Name, sp.Model))
+	}
+	line("lexical", fmt.Sprintf("%+.4f", b.Lexical), fmt.Sprintf("bm25f=%.2f of the prompt's attainable score", b.LexicalRaw))
+	rel := "lexical only"
 	if b.Dense != nil {
-		rel += fmt.Sprintf(", dense=%+.4f", *b.Dense)
+		rel = "fused: (1-w)·lexical + w·semantic"
 	}
 	line("relevance", fmt.Sprintf("%+.4f", b.Relevance), rel)
 	line("count_bonus", fmt.Sprintf("%+.4f", b.Count), fmt.Sprintf("h=%d, ha=%d, raw=%+.4f", b.Helpful, b.Harmful, b.CountRaw))
