@@ -61,12 +61,7 @@ func loadEmbedder(cfg *config.Config, root string) (embedcache.Embedder, embedca
 // newSemantic embeds every doc, reading and filling the caches in dirs
 // (first = committed cache, read only; last = local cache, written).
 func newSemantic(emb embedcache.Embedder, prof embedcache.Profile, docs []ranker.Doc, cacheDirs []string, warn func(string)) (*semantic, error) {
-	items := make([]embedcache.DocText, 0, 2*len(docs))
-	for _, d := range docs {
-		full, name := docTexts(d)
-		items = append(items, embedcache.DocText{Skill: d.ID, Field: "full", Text: full}, embedcache.DocText{Skill: d.ID, Field: "name", Text: name})
-	}
-	vecs, err := cachedVectors(emb, items, cacheDirs, warn)
+	vecs, err := cachedVectors(emb, embedItems(docs), cacheDirs, warn)
 	if err != nil {
 		return nil, err
 	}
@@ -161,10 +156,8 @@ func (e *env) semanticFor(a *app, docs []ranker.Doc) *semantic {
 	if emb == nil {
 		return nil
 	}
-	dirs := []string{
-		filepath.Join(e.reg.Root(), ".megagit", "embeddings", emb.ID()),
-		filepath.Join(e.reg.LocalDir(), "embeddings", emb.ID()),
-	}
+	committed := embedcache.CacheDir(e.reg.Root(), emb.ID())
+	dirs := []string{committed, filepath.Join(e.reg.LocalDir(), "embeddings", filepath.Base(committed))}
 	s, err := newSemantic(emb, prof, docs, dirs, func(msg string) { fmt.Fprintf(a.errOut, "megagit: warning: %s\n", msg) })
 	if err != nil {
 		fmt.Fprintf(a.errOut, "megagit: warning: embedding skills with %s failed: %v; routing lexically\n", emb.ID(), err)
