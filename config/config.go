@@ -36,6 +36,10 @@ type Model struct {
 	ID string
 	// Dir is a local model folder that overrides ID.
 	Dir string
+	// FusionW overrides the model profile's fusion weight when > 0.
+	FusionW float64
+	// AbsFloor overrides the model profile's cosine floor when > 0.
+	AbsFloor float64
 }
 
 // Blend holds seed 000's evidence-blend weights.
@@ -138,7 +142,9 @@ var specs = []spec{
 	{"lexical.w_name", kFloat, 0.0, nil, "field weight of the skill name; 0 uses the default"},
 	{"lexical.w_triggers", kFloat, 0.0, nil, "field weight of trigger lines; 0 uses the default"},
 	{"lock.timeout_ms", kInt, 30000, nil, "how long a writer waits for the registry lock"},
+	{"model.abs_floor", kFloat, 0.0, nil, "semantic channel's cosine floor; 0 uses the model's profile"},
 	{"model.dir", kString, "", nil, "a local model folder (overrides model.id)"},
+	{"model.fusion_w", kFloat, 0.0, nil, "weight of the semantic channel in relevance; 0 uses the model's profile"},
 	{"model.id", kString, "megagit-static-v1", nil, "semantic model: megagit-static-v1 (built in), an ONNX profile id, or none"},
 	{"roots", kStrings, []string{"skills", ".claude/skills"}, nil, "folders (relative to the registry) holding <name>/SKILL.md"},
 	{"route.budget", kInt, 2000, nil, "token budget of the injected text"},
@@ -280,7 +286,7 @@ func build(v map[string]any) *Config {
 		Hook: Hook{Deadline: time.Duration(i("hook.deadline_ms")) * time.Millisecond, Shadow: b("hook.shadow"),
 			Output: s("hook.output"), LogPrompts: b("hook.log_prompts")},
 		Lock:  Lock{Timeout: time.Duration(i("lock.timeout_ms")) * time.Millisecond},
-		Model: Model{ID: s("model.id"), Dir: s("model.dir")},
+		Model: Model{ID: s("model.id"), Dir: s("model.dir"), FusionW: f("model.fusion_w"), AbsFloor: f("model.abs_floor")},
 	}
 }
 

@@ -26,7 +26,7 @@ type Profile struct {
 // (BENCHMARKS.md, "Built-in model").
 var StaticProfile = Profile{
 	ID: BuiltinID, Kind: "static", Builtin: true, Dim: 256, Pooling: "mean", Normalize: true,
-	FusionW: 0.5, AbsFloor: 0.10, Tier: "medium", Measured: true,
+	FusionW: 0.3, AbsFloor: 0.25, Tier: "medium", Measured: true,
 }
 
 // profiles lists the known models; ONNX entries are added by the ONNX embedder.

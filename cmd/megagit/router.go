@@ -32,18 +32,40 @@ type routeResult struct {
 // the fusion weight and the dynamic-K floor and tier, unless the config
 // overrode them (dk is the config's dynamic_k section).
 func newRouter(docs []ranker.Doc, cfg ranker.Config, sem *semantic, dk config.DynamicK) *router {
-	r := &router{docs: docs, sem: sem}
+	r, _ := newRouterFrom(docs, cfg, sem, dk, nil)
+	return r
+}
+
+// newRouterFrom is newRouter restoring the index from snap (a snapshot of
+// an index of the same docs) instead of analysing every doc again;
+// restored is false when snap is nil or does not fit and the index was built.
+func newRouterFrom(docs []ranker.Doc, cfg ranker.Config, sem *semantic, dk config.DynamicK, snap *ranker.Snapshot) (r *router, restored bool) {
+	r = &router{docs: docs, sem: sem}
 	if sem != nil {
-		cfg.Fusion = ranker.Fusion{Mode: ranker.FusionLinear, DenseWeight: sem.prof.FusionW}
-		p := ranker.ProfileFor(firstNonEmpty(dk.Tier, sem.prof.Tier))
-		p.AbsFloor = sem.prof.AbsFloor
+		w := sem.prof.FusionW
+		cfg.Fusion = ranker.Fusion{Mode: ranker.FusionLinear, DenseWeight: w}
+		p := cfg.DynamicK // the lexical profile with the config's overrides
+		if dk.Tier == "" && sem.prof.Tier != "" {
+			t := ranker.ProfileFor(sem.prof.Tier)
+			p.KMin, p.KMax, p.KAmbig, p.KVeryAmbig = t.KMin, t.KMax, t.KAmbig, t.KVeryAmbig
+		}
+		// Abstention uses both channels: each has a floor on its own scale
+		// (share of the attainable BM25F score, cosine), and the fused
+		// score's floor is their mix with the fusion weights.
+		p.AbsFloor = (1-w)*cfg.DynamicK.AbsFloor + w*sem.prof.AbsFloor
 		if dk.AbsFloor > 0 {
 			p.AbsFloor = dk.AbsFloor
 		}
 		r.prof = &p
 	}
+	if snap != nil {
+		if ix, err := ranker.NewIndexFromSnapshot(docs, cfg, snap); err == nil {
+			r.ix = ix
+			return r, true
+		}
+	}
 	r.ix = ranker.NewIndex(docs, cfg)
-	return r
+	return r, false
 }
 
 // router reads the registry's skills and ledgers into a router.

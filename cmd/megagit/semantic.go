@@ -29,8 +29,20 @@ func docTexts(d ranker.Doc) (full, name string) {
 	return name + ": " + d.Description, name
 }
 
-// loadEmbedder resolves the configured model; ("", nil) means none.
+// loadEmbedder resolves the configured model and its profile (with the
+// config's fusion override); a nil embedder means none.
 func loadEmbedder(cfg *config.Config, root string) (embedcache.Embedder, embedcache.Profile, error) {
+	emb, prof, err := resolveEmbedder(cfg, root)
+	if cfg.Model.FusionW > 0 {
+		prof.FusionW = cfg.Model.FusionW
+	}
+	if cfg.Model.AbsFloor > 0 {
+		prof.AbsFloor = cfg.Model.AbsFloor
+	}
+	return emb, prof, err
+}
+
+func resolveEmbedder(cfg *config.Config, root string) (embedcache.Embedder, embedcache.Profile, error) {
 	id := cfg.Model.ID
 	if cfg.Model.Dir != "" {
 		dir := cfg.Model.Dir
