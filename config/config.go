@@ -40,6 +40,9 @@ type Model struct {
 	FusionW float64
 	// AbsFloor overrides the model profile's cosine floor when > 0.
 	AbsFloor float64
+	// ONNXRuntime is the ONNX Runtime shared library ONNX models load; empty
+	// means the install script's folder (embedcache.RuntimePath resolves it).
+	ONNXRuntime string
 }
 
 // Blend holds seed 000's evidence-blend weights.
@@ -146,6 +149,7 @@ var specs = []spec{
 	{"model.dir", kString, "", nil, "a local model folder (overrides model.id)"},
 	{"model.fusion_w", kFloat, 0.0, nil, "weight of the semantic channel in relevance; 0 uses the model's profile"},
 	{"model.id", kString, "megagit-static-v1", nil, "semantic model: megagit-static-v1 (built in), an ONNX profile id, or none"},
+	{"model.onnxruntime", kString, "", []string{"MEGAGIT_ONNXRUNTIME_LIB"}, "ONNX Runtime library for ONNX models; empty: ${XDG_DATA_HOME:-~/.local/share}/megagit/onnxruntime/libonnxruntime.so.1, where scripts/install-onnxruntime.sh puts it"},
 	{"roots", kStrings, []string{"skills", ".claude/skills"}, nil, "folders (relative to the registry) holding <name>/SKILL.md"},
 	{"route.budget", kInt, 2000, nil, "token budget of the injected text"},
 	{"route.dynamic_k", kBool, true, nil, "false always emits route.top_k skills"},
@@ -285,8 +289,9 @@ func build(v map[string]any) *Config {
 			AmbigZEnt: f("dynamic_k.ambig_z_ent"), VeryAmbigZEnt: f("dynamic_k.very_ambig_z_ent")},
 		Hook: Hook{Deadline: time.Duration(i("hook.deadline_ms")) * time.Millisecond, Shadow: b("hook.shadow"),
 			Output: s("hook.output"), LogPrompts: b("hook.log_prompts")},
-		Lock:  Lock{Timeout: time.Duration(i("lock.timeout_ms")) * time.Millisecond},
-		Model: Model{ID: s("model.id"), Dir: s("model.dir"), FusionW: f("model.fusion_w"), AbsFloor: f("model.abs_floor")},
+		Lock: Lock{Timeout: time.Duration(i("lock.timeout_ms")) * time.Millisecond},
+		Model: Model{ID: s("model.id"), Dir: s("model.dir"), FusionW: f("model.fusion_w"), AbsFloor: f("model.abs_floor"),
+			ONNXRuntime: s("model.onnxruntime")},
 	}
 }
 

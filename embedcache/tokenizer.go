@@ -52,25 +52,39 @@ var (
 )
 
 // DefaultTokenizer is the all-MiniLM-L6-v2 tokenizer shipped in the binary:
-// the static model's vocabulary. It is parsed once per process.
+// the static model's vocabulary. It is built once per process, from its
+// compact form (tokenizer_compact.go) unless that is damaged.
 func DefaultTokenizer() (*Tokenizer, error) {
 	defaultTokOnce.Do(func() {
-		zr, err := gzip.NewReader(bytes.NewReader(defaultTokenizerGz))
-		if err != nil {
-			defaultTokErr = fmt.Errorf("embedded tokenizer: %w", err)
+		if t, err := parseCompactTokenizer(defaultTokenizerCompact); err == nil {
+			defaultTok = t
 			return
 		}
-		raw, err := io.ReadAll(zr)
-		if err != nil {
-			defaultTokErr = fmt.Errorf("embedded tokenizer: %w", err)
-			return
-		}
-		defaultTok, defaultTokErr = parseTokenizer(raw)
-		if defaultTokErr != nil {
-			defaultTokErr = fmt.Errorf("embedded tokenizer: %w", defaultTokErr)
-		}
+		defaultTok, defaultTokErr = jsonDefaultTokenizer()
 	})
 	return defaultTok, defaultTokErr
+}
+
+// jsonDefaultTokenizer parses the shipped tokenizer.json itself.
+func jsonDefaultTokenizer() (*Tokenizer, error) {
+	raw, err := defaultTokenizerJSON()
+	if err != nil {
+		return nil, fmt.Errorf("embedded tokenizer: %w", err)
+	}
+	t, err := parseTokenizer(raw)
+	if err != nil {
+		return nil, fmt.Errorf("embedded tokenizer: %w", err)
+	}
+	return t, nil
+}
+
+// defaultTokenizerJSON is the shipped tokenizer.json, decompressed.
+func defaultTokenizerJSON() ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(defaultTokenizerGz))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(zr)
 }
 
 // LoadTokenizer reads any tokenizer.json, e.g. the one next to an ONNX model.
@@ -120,17 +134,22 @@ func parseTokenizer(raw []byte) (t *Tokenizer, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse: %w", err)
 	}
+	sum := sha256.Sum256(raw)
+	return newTokenizer(tk, &hdr, hex.EncodeToString(sum[:])), nil
+}
+
+// newTokenizer wraps a loaded sugarme tokenizer with our normalisation and
+// special-token bookkeeping from the file's header; sha identifies the file.
+func newTokenizer(tk *tokenizer.Tokenizer, hdr *tokenizerHeader, sha string) *Tokenizer {
 	// The file pads to 128 and truncates at 256: we cap ourselves instead.
 	tk.WithPadding(nil)
 	tk.WithTruncation(nil)
-
-	sum := sha256.Sum256(raw)
-	t = &Tokenizer{
+	t := &Tokenizer{
 		tk:        tk,
 		vocabSize: tk.GetVocabSize(true),
 		unk:       -1,
 		special:   map[int32]bool{},
-		sha:       hex.EncodeToString(sum[:]),
+		sha:       sha,
 	}
 	if n := hdr.Normalizer; n != nil && n.Type == "BertNormalizer" {
 		t.lowercase = n.Lowercase == nil || *n.Lowercase // HF default: true
@@ -154,7 +173,7 @@ func parseTokenizer(raw []byte) (t *Tokenizer, err error) {
 			t.unk = int32(id)
 		}
 	}
-	return t, nil
+	return t
 }
 
 // SHA256 identifies the tokenizer.json a model was trained with, so a model

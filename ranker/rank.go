@@ -2,7 +2,7 @@ package ranker
 
 import (
 	"math"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -46,11 +46,7 @@ func (ix *Index) Rank(text string, opt Options) Result {
 	n := len(ix.docs)
 	raw := make([]float64, n)
 	ix.lexical(q, raw)
-	res := Result{Ranked: make([]Breakdown, n)}
-	for i := range ix.docs {
-		res.Ranked[i] = ix.breakdown(i, q, raw[i], opt.Dense)
-	}
-	sort.SliceStable(res.Ranked, func(a, b int) bool { return less(res.Ranked[a], res.Ranked[b]) })
+	res := Result{Ranked: ix.ranked(q, raw, opt.Dense)}
 
 	// Candidates: the non-archived prefix of the ranking.
 	cands := res.Ranked
@@ -113,6 +109,31 @@ func (ix *Index) Rank(text string, opt Options) Result {
 		ix.cfg.MMR)
 	res.K = len(res.Emitted)
 	return res
+}
+
+// ranked is every doc's breakdown in ranking order. It sorts doc numbers,
+// not the large breakdowns themselves: same order, far fewer bytes moved.
+func (ix *Index) ranked(q query, raw, dense []float64) []Breakdown {
+	all := make([]Breakdown, len(ix.docs))
+	order := make([]int32, len(ix.docs))
+	for i := range ix.docs {
+		all[i] = ix.breakdown(i, q, raw[i], dense)
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int {
+		switch {
+		case less(all[a], all[b]):
+			return -1
+		case less(all[b], all[a]):
+			return 1
+		}
+		return 0
+	})
+	out := make([]Breakdown, len(all))
+	for k, i := range order {
+		out[k] = all[i]
+	}
+	return out
 }
 
 // less orders breakdowns: non-archived first, then final score descending,
