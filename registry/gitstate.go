@@ -2,11 +2,14 @@ package registry
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -21,8 +24,22 @@ import (
 // withGitLock runs fn with git's own lock file for target held, so plain git
 // commands running at the same moment see the old file or the new one. fn
 // writes the new content to the lock file, which is then renamed over target.
-func withGitLock(target string, fn func(f *os.File) error) error {
+// While megagit holds a git lock, a marker in markerDir names it and
+// megagit's pid, so a lock left by a killed megagit is recognised and
+// removed instead of blocking every later write; a lock without a marker
+// belongs to git and is only waited for.
+func withGitLock(target, markerDir string, fn func(f *os.File) error) error {
 	lock := target + ".lock"
+	sum := sha256.Sum256([]byte(lock))
+	marker := filepath.Join(markerDir, "gitlock-"+hex.EncodeToString(sum[:6]))
+	// A marker left by a killed megagit: its lock (if any) is stale.
+	if staleOwnLock(marker, lock) {
+		_ = os.Remove(lock)
+		_ = os.Remove(marker)
+	}
+	// The marker is written before the lock is taken, so a process killed at
+	// any moment leaves either nothing or a marker naming its dead pid.
+	_ = os.WriteFile(marker, []byte(fmt.Sprintf("%d\n%s\n", os.Getpid(), lock)), 0o644)
 	var f *os.File
 	var err error
 	for i := 0; ; i++ {
@@ -31,6 +48,7 @@ func withGitLock(target string, fn func(f *os.File) error) error {
 			break
 		}
 		if !errors.Is(err, os.ErrExist) || i >= 100 {
+			os.Remove(marker)
 			return fmt.Errorf("%s is locked by another git process (remove it if no git command is running): %w", lock, err)
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -41,6 +59,7 @@ func withGitLock(target string, fn func(f *os.File) error) error {
 			f.Close()
 			os.Remove(lock)
 		}
+		os.Remove(marker)
 	}()
 	if err := fn(f); err != nil {
 		return err
@@ -55,11 +74,29 @@ func withGitLock(target string, fn func(f *os.File) error) error {
 	return os.Rename(lock, target)
 }
 
+// staleOwnLock reports whether marker says lock was taken by a megagit
+// process that is no longer running. Callers hold the registry lock, so no
+// live megagit can be half way through the same lock.
+func staleOwnLock(marker, lock string) bool {
+	data, err := os.ReadFile(marker)
+	if err != nil {
+		return false
+	}
+	pidStr, path, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
+	pid, err := strconv.Atoi(pidStr)
+	if err != nil || path != lock || pid == os.Getpid() {
+		return false
+	}
+	return syscall.Kill(pid, 0) == syscall.ESRCH
+}
+
+func (r *Registry) gitLockMarker() string { return r.LocalDir() }
+
 // updateIndex points the index entries of the changed paths at the content
 // now on disk, leaving every other entry (the user's staged work) alone.
 func (r *Registry) updateIndex(changes []change) error {
 	idxPath := filepath.Join(r.gitDir, "index")
-	return withGitLock(idxPath, func(f *os.File) error {
+	return withGitLock(idxPath, r.gitLockMarker(), func(f *os.File) error {
 		idx := &index.Index{Version: 2}
 		if in, err := os.Open(idxPath); err == nil {
 			err = index.NewDecoder(bufio.NewReader(in)).Decode(idx)
@@ -107,7 +144,7 @@ func (r *Registry) setRef(branch plumbing.ReferenceName, old, new plumbing.Hash)
 	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 		return err
 	}
-	return withGitLock(target, func(f *os.File) error {
+	return withGitLock(target, r.gitLockMarker(), func(f *os.File) error {
 		cur := plumbing.ZeroHash
 		if ref, err := r.repo.Storer.Reference(branch); err == nil {
 			cur = ref.Hash()

@@ -67,6 +67,10 @@ func newRootCmd(a *app) *cobra.Command {
 		newHookCmd(a),
 		newDecisionsCmd(a),
 		newTuneCmd(a),
+		newRemoteCmd(a),
+		newSyncCmd(a),
+		newCloneCmd(a),
+		newDoctorCmd(a),
 		exitCodesTopic(),
 	)
 	return root

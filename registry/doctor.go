@@ -1,0 +1,237 @@
+package registry
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/megagit/megagit/lifecycle"
+)
+
+// Doctor statuses: ok, warn (works, but look at it), fail (broken: doctor
+// exits non-zero).
+const (
+	CheckOK   = "ok"
+	CheckWarn = "warn"
+	CheckFail = "fail"
+)
+
+// Check is one doctor finding.
+type Check struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Detail string `json:"detail"`
+	Hint   string `json:"hint,omitempty"`
+}
+
+// JournalPending reports whether an interrupted write left its journal
+// behind in the registry at root (checked before Open replays it).
+func JournalPending(root string) bool {
+	_, err := os.Stat(root + "/" + LocalDirName + "/journal.json")
+	return err == nil
+}
+
+// Doctor runs the registry's own checks: skills parse, ledgers read,
+// frontmatter agrees with a replay of the ledger, the git state is sane,
+// the lock is free, no interrupted write waits, and the union merge rule
+// is in place. It never changes anything; remoteTimeout > 0 also checks
+// that the remote answers.
+func (r *Registry) Doctor(remoteTimeout time.Duration) []Check {
+	var out []Check
+	add := func(name, status, detail, hint string) {
+		out = append(out, Check{Name: name, Status: status, Detail: detail, Hint: hint})
+	}
+	skills, problems, err := r.Skills()
+	switch {
+	case err != nil:
+		add("skills", CheckFail, err.Error(), "")
+	case len(problems) > 0:
+		msgs := make([]string, len(problems))
+		for i, p := range problems {
+			msgs[i] = p.Error()
+		}
+		add("skills", CheckFail, fmt.Sprintf("%d skill(s) load, %d refused: %s", len(skills), len(problems), strings.Join(msgs, "; ")), "run `megagit lint` for details and fix the files")
+	default:
+		add("skills", CheckOK, fmt.Sprintf("%d skill(s) load", len(skills)), "")
+	}
+	out = append(out, r.ledgerChecks(skills)...)
+	out = append(out, r.gitChecks()...)
+	out = append(out, debrisCheck(r.TempDebris()))
+	if remoteTimeout > 0 {
+		out = append(out, r.remoteCheck(remoteTimeout))
+	}
+	return out
+}
+
+// ledgerChecks reads every ledger and compares each skill's mega_meta with
+// a replay of its ledger (what resync would write).
+func (r *Registry) ledgerChecks(skills []*Skill) []Check {
+	var out []Check
+	var bad []string
+	byName := map[string]*Skill{}
+	for _, s := range skills {
+		byName[s.Name] = s
+	}
+	ents, err := os.ReadDir(r.abs(LedgerDir))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return []Check{{Name: "ledger", Status: CheckFail, Detail: err.Error()}}
+	}
+	ledgers := map[string][]Entry{}
+	lines, orphans := 0, []string{}
+	for _, e := range ents {
+		name, ok := strings.CutSuffix(e.Name(), ".jsonl")
+		if !ok || e.IsDir() {
+			continue
+		}
+		data, err := os.ReadFile(r.abs(ledgerPath(name)))
+		if err != nil {
+			bad = append(bad, err.Error())
+			continue
+		}
+		if bytes.Contains(data, []byte("\n<<<<<<<")) || bytes.HasPrefix(data, []byte("<<<<<<<")) {
+			bad = append(bad, ledgerPath(name)+": has git conflict markers")
+		}
+		entries, problems := ParseLedger(ledgerPath(name), data)
+		bad = append(bad, problems...)
+		ledgers[name] = entries
+		lines += len(entries)
+		if byName[name] == nil {
+			orphans = append(orphans, name)
+		}
+	}
+	switch {
+	case len(bad) > 0:
+		out = append(out, Check{Name: "ledger", Status: CheckWarn, Detail: fmt.Sprintf("%d verdict(s) read; %d unreadable line(s) skipped: %s", lines, len(bad), strings.Join(bad, "; ")),
+			Hint: "unreadable lines are ignored; remove them by hand (git log -p shows where they came from)"})
+	default:
+		out = append(out, Check{Name: "ledger", Status: CheckOK, Detail: fmt.Sprintf("%d verdict(s) in %d ledger(s)", lines, len(ledgers))})
+	}
+	if len(orphans) > 0 {
+		sort.Strings(orphans)
+		out = append(out, Check{Name: "ledger-orphans", Status: CheckWarn, Detail: "ledgers without a skill: " + strings.Join(orphans, ", ")})
+	}
+	var stale []string
+	for _, s := range skills {
+		entries := ledgers[s.Name]
+		if len(entries) == 0 && !s.File.HasEvidence() {
+			continue
+		}
+		want, err := s.File.WithEvidence(lifecycle.Replay(s.Evidence, replayEvents(entries)))
+		if err != nil || !bytes.Equal(want, s.File.Raw()) {
+			stale = append(stale, s.Name)
+		}
+	}
+	if len(stale) > 0 {
+		out = append(out, Check{Name: "evidence", Status: CheckFail,
+			Detail: fmt.Sprintf("mega_meta of %d skill(s) disagrees with the ledger: %s", len(stale), strings.Join(stale, ", ")),
+			Hint:   "run `megagit resync` (or `megagit doctor --fix`)"})
+	} else {
+		out = append(out, Check{Name: "evidence", Status: CheckOK, Detail: "every skill's mega_meta matches a replay of its ledger"})
+	}
+	return out
+}
+
+// gitChecks looks at HEAD, the lock, the journal and .gitattributes.
+func (r *Registry) gitChecks() []Check {
+	var out []Check
+	branch, head, err := r.head()
+	switch {
+	case err != nil:
+		out = append(out, Check{Name: "git", Status: CheckFail, Detail: err.Error()})
+	case head.IsZero():
+		out = append(out, Check{Name: "git", Status: CheckWarn, Detail: "branch " + branch.Short() + " has no commits yet"})
+	default:
+		out = append(out, Check{Name: "git", Status: CheckOK, Detail: fmt.Sprintf("on %s at %s", branch.Short(), head.String()[:12])})
+	}
+	if info := r.LockState(); info.Held {
+		out = append(out, Check{Name: "lock", Status: CheckWarn, Detail: fmt.Sprintf("held by pid %d since %s", info.PID, info.When),
+			Hint: "another megagit process is writing; the kernel frees the lock when it exits"})
+	} else {
+		out = append(out, Check{Name: "lock", Status: CheckOK, Detail: "free"})
+	}
+	if _, err := os.Stat(r.journalPath()); err == nil {
+		out = append(out, Check{Name: "journal", Status: CheckFail, Detail: "an interrupted write is waiting to be finished",
+			Hint: "run `megagit doctor --fix` (any megagit write finishes it too)"})
+	} else {
+		out = append(out, Check{Name: "journal", Status: CheckOK, Detail: "no interrupted write"})
+	}
+	attrs, _ := os.ReadFile(r.abs(".gitattributes"))
+	if hasLine(string(attrs), ".megagit/ledger/*.jsonl merge=union") {
+		out = append(out, Check{Name: "gitattributes", Status: CheckOK, Detail: "ledgers merge with merge=union under plain git"})
+	} else {
+		out = append(out, Check{Name: "gitattributes", Status: CheckWarn, Detail: ".gitattributes lacks `.megagit/ledger/*.jsonl merge=union`",
+			Hint: "add that line so a plain `git pull` never conflicts on ledgers"})
+	}
+	return out
+}
+
+// remoteCheck lists the remote's refs; offline is a warning, not a failure.
+func (r *Registry) remoteCheck(timeout time.Duration) Check {
+	url, err := r.PingRemote("", timeout)
+	switch {
+	case errors.Is(err, ErrNoRemote):
+		return Check{Name: "remote", Status: CheckOK, Detail: "no remote configured (local registry)", Hint: "share it with `megagit remote add origin URL` and `megagit sync`"}
+	case err != nil:
+		return Check{Name: "remote", Status: CheckWarn, Detail: fmt.Sprintf("%s did not answer: %v", url, err), Hint: "offline? `megagit sync` will work once it is reachable"}
+	}
+	return Check{Name: "remote", Status: CheckOK, Detail: url + " is reachable"}
+}
+
+// debrisRE matches the temp files of atomic writes (".SKILL.md.tmp-123"):
+// a process killed between writing one and renaming it leaves it behind.
+var debrisRE = regexp.MustCompile(`^\..+\.tmp-?[0-9]+$`)
+
+// TempDebris lists leftover temp files of interrupted atomic writes in the
+// registry (registry-relative paths), skipping .git.
+func (r *Registry) TempDebris() []string {
+	var out []string
+	_ = filepath.WalkDir(r.root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && debrisRE.MatchString(d.Name()) {
+			if rel, err := filepath.Rel(r.root, p); err == nil {
+				out = append(out, filepath.ToSlash(rel))
+			}
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out
+}
+
+// RemoveTempDebris deletes what TempDebris lists, under the registry lock so
+// no live writer's temp file is taken.
+func (r *Registry) RemoveTempDebris() ([]string, error) {
+	lock, err := r.Acquire(r.opts.LockTimeout)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
+	debris := r.TempDebris()
+	for _, p := range debris {
+		if err := os.Remove(r.abs(p)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+	}
+	return debris, nil
+}
+
+func debrisCheck(debris []string) Check {
+	if len(debris) == 0 {
+		return Check{Name: "debris", Status: CheckOK, Detail: "no temp files of interrupted writes"}
+	}
+	return Check{Name: "debris", Status: CheckFail,
+		Detail: fmt.Sprintf("%d temp file(s) of interrupted writes: %s", len(debris), strings.Join(debris, ", ")),
+		Hint:   "run `megagit doctor --fix` to remove them"}
+}

@@ -1,0 +1,260 @@
+package registry
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// FileMerger merges the files of one generated-data folder (an embedding
+// cache: .megagit/embeddings/<model>) changed on both sides of a sync. The
+// maps go from file name inside dir to its bytes; a missing name is a
+// missing file. It returns the merged files (a nil value deletes the file).
+// The command layer supplies it, since registry does not read caches.
+type FileMerger func(dir string, base, ours, theirs map[string][]byte) (map[string][]byte, error)
+
+// treeEntry is one file of a flattened tree.
+type treeEntry struct {
+	hash plumbing.Hash
+	mode filemode.FileMode
+}
+
+// flatTree lists every file of a tree by git path; nil gives an empty map.
+func flatTree(t *object.Tree) (map[string]treeEntry, error) {
+	out := map[string]treeEntry{}
+	if t == nil {
+		return out, nil
+	}
+	w := object.NewTreeWalker(t, true, nil)
+	defer w.Close()
+	for {
+		name, e, err := w.Next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return out, nil
+			}
+			return nil, err
+		}
+		if e.Mode == filemode.Dir {
+			continue
+		}
+		out[name] = treeEntry{hash: e.Hash, mode: e.Mode}
+	}
+}
+
+// mergePlan is what a sync would do to the local branch: the changes to
+// write over our tree, the paths in real conflict, and a per-skill report.
+type mergePlan struct {
+	changes   []change
+	conflicts []string
+	skills    map[string]*SkillSync
+}
+
+// side is one of the three trees of a merge, flattened.
+type side struct {
+	files map[string]treeEntry
+}
+
+func (s side) has(p string) bool { _, ok := s.files[p]; return ok }
+
+// planMerge computes the three-way merge of ours and theirs over base. Paths
+// changed on one side are taken from it; ledgers changed on both sides are
+// merged by verdict id; SKILL.md files changed on both sides keep the side
+// whose text (outside mega_meta) changed, and every skill whose ledger or
+// file was merged gets its mega_meta recomputed from the merged ledger;
+// embedding caches go to merger. Anything else changed differently on both
+// sides is a conflict. Nothing is written.
+func (r *Registry) planMerge(base, ours, theirs *object.Tree, merger FileMerger) (*mergePlan, error) {
+	var b, o, t side
+	var err error
+	if b.files, err = flatTree(base); err != nil {
+		return nil, err
+	}
+	if o.files, err = flatTree(ours); err != nil {
+		return nil, err
+	}
+	if t.files, err = flatTree(theirs); err != nil {
+		return nil, err
+	}
+	plan := &mergePlan{skills: map[string]*SkillSync{}}
+	all := map[string]bool{}
+	for _, s := range []side{b, o, t} {
+		for p := range s.files {
+			all[p] = true
+		}
+	}
+	paths := make([]string, 0, len(all))
+	for p := range all {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	m := &merger3{r: r, b: b, o: o, t: t, plan: plan, caches: map[string]bool{}, recompute: map[string]bool{}, fileMerger: merger}
+	for _, p := range paths {
+		if err := m.path(p); err != nil {
+			return nil, err
+		}
+	}
+	if err := m.mergeCaches(); err != nil {
+		return nil, err
+	}
+	if err := m.recomputeSkills(); err != nil {
+		return nil, err
+	}
+	if err := m.report(paths); err != nil {
+		return nil, err
+	}
+	sort.Strings(plan.conflicts)
+	for _, c := range m.out {
+		plan.changes = append(plan.changes, c)
+	}
+	sort.Slice(plan.changes, func(i, j int) bool { return plan.changes[i].Path < plan.changes[j].Path })
+	return plan, nil
+}
+
+// merger3 carries one planMerge.
+type merger3 struct {
+	r          *Registry
+	b, o, t    side
+	plan       *mergePlan
+	fileMerger FileMerger
+	caches     map[string]bool   // embedding cache folders changed on both sides
+	recompute  map[string]bool   // skills whose mega_meta must be rebuilt
+	out        map[string]change // git path -> what to write over ours
+}
+
+func (m *merger3) set(gitPath string, data []byte, del bool) {
+	if m.out == nil {
+		m.out = map[string]change{}
+	}
+	m.out[gitPath] = change{Path: m.r.relPath(gitPath), Data: data, Delete: del}
+}
+
+// final returns a path's merged content: what the merge writes, else ours.
+func (m *merger3) final(gitPath string) ([]byte, bool, error) {
+	if c, ok := m.out[gitPath]; ok {
+		return c.Data, !c.Delete, nil
+	}
+	return m.r.content(m.o, gitPath)
+}
+
+func (m *merger3) conflict(gitPath string) { m.plan.conflicts = append(m.plan.conflicts, gitPath) }
+
+// path merges one path.
+func (m *merger3) path(p string) error {
+	be, inB := m.b.files[p]
+	oe, inO := m.o.files[p]
+	te, inT := m.t.files[p]
+	oursCh := inO != inB || oe != be
+	theirsCh := inT != inB || te != be
+	if !theirsCh || (inO == inT && oe == te) {
+		return nil
+	}
+	if inT && te.mode != filemode.Regular && te.mode != filemode.Executable {
+		// A symlink or submodule from a teammate is never written blindly.
+		m.conflict(p)
+		return nil
+	}
+	if !oursCh {
+		if !inT {
+			m.set(p, nil, true)
+			return nil
+		}
+		data, err := m.r.blob(te.hash)
+		if err != nil {
+			return err
+		}
+		m.set(p, data, false)
+		return nil
+	}
+	rel := m.r.relPath(p)
+	switch {
+	case strings.HasPrefix(rel, LedgerDir+"/") && strings.HasSuffix(rel, ".jsonl"):
+		return m.ledger(p, rel)
+	case strings.HasPrefix(rel, EmbeddingsDir+"/") && strings.Count(strings.TrimPrefix(rel, EmbeddingsDir+"/"), "/") == 1:
+		m.caches[path.Dir(p)] = true
+		return nil
+	case m.r.isSkillFile(rel) && inO && inT:
+		return m.skillFile(p, rel)
+	}
+	m.conflict(p)
+	return nil
+}
+
+// ledger merges a ledger changed on both sides by verdict id.
+func (m *merger3) ledger(p, rel string) error {
+	base, _, err := m.r.content(m.b, p)
+	if err != nil {
+		return err
+	}
+	ours, _, err := m.r.content(m.o, p)
+	if err != nil {
+		return err
+	}
+	theirs, _, err := m.r.content(m.t, p)
+	if err != nil {
+		return err
+	}
+	merged, problems := MergeLedger(base, ours, theirs)
+	for _, pr := range problems {
+		m.r.warn("%s: %s", rel, pr)
+	}
+	m.set(p, merged, false)
+	m.recompute[m.r.skillOf(rel)] = true
+	return nil
+}
+
+// skillFile merges a SKILL.md changed on both sides: the text outside
+// mega_meta may change on one side only; mega_meta is recomputed later.
+func (m *merger3) skillFile(p, rel string) error {
+	base, inB, err := m.r.content(m.b, p)
+	if err != nil {
+		return err
+	}
+	ours, _, err := m.r.content(m.o, p)
+	if err != nil {
+		return err
+	}
+	theirs, _, err := m.r.content(m.t, p)
+	if err != nil {
+		return err
+	}
+	nb, nbOK := normalizedSkill(rel, base)
+	no, noOK := normalizedSkill(rel, ours)
+	nt, ntOK := normalizedSkill(rel, theirs)
+	if !noOK || !ntOK {
+		m.conflict(p)
+		return nil
+	}
+	switch {
+	case bytes.Equal(no, nt), inB && nbOK && bytes.Equal(nt, nb):
+		m.set(p, ours, false)
+	case inB && nbOK && bytes.Equal(no, nb):
+		m.set(p, theirs, false)
+	default:
+		m.conflict(p)
+		return nil
+	}
+	m.recompute[m.r.skillOf(rel)] = true
+	return nil
+}
+
+// normalizedSkill renders a SKILL.md with a fixed mega_meta, so two copies
+// compare equal exactly when they differ only in evidence.
+func normalizedSkill(rel string, data []byte) ([]byte, bool) {
+	if data == nil {
+		return nil, true
+	}
+	f, err := ParseSkillFile(rel, data)
+	if err != nil {
+		return nil, false
+	}
+	out, err := f.WithEvidence(coldEvidence())
+	return out, err == nil
+}

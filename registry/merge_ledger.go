@@ -1,0 +1,107 @@
+package registry
+
+import (
+	"bytes"
+	"sort"
+)
+
+// ledgerLine is one line of a ledger file with its exact bytes.
+type ledgerLine struct {
+	raw   []byte // without the newline
+	entry Entry
+	ok    bool // a readable entry
+}
+
+func splitLedger(data []byte) []ledgerLine {
+	var out []ledgerLine
+	for _, raw := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(raw)) == 0 {
+			continue
+		}
+		l := ledgerLine{raw: raw}
+		if es, problems := ParseLedger("", raw); len(es) == 1 && len(problems) == 0 {
+			l.entry, l.ok = es[0], true
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func ledgerIDs(lines []ledgerLine) map[string]bool {
+	ids := map[string]bool{}
+	for _, l := range lines {
+		if l.ok {
+			ids[l.entry.ID] = true
+		}
+	}
+	return ids
+}
+
+// MergeLedger merges two versions of a ledger that share base, by verdict
+// id: a verdict either side added is kept exactly once, and a verdict one
+// side removed (megagit revert) stays removed. Our lines keep their bytes
+// and order; lines only the other side has are appended, ordered by (at,
+// id) so every machine writes the same file. Unreadable lines are kept
+// (ours as they are, theirs appended) and reported in problems.
+func MergeLedger(base, ours, theirs []byte) ([]byte, []string) {
+	b, o, t := splitLedger(base), splitLedger(ours), splitLedger(theirs)
+	inB, inO, inT := ledgerIDs(b), ledgerIDs(o), ledgerIDs(t)
+	var problems []string
+	var out bytes.Buffer
+	seen := map[string]bool{}
+	oursRaw := map[string]bool{}
+	for _, l := range o {
+		oursRaw[string(l.raw)] = true
+		if l.ok {
+			if seen[l.entry.ID] || (inB[l.entry.ID] && !inT[l.entry.ID]) {
+				continue // a duplicate, or reverted on their side
+			}
+			seen[l.entry.ID] = true
+		}
+		out.Write(l.raw)
+		out.WriteByte('\n')
+	}
+	baseRaw := map[string]bool{}
+	for _, l := range b {
+		baseRaw[string(l.raw)] = true
+	}
+	var add []ledgerLine
+	for _, l := range t {
+		switch {
+		case l.ok && (seen[l.entry.ID] || inO[l.entry.ID] || inB[l.entry.ID]):
+			continue // already here, or reverted on our side
+		case l.ok:
+			seen[l.entry.ID] = true
+			add = append(add, l)
+		case !oursRaw[string(l.raw)] && !baseRaw[string(l.raw)]:
+			problems = append(problems, "kept an unreadable ledger line from the remote: "+clipLine(l.raw))
+			add = append(add, l)
+		}
+	}
+	sort.SliceStable(add, func(i, j int) bool {
+		a, c := add[i], add[j]
+		if a.ok != c.ok {
+			return a.ok // readable lines first, junk last
+		}
+		if !a.ok {
+			return false
+		}
+		ta, tc := a.entry.Time(), c.entry.Time()
+		if !ta.Equal(tc) {
+			return ta.Before(tc)
+		}
+		return a.entry.ID < c.entry.ID
+	})
+	for _, l := range add {
+		out.Write(l.raw)
+		out.WriteByte('\n')
+	}
+	return out.Bytes(), problems
+}
+
+func clipLine(b []byte) string {
+	if len(b) > 80 {
+		return string(b[:80]) + "..."
+	}
+	return string(b)
+}

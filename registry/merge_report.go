@@ -1,0 +1,111 @@
+package registry
+
+import (
+	"sort"
+)
+
+// Per-skill outcomes of a sync, from the local registry's point of view.
+const (
+	SyncNew       = "new"       // the skill arrived from the remote
+	SyncUpdated   = "updated"   // its file or ledger changed locally
+	SyncUnchanged = "unchanged" // nothing local changed
+	SyncConflict  = "conflict"  // both sides changed it in a way megagit cannot merge
+)
+
+// SkillSync is what a sync did to one skill.
+type SkillSync struct {
+	Skill    string   `json:"skill"`
+	Status   string   `json:"status"`
+	Received int      `json:"received"` // verdicts that came from the remote
+	Sent     int      `json:"sent"`     // local verdicts the remote did not have
+	Paths    []string `json:"paths,omitempty"`
+}
+
+// report fills plan.skills: every skill on either side with its outcome
+// and how many verdicts moved each way.
+func (m *merger3) report(paths []string) error {
+	get := func(name string) *SkillSync {
+		s, ok := m.plan.skills[name]
+		if !ok {
+			s = &SkillSync{Skill: name, Status: SyncUnchanged}
+			m.plan.skills[name] = s
+		}
+		return s
+	}
+	for _, p := range paths {
+		rel := m.r.relPath(p)
+		name := m.r.skillOf(rel)
+		if name == "" || ValidateName(name) != nil {
+			continue
+		}
+		s := get(name)
+		if c, ok := m.out[p]; ok {
+			if s.Status == SyncUnchanged {
+				s.Status = SyncUpdated
+			}
+			s.Paths = append(s.Paths, rel)
+			if m.r.isSkillFile(rel) && !m.o.has(p) && !c.Delete {
+				s.Status = SyncNew
+			}
+		}
+		if rel == ledgerPath(name) {
+			if err := m.countVerdicts(s, p); err != nil {
+				return err
+			}
+		}
+	}
+	for _, p := range m.plan.conflicts {
+		if name := m.r.skillOf(m.r.relPath(p)); name != "" && ValidateName(name) == nil {
+			s := get(name)
+			s.Status = SyncConflict
+			s.Paths = append(s.Paths, m.r.relPath(p))
+		}
+	}
+	for _, s := range m.plan.skills {
+		sort.Strings(s.Paths)
+	}
+	return nil
+}
+
+// countVerdicts counts ledger ids received (in the merged ledger, not ours)
+// and sent (ours, not theirs) for one ledger path.
+func (m *merger3) countVerdicts(s *SkillSync, gitPath string) error {
+	oe, te := m.o.files[gitPath], m.t.files[gitPath]
+	if oe == te && m.o.has(gitPath) == m.t.has(gitPath) {
+		return nil
+	}
+	ours, _, err := m.r.content(m.o, gitPath)
+	if err != nil {
+		return err
+	}
+	theirs, _, err := m.r.content(m.t, gitPath)
+	if err != nil {
+		return err
+	}
+	final, _, err := m.final(gitPath)
+	if err != nil {
+		return err
+	}
+	inO, inT := ledgerIDs(splitLedger(ours)), ledgerIDs(splitLedger(theirs))
+	for id := range ledgerIDs(splitLedger(final)) {
+		if !inO[id] {
+			s.Received++
+		}
+	}
+	for id := range inO {
+		if !inT[id] {
+			s.Sent++
+		}
+	}
+	return nil
+}
+
+// sortedSkills lists a plan's skills by name.
+func (p *mergePlan) sortedSkills() []SkillSync {
+	out := make([]SkillSync, 0, len(p.skills))
+	for _, s := range p.skills {
+		out = append(out, *s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Skill < out[j].Skill })
+	return out
+}

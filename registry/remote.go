@@ -1,0 +1,159 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+)
+
+// ErrNoRemote: sync or doctor needs a git remote and there is none.
+var ErrNoRemote = errors.New("no git remote")
+
+// RemoteInfo is one configured git remote.
+type RemoteInfo struct {
+	Name string   `json:"name"`
+	URLs []string `json:"urls"`
+}
+
+// AddRemote records a git remote in .git/config, exactly like
+// `git remote add NAME URL`.
+func (r *Registry) AddRemote(name, url string) error {
+	if strings.TrimSpace(name) == "" || strings.ContainsAny(name, " \t/\\:") || strings.HasPrefix(name, "-") {
+		return fmt.Errorf("%w: remote name %q", ErrInvalid, name)
+	}
+	if _, err := transport.NewEndpoint(url); err != nil || strings.TrimSpace(url) == "" {
+		return fmt.Errorf("%w: remote URL %q: %v", ErrInvalid, url, err)
+	}
+	_, err := r.repo.CreateRemote(&config.RemoteConfig{Name: name, URLs: []string{url}})
+	if errors.Is(err, git.ErrRemoteExists) {
+		return fmt.Errorf("%w: remote %q (see `git remote -v`)", ErrExists, name)
+	}
+	return err
+}
+
+// Remotes lists the configured git remotes by name.
+func (r *Registry) Remotes() ([]RemoteInfo, error) {
+	cfg, err := r.repo.Config()
+	if err != nil {
+		return nil, err
+	}
+	var out []RemoteInfo
+	for name, rc := range cfg.Remotes {
+		out = append(out, RemoteInfo{Name: name, URLs: rc.URLs})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// resolveRemote picks the remote to sync with: the one asked for, else the
+// current branch's upstream, else origin, else the only remote.
+func (r *Registry) resolveRemote(name string, branch plumbing.ReferenceName) (string, string, error) {
+	cfg, err := r.repo.Config()
+	if err != nil {
+		return "", "", err
+	}
+	if name == "" {
+		if b, ok := cfg.Branches[branch.Short()]; ok && b.Remote != "" {
+			name = b.Remote
+		} else if _, ok := cfg.Remotes["origin"]; ok {
+			name = "origin"
+		} else if len(cfg.Remotes) == 1 {
+			for n := range cfg.Remotes {
+				name = n
+			}
+		}
+	}
+	if name == "" {
+		return "", "", fmt.Errorf("%w: add one with `megagit remote add origin URL`", ErrNoRemote)
+	}
+	rc, ok := cfg.Remotes[name]
+	if !ok || len(rc.URLs) == 0 {
+		return "", "", fmt.Errorf("%w named %q: add it with `megagit remote add %s URL`", ErrNoRemote, name, name)
+	}
+	return name, rc.URLs[0], nil
+}
+
+// fetch brings the remote's branches into refs/remotes/NAME/; an empty
+// remote is not an error.
+func (r *Registry) fetch(ctx context.Context, remote, url string) error {
+	auth, err := AuthFor(url)
+	if err != nil {
+		return err
+	}
+	err = r.repo.FetchContext(ctx, &git.FetchOptions{RemoteName: remote, Auth: auth})
+	if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) || errors.Is(err, transport.ErrEmptyRemoteRepository) {
+		return nil
+	}
+	return fmt.Errorf("fetch from %s (%s): %w", remote, url, err)
+}
+
+// push sends the local branch to the same branch on the remote and
+// records the result as the remote-tracking ref, like git push does.
+func (r *Registry) push(ctx context.Context, remote, url string, branch plumbing.ReferenceName, hash plumbing.Hash) error {
+	auth, err := AuthFor(url)
+	if err != nil {
+		return err
+	}
+	spec := config.RefSpec(hash.String() + ":" + branch.String())
+	err = r.repo.PushContext(ctx, &git.PushOptions{RemoteName: remote, Auth: auth, RefSpecs: []config.RefSpec{spec}})
+	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+		return err
+	}
+	tracking := plumbing.NewRemoteReferenceName(remote, branch.Short())
+	return r.repo.Storer.SetReference(plumbing.NewHashReference(tracking, hash))
+}
+
+// remoteHead is the last fetched commit of the remote's branch (zero when
+// the remote has no such branch yet).
+func (r *Registry) remoteHead(remote string, branch plumbing.ReferenceName) (plumbing.Hash, error) {
+	ref, err := r.repo.Storer.Reference(plumbing.NewRemoteReferenceName(remote, branch.Short()))
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return plumbing.ZeroHash, nil
+	}
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return ref.Hash(), nil
+}
+
+// PingRemote lists a remote's refs within timeout: doctor's reachability
+// check. It changes nothing.
+func (r *Registry) PingRemote(name string, timeout time.Duration) (string, error) {
+	_, branch, err := r.headNames()
+	if err != nil {
+		return "", err
+	}
+	name, url, err := r.resolveRemote(name, branch)
+	if err != nil {
+		return "", err
+	}
+	rem, err := r.repo.Remote(name)
+	if err != nil {
+		return url, err
+	}
+	auth, err := AuthFor(url)
+	if err != nil {
+		return url, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	_, err = rem.ListContext(ctx, &git.ListOptions{Auth: auth, Timeout: int(timeout / time.Second)})
+	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
+		err = nil
+	}
+	return url, err
+}
+
+// headNames returns the current branch (HEAD may be unborn).
+func (r *Registry) headNames() (plumbing.Hash, plumbing.ReferenceName, error) {
+	branch, h, err := r.head()
+	return h, branch, err
+}

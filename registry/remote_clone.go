@@ -1,0 +1,124 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/storage/memory"
+)
+
+// CloneDir is the folder `megagit clone URL` uses when none is given: the
+// last path element of the URL without ".git", like git clone.
+func CloneDir(rawURL string) string {
+	ep, err := transport.NewEndpoint(rawURL)
+	p := rawURL
+	if err == nil {
+		p = ep.Path
+	}
+	base := path.Base(strings.TrimRight(filepath.ToSlash(p), "/"))
+	base = strings.TrimSuffix(base, ".git")
+	if base == "" || base == "." || base == "/" {
+		return "registry"
+	}
+	return base
+}
+
+// Clone clones a shared registry into dir with go-git and opens it. A
+// repository without .megagit/ is removed again and reported, so a wrong
+// URL leaves nothing behind. The per-machine folder .megagit/local/ is
+// created; a registry whose .gitignore does not ignore it gets a warning.
+func Clone(ctx context.Context, rawURL, dir string, opts Options) (*Registry, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if ents, err := os.ReadDir(abs); err == nil && len(ents) > 0 {
+		return nil, fmt.Errorf("%w: %s is not empty", ErrExists, abs)
+	}
+	auth, err := AuthFor(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	_, statErr := os.Stat(abs)
+	created := errors.Is(statErr, os.ErrNotExist)
+	cleanup := func() {
+		if created {
+			os.RemoveAll(abs)
+		} else {
+			ents, _ := os.ReadDir(abs)
+			for _, e := range ents {
+				os.RemoveAll(filepath.Join(abs, e.Name()))
+			}
+		}
+	}
+	_, err = git.PlainCloneContext(ctx, abs, false, &git.CloneOptions{URL: rawURL, Auth: auth})
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		// The remote's HEAD names a branch it does not have (a bare repo
+		// made with another default branch): take main, master or the first.
+		if branch, ok := pickBranch(ctx, rawURL, auth); ok {
+			cleanup()
+			_, err = git.PlainCloneContext(ctx, abs, false, &git.CloneOptions{URL: rawURL, Auth: auth, ReferenceName: branch, SingleBranch: false})
+		}
+	}
+	if err != nil {
+		cleanup()
+		if errors.Is(err, transport.ErrEmptyRemoteRepository) {
+			return nil, fmt.Errorf("%w: %s is an empty repository; create the registry with `megagit init`, `megagit remote add origin %s` and `megagit sync`", ErrNotRegistry, rawURL, rawURL)
+		}
+		return nil, fmt.Errorf("clone %s: %w", rawURL, err)
+	}
+	if st, err := os.Stat(filepath.Join(abs, MetaDir)); err != nil || !st.IsDir() {
+		cleanup()
+		return nil, fmt.Errorf("%w: %s has no %s folder at its top (removed the clone)", ErrNotRegistry, rawURL, MetaDir)
+	}
+	if err := os.MkdirAll(filepath.Join(abs, filepath.FromSlash(LocalDirName)), 0o755); err != nil {
+		return nil, err
+	}
+	r, err := Open(abs, opts)
+	if err != nil {
+		return nil, err
+	}
+	ignore, _ := os.ReadFile(filepath.Join(abs, ".gitignore"))
+	if !hasLine(string(ignore), "/"+LocalDirName+"/") && !hasLine(string(ignore), LocalDirName+"/") {
+		r.warn(".gitignore does not ignore %s/: add the line /%s/ so per-machine files stay out of commits", LocalDirName, LocalDirName)
+	}
+	return r, nil
+}
+
+// pickBranch lists the remote's branches and picks main, else master, else
+// the first by name.
+func pickBranch(ctx context.Context, rawURL string, auth transport.AuthMethod) (plumbing.ReferenceName, bool) {
+	rem := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{rawURL}})
+	refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: auth})
+	if err != nil {
+		return "", false
+	}
+	var branches []string
+	for _, ref := range refs {
+		if ref.Name().IsBranch() {
+			branches = append(branches, ref.Name().String())
+		}
+	}
+	if len(branches) == 0 {
+		return "", false
+	}
+	sort.Strings(branches)
+	for _, want := range []string{"refs/heads/main", "refs/heads/master"} {
+		for _, b := range branches {
+			if b == want {
+				return plumbing.ReferenceName(b), true
+			}
+		}
+	}
+	return plumbing.ReferenceName(branches[0]), true
+}

@@ -1,0 +1,281 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// What a sync did to the local branch.
+const (
+	SyncUpToDate    = "up-to-date"
+	SyncFastForward = "fast-forward"
+	SyncMerge       = "merge"
+	SyncPushOnly    = "push"
+	SyncConflicted  = "conflict"
+)
+
+// DefaultSyncAttempts bounds how often sync merges again when the remote
+// moved between its fetch and its push.
+const DefaultSyncAttempts = 3
+
+// SyncOptions are the settings of one sync.
+type SyncOptions struct {
+	// Remote is the git remote to sync with; "" picks the branch's
+	// upstream, else origin, else the only remote.
+	Remote string
+	// DryRun computes and reports, and changes no branch, file or remote
+	// (the fetch still updates the remote-tracking branch, like git fetch).
+	DryRun bool
+	// MergeFiles merges embedding caches changed on both sides; nil makes
+	// such a change a conflict.
+	MergeFiles FileMerger
+	// Attempts bounds fetch-merge-push rounds (DefaultSyncAttempts when 0).
+	Attempts int
+	// Progress receives one-line status messages (may be nil).
+	Progress func(string)
+
+	beforePush func(attempt int) // tests: move the remote at the worst moment
+}
+
+// SyncResult reports a sync.
+type SyncResult struct {
+	Remote    string      `json:"remote"`
+	URL       string      `json:"url"`
+	Branch    string      `json:"branch"`
+	Action    string      `json:"action"`
+	Before    string      `json:"before"`
+	After     string      `json:"after"`
+	Pushed    bool        `json:"pushed"`
+	DryRun    bool        `json:"dry_run"`
+	Attempts  int         `json:"attempts"`
+	Conflicts []string    `json:"conflicts,omitempty"`
+	Skills    []SkillSync `json:"skills"`
+}
+
+// syncStep is the outcome of one merge round.
+type syncStep struct {
+	head     plumbing.Hash
+	needPush bool
+}
+
+// Sync shares the registry through a git remote: fetch; then fast-forward,
+// or build megagit's own merge commit (see planMerge); then push. When the
+// push is rejected because the remote moved, it fetches and merges again,
+// at most Attempts times. A conflict stops it before anything local
+// changes. The registry lock is held while the local branch is read and
+// moved, never across the network.
+func (r *Registry) Sync(ctx context.Context, opts SyncOptions) (*SyncResult, error) {
+	if opts.Attempts <= 0 {
+		opts.Attempts = DefaultSyncAttempts
+	}
+	progress := opts.Progress
+	if progress == nil {
+		progress = func(string) {}
+	}
+	branch, _, err := r.head()
+	if err != nil {
+		return nil, err
+	}
+	name, url, err := r.resolveRemote(opts.Remote, branch)
+	if err != nil {
+		return nil, err
+	}
+	res := &SyncResult{Remote: name, URL: url, Branch: branch.Short(), DryRun: opts.DryRun, Skills: []SkillSync{}}
+	fetched := false
+	var lastErr error
+	for attempt := 1; attempt <= opts.Attempts; attempt++ {
+		res.Attempts = attempt
+		if !fetched {
+			progress(fmt.Sprintf("fetching %s (%s)", name, url))
+			if err := r.fetch(ctx, name, url); err != nil {
+				return res, err
+			}
+		}
+		fetched = false
+		theirs, err := r.remoteHead(name, branch)
+		if err != nil {
+			return res, err
+		}
+		step, err := r.syncStep(branch, theirs, name, opts, res)
+		if err != nil || opts.DryRun || !step.needPush {
+			return res, err
+		}
+		if opts.beforePush != nil {
+			opts.beforePush(attempt)
+		}
+		progress(fmt.Sprintf("pushing %s to %s", branch.Short(), name))
+		perr := r.push(ctx, name, url, branch, step.head)
+		if perr == nil {
+			res.Pushed = true
+			return res, nil
+		}
+		if err := r.fetch(ctx, name, url); err != nil {
+			return res, fmt.Errorf("push to %s: %w (and fetching again failed: %v)", name, perr, err)
+		}
+		fetched = true
+		now, err := r.remoteHead(name, branch)
+		if err != nil {
+			return res, err
+		}
+		if now == theirs {
+			return res, fmt.Errorf("push to %s (%s): %w; your commits are safe on the local branch", name, url, perr)
+		}
+		lastErr = perr
+		progress(fmt.Sprintf("%s/%s moved during the sync; merging again", name, branch.Short()))
+	}
+	return res, fmt.Errorf("%w: %s/%s kept moving while megagit pushed (gave up after %d attempts; last: %v); your commits are safe on the local branch: run `megagit sync` again",
+		ErrConflict, name, branch.Short(), opts.Attempts, lastErr)
+}
+
+// syncStep merges theirs into the local branch under the registry lock.
+func (r *Registry) syncStep(branch plumbing.ReferenceName, theirs plumbing.Hash, remote string, opts SyncOptions, res *SyncResult) (syncStep, error) {
+	lock, err := r.Acquire(r.opts.LockTimeout)
+	if err != nil {
+		return syncStep{}, err
+	}
+	defer lock.Release()
+	if _, err := r.recoverLocked(); err != nil {
+		return syncStep{}, err
+	}
+	cur, ours, err := r.head()
+	if err != nil {
+		return syncStep{}, err
+	}
+	if cur != branch {
+		return syncStep{}, fmt.Errorf("%w: the checked-out branch changed to %s during sync", ErrConflict, cur.Short())
+	}
+	if res.Before == "" {
+		res.Before = hashString(ours)
+	}
+	res.After = hashString(ours)
+	kind, base, err := r.relation(ours, theirs)
+	if err != nil {
+		return syncStep{}, err
+	}
+	trees := [3]*object.Tree{}
+	for i, h := range []plumbing.Hash{base, ours, theirs} {
+		if trees[i], err = r.commitTree(h); err != nil {
+			return syncStep{}, err
+		}
+	}
+	plan, err := r.planMerge(trees[0], trees[1], trees[2], opts.MergeFiles)
+	if err != nil {
+		return syncStep{}, err
+	}
+	res.Action = kind
+	res.Skills = mergeSkillReports(res.Skills, plan.sortedSkills())
+	if len(plan.conflicts) > 0 {
+		res.Action = SyncConflicted
+		for _, c := range plan.conflicts {
+			res.Conflicts = append(res.Conflicts, r.relPath(c))
+		}
+		return syncStep{}, conflictError(res)
+	}
+	step := syncStep{head: ours, needPush: kind == SyncPushOnly || kind == SyncMerge}
+	if opts.DryRun || (kind != SyncFastForward && kind != SyncMerge) {
+		return step, nil
+	}
+	h, err := r.applyPlan(plan, branch, ours, theirs, kind == SyncFastForward, remote)
+	if err != nil {
+		return syncStep{}, err
+	}
+	res.After, step.head = h.String(), h
+	return step, nil
+}
+
+// relation classifies ours against theirs and returns the merge base.
+func (r *Registry) relation(ours, theirs plumbing.Hash) (string, plumbing.Hash, error) {
+	switch {
+	case ours == theirs:
+		return SyncUpToDate, ours, nil
+	case theirs.IsZero():
+		return SyncPushOnly, theirs, nil
+	case ours.IsZero():
+		return SyncFastForward, ours, nil
+	}
+	oc, err := r.repo.CommitObject(ours)
+	if err != nil {
+		return "", plumbing.ZeroHash, err
+	}
+	tc, err := r.repo.CommitObject(theirs)
+	if err != nil {
+		return "", plumbing.ZeroHash, err
+	}
+	bases, err := oc.MergeBase(tc)
+	if err != nil {
+		return "", plumbing.ZeroHash, fmt.Errorf("find merge base: %w", err)
+	}
+	if len(bases) == 0 {
+		return SyncMerge, plumbing.ZeroHash, nil // unrelated histories: merge over an empty base
+	}
+	base := bases[0].Hash // criss-cross merges: any base works for id-based ledgers
+	switch base {
+	case theirs:
+		return SyncPushOnly, base, nil
+	case ours:
+		return SyncFastForward, base, nil
+	}
+	return SyncMerge, base, nil
+}
+
+func conflictError(res *SyncResult) error {
+	err := fmt.Errorf("%w: both sides changed %s differently; nothing local was changed", ErrConflict, strings.Join(res.Conflicts, ", "))
+	return &SyncConflictError{Err: err, Remote: res.Remote, Branch: res.Branch, Paths: res.Conflicts}
+}
+
+// SyncConflictError names the files in real conflict, so the command
+// layer can explain how to finish with git.
+type SyncConflictError struct {
+	Err            error
+	Remote, Branch string
+	Paths          []string
+}
+
+func (e *SyncConflictError) Error() string { return e.Err.Error() }
+func (e *SyncConflictError) Unwrap() error { return e.Err }
+
+// IsSyncConflict extracts a SyncConflictError.
+func IsSyncConflict(err error) (*SyncConflictError, bool) {
+	var c *SyncConflictError
+	ok := errors.As(err, &c)
+	return c, ok
+}
+
+func hashString(h plumbing.Hash) string {
+	if h.IsZero() {
+		return ""
+	}
+	return h.String()
+}
+
+// mergeSkillReports folds a retry's report into the first one.
+func mergeSkillReports(prev, next []SkillSync) []SkillSync {
+	if len(prev) == 0 {
+		return next
+	}
+	idx := map[string]int{}
+	for i, s := range prev {
+		idx[s.Skill] = i
+	}
+	rank := map[string]int{SyncUnchanged: 0, SyncUpdated: 1, SyncNew: 2, SyncConflict: 3}
+	for _, s := range next {
+		i, ok := idx[s.Skill]
+		if !ok {
+			prev = append(prev, s)
+			continue
+		}
+		p := &prev[i]
+		if rank[s.Status] > rank[p.Status] {
+			p.Status = s.Status
+		}
+		p.Received += s.Received
+		p.Sent = s.Sent
+		p.Paths = append(p.Paths, s.Paths...)
+	}
+	return prev
+}

@@ -1,0 +1,220 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/megagit/megagit/lifecycle"
+)
+
+// newTeam makes a bare remote holding a registry with the given skills and
+// n clones of it, ready to sync.
+func newTeam(t *testing.T, n int, skills ...string) []*Registry {
+	t.Helper()
+	if _, err := os.Stat("/usr/bin/git"); err != nil {
+		if _, err := os.Stat("/usr/local/bin/git"); err != nil {
+			t.Skip("file:// remotes need git-upload-pack")
+		}
+	}
+	first := newTestRegistry(t, skills...)
+	bare := filepath.Join(t.TempDir(), "remote.git")
+	if _, err := git.PlainInit(bare, true); err != nil {
+		t.Fatal(err)
+	}
+	url := "file://" + bare
+	if err := first.AddRemote("origin", url); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := first.Sync(context.Background(), SyncOptions{}); err != nil {
+		t.Fatalf("first sync: %v", err)
+	}
+	team := []*Registry{first}
+	for i := 1; i < n; i++ {
+		r, err := Clone(context.Background(), url, filepath.Join(t.TempDir(), "clone"), Options{Roots: []string{"skills"}})
+		if err != nil {
+			t.Fatalf("clone: %v", err)
+		}
+		team = append(team, r)
+	}
+	return team
+}
+
+func syncOK(t *testing.T, r *Registry, opts SyncOptions) *SyncResult {
+	t.Helper()
+	res, err := r.Sync(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("sync %s: %v", r.Root(), err)
+	}
+	return res
+}
+
+func ledgerIDSet(t *testing.T, r *Registry) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	files, _ := filepath.Glob(filepath.Join(r.Root(), ".megagit", "ledger", "*.jsonl"))
+	for _, f := range files {
+		for _, l := range splitLedger([]byte(readFile(t, f))) {
+			out[l.entry.ID]++
+		}
+	}
+	return out
+}
+
+func TestSyncPushRaceRetries(t *testing.T) {
+	team := newTeam(t, 2, "s")
+	a, b := team[0], team[1]
+	verdict(t, a, "s", lifecycle.Helpful)
+	verdict(t, b, "s", lifecycle.Harmful)
+	moved := 0
+	res, err := b.Sync(context.Background(), SyncOptions{beforePush: func(attempt int) {
+		if attempt == 1 { // a teammate pushes between our fetch and our push
+			verdict(t, a, "s", lifecycle.Helpful)
+			syncOK(t, a, SyncOptions{})
+			moved++
+		}
+	}})
+	if err != nil {
+		t.Fatalf("sync: %v", err)
+	}
+	if moved != 1 || res.Attempts != 2 || !res.Pushed {
+		t.Fatalf("want a pushed second attempt, got %+v", res)
+	}
+	syncOK(t, a, SyncOptions{})
+	for _, r := range team {
+		ids := ledgerIDSet(t, r)
+		if len(ids) != 3 {
+			t.Fatalf("%s: %d verdicts, want 3: %v", r.Root(), len(ids), ids)
+		}
+	}
+}
+
+func TestSyncPushRaceGivesUp(t *testing.T) {
+	team := newTeam(t, 2, "s")
+	a, b := team[0], team[1]
+	verdict(t, b, "s", lifecycle.Harmful)
+	_, err := b.Sync(context.Background(), SyncOptions{beforePush: func(int) {
+		verdict(t, a, "s", lifecycle.Helpful)
+		syncOK(t, a, SyncOptions{})
+	}})
+	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "gave up after 3 attempts") {
+		t.Fatalf("want a bounded give-up, got %v", err)
+	}
+	// Nothing local is lost: b's verdict and the two it merged before the
+	// last push failed are there.
+	if ids := ledgerIDSet(t, b); len(ids) != 3 {
+		t.Fatalf("b holds %d verdicts, want 3", len(ids))
+	}
+	syncOK(t, b, SyncOptions{})
+	syncOK(t, a, SyncOptions{})
+	if ids := ledgerIDSet(t, a); len(ids) != 4 {
+		t.Fatalf("a holds %d verdicts after the retry, want 4", len(ids))
+	}
+}
+
+func TestSyncDirtyFileStopsBeforeWriting(t *testing.T) {
+	team := newTeam(t, 2, "s")
+	a, b := team[0], team[1]
+	verdict(t, a, "s", lifecycle.Helpful)
+	syncOK(t, a, SyncOptions{})
+	p := skillPath(b, "s")
+	edited := readFile(t, p) + "\nmy own edit\n"
+	if err := os.WriteFile(p, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Sync(context.Background(), SyncOptions{}); !errors.Is(err, ErrDirty) {
+		t.Fatalf("want ErrDirty, got %v", err)
+	}
+	if readFile(t, p) != edited {
+		t.Fatal("sync overwrote the user's edit")
+	}
+}
+
+func TestSyncStressWritersAndSyncers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stress test")
+	}
+	const writers, each = 8, 10
+	team := newTeam(t, 2, "s", "u")
+	a, b := team[0], team[1]
+	done := make(chan error, writers+2)
+	deadline := time.Now().Add(90 * time.Second)
+	for w := 0; w < writers; w++ {
+		go func(w int) {
+			r, err := Open(a.Root(), Options{Roots: []string{"skills"}, LockTimeout: time.Minute})
+			if err != nil {
+				done <- err
+				return
+			}
+			skill := []string{"s", "u"}[w%2]
+			for i := 0; i < each; i++ {
+				if _, _, err := r.RecordVerdicts([]VerdictInput{{Skill: skill, Verdict: lifecycle.Helpful}}, time.Now()); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}(w)
+	}
+	// Meanwhile a teammate records and both sides sync.
+	go func() {
+		for i := 0; i < 5 && time.Now().Before(deadline); i++ {
+			if _, _, err := b.RecordVerdicts([]VerdictInput{{Skill: "s", Verdict: lifecycle.Harmful}}, time.Now()); err != nil {
+				done <- err
+				return
+			}
+			if _, err := b.Sync(context.Background(), SyncOptions{Attempts: 10}); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	go func() {
+		r, err := Open(a.Root(), Options{Roots: []string{"skills"}, LockTimeout: time.Minute})
+		if err == nil {
+			for i := 0; i < 5 && time.Now().Before(deadline); i++ {
+				if _, err = r.Sync(context.Background(), SyncOptions{Attempts: 10}); err != nil {
+					break
+				}
+			}
+		}
+		done <- err
+	}()
+	for i := 0; i < writers+2; i++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	syncOK(t, a, SyncOptions{})
+	syncOK(t, b, SyncOptions{})
+	syncOK(t, a, SyncOptions{})
+	for _, r := range team {
+		ids := ledgerIDSet(t, r)
+		if len(ids) != writers*each+5 {
+			t.Fatalf("%s: %d verdicts, want %d", r.Root(), len(ids), writers*each+5)
+		}
+		for id, n := range ids {
+			if n != 1 {
+				t.Fatalf("verdict %s appears %d times", id, n)
+			}
+		}
+		s, err := r.Skill("s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Evidence.HelpfulCount != writers*each/2 || s.Evidence.HarmfulCount != 5 {
+			t.Fatalf("s: helpful %d harmful %d, want %d and 5", s.Evidence.HelpfulCount, s.Evidence.HarmfulCount, writers*each/2)
+		}
+		for _, c := range r.Doctor(0) {
+			if c.Status == CheckFail {
+				t.Fatalf("doctor: %+v", c)
+			}
+		}
+	}
+}
