@@ -70,8 +70,9 @@ func exitCodesTopic() *cobra.Command {
    6  locked: another megagit process held the registry lock too long
    7  uncommitted changes: a file megagit must change has your own edits
    8  no git identity: set git config user.name and user.email
-   9  conflict: the branch moved during the write, or a sync conflict
-  10  problems found: megagit lint reported at least one error
+   9  conflict: the branch moved during a write, both sides of a sync changed
+      the same file, or the remote kept moving while sync pushed
+  10  problems found: megagit lint or megagit doctor reported a failure
 
 Hook commands (megagit hook ...) always exit 0 and print nothing on failure.`,
 	}
