@@ -64,7 +64,7 @@ func (p Profile) Pinned() bool {
 // (BENCHMARKS.md, "Built-in model").
 var StaticProfile = Profile{
 	ID: BuiltinID, Kind: "static", Builtin: true, Dim: 256, Pooling: "mean", Normalize: true,
-	FusionW: 0.3, AbsFloor: 0.25, Tier: "medium", Measured: true,
+	FusionW: 0.4, AbsFloor: 0.20, Tier: "medium", Measured: true,
 }
 
 // Graph inputs of the two export families we know.

@@ -22,6 +22,23 @@ type Options struct {
 	// Profile overrides the index's dynamic-K profile, e.g. with the
 	// profile of the embedder that produced Dense.
 	Profile *DynamicK
+	// DenseFloor is the semantic channel's own floor (cosine): with Dense
+	// set, a skill is a candidate when it shares a term with the prompt or
+	// its dense score reaches this floor (seed 002's lexical ∪ semantic
+	// candidate set with a semantic floor).
+	DenseFloor float64
+}
+
+// candidate reports whether a skill may be emitted at all: it must match
+// the prompt in at least one channel.
+func candidate(b Breakdown, denseFloor float64) bool {
+	if b.Relevance <= 0 {
+		return false
+	}
+	if b.Dense == nil || b.Lexical > 0 {
+		return true
+	}
+	return *b.Dense >= denseFloor
 }
 
 // Result is one query's full ranking: every skill's breakdown (archived
@@ -95,9 +112,12 @@ func (ix *Index) Rank(text string, opt Options) Result {
 		if len(pick) == k {
 			break
 		}
-		if b.Relevance > 0 {
+		if candidate(b, opt.DenseFloor) {
 			pick = append(pick, b.Doc)
 		}
+	}
+	if len(pick) == 0 && k > 0 {
+		res.Reason = "no-match" // K allowed some, but no skill matches in any channel
 	}
 	final := make([]float64, n)
 	for _, b := range res.Ranked {

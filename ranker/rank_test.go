@@ -250,3 +250,25 @@ func BenchmarkRank(b *testing.B) {
 		})
 	}
 }
+
+func TestCandidateNeedsOneChannel(t *testing.T) {
+	d := func(v float64) *float64 { return &v }
+	tests := []struct {
+		name string
+		b    Breakdown
+		want bool
+	}{
+		{"lexical only, matched", Breakdown{Relevance: 0.2, Lexical: 0.2}, true},
+		{"lexical only, unmatched", Breakdown{Relevance: 0}, false},
+		{"shares a term, weak dense", Breakdown{Relevance: 0.1, Lexical: 0.05, Dense: d(0.1)}, true},
+		{"no term, dense over the floor", Breakdown{Relevance: 0.12, Dense: d(0.3)}, true},
+		{"no term, dense under the floor", Breakdown{Relevance: 0.06, Dense: d(0.15)}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := candidate(tt.b, 0.2); got != tt.want {
+				t.Fatalf("candidate = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -89,7 +89,7 @@ func (r *router) rank(prompt string, s routeSettings) ranker.Result {
 	if r.sem != nil {
 		dense, err := r.sem.scores(prompt)
 		if err == nil {
-			opt.Dense = dense
+			opt.Dense, opt.DenseFloor = dense, r.sem.prof.AbsFloor
 		} else {
 			opt.Profile = nil // lexical fallback for this prompt
 		}
