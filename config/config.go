@@ -165,9 +165,9 @@ var ErrInvalid = errors.New("config")
 // FileName is where a registry keeps its committed settings.
 const FileName = "config.yaml"
 
-// Load resolves the settings. file may not exist; flags may be nil. Flags are
-// bound by name: a changed flag whose name equals a key's last segment with
-// '_' as '-' (e.g. --top-k for route.top_k) overrides everything else.
+// Load resolves the settings. file may not exist; flags may be nil. A changed
+// flag listed in flagNames (e.g. --top-k for route.top_k) overrides
+// everything else.
 func Load(file string, flags *pflag.FlagSet) (*Config, []Setting, error) {
 	v := viper.New()
 	v.SetConfigType("yaml")
@@ -212,7 +212,8 @@ func Load(file string, flags *pflag.FlagSet) (*Config, []Setting, error) {
 			}
 		}
 		if flags != nil {
-			if f := flags.Lookup(flagName(s.key)); f != nil && f.Changed {
+			if name, ok := flagNames[s.key]; !ok {
+			} else if f := flags.Lookup(name); f != nil && f.Changed {
 				raw, source = f.Value.String(), "flag --"+f.Name
 			}
 		}
@@ -235,9 +236,13 @@ func envName(key string) string {
 	return "MEGAGIT_" + strings.ToUpper(strings.NewReplacer(".", "_").Replace(key))
 }
 
-func flagName(key string) string {
-	last := key[strings.LastIndex(key, ".")+1:]
-	return strings.ReplaceAll(last, "_", "-")
+// flagNames are the settings a command-line flag may override, and the flag
+// that does it; only these, so a flag of the same name meant for something
+// else (the global --dir) can never leak into a setting.
+var flagNames = map[string]string{
+	"route.top_k":  "top-k",
+	"route.format": "format",
+	"route.budget": "budget",
 }
 
 func convert(k kind, raw any) (any, error) {

@@ -144,3 +144,18 @@ func TestSetKeepsCommentsAndOtherKeys(t *testing.T) {
 		t.Fatalf("reload: %+v %v", cfg, err)
 	}
 }
+
+func TestOnlyListedFlagsOverride(t *testing.T) {
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	fs.String("dir", "", "") // the global -C/--dir, not model.dir
+	if err := fs.Parse([]string{"--dir", "somewhere"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := Load("", fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Model.Dir != "" {
+		t.Fatalf("--dir leaked into model.dir: %q", cfg.Model.Dir)
+	}
+}

@@ -366,3 +366,18 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	return nil
 }
+
+// Fingerprinter is an Embedder that can tell two builds of the same model id
+// apart (a retrained table), so cached vectors of the old build are not reused.
+type Fingerprinter interface {
+	Fingerprint() string
+}
+
+// CacheKey is the model identity a cache is keyed by: the id, plus the
+// build's fingerprint when the embedder has one.
+func CacheKey(e Embedder) string {
+	if f, ok := e.(Fingerprinter); ok && f.Fingerprint() != "" {
+		return e.ID() + "@" + f.Fingerprint()
+	}
+	return e.ID()
+}

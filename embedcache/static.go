@@ -292,3 +292,7 @@ func (m *StaticModel) EmbedIDs(ids []int32) []float32 {
 	}
 	return sum
 }
+
+// Fingerprint names this build of the model (when it was saved), so a
+// retrained table under the same id does not reuse cached vectors.
+func (m *StaticModel) Fingerprint() string { return m.meta.Created }

@@ -94,7 +94,7 @@ func embedRun(opts *embedOptions) error {
 	warn := func(msg string) { fmt.Fprintf(a.errOut, "megagit: warning: %s\n", msg) }
 	var old *embedcache.Cache
 	if !opts.all {
-		old = embedcache.OpenCache(dir, emb.ID(), emb.Dim(), warn)
+		old = embedcache.OpenCache(dir, embedcache.CacheKey(emb), emb.Dim(), warn)
 	}
 	vecs := make([][]float32, len(items))
 	var todo []embedcache.DocText
@@ -122,7 +122,7 @@ func embedRun(opts *embedOptions) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	c := embedcache.OpenCache(tmp, emb.ID(), emb.Dim(), warn)
+	c := embedcache.OpenCache(tmp, embedcache.CacheKey(emb), emb.Dim(), warn)
 	for i, it := range items {
 		c.Put(it.Skill, it.Field, embedcache.TextSHA(it.Text), vecs[i])
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestGenBenchRegistry writes a synthetic registry for the hook latency
@@ -85,9 +86,31 @@ func BenchmarkHookRouter(b *testing.B) {
 	})
 	b.Run("hookRouter", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if _, err := hookRouter(e); err != nil {
+			if _, err := hookRouter(e, nil); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
+}
+
+// BenchmarkHookPrompt times one whole prompt hook call in process (all but
+// process start): open, compiled index, route twice, session and decision
+// log. Profile it with -cpuprofile.
+//
+//	MEGAGIT_BENCH_REGISTRY=/tmp/reg1000 MEGAGIT_MODEL_ID=none go test ./cmd/megagit -run x -bench HookPrompt
+func BenchmarkHookPrompt(b *testing.B) {
+	dir := os.Getenv("MEGAGIT_BENCH_REGISTRY")
+	if dir == "" {
+		b.Skip("set MEGAGIT_BENCH_REGISTRY")
+	}
+	in := `{"session_id":"bench","cwd":"` + dir + `","prompt":"the docker image build is slow and the cache layer is huge"}`
+	var out, errOut strings.Builder
+	for i := 0; i < b.N; i++ {
+		out.Reset()
+		a := &app{dir: dir, in: strings.NewReader(in), out: &out, errOut: &errOut, now: time.Now}
+		hookPromptRun(&hookPromptOptions{app: a, agent: "claude"})
+		if out.Len() == 0 {
+			b.Fatalf("no output: %s", errOut.String())
+		}
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/config"
+	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/registry"
@@ -41,7 +42,12 @@ var errDeadline = errors.New("deadline exceeded; printed nothing")
 type promptState struct {
 	reg      atomic.Pointer[registry.Registry]
 	deadline chan time.Duration // the configured deadline, once known
+	caches   cacheGuard         // held while a cache is rebuilt and saved
 }
+
+// cacheGrace bounds how long a hook that ran out of time (and prints
+// nothing) still waits for a cache it is writing, so the next call finds it.
+const cacheGrace = 20 * time.Second
 
 type promptOutcome struct {
 	out string
@@ -54,7 +60,7 @@ type promptOutcome struct {
 func hookPromptRun(opts *hookPromptOptions) {
 	a := opts.app
 	start := time.Now()
-	st := &promptState{deadline: make(chan time.Duration, 1)}
+	st := &promptState{deadline: make(chan time.Duration, 1), caches: newCacheGuard()}
 	done := make(chan promptOutcome, 1)
 	go func() {
 		defer func() {
@@ -80,6 +86,7 @@ func hookPromptRun(opts *hookPromptOptions) {
 			return
 		case <-timer.C:
 			hookLog(a, st.reg.Load(), opts.agent, "prompt", fmt.Errorf("%w (%s)", errDeadline, time.Since(start).Round(time.Millisecond)))
+			st.caches.wait(cacheGrace)
 			return
 		}
 	}
@@ -110,7 +117,8 @@ func promptWork(opts *hookPromptOptions, st *promptState, start time.Time) (stri
 		return "", err
 	}
 	st.deadline <- e.cfg.Hook.Deadline
-	rt, err := hookRouter(e)
+	prewarmModel(e.cfg)
+	rt, err := hookRouter(e, st.caches)
 	if err != nil {
 		return "", err
 	}
@@ -160,7 +168,7 @@ func promptWork(opts *hookPromptOptions, st *promptState, start time.Time) (stri
 		}
 	}
 	if sess.ID != "" {
-		if err := saveSession(e.reg, sess, now); err != nil {
+		if err := savePromptSession(e.reg, sess, now); err != nil {
 			return "", err
 		}
 	}
@@ -175,6 +183,40 @@ func promptWork(opts *hookPromptOptions, st *promptState, start time.Time) (stri
 		return "", nil
 	}
 	return hook.Render(opts.agent, cfg.Hook.Output, text)
+}
+
+// savePromptSession is saveSession without waiting for the disk: the
+// session memory is per-machine state (a crash loses at most a repeated
+// skill body or the verdicts of one prompt), and an fsync on every prompt
+// costs the hook milliseconds on a busy disk.
+func savePromptSession(reg *registry.Registry, s *hook.Session, now time.Time) error {
+	s.Updated = now.UTC().Format(time.RFC3339)
+	data, err := s.Marshal()
+	if err != nil {
+		return err
+	}
+	return reg.WriteLocalCache(sessionFile(s.ID), data)
+}
+
+// prewarmModel starts loading the configured static model (the tokenizer
+// and, for the built-in model, its table) on another core while hookRouter
+// reads the compiled index: both load once per process, so semanticFor
+// then waits for this load instead of starting its own.
+func prewarmModel(cfg *config.Config) {
+	load := func(f func()) {
+		go func() {
+			// A panic must not crash the hook (it always exits 0): the
+			// worker then meets the failed load and logs it.
+			defer func() { _ = recover() }()
+			f()
+		}()
+	}
+	switch {
+	case cfg.Model.Dir != "":
+		load(func() { _, _ = embedcache.DefaultTokenizer() })
+	case cfg.Model.ID == embedcache.BuiltinID:
+		load(func() { _, _ = embedcache.Builtin() })
+	}
 }
 
 // projectFiltered keeps, from the ranking with the project words, only

@@ -97,7 +97,7 @@ func cachedVectors(emb embedcache.Embedder, items []embedcache.DocText, dirs []s
 	out := make([][]float32, len(items))
 	var missing []int
 	for _, dir := range dirs[:len(dirs)-1] {
-		c := embedcache.OpenCache(dir, emb.ID(), emb.Dim(), warn)
+		c := embedcache.OpenCache(dir, embedcache.CacheKey(emb), emb.Dim(), warn)
 		for i, it := range items {
 			if out[i] == nil {
 				out[i], _ = c.Get(embedcache.TextSHA(it.Text))
@@ -114,7 +114,7 @@ func cachedVectors(emb embedcache.Embedder, items []embedcache.DocText, dirs []s
 	if len(rest) == 0 {
 		return out, nil
 	}
-	local := embedcache.OpenCache(dirs[len(dirs)-1], emb.ID(), emb.Dim(), warn)
+	local := embedcache.OpenCache(dirs[len(dirs)-1], embedcache.CacheKey(emb), emb.Dim(), warn)
 	vecs, err := embedcache.EmbedDocs(emb, local, rest)
 	if err != nil {
 		return nil, err
