@@ -29,10 +29,21 @@ func (r *Registry) lockPath() string { return filepath.Join(r.LocalDir(), "lock"
 
 // Acquire waits up to timeout for the lock.
 func (r *Registry) Acquire(timeout time.Duration) (*Lock, error) {
+	return r.acquire(r.lockPath(), timeout)
+}
+
+// acquireSync serialises syncs of one registry: go-git rewrites
+// remote-tracking refs in place, so two fetches at once could read each
+// other's half-written refs. Writers of verdicts never wait on it.
+func (r *Registry) acquireSync(timeout time.Duration) (*Lock, error) {
+	return r.acquire(filepath.Join(r.LocalDir(), "sync.lock"), timeout)
+}
+
+func (r *Registry) acquire(path string, timeout time.Duration) (*Lock, error) {
 	if err := os.MkdirAll(r.LocalDir(), 0o755); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(r.lockPath(), os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +56,7 @@ func (r *Registry) Acquire(timeout time.Duration) (*Lock, error) {
 		}
 		if err != unix.EWOULDBLOCK && err != unix.EINTR {
 			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", r.lockPath(), err)
+			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}
 		if time.Now().After(deadline) {
 			f.Close()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -77,6 +78,11 @@ func (r *Registry) Sync(ctx context.Context, opts SyncOptions) (*SyncResult, err
 	if progress == nil {
 		progress = func(string) {}
 	}
+	netLock, err := r.acquireSync(2 * time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	defer netLock.Release()
 	branch, _, err := r.head()
 	if err != nil {
 		return nil, err
