@@ -151,21 +151,24 @@ func (r *Registry) commitChanges(message string, changes []change) (plumbing.Has
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("write commit: %w", err)
 	}
-	j := journal{Branch: branch.String(), Commit: hash.String(), Changes: changes}
+	return hash, r.journalAndFinish(branch, parent, hash, changes)
+}
+
+// journalAndFinish records the commit about to be applied (the redo log
+// recover.go replays), then applies it: work-tree files, index, branch.
+func (r *Registry) journalAndFinish(branch plumbing.ReferenceName, parent, commit plumbing.Hash, changes []change) error {
+	j := journal{Branch: branch.String(), Commit: commit.String(), Changes: changes}
 	if !parent.IsZero() {
 		j.Parent = parent.String()
 	}
 	data, err := json.Marshal(j)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return err
 	}
 	if err := writeFileAtomic(r.journalPath(), data, 0o644); err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("write journal: %w", err)
+		return fmt.Errorf("write journal: %w", err)
 	}
-	if err := r.finish(j); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return hash, nil
+	return r.finish(j)
 }
 
 // finish applies a journaled commit: work-tree files, index, branch, then

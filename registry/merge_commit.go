@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -34,18 +33,7 @@ func (r *Registry) applyPlan(plan *mergePlan, branch plumbing.ReferenceName, our
 			return plumbing.ZeroHash, err
 		}
 	}
-	j := journal{Branch: branch.String(), Commit: target.String(), Changes: plan.changes}
-	if !ours.IsZero() {
-		j.Parent = ours.String()
-	}
-	data, err := json.Marshal(j)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if err := writeFileAtomic(r.journalPath(), data, 0o644); err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("write journal: %w", err)
-	}
-	if err := r.finish(j); err != nil {
+	if err := r.journalAndFinish(branch, ours, target, plan.changes); err != nil {
 		return plumbing.ZeroHash, err
 	}
 	return target, nil
