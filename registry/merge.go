@@ -187,17 +187,22 @@ func (m *merger3) path(p string) error {
 	return nil
 }
 
+// sides reads path p at the merge base, ours and theirs (and whether the
+// base has it).
+func (m *merger3) sides(p string) (base []byte, inBase bool, ours, theirs []byte, err error) {
+	if base, inBase, err = m.r.content(m.b, p); err != nil {
+		return
+	}
+	if ours, _, err = m.r.content(m.o, p); err != nil {
+		return
+	}
+	theirs, _, err = m.r.content(m.t, p)
+	return
+}
+
 // ledger merges a ledger changed on both sides by verdict id.
 func (m *merger3) ledger(p, rel string) error {
-	base, _, err := m.r.content(m.b, p)
-	if err != nil {
-		return err
-	}
-	ours, _, err := m.r.content(m.o, p)
-	if err != nil {
-		return err
-	}
-	theirs, _, err := m.r.content(m.t, p)
+	base, _, ours, theirs, err := m.sides(p)
 	if err != nil {
 		return err
 	}
@@ -213,15 +218,7 @@ func (m *merger3) ledger(p, rel string) error {
 // skillFile merges a SKILL.md changed on both sides: the text outside
 // mega_meta may change on one side only; mega_meta is recomputed later.
 func (m *merger3) skillFile(p, rel string) error {
-	base, inB, err := m.r.content(m.b, p)
-	if err != nil {
-		return err
-	}
-	ours, _, err := m.r.content(m.o, p)
-	if err != nil {
-		return err
-	}
-	theirs, _, err := m.r.content(m.t, p)
+	base, inB, ours, theirs, err := m.sides(p)
 	if err != nil {
 		return err
 	}
