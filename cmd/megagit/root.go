@@ -71,6 +71,7 @@ func newRootCmd(a *app) *cobra.Command {
 		newSyncCmd(a),
 		newCloneCmd(a),
 		newDoctorCmd(a),
+		newServeCmd(a),
 		exitCodesTopic(),
 	)
 	return root

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/megagit/megagit/ranker"
 	"github.com/spf13/cobra"
@@ -16,6 +18,7 @@ type routeOptions struct {
 	format     string
 	budget     int
 	json       bool
+	noServe    bool
 	flags      flagLookup
 }
 
@@ -36,6 +39,7 @@ func newRouteCmd(a *app) *cobra.Command {
 	cmd.Flags().StringVar(&opts.format, "format", "", "catalog (name, description, path) or compose (primary body, secondary gotchas)")
 	cmd.Flags().IntVar(&opts.budget, "budget", 0, "token budget of the injected text")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&opts.noServe, "no-serve", false, "route in this process even if `megagit serve` runs")
 	return cmd
 }
 
@@ -60,11 +64,6 @@ func routeRun(opts *routeOptions) error {
 	if err != nil {
 		return err
 	}
-	rt, err := e.router(opts.app)
-	if err != nil {
-		return err
-	}
-	docs := rt.docs
 	topK, format, budget := e.cfg.Route.TopK, e.cfg.Route.Format, e.cfg.Route.Budget
 	if opts.topK > 0 {
 		topK = opts.topK
@@ -79,7 +78,10 @@ func routeRun(opts *routeOptions) error {
 		budget = opts.budget
 	}
 	noDynamic := opts.noDynamicK || !e.cfg.Route.Dynamic
-	rr := rt.route(opts.prompt, routeSettings{TopK: topK, NoDynamic: noDynamic, Format: format, Budget: budget})
+	docs, rr, err := routeOnce(opts, e, routeSettings{TopK: topK, NoDynamic: noDynamic, Format: format, Budget: budget})
+	if err != nil {
+		return err
+	}
 	score := map[int]float64{}
 	for _, b := range rr.res.Ranked {
 		score[b.Doc] = b.Final
@@ -111,6 +113,28 @@ func routeRun(opts *routeOptions) error {
 		fmt.Fprint(opts.app.out, strings.TrimRight(out.Text, "\n")+"\n")
 	}
 	return nil
+}
+
+// routeServeTimeout bounds a route's wait for `megagit serve`, which may be
+// re-reading changed skills, before routing in-process.
+const routeServeTimeout = 5 * time.Second
+
+// routeOnce routes through `megagit serve` when one answers, else here.
+func routeOnce(opts *routeOptions, e *env, s routeSettings) ([]ranker.Doc, routeResult, error) {
+	if !opts.noServe {
+		docs, rr, err := served(e, opts.prompt, "", s, routeServeTimeout)
+		if err == nil {
+			return docs, rr, nil
+		}
+		if !errors.Is(err, errNotServed) {
+			fmt.Fprintf(opts.app.errOut, "megagit: warning: %v; routing here\n", err)
+		}
+	}
+	rt, err := e.router(opts.app)
+	if err != nil {
+		return nil, routeResult{}, err
+	}
+	return rt.docs, rt.route(opts.prompt, s), nil
 }
 
 func round4(x float64) float64 {

@@ -26,6 +26,9 @@ type routeSettings struct {
 type routeResult struct {
 	res      ranker.Result
 	rendered ranker.Rendered
+	// candidates counts the skills ranked and not archived (res.Ranked of
+	// an answer from `megagit serve` holds only the head of the ranking).
+	candidates int
 }
 
 // newRouter indexes docs; with a semantic channel the model's profile sets
@@ -106,5 +109,27 @@ func (r *router) route(prompt string, s routeSettings) routeResult {
 	} else {
 		out = ranker.RenderCatalog(r.docs, res.Emitted, s.Budget)
 	}
-	return routeResult{res: res, rendered: out}
+	n := 0
+	for _, b := range res.Ranked {
+		if !b.Archived() {
+			n++
+		}
+	}
+	return routeResult{res: res, rendered: out, candidates: n}
+}
+
+// routeWithProject routes a prompt the way the prompt hook does. Seed 001
+// §1: the project name joins the query, as plain words. It may reorder and
+// pick among the skills the prompt itself matches, never add one the prompt
+// does not match, nor turn "nothing" into something: measured on
+// examples/demo, a project called "release-notes-bot" made a pytest prompt
+// pull release-notes and python-packaging otherwise.
+func (r *router) routeWithProject(prompt, project string, s routeSettings) routeResult {
+	rr := r.route(prompt, s)
+	if project != "" && rr.res.K > 0 {
+		if with := r.route(prompt+"\n"+project, s); with.res.K > 0 {
+			rr = projectFiltered(rr, with)
+		}
+	}
+	return rr
 }

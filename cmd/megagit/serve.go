@@ -1,0 +1,209 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/megagit/megagit/registry"
+	"github.com/spf13/cobra"
+)
+
+type serveOptions struct {
+	app  *app
+	idle time.Duration
+}
+
+func newServeCmd(a *app) *cobra.Command {
+	opts := &serveOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Keep this registry's index and model warm on a unix socket for route and the prompt hook",
+		Long: "serve loads the skills, the index and the semantic model once and answers route and\n" +
+			"hook prompt requests on a unix socket in .megagit/local/ until interrupted. Skills,\n" +
+			"ledgers and config are re-checked on every request, so answers are always those the\n" +
+			"command itself would give; a client whose settings differ routes in-process.",
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error { return serveRun(cmd.Context(), opts) },
+	}
+	cmd.Flags().DurationVar(&opts.idle, "idle", 0, "exit after this long without a request (0: never)")
+	return cmd
+}
+
+// server holds one registry's warm router and rebuilds it when the skills,
+// ledgers or configuration change.
+type server struct {
+	app  *app
+	root string
+
+	mu      sync.Mutex
+	env     *env
+	cfgStat stamp
+	cfgKey  string
+	docsKey string
+	rt      *router
+}
+
+func serveRun(ctx context.Context, opts *serveOptions) error {
+	a := opts.app
+	e, err := a.open(nil)
+	if err != nil {
+		return err
+	}
+	s := &server{app: a, root: e.reg.Root()}
+	if err := s.refresh(); err != nil {
+		return err
+	}
+	path := serveSocketPath(e.reg)
+	ln, err := listenSocket(path)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(path)
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fmt.Fprintf(a.errOut, "megagit: serving %s on %s (%d skills); Ctrl-C stops\n", s.root, path, len(s.rt.docs))
+	return s.loop(ctx, ln, opts.idle)
+}
+
+// listenSocket listens on path, replacing a socket no server answers on
+// (one left by a killed server) but never a live one.
+func listenSocket(path string) (net.Listener, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	if c, err := net.DialTimeout("unix", path, 200*time.Millisecond); err == nil {
+		c.Close()
+		return nil, fmt.Errorf("%w: a megagit serve already answers on %s", registry.ErrLocked, path)
+	}
+	_ = os.Remove(path)
+	old := syscall.Umask(0o077) // the socket is the user's alone
+	ln, err := net.Listen("unix", path)
+	syscall.Umask(old)
+	if err != nil {
+		return nil, fmt.Errorf("serve: %w", err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(true)
+	return ln, nil
+}
+
+// loop accepts connections until ctx ends or no request came for idle.
+func (s *server) loop(ctx context.Context, ln net.Listener, idle time.Duration) error {
+	var last sync.Mutex
+	lastReq := time.Now()
+	go func() {
+		<-ctx.Done()
+		ln.Close()
+	}()
+	if idle > 0 {
+		go func() {
+			for range time.Tick(idle / 4) {
+				last.Lock()
+				quiet := time.Since(lastReq)
+				last.Unlock()
+				if quiet >= idle {
+					fmt.Fprintf(s.app.errOut, "megagit: no request for %s; stopping\n", idle)
+					ln.Close()
+					return
+				}
+			}
+		}()
+	}
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			return err
+		}
+		last.Lock()
+		lastReq = time.Now()
+		last.Unlock()
+		go s.handle(c)
+	}
+}
+
+// handle answers one request; a malformed one just closes the connection.
+func (s *server) handle(c net.Conn) {
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+	line, err := bufio.NewReader(io.LimitReader(c, 4<<20)).ReadBytes('\n')
+	if err != nil {
+		return
+	}
+	var req serveRequest
+	if err := json.Unmarshal(line, &req); err != nil {
+		return
+	}
+	resp := s.answer(req)
+	out, err := json.Marshal(resp)
+	if err != nil {
+		return
+	}
+	_, _ = c.Write(append(out, '\n'))
+}
+
+// answer routes one request, or declines it when this server would not
+// answer as the client would.
+func (s *server) answer(req serveRequest) serveResponse {
+	switch {
+	case req.Proto != serveProto || req.Version != version:
+		return serveResponse{Declined: fmt.Sprintf("server is megagit %s (protocol %d)", version, serveProto)}
+	case req.Root != s.root:
+		return serveResponse{Declined: "server serves " + s.root}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.refresh(); err != nil {
+		return serveResponse{Declined: err.Error()}
+	}
+	if req.Config != s.cfgKey {
+		return serveResponse{Declined: "client settings differ from the server's"}
+	}
+	rr := s.rt.routeWithProject(req.Prompt, req.Project, req.Settings)
+	return toWire(s.rt.docs, rr, req.Settings.Format == "compose")
+}
+
+// refresh reloads the configuration when its file changed and rebuilds the
+// router when the configuration or the skills and ledgers changed.
+func (s *server) refresh() error {
+	cfgFile := configFile(s.root)
+	st := statAll([]string{cfgFile})[0]
+	if s.env == nil || st != s.cfgStat {
+		e, err := s.app.open(nil)
+		if err != nil {
+			return err
+		}
+		s.env, s.cfgStat = e, st
+		if key := serveKey(e.cfg); key != s.cfgKey {
+			s.cfgKey, s.rt = key, nil
+		}
+	}
+	key, err := indexKey(s.env.reg, s.env.cfg.Roots)
+	if err != nil {
+		return err
+	}
+	if s.rt != nil && key == s.docsKey {
+		return nil
+	}
+	rt, err := s.env.router(s.app)
+	if err != nil {
+		return err
+	}
+	s.rt, s.docsKey = rt, key
+	return nil
+}

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/megagit/megagit/ranker"
+)
+
+// serveTestRegistry writes a registry of n synthetic skills.
+func serveTestRegistry(t *testing.T, n int) string {
+	t.Helper()
+	dir := t.TempDir()
+	mustMegagit(t, procEnv(t), "-C", dir, "init")
+	words := strings.Fields(`docker image cache test flaky pipeline deploy kubernetes webhook stripe
+		postgres migration react render python wheel release changelog rebase terraform lambda kafka
+		redis leak latency retry timeout certificate nginx grafana`)
+	rng := rand.New(rand.NewSource(7))
+	pick := func(k int) string {
+		out := make([]string, k)
+		for i := range out {
+			out[i] = words[rng.Intn(len(words))]
+		}
+		return strings.Join(out, " ")
+	}
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("s%03d", i)
+		text := fmt.Sprintf("---\nname: %s\ndescription: \"%s. Use when %s.\"\n---\n\n# %s\n\n## Steps\n1. %s\n",
+			name, pick(12), pick(4), pick(3), pick(10))
+		p := filepath.Join(dir, "skills", name, "SKILL.md")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// startServe runs `megagit serve` in this process until the test ends.
+func startServe(t *testing.T, dir string) *env {
+	t.Helper()
+	var errOut syncBuffer
+	a := &app{dir: dir, out: &bytes.Buffer{}, errOut: &errOut, now: time.Now}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serveRun(ctx, &serveOptions{app: a}) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	e, err := a.open(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		if _, _, err := served(e, "ping", "", routeSettings{}, time.Second); err == nil {
+			return e
+		}
+		if time.Since(start) > 30*time.Second {
+			t.Fatalf("serve did not answer: %s", errOut.String())
+		}
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// routed is what a user sees of one routed prompt.
+type routed struct {
+	Names  []string
+	Scores []float64
+	Reason string
+	Text   string
+}
+
+func seen(docs []ranker.Doc, rr routeResult) routed {
+	r := routed{Reason: rr.res.Reason, Text: rr.rendered.Text}
+	score := map[int]float64{}
+	for _, b := range rr.res.Ranked {
+		score[b.Doc] = b.Final
+	}
+	for _, d := range rr.res.Emitted {
+		r.Names = append(r.Names, docs[d].ID)
+		r.Scores = append(r.Scores, score[d])
+	}
+	return r
+}
+
+func TestServeRoutesLikeInProcess(t *testing.T) {
+	dir := serveTestRegistry(t, 60)
+	e := startServe(t, dir)
+	prompts := []string{
+		"my docker image build cache is flaky in the pipeline",
+		"stripe webhook signature fails with a timeout",
+		"postgres migration is slow",
+		"thanks, that's all",
+		"react render latency and redis leak",
+		"",
+	}
+	local, err := e.router(&app{errOut: &bytes.Buffer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"catalog", "compose"} {
+		s := routeSettings{TopK: 5, Format: format, Budget: 2000}
+		for _, p := range prompts {
+			docs, rr, err := served(e, p, "", s, 5*time.Second)
+			if err != nil {
+				t.Fatalf("%q: %v", p, err)
+			}
+			got, want := seen(docs, rr), seen(local.docs, local.route(p, s))
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s %q: served %+v\nin-process %+v", format, p, got, want)
+			}
+			docs, rr, err = served(e, p, "kafka-tools", s, 5*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, want = seen(docs, rr), seen(local.docs, local.routeWithProject(p, "kafka-tools", s))
+			if !reflect.DeepEqual(got.Names, want.Names) || got.Reason != want.Reason {
+				t.Errorf("%q with project: served %+v\nin-process %+v", p, got, want)
+			}
+		}
+	}
+}
+
+func TestServeSeesEditsAndDeclinesOtherSettings(t *testing.T) {
+	dir := serveTestRegistry(t, 20)
+	e := startServe(t, dir)
+	s := routeSettings{TopK: 3, Format: "catalog", Budget: 2000}
+	const prompt = "zanzibar quokka export"
+	if docs, rr, err := served(e, prompt, "", s, 5*time.Second); err != nil || rr.res.K != 0 {
+		t.Fatalf("before the edit: %v, %+v", err, seen(docs, rr))
+	}
+	p := filepath.Join(dir, "skills", "s005", "SKILL.md")
+	text := "---\nname: s005\ndescription: Export quokka census data from Zanzibar.\n---\n\n# Export\n"
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	docs, rr, err := served(e, prompt, "", s, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := seen(docs, rr).Names; !reflect.DeepEqual(got, []string{"s005"}) {
+		t.Errorf("after editing s005, served %v, want [s005]", got)
+	}
+
+	other := *e.cfg
+	other.Model.FusionW = 0.9
+	if _, _, err := served(&env{reg: e.reg, cfg: &other}, prompt, "", s, 5*time.Second); !errors.Is(err, errNotServed) {
+		t.Errorf("a client with another fusion weight: err %v, want a decline", err)
+	}
+}
