@@ -34,7 +34,9 @@ type Config struct {
 type Model struct {
 	// ID is a model id ("megagit-static-v1", an ONNX profile) or "none".
 	ID string
-	// Dir is a local model folder that overrides ID.
+	// Dir is a local model folder (static or ONNX) that overrides ID as
+	// the model to load; ID, when it names an ONNX profile, is then the
+	// folder's profile (`model use --dir DIR --profile ID`).
 	Dir string
 	// FusionW overrides the model profile's fusion weight when > 0.
 	FusionW float64
@@ -43,6 +45,9 @@ type Model struct {
 	// ONNXRuntime is the ONNX Runtime shared library ONNX models load; empty
 	// means the install script's folder (embedcache.RuntimePath resolves it).
 	ONNXRuntime string
+	// CacheFloat16 makes `megagit embed` commit float16 vectors (half the
+	// size); --float16 on the command line overrides it.
+	CacheFloat16 bool
 }
 
 // Blend holds seed 000's evidence-blend weights.
@@ -146,7 +151,8 @@ var specs = []spec{
 	{"lexical.w_triggers", kFloat, 0.0, nil, "field weight of trigger lines; 0 uses the default"},
 	{"lock.timeout_ms", kInt, 30000, nil, "how long a writer waits for the registry lock"},
 	{"model.abs_floor", kFloat, 0.0, nil, "semantic channel's cosine floor; 0 uses the model's profile"},
-	{"model.dir", kString, "", nil, "a local model folder (overrides model.id)"},
+	{"model.cache_float16", kBool, false, nil, "megagit embed commits float16 vectors (half the size) instead of float32"},
+	{"model.dir", kString, "", nil, "a local model folder, static (model.json) or ONNX (model.onnx + tokenizer.json); it overrides model.id, which then names an ONNX folder's profile"},
 	{"model.fusion_w", kFloat, 0.0, nil, "weight of the semantic channel in relevance; 0 uses the model's profile"},
 	{"model.id", kString, "megagit-static-v1", nil, "semantic model: megagit-static-v1 (built in), an ONNX profile id, or none"},
 	{"model.onnxruntime", kString, "", []string{"MEGAGIT_ONNXRUNTIME_LIB"}, "ONNX Runtime library for ONNX models; empty: ${XDG_DATA_HOME:-~/.local/share}/megagit/onnxruntime/libonnxruntime.so.1, where scripts/install-onnxruntime.sh puts it"},
@@ -243,6 +249,8 @@ var flagNames = map[string]string{
 	"route.top_k":  "top-k",
 	"route.format": "format",
 	"route.budget": "budget",
+	// embed's --float16, the only command with that flag.
+	"model.cache_float16": "float16",
 }
 
 func convert(k kind, raw any) (any, error) {
@@ -296,7 +304,7 @@ func build(v map[string]any) *Config {
 			Output: s("hook.output"), LogPrompts: b("hook.log_prompts")},
 		Lock: Lock{Timeout: time.Duration(i("lock.timeout_ms")) * time.Millisecond},
 		Model: Model{ID: s("model.id"), Dir: s("model.dir"), FusionW: f("model.fusion_w"), AbsFloor: f("model.abs_floor"),
-			ONNXRuntime: s("model.onnxruntime")},
+			ONNXRuntime: s("model.onnxruntime"), CacheFloat16: b("model.cache_float16")},
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/megagit/megagit/embedcache"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -49,14 +50,20 @@ func TestScripts(t *testing.T) {
 			e.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 			e.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 			e.Setenv("BENCH", benchDir())
+			// The runtime's path is resolved before HOME moves (its default
+			// lives under the real home); onnx-free scripts never load it.
+			e.Setenv("MEGAGIT_ONNXRUNTIME_LIB", onnxRuntimeLib())
 			return os.WriteFile(filepath.Join(home, ".gitconfig"),
 				[]byte("[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"), 0o644)
 		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"tinymodel": cmdTinyModel},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
 			case "bench":
 				_, err := os.Stat(benchDir())
 				return err == nil, nil
+			case "onnx":
+				return onnxAvailable()
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -67,4 +74,43 @@ func TestScripts(t *testing.T) {
 func benchDir() string {
 	abs, _ := filepath.Abs(filepath.Join("..", "..", "..", "shared", "bench"))
 	return abs
+}
+
+// onnxRuntimeLib is the ONNX Runtime library tests load: the one
+// MEGAGIT_ONNXRUNTIME_LIB names, else scripts/install-onnxruntime.sh's.
+func onnxRuntimeLib() string {
+	return embedcache.RuntimePath(os.Getenv("MEGAGIT_ONNXRUNTIME_LIB"))
+}
+
+// onnxAvailable is the [onnx] condition: this build runs ONNX models and
+// the library is there. With MEGAGIT_REQUIRE_ONNX set (CI, after
+// scripts/install-onnxruntime.sh) a missing runtime fails instead of skipping.
+func onnxAvailable() (bool, error) {
+	missing := ""
+	if !embedcache.ONNXSupported {
+		missing = "this build has no ONNX support (cgo off or -tags noonnx)"
+	} else if _, err := os.Stat(onnxRuntimeLib()); err != nil {
+		missing = "no ONNX Runtime at " + onnxRuntimeLib() + " (run scripts/install-onnxruntime.sh)"
+	}
+	if missing != "" && os.Getenv("MEGAGIT_REQUIRE_ONNX") != "" {
+		return false, fmt.Errorf("MEGAGIT_REQUIRE_ONNX is set but %s", missing)
+	}
+	return missing == "", nil
+}
+
+// cmdTinyModel is `tinymodel DIR`: an ONNX model folder holding the tiny
+// random BERT of embedcache's tests and the real all-MiniLM-L6-v2
+// tokenizer.json (vectors of shape and determinism, not of meaning).
+func cmdTinyModel(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: tinymodel DIR")
+	}
+	dir := ts.MkAbs(args[0])
+	model, err := os.ReadFile(filepath.Join("..", "..", "embedcache", "testdata", "tiny-bert", embedcache.ONNXModelFile))
+	ts.Check(err)
+	tok, err := embedcache.DefaultTokenizerJSON()
+	ts.Check(err)
+	ts.Check(os.MkdirAll(dir, 0o755))
+	ts.Check(os.WriteFile(filepath.Join(dir, embedcache.ONNXModelFile), model, 0o644))
+	ts.Check(os.WriteFile(filepath.Join(dir, embedcache.TokenizerFile), tok, 0o644))
 }

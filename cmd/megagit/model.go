@@ -16,94 +16,17 @@ func newModelCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-type modelListOptions struct {
-	app  *app
-	json bool
-}
-
-func newModelListCmd(a *app) *cobra.Command {
-	opts := &modelListOptions{app: a}
-	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "Show the built-in model and the known model profiles",
-		Args:  exactArgs(0, "no arguments"),
-		RunE:  func(cmd *cobra.Command, args []string) error { return modelListRun(opts) },
-	}
-	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")
-	return cmd
-}
-
-// modelRow is one line of `model list`.
-type modelRow struct {
-	embedcache.Profile
-	Installed bool   `json:"installed"`
-	Active    bool   `json:"active"`
-	Where     string `json:"where"`
-}
-
-func modelListRun(opts *modelListOptions) error {
-	active := activeModelID(opts.app)
-	var rows []modelRow
-	for _, p := range embedcache.Profiles() {
-		r := modelRow{Profile: p, Active: p.ID == active}
-		if p.Builtin {
-			_, err := embedcache.Builtin()
-			r.Installed, r.Where = err == nil, "built in"
-		}
-		rows = append(rows, r)
-	}
-	if opts.json {
-		return printJSON(opts.app.out, rows)
-	}
-	table := make([][]string, 0, len(rows))
-	for _, r := range rows {
-		name := r.ID
-		if r.Builtin {
-			name += " (built in)"
-		}
-		if r.Active {
-			name = "* " + name
-		}
-		table = append(table, []string{name, r.Kind, fmt.Sprint(r.Dim), r.Pooling, r.QueryPrefix,
-			fmt.Sprint(r.AbsFloor), r.Tier, fmt.Sprint(r.FusionW), yesNo(r.Installed)})
-	}
-	return printTable(opts.app.out, []string{"MODEL", "KIND", "DIM", "POOLING", "QUERY PREFIX", "ABS FLOOR", "TIER", "FUSION", "INSTALLED"}, table)
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
-}
-
-// activeModelID is the model routing would use here (registry config when
-// inside one, else the defaults).
-func activeModelID(a *app) string {
-	file := ""
-	if root, err := registryRoot(a); err == nil {
-		file = configFile(root)
-	}
-	cfg, _, err := config.Load(file, nil)
-	if err != nil {
-		return ""
-	}
-	if cfg.Model.Dir != "" {
-		return "dir:" + cfg.Model.Dir
-	}
-	return cfg.Model.ID
-}
-
 type modelUseOptions struct {
-	app *app
-	id  string
-	dir string
+	app     *app
+	id      string
+	dir     string
+	profile string
 }
 
 func newModelUseCmd(a *app) *cobra.Command {
 	opts := &modelUseOptions{app: a}
 	cmd := &cobra.Command{
-		Use:   "use ID | --dir DIR | none",
+		Use:   "use ID | --dir DIR [--profile ID] | none",
 		Short: "Choose the semantic model for this registry (a committed setting)",
 		Args:  maxArgs(1, "one model ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -113,11 +36,22 @@ func newModelUseCmd(a *app) *cobra.Command {
 			if (opts.id == "") == (opts.dir == "") {
 				return usageError{fmt.Errorf("give either a model ID or --dir DIR")}
 			}
+			if opts.profile != "" && opts.dir == "" {
+				return usageError{fmt.Errorf("--profile goes with --dir (a model ID is its own profile)")}
+			}
 			return modelUseRun(opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.dir, "dir", "", "a model folder (static model: model.json + vectors.npy)")
+	cmd.Flags().StringVar(&opts.dir, "dir", "", "a model folder: static (model.json + vectors.npy) or ONNX (model.onnx + tokenizer.json)")
+	cmd.Flags().StringVar(&opts.profile, "profile", "", "with --dir: the known model an ONNX folder holds (its pooling, prefixes, floor), e.g. bge-small-en-v1.5")
 	return cmd
+}
+
+// modelSetting is what `model use` commits, and what it says afterwards.
+type modelSetting struct {
+	values  map[string]any
+	subject string
+	notes   []string // stderr lines printed after the commit
 }
 
 func modelUseRun(opts *modelUseOptions) error {
@@ -125,43 +59,106 @@ func modelUseRun(opts *modelUseOptions) error {
 	if err != nil {
 		return err
 	}
-	values := map[string]any{"model.id": opts.id, "model.dir": nil}
-	subject := "use model " + opts.id
+	var set modelSetting
 	if opts.dir != "" {
-		abs, err := filepath.Abs(opts.dir)
-		if err != nil {
-			return err
-		}
-		if _, err := embedcache.LoadStatic(os.DirFS(abs), "."); err != nil {
-			return fmt.Errorf("--dir %s: %w", opts.dir, err)
-		}
-		dir := abs
-		if rel, err := filepath.Rel(e.reg.Root(), abs); err == nil && filepath.IsLocal(rel) {
-			dir = filepath.ToSlash(rel) // inside the registry: share it with the repo
-		}
-		values = map[string]any{"model.dir": dir, "model.id": nil}
-		subject = "use model folder " + dir
-	} else if opts.id != "none" {
-		if _, known := embedcache.ProfileFor(opts.id); !known {
-			return withHint(fmt.Errorf("%w: unknown model %q", config.ErrInvalid, opts.id), "run `megagit model list` to see the known models")
-		}
+		set, err = folderSetting(e.reg.Root(), opts.dir, opts.profile)
+	} else {
+		set, err = idSetting(opts.id)
+	}
+	if err != nil {
+		return err
 	}
 	old, err := e.reg.ReadConfigFile()
 	if err != nil {
 		return err
 	}
-	data, err := config.Set(old, values)
+	data, err := config.Set(old, set.values)
 	if err != nil {
 		return err
 	}
-	hash, err := e.reg.CommitConfig(data, subject)
+	hash, err := e.reg.CommitConfig(data, set.subject)
 	if err != nil {
 		return err
 	}
 	if hash.IsZero() {
 		fmt.Fprintln(opts.app.errOut, "megagit: already in use; nothing to commit")
-		return nil
+	} else {
+		fmt.Fprintf(opts.app.errOut, "megagit: %s (commit %s)\n", set.subject, hash.String()[:12])
 	}
-	fmt.Fprintf(opts.app.errOut, "megagit: %s (commit %s)\n", subject, hash.String()[:12])
+	for _, n := range set.notes {
+		fmt.Fprintln(opts.app.errOut, n)
+	}
 	return nil
+}
+
+// idSetting selects a known model by id (stored under its canonical id).
+func idSetting(id string) (modelSetting, error) {
+	if id == "none" {
+		return modelSetting{values: map[string]any{"model.id": id, "model.dir": nil}, subject: "use model none"}, nil
+	}
+	prof, known := embedcache.ProfileFor(id)
+	if !known {
+		return modelSetting{}, withHint(fmt.Errorf("%w: unknown model %q", config.ErrInvalid, id), "run `megagit model list` to see the known models")
+	}
+	set := modelSetting{values: map[string]any{"model.id": prof.ID, "model.dir": nil}, subject: "use model " + prof.ID}
+	if prof.Kind == "onnx" {
+		dir, _ := embedcache.ModelCacheDir(prof.ID)
+		if dir == "" || embedcache.CheckONNXDir(dir) != nil {
+			set.notes = append(set.notes, "megagit: hint: "+prof.ID+" is not installed: "+installHint(prof))
+		}
+		set.notes = append(set.notes, onnxNotes(prof.ID)...)
+	}
+	return set, nil
+}
+
+// folderSetting selects a model folder; profile names the known model an
+// ONNX folder holds ("" = by the folder's name, else defaults).
+func folderSetting(root, dir, profile string) (modelSetting, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return modelSetting{}, err
+	}
+	stored := abs
+	if rel, err := filepath.Rel(root, abs); err == nil && filepath.IsLocal(rel) {
+		stored = filepath.ToSlash(rel) // inside the registry: share it with the repo
+	}
+	set := modelSetting{values: map[string]any{"model.dir": stored, "model.id": nil}, subject: "use model folder " + stored}
+	if !isONNXDir(abs) {
+		if _, err := embedcache.LoadStatic(os.DirFS(abs), "."); err != nil {
+			return set, withHint(fmt.Errorf("%w: --dir %s: %v", config.ErrInvalid, dir, err),
+				"a model folder holds model.json + vectors.npy (a static model) or model.onnx + tokenizer.json (an ONNX model)")
+		}
+		if profile != "" {
+			return set, fmt.Errorf("%w: --profile is for ONNX model folders; %s is a static model", config.ErrInvalid, dir)
+		}
+		return set, nil
+	}
+	if err := embedcache.CheckONNXDir(abs); err != nil {
+		return set, fmt.Errorf("%w: --dir %s: %v", config.ErrInvalid, dir, err)
+	}
+	id := ""
+	if profile != "" {
+		p, known := onnxProfile(profile)
+		if !known {
+			return set, withHint(fmt.Errorf("%w: unknown ONNX model %q", config.ErrInvalid, profile), "run `megagit model list` to see the known models")
+		}
+		id = p.ID
+		set.values["model.id"] = id
+		set.subject += " as " + id
+	}
+	prof, known := folderProfile(id, abs)
+	if !known {
+		set.notes = append(set.notes, defaultProfileNote(prof.ID))
+	}
+	set.notes = append(set.notes, onnxNotes(prof.ID)...)
+	return set, nil
+}
+
+// onnxNotes is what follows a switch to an ONNX model: it routes lexically
+// until its vectors exist (or always, in a build without ONNX).
+func onnxNotes(id string) []string {
+	if !embedcache.ONNXSupported {
+		return []string{"megagit: warning: this megagit was built without ONNX support: it will route with BM25F only"}
+	}
+	return []string{"megagit: hint: run `megagit embed` to embed the skills with " + id + "; routing stays lexical until then"}
 }

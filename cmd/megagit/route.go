@@ -57,6 +57,9 @@ type routedSkill struct {
 	Name  string  `json:"name"`
 	Score float64 `json:"score"`
 	Path  string  `json:"path"`
+	// Dense is the skill's semantic score, max(cos(q, full), cos(q, name));
+	// absent when routing was lexical only.
+	Dense *float64 `json:"dense,omitempty"`
 }
 
 func routeRun(opts *routeOptions) error {
@@ -82,9 +85,9 @@ func routeRun(opts *routeOptions) error {
 	if err != nil {
 		return err
 	}
-	score := map[int]float64{}
+	score, dense := map[int]float64{}, map[int]*float64{}
 	for _, b := range rr.res.Ranked {
-		score[b.Doc] = b.Final
+		score[b.Doc], dense[b.Doc] = b.Final, b.Dense
 	}
 	reason := rr.res.Reason
 	if len(rr.rendered.Included) < len(rr.res.Emitted) {
@@ -93,7 +96,12 @@ func routeRun(opts *routeOptions) error {
 	out := routeJSON{K: len(rr.rendered.Included), Reason: reason, Skills: []routedSkill{},
 		Tokens: rr.rendered.Tokens, Text: rr.rendered.Text}
 	for _, d := range rr.rendered.Included {
-		out.Skills = append(out.Skills, routedSkill{Name: docs[d].ID, Score: round4(score[d]), Path: docs[d].Path})
+		s := routedSkill{Name: docs[d].ID, Score: round4(score[d]), Path: docs[d].Path}
+		if v := dense[d]; v != nil {
+			r := round4(*v)
+			s.Dense = &r
+		}
+		out.Skills = append(out.Skills, s)
 	}
 	if opts.json {
 		dec := rr.res.Decision

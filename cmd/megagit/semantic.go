@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -42,21 +41,14 @@ func loadEmbedder(cfg *config.Config, root string) (embedcache.Embedder, embedca
 	return emb, prof, err
 }
 
+// resolveEmbedder opens the configured model: model.dir's folder, or
+// model.id (the built-in model, or an ONNX profile installed by `megagit
+// model pull`).
 func resolveEmbedder(cfg *config.Config, root string) (embedcache.Embedder, embedcache.Profile, error) {
-	id := cfg.Model.ID
 	if cfg.Model.Dir != "" {
-		dir := cfg.Model.Dir
-		if !filepath.IsAbs(dir) && root != "" {
-			dir = filepath.Join(root, filepath.FromSlash(dir))
-		}
-		m, err := embedcache.LoadStatic(os.DirFS(dir), ".")
-		if err != nil {
-			return nil, embedcache.Profile{}, fmt.Errorf("model.dir %s: %w", cfg.Model.Dir, err)
-		}
-		prof, _ := embedcache.ProfileFor(embedcache.BuiltinID)
-		prof.ID, prof.Builtin, prof.Dim = m.ID(), false, m.Dim()
-		return m, prof, nil
+		return loadFolder(cfg, root)
 	}
+	id := cfg.Model.ID
 	switch id {
 	case "", "none", "lexical":
 		return nil, embedcache.Profile{}, nil
@@ -67,13 +59,18 @@ func resolveEmbedder(cfg *config.Config, root string) (embedcache.Embedder, embe
 		}
 		return m, embedcache.StaticProfile, nil
 	}
+	if prof, known := onnxProfile(id); known {
+		return loadONNXProfile(cfg, prof)
+	}
 	return nil, embedcache.Profile{}, fmt.Errorf("model %q is not available in this build (run `megagit model list`)", id)
 }
 
 // newSemantic embeds every doc, reading and filling the caches in dirs
-// (first = committed cache, read only; last = local cache, written).
+// (first = committed cache, read only; last = local cache, written). Only
+// a static model (cheap) embeds a registry no cache knows: a slower model
+// fails with errNoVectors until `megagit embed` has run.
 func newSemantic(emb embedcache.Embedder, prof embedcache.Profile, docs []ranker.Doc, cacheDirs []string, warn func(string)) (*semantic, error) {
-	vecs, err := cachedVectors(emb, embedItems(docs), cacheDirs, warn)
+	vecs, err := cachedVectors(emb, embedItems(docs), cacheDirs, warn, prof.Kind == "static")
 	if err != nil {
 		return nil, err
 	}
@@ -85,8 +82,10 @@ func newSemantic(emb embedcache.Embedder, prof embedcache.Profile, docs []ranker
 }
 
 // cachedVectors takes vectors from the read-only caches when present and
-// computes the rest through the writable (last) cache, saving it.
-func cachedVectors(emb embedcache.Embedder, items []embedcache.DocText, dirs []string, warn func(string)) ([][]float32, error) {
+// computes the rest through the writable (last) cache, saving it. Unless
+// cheap, it computes nothing when no cache holds a vector of the model
+// (errNoVectors): embedding a whole registry is `megagit embed`'s job.
+func cachedVectors(emb embedcache.Embedder, items []embedcache.DocText, dirs []string, warn func(string), cheap bool) ([][]float32, error) {
 	if len(dirs) == 0 {
 		texts := make([]string, len(items))
 		for i, it := range items {
@@ -96,8 +95,10 @@ func cachedVectors(emb embedcache.Embedder, items []embedcache.DocText, dirs []s
 	}
 	out := make([][]float32, len(items))
 	var missing []int
+	held := 0 // rows of this model in any cache
 	for _, dir := range dirs[:len(dirs)-1] {
 		c := embedcache.OpenCache(dir, embedcache.CacheKey(emb), emb.Dim(), warn)
+		held += c.Len()
 		for i, it := range items {
 			if out[i] == nil {
 				out[i], _ = c.Get(embedcache.TextSHA(it.Text))
@@ -115,6 +116,9 @@ func cachedVectors(emb embedcache.Embedder, items []embedcache.DocText, dirs []s
 		return out, nil
 	}
 	local := embedcache.OpenCache(dirs[len(dirs)-1], embedcache.CacheKey(emb), emb.Dim(), warn)
+	if !cheap && held+local.Len() == 0 {
+		return nil, errNoVectors
+	}
 	vecs, err := embedcache.EmbedDocs(emb, local, rest)
 	if err != nil {
 		return nil, err
@@ -171,9 +175,16 @@ func (e *env) semanticFor(a *app, docs []ranker.Doc) *semantic {
 	committed := embedcache.CacheDir(e.reg.Root(), emb.ID())
 	dirs := []string{committed, filepath.Join(e.reg.LocalDir(), "embeddings", filepath.Base(committed))}
 	s, err := newSemantic(emb, prof, docs, dirs, func(msg string) { fmt.Fprintf(a.errOut, "megagit: warning: %s\n", msg) })
-	if err != nil {
+	switch {
+	case errors.Is(err, errNoVectors):
+		fmt.Fprintf(a.errOut, "megagit: warning: no vectors for model %s yet: run `megagit embed`; routing lexically\n", emb.ID())
+		return nil
+	case err != nil:
 		fmt.Fprintf(a.errOut, "megagit: warning: embedding skills with %s failed: %v; routing lexically\n", emb.ID(), err)
 		return nil
+	}
+	if isDefaultProfile(prof) {
+		fmt.Fprintln(a.errOut, defaultProfileNote(emb.ID()))
 	}
 	return s
 }
