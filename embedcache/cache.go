@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +21,7 @@ type Cache struct {
 	dir   string
 	model string
 	dim   int
-	rows  []cacheRow
+	rows  []Row
 	vecs  [][]float32
 	bySHA map[string]int // text sha -> a row holding its vector
 	byKey map[string]int // skill + "\x00" + field -> its row
@@ -35,7 +33,10 @@ type DocText struct {
 	Skill, Field, Text string
 }
 
-type cacheRow struct {
+// Row is one line of index.json: the skill field whose text a row of
+// vectors.npy embeds, and that text's sha256. The drift anchor is a row too
+// (skill AnchorSkill, see anchor.go).
+type Row struct {
 	Skill  string `json:"skill"`
 	Field  string `json:"field"`
 	SHA256 string `json:"sha256"`
@@ -44,11 +45,11 @@ type cacheRow struct {
 // cacheIndex is index.json; VectorsSHA256 ties it to the vectors.npy it
 // was written with, so a crash between the two writes reads as empty.
 type cacheIndex struct {
-	Model         string     `json:"model"`
-	Dim           int        `json:"dim"`
-	Dtype         string     `json:"dtype"`
-	VectorsSHA256 string     `json:"vectors_sha256"`
-	Rows          []cacheRow `json:"rows"`
+	Model         string `json:"model"`
+	Dim           int    `json:"dim"`
+	Dtype         string `json:"dtype"`
+	VectorsSHA256 string `json:"vectors_sha256"`
+	Rows          []Row  `json:"rows"`
 }
 
 // TextSHA is the cache key of an embedded text.
@@ -96,52 +97,20 @@ func OpenCache(dir, modelID string, dim int, warn func(string)) *Cache {
 }
 
 func (c *Cache) load() error {
-	raw, err := os.ReadFile(filepath.Join(c.dir, "index.json"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return errNoCache
-	} else if err != nil {
-		return err
-	}
-	var idx cacheIndex
-	if err := json.Unmarshal(raw, &idx); err != nil {
-		return fmt.Errorf("index.json: %v", err)
-	}
+	idx, data, err := readCacheFiles(c.dir)
 	switch {
+	case idx == nil:
+		return err
 	case idx.Model != c.model:
 		return fmt.Errorf("index.json is for model %q, not %q", idx.Model, c.model)
 	case idx.Dim != c.dim:
 		return fmt.Errorf("index.json has dim %d, model %s has %d", idx.Dim, c.model, c.dim)
-	case idx.Dtype != "float32" && idx.Dtype != "float16":
-		return fmt.Errorf("index.json: dtype %q", idx.Dtype)
-	}
-	vraw, err := os.ReadFile(filepath.Join(c.dir, "vectors.npy"))
-	if err != nil {
+	case err != nil:
 		return err
 	}
-	if sum := sha256.Sum256(vraw); hex.EncodeToString(sum[:]) != idx.VectorsSHA256 {
-		return errors.New("vectors.npy does not match index.json (interrupted write?)")
-	}
-	a, err := ReadNPY(bytes.NewReader(vraw))
-	if err != nil {
-		return fmt.Errorf("vectors.npy: %v", err)
-	}
-	want := map[string]string{"float32": DtypeFloat32, "float16": DtypeFloat16}[idx.Dtype]
-	if a.Dtype != want || a.Rows != len(idx.Rows) || a.Cols != c.dim || len(a.Shape) != 2 {
-		return fmt.Errorf("vectors.npy: %s %v, index.json says %s (%d, %d)", a.Dtype, a.Shape, idx.Dtype, len(idx.Rows), c.dim)
-	}
-	data := a.Float32()
 	for i, r := range idx.Rows {
-		if len(r.SHA256) != 64 || r.Skill == "" {
-			return fmt.Errorf("index.json: row %d is incomplete", i)
-		}
-		v := data[i*c.dim : (i+1)*c.dim : (i+1)*c.dim]
-		for _, x := range v {
-			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return fmt.Errorf("vectors.npy: row %d is not finite", i)
-			}
-		}
 		c.rows = append(c.rows, r)
-		c.vecs = append(c.vecs, v)
+		c.vecs = append(c.vecs, data[i*c.dim:(i+1)*c.dim:(i+1)*c.dim])
 	}
 	return nil
 }
@@ -185,7 +154,7 @@ func (c *Cache) Put(skill, field, sha string, vec []float32) {
 		c.dirty = true
 		return
 	}
-	c.rows = append(c.rows, cacheRow{Skill: skill, Field: field, SHA256: sha})
+	c.rows = append(c.rows, Row{Skill: skill, Field: field, SHA256: sha})
 	c.vecs = append(c.vecs, append([]float32(nil), vec...))
 	c.byKey[skill+"\x00"+field] = len(c.rows) - 1
 	if _, ok := c.bySHA[sha]; !ok {
@@ -244,7 +213,7 @@ func (c *Cache) Save(float16 bool) error {
 	}
 	idx := cacheIndex{Model: c.model, Dim: c.dim, Dtype: "float32", Rows: c.rows}
 	if idx.Rows == nil {
-		idx.Rows = []cacheRow{}
+		idx.Rows = []Row{}
 	}
 	var buf bytes.Buffer
 	if float16 {
@@ -282,9 +251,19 @@ func (c *Cache) Save(float16 bool) error {
 }
 
 // EmbedDocs returns one vector per item, in order, embedding (in batches)
-// only texts the cache lacks and putting them into it. c may be nil.
+// only texts the cache lacks and putting them into it. c may be nil. A
+// cache that gains vectors also gains the drift anchor when it lacks one,
+// so every cache routing writes can be checked by `megagit cache verify`.
 func EmbedDocs(e Embedder, c *Cache, items []DocText) ([][]float32, error) {
-	const batch = 256
+	out, computed, err := embedDocs(e, c, items)
+	if err == nil && computed > 0 && c != nil {
+		c.ensureAnchor(e)
+	}
+	return out, err
+}
+
+func embedDocs(e Embedder, c *Cache, items []DocText) ([][]float32, int, error) {
+	const batch = 256 // an ONNX model sorts each call's texts by length into batches of 32
 	out := make([][]float32, len(items))
 	shas := make([]string, len(items))
 	pending := map[string][]int{} // sha -> items waiting for it
@@ -307,14 +286,14 @@ func EmbedDocs(e Embedder, c *Cache, items []DocText) ([][]float32, error) {
 		hi := min(lo+batch, len(texts))
 		vecs, err := e.Embed(texts[lo:hi], Document)
 		if err != nil {
-			return nil, fmt.Errorf("embed with %s: %w", e.ID(), err)
+			return nil, 0, fmt.Errorf("embed with %s: %w", e.ID(), err)
 		}
 		if len(vecs) != hi-lo {
-			return nil, fmt.Errorf("embed with %s: %d vectors for %d texts", e.ID(), len(vecs), hi-lo)
+			return nil, 0, fmt.Errorf("embed with %s: %d vectors for %d texts", e.ID(), len(vecs), hi-lo)
 		}
 		for k, v := range vecs {
 			if len(v) != e.Dim() {
-				return nil, fmt.Errorf("embed with %s: vector of length %d, want %d", e.ID(), len(v), e.Dim())
+				return nil, 0, fmt.Errorf("embed with %s: vector of length %d, want %d", e.ID(), len(v), e.Dim())
 			}
 			for _, i := range pending[order[lo+k]] {
 				out[i] = v
@@ -324,7 +303,7 @@ func EmbedDocs(e Embedder, c *Cache, items []DocText) ([][]float32, error) {
 			}
 		}
 	}
-	return out, nil
+	return out, len(texts), nil
 }
 
 func equalVec(a, b []float32) bool {

@@ -65,8 +65,13 @@ func TestCacheRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(e.texts) != 2 || !c.Dirty() || c.Len() != 3 {
+	// Two distinct texts plus the drift anchor, which a cache gains with
+	// its first computed vectors; three skill rows plus the anchor's.
+	if len(e.texts) != 3 || e.texts[2] != AnchorText || !c.Dirty() || c.Len() != 4 {
 		t.Fatalf("embedded %v, dirty %v, len %d", e.texts, c.Dirty(), c.Len())
+	}
+	if _, ok := c.Anchor(); !ok {
+		t.Fatal("no anchor after EmbedDocs")
 	}
 	if err := c.Save(false); err != nil {
 		t.Fatal(err)
@@ -99,7 +104,7 @@ func TestCacheRoundTrip(t *testing.T) {
 		t.Fatal("wrong vectors after a change")
 	}
 	c2.Retain(func(skill, _, _ string) bool { return skill != "skill-c" })
-	if c2.Len() != 2 {
+	if c2.Len() != 3 {
 		t.Fatalf("Retain: len %d", c2.Len())
 	}
 	if _, ok := c2.Get(TextSHA("extract pdf text")); ok {
@@ -110,7 +115,7 @@ func TestCacheRoundTrip(t *testing.T) {
 	}
 	var idx cacheIndex
 	raw, _ := os.ReadFile(filepath.Join(dir, "index.json"))
-	if err := json.Unmarshal(raw, &idx); err != nil || len(idx.Rows) != 2 || idx.Model != "fake-model" || idx.Dim != 6 {
+	if err := json.Unmarshal(raw, &idx); err != nil || len(idx.Rows) != 3 || idx.Model != "fake-model" || idx.Dim != 6 {
 		t.Fatalf("index.json: %s", raw)
 	}
 	// A nil cache just embeds.
@@ -145,6 +150,7 @@ func TestCacheBadFilesIgnored(t *testing.T) {
 		{"corrupt vectors", "fake-model", 4, append(append([]byte{}, vectors[:130]...), make([]byte, len(vectors)-130)...), index},
 		{"garbage index", "fake-model", 4, vectors, []byte("{not json")},
 		{"other model", "another-model", 4, vectors, index},
+		{"other build of the model", "fake-model@2026-01-01", 4, vectors, index},
 		{"other dim", "fake-model", 8, vectors, index},
 		{"missing vectors", "fake-model", 4, nil, index},
 		{"row count", "fake-model", 4, vectors, []byte(strings.Replace(string(index), `"rows": [`, `"rows": [{"skill":"z","field":"f","sha256":"`+strings.Repeat("0", 64)+`"},`, 1))},
@@ -197,7 +203,7 @@ func TestCacheFloat16(t *testing.T) {
 			t.Fatal("saving process and loading process see different vectors")
 		}
 	}
-	if st32.Size() > int64(128+4*64*2) {
+	if st32.Size() > int64(128+5*64*2) { // four rows and the anchor
 		t.Fatalf("float16 file is %d bytes", st32.Size())
 	}
 }

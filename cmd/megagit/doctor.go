@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -118,7 +115,7 @@ func cacheChecks(root string) []registry.Check {
 		name := "cache " + filepath.Base(d)
 		if err := checkCacheDir(d); err != nil {
 			out = append(out, registry.Check{Name: name, Status: registry.CheckFail, Detail: err.Error(),
-				Hint: "run `megagit embed` to rebuild it (routing ignores a broken cache meanwhile)"})
+				Hint: "run `megagit cache verify` for the exact fix (routing ignores a broken cache meanwhile)"})
 			continue
 		}
 		out = append(out, registry.Check{Name: name, Status: registry.CheckOK, Detail: "index.json matches vectors.npy"})
@@ -126,33 +123,14 @@ func cacheChecks(root string) []registry.Check {
 	return out
 }
 
+// checkCacheDir is the integrity part of `megagit cache verify` (shared
+// through embedcache.Inspect), for every model's folder.
 func checkCacheDir(d string) error {
-	raw, err := os.ReadFile(filepath.Join(d, "index.json"))
-	if err != nil {
-		return err
+	ins := embedcache.Inspect(d)
+	if !ins.Present {
+		return fmt.Errorf("index.json is missing")
 	}
-	var idx struct {
-		cacheIndexFile
-		VectorsSHA256 string `json:"vectors_sha256"`
-	}
-	if err := json.Unmarshal(raw, &idx); err != nil {
-		return fmt.Errorf("index.json: %v", err)
-	}
-	vec, err := os.ReadFile(filepath.Join(d, "vectors.npy"))
-	if err != nil {
-		return err
-	}
-	if sum := sha256.Sum256(vec); hex.EncodeToString(sum[:]) != idx.VectorsSHA256 {
-		return fmt.Errorf("vectors.npy does not match the sha256 in index.json")
-	}
-	arr, err := embedcache.ReadNPY(bytes.NewReader(vec))
-	if err != nil {
-		return fmt.Errorf("vectors.npy: %v", err)
-	}
-	if arr.Rows != len(idx.Rows) || arr.Cols != idx.Dim {
-		return fmt.Errorf("vectors.npy is %dx%d, index.json says %dx%d", arr.Rows, arr.Cols, len(idx.Rows), idx.Dim)
-	}
-	return nil
+	return ins.Err
 }
 
 // hookCheck looks for megagit's hooks in the agent settings files of the

@@ -63,6 +63,7 @@ func newRootCmd(a *app) *cobra.Command {
 		newWhyCmd(a),
 		newModelCmd(a),
 		newEmbedCmd(a),
+		newCacheCmd(a),
 		newEvalCmd(a),
 		newHookCmd(a),
 		newDecisionsCmd(a),

@@ -1,0 +1,162 @@
+package embedcache
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// Inspection is one cache folder as found on disk, read without trusting
+// it, for `megagit cache status|verify` and doctor; routing uses OpenCache.
+type Inspection struct {
+	Dir     string
+	Present bool      // index.json exists
+	Model   string    // the model key index.json names
+	Dtype   string    // float32 | float16
+	Dim     int       // as index.json says
+	Rows    []Row     // every row index.json lists, the anchor's included
+	Anchor  []float32 // the anchor's vector; nil without one or when Err
+	Err     error     // why routing ignores the files; nil when they are sound
+}
+
+// Inspect reads the cache in dir and checks its files agree with each
+// other: index.json parses, vectors.npy has the sha256, dtype and shape
+// (rows x dim) index.json names, every row is complete and finite. Whether
+// the cache suits a model (Model, Dim) is the caller's comparison.
+func Inspect(dir string) Inspection {
+	ins := Inspection{Dir: dir}
+	idx, data, err := readCacheFiles(dir)
+	if errors.Is(err, errNoCache) {
+		return ins
+	}
+	ins.Present, ins.Err = true, err
+	if idx == nil {
+		return ins
+	}
+	ins.Model, ins.Dtype, ins.Dim, ins.Rows = idx.Model, idx.Dtype, idx.Dim, idx.Rows
+	if err != nil {
+		return ins
+	}
+	for i, r := range idx.Rows {
+		if r.Skill == AnchorSkill && r.Field == AnchorField && r.SHA256 == anchorSHA {
+			ins.Anchor = data[i*idx.Dim : (i+1)*idx.Dim]
+		}
+	}
+	return ins
+}
+
+// readCacheFiles reads index.json and the vectors it names. idx is nil
+// when index.json is missing or does not parse; err says what is wrong.
+func readCacheFiles(dir string) (idx *cacheIndex, data []float32, err error) {
+	raw, err := os.ReadFile(filepath.Join(dir, "index.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, errNoCache
+	} else if err != nil {
+		return nil, nil, err
+	}
+	idx = &cacheIndex{}
+	if err := json.Unmarshal(raw, idx); err != nil {
+		return nil, nil, fmt.Errorf("index.json: %v", err)
+	}
+	data, err = readVectors(dir, idx)
+	return idx, data, err
+}
+
+func readVectors(dir string, idx *cacheIndex) ([]float32, error) {
+	want, ok := map[string]string{"float32": DtypeFloat32, "float16": DtypeFloat16}[idx.Dtype]
+	if !ok {
+		return nil, fmt.Errorf("index.json: dtype %q", idx.Dtype)
+	}
+	if idx.Dim <= 0 {
+		return nil, fmt.Errorf("index.json: dim %d", idx.Dim)
+	}
+	vraw, err := os.ReadFile(filepath.Join(dir, "vectors.npy"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, errors.New("vectors.npy is missing")
+	} else if err != nil {
+		return nil, err
+	}
+	if sum := sha256.Sum256(vraw); hex.EncodeToString(sum[:]) != idx.VectorsSHA256 {
+		return nil, errors.New("vectors.npy does not match index.json (truncated, edited, or an interrupted write)")
+	}
+	a, err := ReadNPY(bytes.NewReader(vraw))
+	if err != nil {
+		return nil, fmt.Errorf("vectors.npy: %v", err)
+	}
+	if a.Dtype != want || a.Rows != len(idx.Rows) || a.Cols != idx.Dim || len(a.Shape) != 2 {
+		return nil, fmt.Errorf("vectors.npy: %s %v, index.json says %s (%d, %d)", a.Dtype, a.Shape, idx.Dtype, len(idx.Rows), idx.Dim)
+	}
+	data := a.Float32()
+	for i, r := range idx.Rows {
+		if len(r.SHA256) != 64 || r.Skill == "" {
+			return nil, fmt.Errorf("index.json: row %d is incomplete", i)
+		}
+		for _, x := range data[i*idx.Dim : (i+1)*idx.Dim] {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return nil, fmt.Errorf("vectors.npy: row %d is not finite", i)
+			}
+		}
+	}
+	return data, nil
+}
+
+// Coverage compares a cache's rows with the texts routing embeds now
+// (skill + field -> text): what `megagit embed` would change.
+type Coverage struct {
+	Skills  int      // skills whose every text has an up-to-date row
+	Stale   []string // skills with a row whose text has changed since
+	Missing []string // skills with a text that has no row at all
+	Orphans []string // skills with rows that are no longer in the registry
+}
+
+// Compare computes the coverage of rows for items; the anchor row is
+// neither a skill nor an orphan. Lists are sorted.
+func Compare(rows []Row, items []DocText) Coverage {
+	have := make(map[string]string, len(rows))
+	for _, r := range rows {
+		have[r.Skill+"\x00"+r.Field] = r.SHA256
+	}
+	current := map[string]bool{}
+	stale, missing := map[string]bool{}, map[string]bool{}
+	for _, it := range items {
+		current[it.Skill] = true
+		switch sha, ok := have[it.Skill+"\x00"+it.Field]; {
+		case !ok:
+			missing[it.Skill] = true
+		case sha != TextSHA(it.Text):
+			stale[it.Skill] = true
+		}
+	}
+	var cov Coverage
+	orphans := map[string]bool{}
+	for _, r := range rows {
+		if !current[r.Skill] && r.Skill != AnchorSkill {
+			orphans[r.Skill] = true
+		}
+	}
+	for s := range missing {
+		if stale[s] {
+			delete(missing, s) // one verdict per skill: stale says "re-embed"
+		}
+	}
+	cov.Stale, cov.Missing, cov.Orphans = sortedKeys(stale), sortedKeys(missing), sortedKeys(orphans)
+	cov.Skills = len(current) - len(cov.Stale) - len(cov.Missing)
+	return cov
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
