@@ -96,9 +96,13 @@ func cachedVectors(emb embedcache.Embedder, items []embedcache.DocText, dirs []s
 	out := make([][]float32, len(items))
 	var missing []int
 	held := 0 // rows of this model in any cache
+	drift := driftCheck(emb, warn)
 	for _, dir := range dirs[:len(dirs)-1] {
 		c := embedcache.OpenCache(dir, embedcache.CacheKey(emb), emb.Dim(), warn)
-		held += c.Len()
+		if drift(dir, c) {
+			continue
+		}
+		held += c.Len() - anchorRows(c)
 		for i, it := range items {
 			if out[i] == nil {
 				out[i], _ = c.Get(embedcache.TextSHA(it.Text))
@@ -116,7 +120,10 @@ func cachedVectors(emb embedcache.Embedder, items []embedcache.DocText, dirs []s
 		return out, nil
 	}
 	local := embedcache.OpenCache(dirs[len(dirs)-1], embedcache.CacheKey(emb), emb.Dim(), warn)
-	if !cheap && held+local.Len() == 0 {
+	if drift(dirs[len(dirs)-1], local) {
+		local.Retain(func(string, string, string) bool { return false }) // rebuilt below
+	}
+	if !cheap && held+local.Len()-anchorRows(local) == 0 {
 		return nil, errNoVectors
 	}
 	vecs, err := embedcache.EmbedDocs(emb, local, rest)
@@ -132,6 +139,41 @@ func cachedVectors(emb embedcache.Embedder, items []embedcache.DocText, dirs []s
 		}
 	}
 	return out, nil
+}
+
+// anchorRows is 1 when c holds a drift anchor row, which is no skill's.
+func anchorRows(c *embedcache.Cache) int {
+	if _, ok := c.Anchor(); ok {
+		return 1
+	}
+	return 0
+}
+
+// driftCheck returns a test of a cache's drift anchor against emb (seed
+// 001 risk 1): true, with a warning, when the cache's rows were written by
+// a different model under the same key and must not be scored. The anchor
+// is embedded at most once per process, and only for a cache that has one.
+func driftCheck(emb embedcache.Embedder, warn func(string)) func(dir string, c *embedcache.Cache) bool {
+	var fresh []float32
+	return func(dir string, c *embedcache.Cache) bool {
+		stored, ok := c.Anchor()
+		if !ok {
+			return false
+		}
+		if fresh == nil {
+			v, err := embedcache.EmbedAnchor(emb)
+			if err != nil {
+				return false
+			}
+			fresh = v
+		}
+		if cos := embedcache.Cosine(stored, fresh); cos < embedcache.DriftThreshold {
+			warn(fmt.Sprintf("%s was written by a different %s (drift anchor cosine %.2f < %.2f): ignoring it; run `megagit embed --all`",
+				dir, emb.ID(), cos, embedcache.DriftThreshold))
+			return true
+		}
+		return false
+	}
 }
 
 // scores is the per-doc dense relevance for a prompt, in doc order.
