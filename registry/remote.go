@@ -84,29 +84,30 @@ func (r *Registry) resolveRemote(name string, branch plumbing.ReferenceName) (st
 // fetch brings the remote's branches into refs/remotes/NAME/; an empty
 // remote is not an error.
 func (r *Registry) fetch(ctx context.Context, remote, url string) error {
-	auth, err := AuthFor(url)
+	creds, err := r.creds(url)
 	if err != nil {
 		return err
 	}
-	err = r.repo.FetchContext(ctx, &git.FetchOptions{RemoteName: remote, Auth: auth})
+	err = r.repo.FetchContext(ctx, &git.FetchOptions{RemoteName: remote, Auth: creds.auth})
 	if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) || errors.Is(err, transport.ErrEmptyRemoteRepository) {
-		return nil
+		return creds.done(nil)
 	}
-	return fmt.Errorf("fetch from %s (%s): %w", remote, url, err)
+	return fmt.Errorf("fetch from %s (%s): %w", remote, url, creds.done(err))
 }
 
 // push sends the local branch to the same branch on the remote and
 // records the result as the remote-tracking ref, like git push does.
 func (r *Registry) push(ctx context.Context, remote, url string, branch plumbing.ReferenceName, hash plumbing.Hash) error {
-	auth, err := AuthFor(url)
+	creds, err := r.creds(url)
 	if err != nil {
 		return err
 	}
 	spec := config.RefSpec(hash.String() + ":" + branch.String())
-	err = r.repo.PushContext(ctx, &git.PushOptions{RemoteName: remote, Auth: auth, RefSpecs: []config.RefSpec{spec}})
+	err = r.repo.PushContext(ctx, &git.PushOptions{RemoteName: remote, Auth: creds.auth, RefSpecs: []config.RefSpec{spec}})
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
-		return err
+		return creds.done(err)
 	}
+	_ = creds.done(nil)
 	tracking := plumbing.NewRemoteReferenceName(remote, branch.Short())
 	return r.repo.Storer.SetReference(plumbing.NewHashReference(tracking, hash))
 }
@@ -139,17 +140,17 @@ func (r *Registry) PingRemote(name string, timeout time.Duration) (string, error
 	if err != nil {
 		return url, err
 	}
-	auth, err := AuthFor(url)
+	creds, err := r.creds(url)
 	if err != nil {
 		return url, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	_, err = rem.ListContext(ctx, &git.ListOptions{Auth: auth, Timeout: int(timeout / time.Second)})
+	_, err = rem.ListContext(ctx, &git.ListOptions{Auth: creds.auth, Timeout: int(timeout / time.Second)})
 	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
 		err = nil
 	}
-	return url, err
+	return url, creds.done(err)
 }
 
 // headNames returns the current branch (HEAD may be unborn).

@@ -2,11 +2,13 @@ package registry
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
@@ -21,39 +23,164 @@ const (
 	EnvSSHPass     = "MEGAGIT_SSH_PASSPHRASE"
 )
 
-// AuthFor picks credentials for a remote URL from what git users already
-// have, without running git:
+// AuthFor is AuthForRepo outside any repository (a clone): only the
+// system and global git config are read.
+func AuthFor(rawURL string) (transport.AuthMethod, error) {
+	return AuthForRepo("", rawURL)
+}
+
+// AuthForRepo picks credentials for a remote URL from what git users
+// already have, without running git; gitDir ("" for none) adds the
+// repository's .git/config to the config git would read.
 //   - ssh: MEGAGIT_SSH_KEY, else the SSH agent (SSH_AUTH_SOCK), else the first
 //     of ~/.ssh/id_ed25519, id_ecdsa, id_rsa; host keys are checked against
 //     ~/.ssh/known_hosts by go-git.
 //   - http(s): user:password in the URL, else MEGAGIT_GIT_TOKEN (with
-//     MEGAGIT_GIT_USERNAME), else a matching line of git's credential store
-//     (~/.git-credentials or $XDG_CONFIG_HOME/git/credentials), else none.
+//     MEGAGIT_GIT_USERNAME), else git's credential helpers (credential.helper
+//     and credential.<url>.helper, run with the git-credential protocol),
+//     else a matching line of git's credential store (~/.git-credentials or
+//     $XDG_CONFIG_HOME/git/credentials), else none.
 //   - file and local paths need none.
-func AuthFor(rawURL string) (transport.AuthMethod, error) {
+func AuthForRepo(gitDir, rawURL string) (transport.AuthMethod, error) {
+	rc, err := remoteAuth(gitDir, rawURL)
+	if err != nil {
+		return nil, err
+	}
+	return rc.auth, nil
+}
+
+// remoteCreds is the credential of one remote and where it came from, so
+// the remote's answer can be reported back to the credential helpers.
+type remoteCreds struct {
+	auth    transport.AuthMethod
+	helpers []string      // the helpers to tell, when they supplied it
+	cred    gitCredential // what they supplied
+	notes   []string      // helpers that failed while megagit looked
+	key     string        // its credCache key, when cached
+	stored  bool          // store was sent already
+}
+
+func remoteAuth(gitDir, rawURL string) (*remoteCreds, error) {
 	ep, err := transport.NewEndpoint(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("%w: remote URL %q: %v", ErrInvalid, rawURL, err)
 	}
 	switch ep.Protocol {
 	case "ssh":
-		return sshAuth(ep)
+		a, err := sshAuth(ep)
+		if err != nil {
+			return nil, err
+		}
+		return &remoteCreds{auth: a}, nil
 	case "http", "https":
 		if ep.User != "" || ep.Password != "" {
-			return nil, nil // go-git uses the URL's own credentials
+			return &remoteCreds{}, nil // go-git uses the URL's own credentials
 		}
 		if tok := os.Getenv(EnvGitToken); tok != "" {
 			user := os.Getenv(EnvGitUsername)
 			if user == "" {
 				user = "x-access-token"
 			}
-			return &githttp.BasicAuth{Username: user, Password: tok}, nil
+			return &remoteCreds{auth: &githttp.BasicAuth{Username: user, Password: tok}}, nil
 		}
-		if user, pass, ok := storedCredential(ep); ok {
-			return &githttp.BasicAuth{Username: user, Password: pass}, nil
+		return helperAuth(gitDir, ep)
+	}
+	return &remoteCreds{}, nil
+}
+
+// helperAuth asks git's credential helpers, then falls back to reading
+// the credential store files directly (which also serves users of the
+// store helper on machines without git).
+func helperAuth(gitDir string, ep *transport.Endpoint) (*remoteCreds, error) {
+	t := targetOf(ep)
+	set := settingsFor(readCredentialConfig(gitDir), t)
+	rc := &remoteCreds{}
+	if len(set.helpers) > 0 {
+		c := gitCredential{protocol: t.protocol, host: t.host, username: set.username}
+		if set.useHTTPPath {
+			c.path = t.path
+		}
+		c, ok, notes, err := fillCredential(set.helpers, c)
+		if err != nil {
+			return nil, err
+		}
+		rc.notes = notes
+		if ok {
+			rc.auth = &githttp.BasicAuth{Username: c.username, Password: c.password}
+			rc.helpers, rc.cred = set.helpers, c
+			return rc, nil
 		}
 	}
-	return nil, nil
+	if user, pass, ok := storedCredential(ep); ok {
+		rc.auth = &githttp.BasicAuth{Username: user, Password: pass}
+	}
+	return rc, nil
+}
+
+func targetOf(ep *transport.Endpoint) credentialTarget {
+	t := credentialTarget{
+		protocol: strings.ToLower(ep.Protocol),
+		hostname: strings.ToLower(ep.Host),
+		path:     strings.Trim(ep.Path, "/"),
+		user:     ep.User,
+	}
+	t.port = effectivePort(t.protocol, "")
+	t.host = t.hostname
+	if ep.Port != 0 && ep.Port != t.port {
+		t.port = ep.Port
+		t.host = fmt.Sprintf("%s:%d", t.hostname, ep.Port)
+	}
+	return t
+}
+
+// credCache keeps helper answers for the life of the process, so one sync
+// (fetch, push, fetch again) asks the helpers and stores the result once.
+var credCache = struct {
+	sync.Mutex
+	m map[string]*remoteCreds
+}{m: map[string]*remoteCreds{}}
+
+// creds is remoteAuth for this registry, through credCache.
+func (r *Registry) creds(rawURL string) (*remoteCreds, error) {
+	key := r.gitDir + "\x00" + rawURL
+	credCache.Lock()
+	defer credCache.Unlock()
+	if rc, ok := credCache.m[key]; ok {
+		return rc, nil
+	}
+	rc, err := remoteAuth(r.gitDir, rawURL)
+	if err != nil {
+		return nil, err
+	}
+	if len(rc.helpers) > 0 {
+		credCache.m[key] = rc
+		rc.key = key
+	}
+	return rc, nil
+}
+
+// done reports how the remote took the credential, as git does: store
+// after success, erase after an authentication failure (HTTP 401). A failed
+// authentication also names the helpers that could not be run.
+func (rc *remoteCreds) done(err error) error {
+	credCache.Lock()
+	defer credCache.Unlock()
+	switch {
+	case err == nil:
+		if len(rc.helpers) > 0 && !rc.stored {
+			rc.stored = true
+			tellHelpers(rc.helpers, "store", rc.cred)
+		}
+	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed):
+		if len(rc.helpers) > 0 && errors.Is(err, transport.ErrAuthenticationRequired) {
+			tellHelpers(rc.helpers, "erase", rc.cred)
+			delete(credCache.m, rc.key)
+		}
+		if len(rc.notes) > 0 {
+			err = fmt.Errorf("%w (%s)", err, strings.Join(rc.notes, "; "))
+		}
+	}
+	return err
 }
 
 func sshAuth(ep *transport.Endpoint) (transport.AuthMethod, error) {

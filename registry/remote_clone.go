@@ -45,10 +45,11 @@ func Clone(ctx context.Context, rawURL, dir string, opts Options) (*Registry, er
 	if ents, err := os.ReadDir(abs); err == nil && len(ents) > 0 {
 		return nil, fmt.Errorf("%w: %s is not empty", ErrExists, abs)
 	}
-	auth, err := AuthFor(rawURL)
+	creds, err := remoteAuth("", rawURL)
 	if err != nil {
 		return nil, err
 	}
+	auth := creds.auth
 	_, statErr := os.Stat(abs)
 	created := errors.Is(statErr, os.ErrNotExist)
 	cleanup := func() {
@@ -70,6 +71,7 @@ func Clone(ctx context.Context, rawURL, dir string, opts Options) (*Registry, er
 			_, err = git.PlainCloneContext(ctx, abs, false, &git.CloneOptions{URL: rawURL, Auth: auth, ReferenceName: branch, SingleBranch: false})
 		}
 	}
+	err = creds.done(err)
 	if err != nil {
 		cleanup()
 		if errors.Is(err, transport.ErrEmptyRemoteRepository) {

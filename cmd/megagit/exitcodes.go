@@ -72,7 +72,7 @@ func exitCodesTopic() *cobra.Command {
    8  no git identity: set git config user.name and user.email
    9  conflict: the branch moved during a write, both sides of a sync changed
       the same file, or the remote kept moving while sync pushed
-  10  problems found: megagit lint or megagit doctor reported a failure
+  10  problems found: megagit lint, doctor or cache verify reported a failure
 
 Hook commands (megagit hook ...) always exit 0 and print nothing on failure.`,
 	}
