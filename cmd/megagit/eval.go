@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -27,6 +24,8 @@ type evalOptions struct {
 	noDynamicK   bool
 	format       string
 	budget       int
+	sweep        []string    // raw --sweep flags
+	grid         []sweepAxis // parsed --sweep flags
 	flags        flagLookup
 }
 
@@ -45,7 +44,16 @@ in-process route latency. Settings come from defaults, MEGAGIT_* / MEGA_EVAL_*
 and flags, as for megagit route; no registry is needed.
 
 --baseline adds the benchmark READMEs' plain BM25 reference (top 5, always)
-and the same ranking cut by seed 000's default dynamic K.`,
+and the same ranking cut by seed 000's default dynamic K.
+
+--sweep KEY=V1,V2,... re-ranks the benchmark once per value and prints one
+row per setting; several --sweep flags form a grid (their cartesian product).
+Keys: model.fusion_w (0: the lexical score alone), model.abs_floor and
+dynamic_k.abs_floor. Skills and queries are embedded once for the whole grid.
+The best row has the highest overall coverage, ties broken by MRR, then by
+grid order; eval prints how to keep it in .megagit/config.yaml.`,
+		Example: `  megagit eval bench/skills-dev --sweep model.fusion_w=0.2,0.3,0.4,0.5,0.6
+  megagit eval bench/metatool --sweep model.fusion_w=0.3,0.4 --sweep model.abs_floor=0.2,0.25`,
 		Args: exactArgs(1, "a benchmark DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dir = args[0]
@@ -59,6 +67,14 @@ and the same ranking cut by seed 000's default dynamic K.`,
 			if opts.topK < 0 || opts.budget < 0 {
 				return usageError{errors.New("--top-k and --budget must not be negative")}
 			}
+			grid, err := parseSweep(opts.sweep)
+			if err != nil {
+				return usageError{err}
+			}
+			if grid != nil && (opts.baseline || opts.perQuery != "") {
+				return usageError{errors.New("--sweep cannot be combined with --baseline or --per-query")}
+			}
+			opts.grid = grid
 			return runF(opts)
 		},
 	}
@@ -73,6 +89,7 @@ and the same ranking cut by seed 000's default dynamic K.`,
 	f.BoolVar(&opts.noDynamicK, "no-dynamic-k", false, "always emit --top-k skills")
 	f.StringVar(&opts.format, "format", "", "catalog or compose: what the injected text (and its tokens) looks like")
 	f.IntVar(&opts.budget, "budget", 0, "token budget of the injected text")
+	f.StringArrayVar(&opts.sweep, "sweep", nil, "re-rank for each `KEY=V1,V2,...` (repeat for a grid)")
 	return cmd
 }
 
@@ -127,16 +144,7 @@ func evalRun(opts *evalOptions) error {
 	if err != nil {
 		return err
 	}
-	// --top-k, --format and --budget are bound to route.* by config.Load.
-	topK, format, budget := cfg.Route.TopK, cfg.Route.Format, cfg.Route.Budget
-	if opts.topK > 0 {
-		topK = opts.topK
-	}
-	if opts.format != "" {
-		format = opts.format
-	}
-	noDynamic := opts.noDynamicK || !cfg.Route.Dynamic
-
+	rs := evalRouteSettings(cfg, opts)
 	dir := evalPath(a, opts.dir)
 	qfile := filepath.Join(dir, "queries.jsonl")
 	if opts.queries != "" {
@@ -146,27 +154,17 @@ func evalRun(opts *evalOptions) error {
 	if err != nil {
 		return err
 	}
+	head := evalJSON{Benchmark: dir, Queries: qfile, Skills: len(b.docs),
+		Settings: evalSettings{Format: rs.Format, Budget: rs.Budget, TopK: rs.TopK, DynamicK: !rs.NoDynamic}}
+	if opts.grid != nil {
+		return evalSweepRun(opts, cfg, b, rs, head)
+	}
 
 	start := time.Now()
 	rt := newRouter(b.docs, rankerConfig(cfg), evalSemantic(a, cfg, b.docs), cfg.DynamicK)
-	progress := newEvalProgress(a.errOut, len(b.queries))
-	rows := make([]evalRow, len(b.queries))
-	for i, q := range b.queries {
-		t0 := time.Now()
-		rr := rt.route(q.Query, routeSettings{TopK: topK, NoDynamic: noDynamic, Format: format, Budget: budget})
-		lat := time.Since(t0)
-		ranked := make([]string, len(rr.res.Ranked))
-		for j, br := range rr.res.Ranked {
-			ranked[j] = br.ID
-		}
-		rows[i] = newEvalRow(q, b.docs, ranked, rr.rendered.Included, rr.rendered.Tokens, rr.res.Reason, lat)
-		progress(i + 1)
-	}
-	out := evalJSON{
-		Benchmark: dir, Queries: qfile, Skills: len(b.docs),
-		Settings:   evalSettings{Format: format, Budget: budget, TopK: topK, DynamicK: !noDynamic},
-		evalSystem: summarizeEval("megagit", rows),
-	}
+	rows := evalRoute(rt, b, rs, newEvalProgress(a.errOut, len(b.queries)))
+	out := head
+	out.evalSystem = summarizeEval("megagit", rows)
 	if opts.baseline {
 		text := ranker.BaselineText(opts.baselineText)
 		fixed, dyn := runEvalBaseline(b, text)
@@ -185,6 +183,37 @@ func evalRun(opts *evalOptions) error {
 		return printJSON(a.out, out)
 	}
 	return printEvalTable(a.out, out)
+}
+
+// evalRouteSettings are the route settings of the config, with eval's flags.
+func evalRouteSettings(cfg *config.Config, opts *evalOptions) routeSettings {
+	// --top-k, --format and --budget are bound to route.* by config.Load.
+	rs := routeSettings{TopK: cfg.Route.TopK, Format: cfg.Route.Format, Budget: cfg.Route.Budget,
+		NoDynamic: opts.noDynamicK || !cfg.Route.Dynamic}
+	if opts.topK > 0 {
+		rs.TopK = opts.topK
+	}
+	if opts.format != "" {
+		rs.Format = opts.format
+	}
+	return rs
+}
+
+// evalRoute routes every query of b through rt and scores it.
+func evalRoute(rt *router, b evalBench, rs routeSettings, progress func(int)) []evalRow {
+	rows := make([]evalRow, len(b.queries))
+	for i, q := range b.queries {
+		t0 := time.Now()
+		rr := rt.route(q.Query, rs)
+		lat := time.Since(t0)
+		ranked := make([]string, len(rr.res.Ranked))
+		for j, br := range rr.res.Ranked {
+			ranked[j] = br.ID
+		}
+		rows[i] = newEvalRow(q, b.docs, ranked, rr.rendered.Included, rr.rendered.Tokens, rr.res.Reason, lat)
+		progress(i + 1)
+	}
+	return rows
 }
 
 // newEvalRow scores one query for one system.
@@ -228,29 +257,6 @@ func runEvalBaseline(b evalBench, text ranker.BaselineText) (fixed, dyn []evalRo
 		}
 	}
 	return fixed, dyn
-}
-
-func writePerQuery(file string, rows []evalRow) error {
-	f, err := os.Create(file)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	for _, r := range rows {
-		r.LatencyMS = evalRound3(r.LatencyMS)
-		r.Coverage, r.RR = round4(r.Coverage), round4(r.RR)
-		if err := enc.Encode(r); err != nil {
-			f.Close()
-			return err
-		}
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // newEvalProgress reports progress on a terminal for long runs only.

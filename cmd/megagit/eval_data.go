@@ -5,9 +5,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/megagit/megagit/registry"
 )
@@ -106,4 +110,82 @@ func loadEvalQueries(file string) ([]evalQuery, error) {
 		return nil, fmt.Errorf("%w: %s: no queries", registry.ErrInvalid, file)
 	}
 	return out, nil
+}
+
+// The settings `eval --sweep` varies: the model's fusion weight and cosine
+// floor (its profile's, which model.* overrides) and the fused floor.
+const (
+	sweepFusionW    = "model.fusion_w"
+	sweepModelFloor = "model.abs_floor"
+	sweepDynFloor   = "dynamic_k.abs_floor"
+)
+
+var sweepKeys = []string{sweepFusionW, sweepModelFloor, sweepDynFloor}
+
+// sweepAxis is one --sweep flag: a key and the values it takes, in order.
+type sweepAxis struct {
+	key  string
+	vals []float64
+}
+
+// sweepPoint is one grid setting: one value per axis, in flag order.
+type sweepPoint []float64
+
+// parseSweep parses the --sweep flags; nil when there are none.
+func parseSweep(specs []string) ([]sweepAxis, error) {
+	var grid []sweepAxis
+	for _, spec := range specs {
+		ax, err := parseSweepAxis(spec)
+		if err != nil {
+			return nil, err
+		}
+		if slices.ContainsFunc(grid, func(g sweepAxis) bool { return g.key == ax.key }) {
+			return nil, fmt.Errorf("--sweep %s: key given twice; list all its values in one flag", ax.key)
+		}
+		grid = append(grid, ax)
+	}
+	return grid, nil
+}
+
+func parseSweepAxis(spec string) (sweepAxis, error) {
+	key, list, ok := strings.Cut(spec, "=")
+	key = strings.TrimSpace(key)
+	if !ok || key == "" || strings.TrimSpace(list) == "" {
+		return sweepAxis{}, fmt.Errorf("--sweep %q: want KEY=V1,V2,... with KEY one of %s", spec, strings.Join(sweepKeys, ", "))
+	}
+	if !slices.Contains(sweepKeys, key) {
+		return sweepAxis{}, fmt.Errorf("--sweep %s: unknown key (want %s)", key, strings.Join(sweepKeys, ", "))
+	}
+	ax := sweepAxis{key: key}
+	for _, raw := range strings.Split(list, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(raw), 64)
+		switch {
+		case err != nil || math.IsNaN(v):
+			return sweepAxis{}, fmt.Errorf("--sweep %s: %q is not a number", key, raw)
+		case key == sweepFusionW && (v < 0 || v > 1):
+			return sweepAxis{}, fmt.Errorf("--sweep %s: %s is outside [0, 1]", key, raw)
+		case key != sweepFusionW && (v <= 0 || v > 1):
+			// In config.yaml a floor of 0 means the profile's: it cannot be kept.
+			return sweepAxis{}, fmt.Errorf("--sweep %s: %s is outside (0, 1]", key, raw)
+		case slices.Contains(ax.vals, v):
+			return sweepAxis{}, fmt.Errorf("--sweep %s: %s is listed twice", key, raw)
+		}
+		ax.vals = append(ax.vals, v)
+	}
+	return ax, nil
+}
+
+// sweepPoints is the grid's cartesian product, the first flag outermost.
+func sweepPoints(grid []sweepAxis) []sweepPoint {
+	points := []sweepPoint{{}}
+	for _, ax := range grid {
+		next := make([]sweepPoint, 0, len(points)*len(ax.vals))
+		for _, p := range points {
+			for _, v := range ax.vals {
+				next = append(next, append(slices.Clone(p), v))
+			}
+		}
+		points = next
+	}
+	return points
 }

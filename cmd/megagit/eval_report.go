@@ -1,13 +1,41 @@
 package main
 
 import (
+	"bufio"
+	"encoding/json"
 	"io"
 	"math"
+	"os"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/megagit/megagit/ranker"
 )
+
+// writePerQuery writes one JSON line per query (--per-query).
+func writePerQuery(file string, rows []evalRow) error {
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, r := range rows {
+		r.LatencyMS = evalRound3(r.LatencyMS)
+		r.Coverage, r.RR = round4(r.Coverage), round4(r.RR)
+		if err := enc.Encode(r); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
 
 func evalRound3(x float64) float64 { return math.Round(x*1000) / 1000 }
 
@@ -187,4 +215,38 @@ func printEvalTable(w io.Writer, out evalJSON) error {
 		rows = append(rows, row)
 	}
 	return printTable(w, header, rows)
+}
+
+// printSweepTable prints one row per grid setting, the swept values first.
+func printSweepTable(w io.Writer, grid []sweepAxis, out sweepJSON) error {
+	var header []string
+	for _, ax := range grid {
+		header = append(header, ax.key)
+	}
+	header = append(header, "recall@1", "recall@5", "MRR", "in-dist coverage", "null coverage", "coverage", "mean K", "best")
+	f3 := func(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
+	rows := make([][]string, len(out.Rows))
+	for i, r := range out.Rows {
+		for _, ax := range grid {
+			rows[i] = append(rows[i], fmtSweepValue(r.Sweep[ax.key]))
+		}
+		best := ""
+		if r.Best {
+			best = "*"
+		}
+		rows[i] = append(rows[i], f3(r.R1), f3(r.R5), f3(r.MRR), f3(r.InDistCoverage), f3(r.NullCoverage),
+			f3(r.Coverage), strconv.FormatFloat(r.MeanK, 'f', 2, 64), best)
+	}
+	return printTable(w, header, rows)
+}
+
+func fmtSweepValue(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// sweepLabel names a grid setting, e.g. "model.fusion_w=0.4 model.abs_floor=0.2".
+func sweepLabel(grid []sweepAxis, p sweepPoint) string {
+	parts := make([]string, len(grid))
+	for i, ax := range grid {
+		parts[i] = ax.key + "=" + fmtSweepValue(p[i])
+	}
+	return strings.Join(parts, " ")
 }

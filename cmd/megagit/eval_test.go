@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -24,6 +25,13 @@ func TestEvalFlags(t *testing.T) {
 			"--baseline-text", "name+description+body", "--top-k", "3", "--no-dynamic-k", "--format", "compose", "--budget", "500"},
 			want: evalOptions{dir: "b", queries: "q.jsonl", json: true, perQuery: "p.jsonl", baseline: true,
 				baselineText: "name+description+body", topK: 3, noDynamicK: true, format: "compose", budget: 500}},
+		{name: "sweep grid", args: []string{"b", "--sweep", "model.fusion_w=0,0.3", "--sweep", "dynamic_k.abs_floor=0.1"},
+			want: evalOptions{dir: "b", baselineText: "name+description",
+				sweep: []string{"model.fusion_w=0,0.3", "dynamic_k.abs_floor=0.1"},
+				grid:  []sweepAxis{{sweepFusionW, []float64{0, 0.3}}, {sweepDynFloor, []float64{0.1}}}}},
+		{name: "sweep unknown key", args: []string{"b", "--sweep", "lexical.k1=1"}, wantErr: "--sweep lexical.k1: unknown key"},
+		{name: "sweep with baseline", args: []string{"b", "--sweep", "model.fusion_w=0.3", "--baseline"}, wantErr: "cannot be combined"},
+		{name: "sweep with per-query", args: []string{"b", "--sweep", "model.fusion_w=0.3", "--per-query", "p"}, wantErr: "cannot be combined"},
 		{name: "no dir", args: nil, wantErr: "expects a benchmark DIR"},
 		{name: "two dirs", args: []string{"a", "b"}, wantErr: "expects a benchmark DIR"},
 		{name: "bad format", args: []string{"b", "--format", "yaml"}, wantErr: "want catalog or compose"},
@@ -50,7 +58,7 @@ func TestEvalFlags(t *testing.T) {
 				t.Fatal(err)
 			}
 			got.app, got.flags = nil, nil
-			if *got != tt.want {
+			if !reflect.DeepEqual(*got, tt.want) {
 				t.Errorf("options = %+v, want %+v", *got, tt.want)
 			}
 		})
