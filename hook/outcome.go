@@ -1,7 +1,6 @@
 package hook
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -17,16 +16,16 @@ const (
 // when it starts with "no," / "no." / "nope" / "wrong" / "undo" / "revert
 // that", or contains "that's wrong", "that is wrong", "that's not right",
 // "not what i asked", "you broke" or "that broke".
-var correctionRE = regexp.MustCompile(`(?i)^(?:no[,.!]|nope\b|wrong\b|undo\b|revert that\b)|\bthat(?:'s| is) (?:wrong|not right)\b|\bnot what i asked\b|\b(?:you|that) broke\b`)
+var correctionRE = lazyRE(`(?i)^(?:no[,.!]|nope\b|wrong\b|undo\b|revert that\b)|\bthat(?:'s| is) (?:wrong|not right)\b|\bnot what i asked\b|\b(?:you|that) broke\b`)
 
 // successRE is seed 001's SUCCESS_INDICATORS, anchored at the prompt start.
-var successRE = regexp.MustCompile(`(?i)^(?:commit this|push it|ship it|looks good|perfect|nice|done|deploy it)\b`)
+var successRE = lazyRE(`(?i)^(?:commit this|push it|ship it|looks good|perfect|nice|done|deploy it)\b`)
 
 // IsCorrection reports whether a user prompt corrects the previous answer.
-func IsCorrection(prompt string) bool { return correctionRE.MatchString(strings.TrimSpace(prompt)) }
+func IsCorrection(prompt string) bool { return correctionRE().MatchString(strings.TrimSpace(prompt)) }
 
 // IsSuccess reports whether a user prompt signals the task worked.
-func IsSuccess(prompt string) bool { return successRE.MatchString(strings.TrimSpace(prompt)) }
+func IsSuccess(prompt string) bool { return successRE().MatchString(strings.TrimSpace(prompt)) }
 
 // Outcome is one injection's implicit outcome (seed 001 §2).
 type Outcome struct {

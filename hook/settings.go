@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -73,14 +72,14 @@ func AgentEntries(agent, command string) ([]Entry, error) {
 	return nil, CheckAgent(agent)
 }
 
-var oursRE = regexp.MustCompile(`(?:^|[\s/\\"'])megagit(?:\.exe)?["']?\s+(?:-C\s+(?:"[^"]*"|'[^']*'|\S+)\s+)?hook\s+(prompt|stop)\b`)
+var oursRE = lazyRE(`(?:^|[\s/\\"'])megagit(?:\.exe)?["']?\s+(?:-C\s+(?:"[^"]*"|'[^']*'|\S+)\s+)?hook\s+(prompt|stop)\b`)
 
 // IsOurs reports whether a hook command runs `megagit hook prompt|stop`;
 // uninstall removes exactly these and nothing else.
-func IsOurs(command string) bool { return oursRE.MatchString(command) }
+func IsOurs(command string) bool { return oursRE().MatchString(command) }
 
 func ourKind(command string) string {
-	if m := oursRE.FindStringSubmatch(command); m != nil {
+	if m := oursRE().FindStringSubmatch(command); m != nil {
 		return m[1]
 	}
 	return ""

@@ -9,7 +9,15 @@ import (
 	"html"
 	"regexp"
 	"strings"
+	"sync"
 )
+
+// lazyRE compiles a regular expression on first use, not at program start:
+// every megagit command pays for package initialisation (the prompt hook
+// on every prompt), and the prompt hook uses none of these.
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // Tag is one <skill-used name=".." verdict=".." reason=".."/> report.
 type Tag struct {
@@ -25,9 +33,9 @@ type Tag struct {
 const MaxTagText = 1 << 20
 
 var (
-	tagRE  = regexp.MustCompile(`<skill-used\b([^<>]*?)/?>`)
-	attrRE = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')`)
-	nameRE = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
+	tagRE  = lazyRE(`<skill-used\b([^<>]*?)/?>`)
+	attrRE = lazyRE(`([A-Za-z_][A-Za-z0-9_-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')`)
+	nameRE = lazyRE(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
 )
 
 // ParseTags returns the well-formed tags in text, in order. A tag needs a
@@ -43,12 +51,12 @@ func ParseTags(text string) []Tag {
 		return nil
 	}
 	var out []Tag
-	for _, m := range tagRE.FindAllStringSubmatch(text, -1) {
+	for _, m := range tagRE().FindAllStringSubmatch(text, -1) {
 		if len(m[1]) > 4096 {
 			continue // no real tag is this long
 		}
 		attrs := map[string]string{}
-		for _, a := range attrRE.FindAllStringSubmatch(m[1], -1) {
+		for _, a := range attrRE().FindAllStringSubmatch(m[1], -1) {
 			key := strings.ToLower(a[1])
 			if _, dup := attrs[key]; dup {
 				continue // first value wins, like an HTML parser
@@ -61,7 +69,7 @@ func ParseTags(text string) []Tag {
 		}
 		name := strings.TrimSpace(attrs["name"])
 		verdict := strings.ToUpper(strings.TrimSpace(attrs["verdict"]))
-		if len(name) > 64 || !nameRE.MatchString(name) {
+		if len(name) > 64 || !nameRE().MatchString(name) {
 			continue
 		}
 		switch verdict {

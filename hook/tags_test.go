@@ -50,7 +50,7 @@ func FuzzSkillUsedTags(f *testing.F) {
 			if tag.Index != i {
 				t.Fatalf("tag %d has index %d", i, tag.Index)
 			}
-			if !nameRE.MatchString(tag.Name) || len(tag.Name) > 64 {
+			if !nameRE().MatchString(tag.Name) || len(tag.Name) > 64 {
 				t.Fatalf("bad name %q", tag.Name)
 			}
 			switch tag.Verdict {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -73,7 +72,7 @@ type claudeBlock struct {
 // MaxTranscript caps how much of a transcript is read.
 const MaxTranscript = 256 << 20
 
-var exitCodeRE = regexp.MustCompile(`(?i)exit code[: ]+(\d+)`)
+var exitCodeRE = lazyRE(`(?i)exit code[: ]+(\d+)`)
 
 // ReadClaudeTranscript reads a Claude Code session transcript (JSONL).
 // Unreadable lines are counted and skipped; a torn last line is normal for
@@ -190,7 +189,7 @@ func exitCode(b claudeBlock) int {
 	if json.Unmarshal(b.Content, &s) != nil {
 		s = string(b.Content)
 	}
-	if m := exitCodeRE.FindStringSubmatch(s); m != nil {
+	if m := exitCodeRE().FindStringSubmatch(s); m != nil {
 		if n, err := strconv.Atoi(m[1]); err == nil && n != 0 {
 			return n
 		}

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -186,7 +185,7 @@ func (r *Registry) remoteCheck(timeout time.Duration) Check {
 
 // debrisRE matches the temp files of atomic writes (".SKILL.md.tmp-123"):
 // a process killed between writing one and renaming it leaves it behind.
-var debrisRE = regexp.MustCompile(`^\..+\.tmp-?[0-9]+$`)
+var debrisRE = lazyRE(`^\..+\.tmp-?[0-9]+$`)
 
 // TempDebris lists leftover temp files of interrupted atomic writes in the
 // registry (registry-relative paths), skipping .git.
@@ -199,7 +198,7 @@ func (r *Registry) TempDebris() []string {
 		if d.IsDir() && d.Name() == ".git" {
 			return filepath.SkipDir
 		}
-		if !d.IsDir() && debrisRE.MatchString(d.Name()) {
+		if !d.IsDir() && debrisRE().MatchString(d.Name()) {
 			if rel, err := filepath.Rel(r.root, p); err == nil {
 				out = append(out, filepath.ToSlash(rel))
 			}

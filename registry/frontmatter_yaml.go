@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,7 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-var fmYAMLErrLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var fmYAMLErrLine = lazyRE(`^yaml: line (\d+): (.*)$`)
 
 func (f *SkillFile) parseYAML() (err error) {
 	defer func() {
@@ -61,7 +60,7 @@ func (f *SkillFile) parseYAML() (err error) {
 func (f *SkillFile) yamlError(err error) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line := 0
-	if m := fmYAMLErrLine.FindStringSubmatch(err.Error()); m != nil {
+	if m := fmYAMLErrLine().FindStringSubmatch(err.Error()); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		// yaml.v3 reports parser errors ("did not find expected ...") at the
 		// 0-based line where the unfinished construct starts, scanner errors

@@ -6,12 +6,20 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
+
+// lazyRE compiles a regular expression on first use, not at program start:
+// every megagit command pays for package initialisation (the prompt hook
+// on every prompt), and most commands need none of these.
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // LogEntry is one recorded event from the git history.
 type LogEntry struct {
@@ -113,15 +121,15 @@ func (r *Registry) Log(skill string, limit int) ([]LogEntry, error) {
 }
 
 var (
-	hexRef  = regexp.MustCompile(`^[0-9a-fA-F]{4,40}$`)
-	ulidRef = regexp.MustCompile(`^[0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{26}$`)
+	hexRef  = lazyRE(`^[0-9a-fA-F]{4,40}$`)
+	ulidRef = lazyRE(`^[0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{26}$`)
 )
 
 // resolveRevert turns a commit hash prefix or a verdict id into the set of
 // verdict ids to undo (and the full commit hash when given one).
 func (r *Registry) resolveRevert(ref string) (map[string]bool, string, error) {
 	ref = strings.TrimSpace(ref)
-	if ulidRef.MatchString(ref) {
+	if ulidRef().MatchString(ref) {
 		return map[string]bool{strings.ToUpper(ref): true}, "", nil
 	}
 	var c *object.Commit
@@ -129,7 +137,7 @@ func (r *Registry) resolveRevert(ref string) (map[string]bool, string, error) {
 		if c, err = r.repo.CommitObject(*h); err != nil {
 			return nil, "", fmt.Errorf("%w: %s is not a commit", ErrInvalid, ref)
 		}
-	} else if hexRef.MatchString(ref) {
+	} else if hexRef().MatchString(ref) {
 		if c, err = r.findCommit(strings.ToLower(ref)); err != nil {
 			return nil, "", err
 		}

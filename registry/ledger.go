@@ -44,14 +44,15 @@ func ledgerPath(skill string) string { return LedgerDir + "/" + skill + ".jsonl"
 
 var (
 	entropyMu sync.Mutex
-	entropy   = ulid.Monotonic(rand.Reader, 0)
+	// entropy is made on first use, like the package's regular expressions.
+	entropy = sync.OnceValue(func() *ulid.MonotonicEntropy { return ulid.Monotonic(rand.Reader, 0) })
 )
 
 // newID returns a ULID: sortable by time and unique across machines.
 func newID(t time.Time) string {
 	entropyMu.Lock()
 	defer entropyMu.Unlock()
-	return ulid.MustNew(ulid.Timestamp(t), entropy).String()
+	return ulid.MustNew(ulid.Timestamp(t), entropy()).String()
 }
 
 // Time parses At.

@@ -114,3 +114,27 @@ func BenchmarkHookPrompt(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkHookRoute times the ranking and rendering of one prompt with
+// the compiled index loaded, as the prompt hook does it.
+//
+//	MEGAGIT_BENCH_REGISTRY=/tmp/reg1000 MEGAGIT_MODEL_ID=none go test ./cmd/megagit -run x -bench HookRoute
+func BenchmarkHookRoute(b *testing.B) {
+	dir := os.Getenv("MEGAGIT_BENCH_REGISTRY")
+	if dir == "" {
+		b.Skip("set MEGAGIT_BENCH_REGISTRY")
+	}
+	e, err := openHookEnv(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rt, err := hookRouter(e, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := routeSettings{TopK: e.cfg.Route.TopK, NoDynamic: !e.cfg.Route.Dynamic, Format: e.cfg.Route.Format, Budget: e.cfg.Route.Budget}
+	b.ReportAllocs()
+	for b.Loop() {
+		rt.route("the docker image build is slow and the cache layer is huge", s)
+	}
+}
