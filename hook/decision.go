@@ -28,7 +28,9 @@ type Decision struct {
 	Candidates int             `json:"candidates"`
 	Skills     []DecisionSkill `json:"skills"`
 	Shadow     bool            `json:"shadow,omitempty"`
-	LatencyMS  float64         `json:"latency_ms"`
+	// Served says a warm `megagit serve` ranked the prompt.
+	Served    bool    `json:"served,omitempty"`
+	LatencyMS float64 `json:"latency_ms"`
 }
 
 // DecisionSkill is one emitted skill: injected in full (New) or listed by

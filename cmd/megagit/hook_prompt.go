@@ -142,23 +142,11 @@ func promptWork(opts *hookPromptOptions, st *promptState, start time.Time) (stri
 		return "", err
 	}
 	st.deadline <- e.cfg.Hook.Deadline
-	prewarmModel(e.cfg)
-	rt, err := hookRouter(e, st.caches)
-	if err != nil {
-		return "", err
-	}
 	cfg := e.cfg
 	s := routeSettings{TopK: cfg.Route.TopK, NoDynamic: !cfg.Route.Dynamic, Format: cfg.Route.Format, Budget: cfg.Route.Budget}
-	rr := rt.route(in.Prompt, s)
-	// Seed 001 §1: the project name joins the query, as plain words. It may
-	// reorder and pick among the skills the prompt itself matches, never
-	// add one the prompt does not match, nor turn "nothing" into something:
-	// measured on examples/demo, a project called "release-notes-bot" made
-	// a pytest prompt pull release-notes and python-packaging otherwise.
-	if proj := hook.ProjectWords(in.Cwd); proj != "" && rr.res.K > 0 {
-		if with := rt.route(in.Prompt+"\n"+proj, s); with.res.K > 0 {
-			rr = projectFiltered(rr, with)
-		}
+	docs, rr, err := hookRoute(a, e, st, in.Prompt, hook.ProjectWords(in.Cwd), s, start)
+	if err != nil {
+		return "", err
 	}
 
 	var sess *hook.Session
@@ -174,18 +162,18 @@ func promptWork(opts *hookPromptOptions, st *promptState, start time.Time) (stri
 	var fresh []int
 	var already []string
 	for _, d := range rr.res.Emitted {
-		if sess.Injected(rt.docs[d].ID) != nil {
-			already = append(already, rt.docs[d].ID)
+		if sess.Injected(docs[d].ID) != nil {
+			already = append(already, docs[d].ID)
 		} else {
 			fresh = append(fresh, d)
 		}
 	}
-	rendered := renderDocs(rt.docs, fresh, s)
+	rendered := renderDocs(docs, fresh, s)
 	text := hook.InjectionText(rendered.Text, already)
 	now := a.now()
 	if !cfg.Hook.Shadow {
 		for _, d := range rendered.Included {
-			doc := rt.docs[d]
+			doc := docs[d]
 			sess.Injections = append(sess.Injections, hook.Injection{
 				Skill: doc.ID, Path: doc.Path, Turn: turn, Prompt: sess.Prompts[turn],
 				At: now.UTC().Format(time.RFC3339), Words: hook.RelevantWords(doc.ID, doc.Triggers),
@@ -197,7 +185,7 @@ func promptWork(opts *hookPromptOptions, st *promptState, start time.Time) (stri
 			return "", err
 		}
 	}
-	dec := decisionRecord(opts.agent, in, cfg, rt.docs, rr, rendered.Included, already, now)
+	dec := decisionRecord(opts.agent, in, cfg, docs, rr, rendered.Included, already, now)
 	dec.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
 	if line, err := json.Marshal(dec); err == nil {
 		if err := e.reg.AppendLocal(decisionLogName, line, decisionMaxBytes); err != nil {
@@ -208,6 +196,40 @@ func promptWork(opts *hookPromptOptions, st *promptState, start time.Time) (stri
 		return "", nil
 	}
 	return hook.Render(opts.agent, cfg.Hook.Output, text)
+}
+
+// hookRoute routes a prompt for the hook: through a warm `megagit serve`
+// when one answers within half the time left, else here. Here, an ONNX
+// model routes lexically: starting its session costs more than a prompt
+// may wait (BENCHMARKS.md, "ONNX models"), so only a server uses it.
+func hookRoute(a *app, e *env, st *promptState, prompt, project string, s routeSettings, start time.Time) ([]ranker.Doc, routeResult, error) {
+	left := e.cfg.Hook.Deadline - time.Since(start)
+	docs, rr, err := served(e, prompt, project, s, left/2)
+	if err == nil {
+		return docs, rr, nil
+	}
+	if !errors.Is(err, errNotServed) {
+		hookNote(a, e, fmt.Errorf("%w; routed in-process", err))
+	}
+	if usesONNX(e.cfg, e.reg.Root()) {
+		hookNote(a, e, errors.New("the ONNX model is used only through `megagit serve`, and none answered: routed lexically"))
+		lex := *e.cfg
+		lex.Model = config.Model{ID: "none"}
+		e = &env{reg: e.reg, cfg: &lex}
+	}
+	prewarmModel(e.cfg)
+	rt, err := hookRouter(e, st.caches)
+	if err != nil {
+		return nil, routeResult{}, err
+	}
+	return rt.docs, rt.routeWithProject(prompt, project, s), nil
+}
+
+// hookNote records in hook.log how a prompt was routed when that was not
+// the configured way; the hook's output is unaffected.
+func hookNote(a *app, e *env, err error) {
+	line := fmt.Sprintf("%s prompt: note: %s", a.now().UTC().Format(time.RFC3339), err)
+	_ = e.reg.AppendLocal(hookLogName, []byte(line), hookLogMaxBytes)
 }
 
 // savePromptSession is saveSession without waiting for the disk: the
@@ -285,7 +307,7 @@ func decisionRecord(agent string, in hook.Input, cfg *config.Config, docs []rank
 		PromptSHA: hook.PromptHash(in.Prompt), Terms: topTerms(in.Prompt, 8),
 		K: len(injected) + len(already), Reason: rr.res.Reason,
 		ZTop1: round4(rr.res.Decision.ZTop1), ZEnt: round4(rr.res.Decision.ZEnt),
-		Shadow: cfg.Hook.Shadow, Skills: []hook.DecisionSkill{},
+		Shadow: cfg.Hook.Shadow, Skills: []hook.DecisionSkill{}, Candidates: rr.candidates, Served: rr.served,
 	}
 	if cfg.Hook.LogPrompts {
 		d.Prompt = in.Prompt
@@ -296,7 +318,6 @@ func decisionRecord(agent string, in hook.Input, cfg *config.Config, docs []rank
 		if b.Archived() {
 			continue
 		}
-		d.Candidates++
 		if len(d.Scores) < 20 {
 			d.Scores = append(d.Scores, round4(b.Final))
 		}

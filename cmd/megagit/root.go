@@ -26,16 +26,45 @@ type app struct {
 func run(args []string, in io.Reader, out, errOut io.Writer) int {
 	a := &app{in: in, out: out, errOut: errOut, now: time.Now}
 	root := newRootCmd(a)
+	args, err := takeDirFlag(a, args)
+	if err != nil {
+		printError(errOut, err)
+		return exitCode(err)
+	}
 	root.SetArgs(args)
 	root.SetIn(in)
 	root.SetOut(out)
 	root.SetErr(errOut)
-	err := root.Execute()
+	err = root.Execute()
 	if err == nil {
 		return 0
 	}
 	printError(errOut, err)
 	return exitCode(err)
+}
+
+// takeDirFlag takes the global -C DIR (also -CDIR and -C=DIR) out of args,
+// before the first "--": cobra cannot see it on a command with its own
+// --dir flag (model use --dir), which hides the global flag's shorthand.
+func takeDirFlag(a *app, args []string) ([]string, error) {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		switch {
+		case arg == "--":
+			return append(out, args[i:]...), nil
+		case arg == "-C":
+			if i+1 == len(args) {
+				return nil, usageError{fmt.Errorf("flag needs an argument: -C DIR")}
+			}
+			a.dir, i = args[i+1], i+1
+		case strings.HasPrefix(arg, "-C"):
+			a.dir = strings.TrimPrefix(strings.TrimPrefix(arg, "-C"), "=")
+		default:
+			out = append(out, arg)
+		}
+	}
+	return out, nil
 }
 
 func newRootCmd(a *app) *cobra.Command {

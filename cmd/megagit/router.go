@@ -29,6 +29,7 @@ type routeResult struct {
 	// candidates counts the skills ranked and not archived (res.Ranked of
 	// an answer from `megagit serve` holds only the head of the ranking).
 	candidates int
+	served     bool // answered by `megagit serve`
 }
 
 // newRouter indexes docs; with a semantic channel the model's profile sets

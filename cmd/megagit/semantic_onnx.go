@@ -45,6 +45,16 @@ func isONNXDir(dir string) bool {
 	return false
 }
 
+// usesONNX says whether the configured model is an ONNX model, whose
+// session takes hundreds of milliseconds to start.
+func usesONNX(cfg *config.Config, root string) bool {
+	if cfg.Model.Dir != "" {
+		return isONNXDir(modelDirPath(cfg, root))
+	}
+	_, known := onnxProfile(cfg.Model.ID)
+	return known
+}
+
 // onnxProfile is ProfileFor restricted to ONNX profiles: an id naming the
 // built-in static model gets the unknown-model defaults too.
 func onnxProfile(id string) (embedcache.Profile, bool) {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -14,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/megagit/megagit/embedcache"
+	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/ranker"
 )
 
@@ -114,28 +117,34 @@ func seen(docs []ranker.Doc, rr routeResult) routed {
 	return r
 }
 
-func TestServeRoutesLikeInProcess(t *testing.T) {
-	dir := serveTestRegistry(t, 60)
-	e := startServe(t, dir)
-	prompts := []string{
-		"my docker image build cache is flaky in the pipeline",
-		"stripe webhook signature fails with a timeout",
-		"postgres migration is slow",
-		"thanks, that's all",
-		"react render latency and redis leak",
-		"",
-	}
+// servePrompts are prompts with a clear match, several weak ones, and none.
+var servePrompts = []string{
+	"my docker image build cache is flaky in the pipeline",
+	"stripe webhook signature fails with a timeout",
+	"postgres migration is slow",
+	"thanks, that's all",
+	"react render latency and redis leak",
+	"",
+}
+
+// checkServedLikeLocal routes every prompt through the server and in this
+// process, in both formats, with and without project words, and fails on
+// any difference a user could see. It returns the served answers.
+func checkServedLikeLocal(t *testing.T, e *env) []routeResult {
+	t.Helper()
 	local, err := e.router(&app{errOut: &bytes.Buffer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	var all []routeResult
 	for _, format := range []string{"catalog", "compose"} {
 		s := routeSettings{TopK: 5, Format: format, Budget: 2000}
-		for _, p := range prompts {
+		for _, p := range servePrompts {
 			docs, rr, err := served(e, p, "", s, 5*time.Second)
 			if err != nil {
 				t.Fatalf("%q: %v", p, err)
 			}
+			all = append(all, rr)
 			got, want := seen(docs, rr), seen(local.docs, local.route(p, s))
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("%s %q: served %+v\nin-process %+v", format, p, got, want)
@@ -149,6 +158,52 @@ func TestServeRoutesLikeInProcess(t *testing.T) {
 				t.Errorf("%q with project: served %+v\nin-process %+v", p, got, want)
 			}
 		}
+	}
+	return all
+}
+
+func TestServeRoutesLikeInProcess(t *testing.T) {
+	dir := serveTestRegistry(t, 60)
+	checkServedLikeLocal(t, startServe(t, dir))
+}
+
+func TestServeRoutesLikeInProcessWithONNX(t *testing.T) {
+	ok, err := onnxAvailable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		t.Skip("needs ONNX support and ONNX Runtime (scripts/install-onnxruntime.sh)")
+	}
+	dir := serveTestRegistry(t, 30)
+	tiny := t.TempDir()
+	model, err := os.ReadFile(filepath.Join("..", "..", "embedcache", "testdata", "tiny-bert", embedcache.ONNXModelFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := embedcache.DefaultTokenizerJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{embedcache.ONNXModelFile: model, embedcache.TokenizerFile: tok} {
+		if err := os.WriteFile(filepath.Join(tiny, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("MEGAGIT_ONNXRUNTIME_LIB", onnxRuntimeLib())
+	env := append(procEnv(t), "MEGAGIT_ONNXRUNTIME_LIB="+onnxRuntimeLib())
+	mustMegagit(t, env, "-C", dir, "model", "use", "--dir", tiny)
+	mustMegagit(t, env, "-C", dir, "embed")
+	dense := 0
+	for _, rr := range checkServedLikeLocal(t, startServe(t, dir)) {
+		for _, b := range rr.res.Ranked {
+			if b.Dense != nil {
+				dense++
+			}
+		}
+	}
+	if dense == 0 {
+		t.Error("the served rankings carry no dense score: the ONNX model was not used")
 	}
 }
 
@@ -177,5 +232,51 @@ func TestServeSeesEditsAndDeclinesOtherSettings(t *testing.T) {
 	other.Model.FusionW = 0.9
 	if _, _, err := served(&env{reg: e.reg, cfg: &other}, prompt, "", s, 5*time.Second); !errors.Is(err, errNotServed) {
 		t.Errorf("a client with another fusion weight: err %v, want a decline", err)
+	}
+}
+
+// hookOnce runs the prompt hook in this process and returns its stdout and
+// the decision it logged.
+func hookOnce(t *testing.T, dir, session, prompt string) (string, hook.Decision) {
+	t.Helper()
+	in, _ := json.Marshal(map[string]string{"session_id": session, "prompt": prompt, "cwd": dir, "hook_event_name": "UserPromptSubmit"})
+	var out, errOut bytes.Buffer
+	a := &app{dir: dir, in: bytes.NewReader(in), out: &out, errOut: &errOut, now: time.Now}
+	hookPromptRun(&hookPromptOptions{app: a, agent: hook.AgentClaude})
+	data, err := os.ReadFile(filepath.Join(dir, ".megagit", "local", decisionLogName))
+	if err != nil {
+		t.Fatalf("no decision log (hook stderr: %s): %v", errOut.String(), err)
+	}
+	lines := bytes.Split(bytes.TrimSpace(data), []byte("\n"))
+	var d hook.Decision
+	if err := json.Unmarshal(lines[len(lines)-1], &d); err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), d
+}
+
+func TestHookPromptUsesServe(t *testing.T) {
+	dir := serveTestRegistry(t, 40)
+	t.Setenv("MEGAGIT_HOOK_DEADLINE_MS", "20000") // a loaded test machine must not cut the hook short
+	const prompt = "stripe webhook signature fails with a timeout"
+	here, d := hookOnce(t, dir, "s1", prompt)
+	if d.Served || here == "" {
+		t.Fatalf("without a server: served=%v, output %q", d.Served, here)
+	}
+	startServe(t, dir)
+	there, d2 := hookOnce(t, dir, "s2", prompt)
+	if !d2.Served {
+		t.Fatalf("with a server running the hook routed in-process")
+	}
+	if there != here {
+		t.Errorf("served hook output differs:\n%s\nin-process:\n%s", there, here)
+	}
+	if !reflect.DeepEqual(d.Skills, d2.Skills) || d.K != d2.K || d.Candidates != d2.Candidates || !reflect.DeepEqual(d.Scores, d2.Scores) {
+		t.Errorf("served decision %+v\nin-process %+v", d2, d)
+	}
+	// The same session again: the served answer also knows what was injected.
+	again, _ := hookOnce(t, dir, "s2", prompt)
+	if again == there || !strings.Contains(again, "already loaded") {
+		t.Errorf("second prompt of the session re-injected the skills:\n%s", again)
 	}
 }

@@ -127,7 +127,7 @@ func toWire(docs []ranker.Doc, rr routeResult, bodies bool) serveResponse {
 // fromWire unpacks a served answer into the docs and result the callers
 // of router.route use.
 func fromWire(w serveResponse) ([]ranker.Doc, routeResult) {
-	rr := routeResult{candidates: w.Candidates, rendered: w.Rendered}
+	rr := routeResult{candidates: w.Candidates, rendered: w.Rendered, served: true}
 	rr.res = ranker.Result{K: len(w.Emitted), Reason: w.Reason, Decision: w.Decision, Emitted: w.Emitted}
 	for _, b := range w.Ranked {
 		b.B.Doc = b.Doc
