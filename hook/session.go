@@ -13,8 +13,15 @@ import (
 type Session struct {
 	ID    string `json:"id"`
 	Agent string `json:"agent"`
-	// Prompts are the prompts the prompt hook saw, in order (each capped).
-	Prompts    []string    `json:"prompts"`
+	// Prompts are the prompts the prompt hook saw, indexed by turn (each
+	// capped). The file keeps only the last MaxSessionPrompts of them:
+	// the turns before FirstTurn load as empty strings, so a turn index
+	// (an Injection's Turn, AddPrompt's result) keeps meaning the same
+	// prompt of the session.
+	Prompts []string `json:"prompts"`
+	// FirstTurn is the turn of the oldest prompt the file holds; 0 in
+	// files written before prompts were dropped.
+	FirstTurn  int         `json:"first_turn,omitempty"`
 	Injections []Injection `json:"injections"`
 	// Processed holds the keys of tags already applied or rejected, so a
 	// second stop run on the same transcript changes nothing.
@@ -42,18 +49,45 @@ type Injection struct {
 // MaxPromptMemory caps each remembered prompt.
 const MaxPromptMemory = 4000
 
+// MaxSessionPrompts is how many of the latest prompts a session file
+// keeps; the file is read and written on every prompt, so it must not
+// grow with the session. The prompts serve the stop hook's implicit
+// outcomes, which look at most SuccessWindow (5) prompts past an
+// injection, and the stop hook runs after every turn, so an outcome is
+// settled long before its prompts are dropped; 16 leaves room for stop
+// runs that failed or never came. (The prompt that triggered an injection,
+// the verdict's context, is kept in the Injection itself.)
+const MaxSessionPrompts = 16
+
+// maxFirstTurn bounds the empty prompts a session file can make
+// ParseSession allocate: a larger FirstTurn is junk.
+const maxFirstTurn = 1 << 16
+
 // ParseSession decodes a session file; junk yields an empty session.
+// Prompts dropped from the file come back as empty strings before
+// FirstTurn.
 func ParseSession(id string, data []byte) *Session {
 	s := &Session{}
-	if json.Unmarshal(data, s) != nil || s.ID != id {
+	if json.Unmarshal(data, s) != nil || s.ID != id || s.FirstTurn < 0 || s.FirstTurn > maxFirstTurn {
 		s = &Session{}
 	}
 	s.ID = id
+	if s.FirstTurn > 0 {
+		all := make([]string, s.FirstTurn+len(s.Prompts))
+		copy(all[s.FirstTurn:], s.Prompts)
+		s.Prompts = all
+	}
 	return s
 }
 
-// Marshal encodes the session for its file.
-func (s *Session) Marshal() ([]byte, error) { return json.MarshalIndent(s, "", "  ") }
+// Marshal encodes the session for its file, with only its last
+// MaxSessionPrompts prompts; s itself keeps them all.
+func (s *Session) Marshal() ([]byte, error) {
+	c := *s
+	c.FirstTurn = max(s.FirstTurn, len(s.Prompts)-MaxSessionPrompts, 0)
+	c.Prompts = s.Prompts[min(c.FirstTurn, len(s.Prompts)):]
+	return json.MarshalIndent(&c, "", "  ")
+}
 
 // Injected returns the injection of skill, or nil.
 func (s *Session) Injected(skill string) *Injection {
@@ -65,7 +99,8 @@ func (s *Session) Injected(skill string) *Injection {
 	return nil
 }
 
-// AddPrompt remembers a prompt and returns its turn index.
+// AddPrompt remembers a prompt and returns its turn index, which is also
+// its index in Prompts.
 func (s *Session) AddPrompt(p string) int {
 	s.Prompts = append(s.Prompts, clip(p, MaxPromptMemory))
 	return len(s.Prompts) - 1
@@ -89,11 +124,19 @@ func (s *Session) Mark(key string) {
 }
 
 // Turns rebuilds turns from remembered prompts, for agents whose transcript
-// megagit does not read; final is the turn's last answer, if known.
+// megagit does not read; final is the turn's last answer, if known. Turns
+// before FirstTurn have empty prompts (no correction or success signal),
+// except those that triggered an injection: they get their prompt back
+// from it, so LocateTurn still finds the injection's own turn.
 func (s *Session) Turns(final, finalKey string) []Turn {
 	turns := make([]Turn, len(s.Prompts))
 	for i, p := range s.Prompts {
 		turns[i].Prompt = p
+	}
+	for _, inj := range s.Injections {
+		if t := inj.Turn; t >= 0 && t < min(s.FirstTurn, len(turns)) {
+			turns[t].Prompt = inj.Prompt
+		}
 	}
 	if final != "" && len(turns) > 0 {
 		last := &turns[len(turns)-1]

@@ -131,34 +131,61 @@ func (ix *Index) Rank(text string, opt Options) Result {
 	return res
 }
 
-// ranked is every doc's breakdown in ranking order. It sorts doc numbers,
-// not the large breakdowns themselves: same order, far fewer bytes moved.
+// ranked is every doc's breakdown in ranking order, in one array: it
+// sorts doc numbers, not the large breakdowns themselves (far fewer bytes
+// moved), then permutes the breakdowns into that order in place. A second
+// array of breakdowns would be fresh memory, and every fresh page costs the
+// short-lived hook process a page fault.
 func (ix *Index) ranked(q query, raw, dense []float64) []Breakdown {
 	all := make([]Breakdown, len(ix.docs))
 	order := make([]int32, len(ix.docs))
+	var denseVals []float64 // one backing array for the Dense pointers
+	if dense != nil {
+		denseVals = make([]float64, len(ix.docs))
+	}
 	for i := range ix.docs {
-		all[i] = ix.breakdown(i, q, raw[i], dense)
+		ix.breakdown(&all[i], i, q, raw[i], dense, denseVals)
 		order[i] = int32(i)
 	}
 	slices.SortStableFunc(order, func(a, b int32) int {
 		switch {
-		case less(all[a], all[b]):
+		case less(&all[a], &all[b]):
 			return -1
-		case less(all[b], all[a]):
+		case less(&all[b], &all[a]):
 			return 1
 		}
 		return 0
 	})
-	out := make([]Breakdown, len(all))
-	for k, i := range order {
-		out[k] = all[i]
+	permute(all, order)
+	return all
+}
+
+// permute reorders bs in place so that bs[k] becomes the old bs[order[k]],
+// following each cycle of the permutation with one spare breakdown. It
+// uses up order: a done position is marked by order[k] = k.
+func permute(bs []Breakdown, order []int32) {
+	for k := range order {
+		if int(order[k]) == k {
+			continue
+		}
+		spare := bs[k]
+		j := k
+		for {
+			src := int(order[j])
+			order[j] = int32(j)
+			if src == k {
+				bs[j] = spare
+				break
+			}
+			bs[j] = bs[src]
+			j = src
+		}
 	}
-	return out
 }
 
 // less orders breakdowns: non-archived first, then final score descending,
 // then id ascending.
-func less(a, b Breakdown) bool {
+func less(a, b *Breakdown) bool {
 	if a.Archived() != b.Archived() {
 		return !a.Archived()
 	}
@@ -168,10 +195,11 @@ func less(a, b Breakdown) bool {
 	return a.ID < b.ID
 }
 
-// breakdown computes every term of doc i's score for q.
-func (ix *Index) breakdown(i int, q query, raw float64, dense []float64) Breakdown {
-	d := ix.docs[i]
-	b := Breakdown{
+// breakdown computes every term of doc i's score for q into *b. With
+// dense set, b.Dense points at denseVals[i].
+func (ix *Index) breakdown(b *Breakdown, i int, q query, raw float64, dense, denseVals []float64) {
+	d := &ix.docs[i]
+	*b = Breakdown{
 		Doc: i, ID: d.ID, LexicalRaw: raw,
 		Helpful: d.HelpfulCount, Harmful: d.HarmfulCount,
 		Weight: d.Weight, Status: d.Status,
@@ -187,11 +215,11 @@ func (ix *Index) breakdown(i int, q query, raw float64, dense []float64) Breakdo
 	}
 	b.Relevance = b.Lexical
 	if dense != nil {
-		var v float64
 		if i < len(dense) {
-			v = dense[i]
+			denseVals[i] = dense[i]
 		}
-		b.Dense = &v
+		v := denseVals[i]
+		b.Dense = &denseVals[i]
 		switch ix.cfg.Fusion.Mode {
 		case FusionLinear:
 			a := ix.cfg.Fusion.DenseWeight
@@ -206,8 +234,7 @@ func (ix *Index) breakdown(i int, q query, raw float64, dense []float64) Breakdo
 		b.RelatedHelp = maxCosine(q.vec, ix.relHelp[i])
 		b.RelatedHarm = maxCosine(q.vec, ix.relHarm[i])
 	}
-	ix.cfg.Blend.Apply(&b)
-	return b
+	ix.cfg.Blend.Apply(b)
 }
 
 // dominant is seed 003's fast path: the non-archived skill with the highest

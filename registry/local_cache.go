@@ -1,8 +1,10 @@
 package registry
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // WriteLocalCache replaces a file under .megagit/local/ atomically (temp
@@ -37,4 +39,54 @@ func (r *Registry) WriteLocalCache(name string, data []byte) error {
 		return err
 	}
 	return os.Rename(name, p)
+}
+
+// pruneMarker is the file in a pruned folder whose modification time says
+// when PruneLocal last scanned it; pruneEvery is how often it may.
+const (
+	pruneMarker = ".pruned"
+	pruneEvery  = 24 * time.Hour
+)
+
+// PruneLocal removes the files in dir under .megagit/local/ (such as
+// session memories) not modified for maxAge, scanning at most once per
+// day, so a hook can call it on every write for the price of one stat.
+// It returns how many files it removed; a missing dir is not an error.
+func (r *Registry) PruneLocal(dir string, maxAge time.Duration, now time.Time) (int, error) {
+	p, err := r.localPath(dir)
+	if err != nil {
+		return 0, err
+	}
+	marker := filepath.Join(p, pruneMarker)
+	if st, err := os.Stat(marker); err == nil && now.Sub(st.ModTime()) < pruneEvery {
+		return 0, nil
+	}
+	ents, err := os.ReadDir(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	// Mark first: a concurrent hook skips the scan rather than repeat it.
+	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+		return 0, err
+	}
+	if err := os.Chtimes(marker, now, now); err != nil {
+		return 0, err
+	}
+	removed := 0
+	for _, e := range ents {
+		if !e.Type().IsRegular() || e.Name() == pruneMarker {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || now.Sub(info.ModTime()) <= maxAge {
+			continue // gone already, or recent
+		}
+		if err := os.Remove(filepath.Join(p, e.Name())); err == nil {
+			removed++
+		}
+	}
+	return removed, nil
 }

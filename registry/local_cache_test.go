@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestWriteLocalCache(t *testing.T) {
@@ -23,6 +24,48 @@ func TestWriteLocalCache(t *testing.T) {
 		t.Fatalf("temp files left behind: %v %v", ents, err)
 	}
 	if err := r.WriteLocalCache("../escape", []byte("x")); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("escaping name: err = %v, want ErrInvalid", err)
+	}
+}
+
+func TestPruneLocal(t *testing.T) {
+	r := &Registry{root: t.TempDir()}
+	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	if n, err := r.PruneLocal("sessions", 30*24*time.Hour, now); n != 0 || err != nil {
+		t.Fatalf("missing folder: %d, %v", n, err)
+	}
+	dir := filepath.Join(r.LocalDir(), "sessions")
+	age := map[string]time.Duration{"old.json": 31 * 24 * time.Hour, "recent.json": 29 * 24 * time.Hour, "new.json": 0}
+	for name, d := range age {
+		if err := r.WriteLocalCache("sessions/"+name, []byte("{}")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(filepath.Join(dir, name), now.Add(-d), now.Add(-d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := r.PruneLocal("sessions", 30*24*time.Hour, now); n != 1 || err != nil {
+		t.Fatalf("first prune removed %d, %v; want 1", n, err)
+	}
+	left := func() (names []string) {
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		return names
+	}
+	if got := left(); len(got) != 3 || got[0] != pruneMarker || got[1] != "new.json" || got[2] != "recent.json" {
+		t.Fatalf("left %v", got)
+	}
+	// Within a day of the last scan, nothing is scanned; after it, the
+	// session that has since aged is removed.
+	if n, _ := r.PruneLocal("sessions", 30*24*time.Hour, now.Add(23*time.Hour)); n != 0 {
+		t.Fatalf("second prune within a day removed %d", n)
+	}
+	if n, _ := r.PruneLocal("sessions", 30*24*time.Hour, now.Add(2*24*time.Hour)); n != 1 {
+		t.Fatalf("prune two days later removed %d, want 1 (recent.json)", n)
+	}
+	if _, err := r.PruneLocal("../x", time.Hour, now); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("escaping name: err = %v, want ErrInvalid", err)
 	}
 }

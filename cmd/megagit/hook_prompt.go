@@ -242,8 +242,16 @@ func savePromptSession(reg *registry.Registry, s *hook.Session, now time.Time) e
 	if err != nil {
 		return err
 	}
-	return reg.WriteLocalCache(sessionFile(s.ID), data)
+	if err := reg.WriteLocalCache(sessionFile(s.ID), data); err != nil {
+		return err
+	}
+	// Housekeeping, at most once a day: sessions idle for 30 days go.
+	_, _ = reg.PruneLocal(sessionDir, sessionMaxAge, time.Now())
+	return nil
 }
+
+// sessionMaxAge is how long an idle session's memory is kept.
+const sessionMaxAge = 30 * 24 * time.Hour
 
 // prewarmModel starts loading the configured static model (the tokenizer
 // and, for the built-in model, its table) on another core while hookRouter

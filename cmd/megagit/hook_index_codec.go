@@ -1,0 +1,352 @@
+package main
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/registry"
+	"golang.org/x/sys/unix"
+)
+
+// The compiled index's file format (see hook_index.go for what it holds
+// and when it is rebuilt). The file is a fixed header, the documents
+// without their bodies, the snapshot's binary form and the bodies. A hook
+// call reads the header and then only what it needs (the bodies, most of a
+// real skill's bytes, only for the compose format, the one that injects
+// them) into one buffer that the documents' strings and the snapshot's
+// tables share: decoding copies nothing and allocates little, which
+// matters because every fresh page of memory costs the short-lived hook
+// process a page fault.
+const (
+	indexMagic     = "MGROUTE\x00"
+	indexKeyLen    = 64 // hex SHA-256
+	indexHeaderLen = 176
+)
+
+// indexHeader is the compiled index's fixed header: magic, version, the
+// document count, the two keys, the lengths of the three sections and a
+// CRC-32 of the documents and snapshot and one of the bodies.
+type indexHeader struct {
+	version, docs               uint32
+	key, rkey                   string
+	docsLen, snapLen, bodiesLen uint64
+	crcMain, crcBodies          uint32
+}
+
+// Offsets of the snapshot and the bodies in the file.
+func (h indexHeader) snapOff() uint64   { return indexHeaderLen + align8(h.docsLen) }
+func (h indexHeader) bodiesOff() uint64 { return h.snapOff() + h.snapLen }
+
+func align8(n uint64) uint64 { return (n + 7) &^ 7 }
+
+func (h indexHeader) append(b []byte) []byte {
+	le := binary.LittleEndian
+	b = append(b, indexMagic...)
+	b = le.AppendUint32(b, h.version)
+	b = le.AppendUint32(b, h.docs)
+	b = append(b, h.key...)
+	b = append(b, h.rkey...)
+	b = le.AppendUint64(b, h.docsLen)
+	b = le.AppendUint64(b, h.snapLen)
+	b = le.AppendUint64(b, h.bodiesLen)
+	b = le.AppendUint32(b, h.crcMain)
+	return le.AppendUint32(b, h.crcBodies)
+}
+
+func parseIndexHeader(b []byte) (indexHeader, bool) {
+	if len(b) < indexHeaderLen || string(b[:8]) != indexMagic {
+		return indexHeader{}, false
+	}
+	le := binary.LittleEndian
+	h := indexHeader{
+		version: le.Uint32(b[8:]), docs: le.Uint32(b[12:]),
+		key: string(b[16:80]), rkey: string(b[80:144]),
+		docsLen: le.Uint64(b[144:]), snapLen: le.Uint64(b[152:]), bodiesLen: le.Uint64(b[160:]),
+		crcMain: le.Uint32(b[168:]), crcBodies: le.Uint32(b[172:]),
+	}
+	return h, h.version == indexCacheVersion
+}
+
+// readDocCache reads the compiled index; ok means it is whole and of this
+// format, and c.Key says which skills it was built from. Its snapshot is
+// read too if it matches rkey (else nil), and the bodies when asked for or
+// when the snapshot is to be rebuilt (the file is then written again).
+func readDocCache(reg *registry.Registry, rkey string, bodies bool) (c docCache, ok bool) {
+	f, err := os.Open(filepath.Join(reg.LocalDir(), indexCacheName))
+	if err != nil {
+		return c, false
+	}
+	defer f.Close()
+	var hb [indexHeaderLen]byte
+	if _, err := io.ReadFull(f, hb[:]); err != nil {
+		return c, false
+	}
+	h, ok := parseIndexHeader(hb[:])
+	if !ok {
+		return c, false
+	}
+	st, err := f.Stat()
+	if err != nil || h.docsLen > uint64(st.Size()) || h.snapLen > uint64(st.Size()) || h.bodiesLen > uint64(st.Size()) ||
+		h.bodiesOff()+h.bodiesLen != uint64(st.Size()) {
+		return c, false
+	}
+	withIndex := h.rkey == rkey
+	bodies = bodies || !withIndex
+	need := h.bodiesOff()
+	if bodies {
+		need += h.bodiesLen
+	}
+	buf := mapIndex(f, need)
+	if buf == nil {
+		// One buffer, shared by the documents' strings and the snapshot's
+		// tables; large allocations are page-aligned, as the snapshot wants.
+		buf = make([]byte, need)
+		copy(buf, hb[:])
+		if _, err := io.ReadFull(f, buf[indexHeaderLen:]); err != nil {
+			return c, false
+		}
+	}
+	if crc32.ChecksumIEEE(buf[indexHeaderLen:h.bodiesOff()]) != h.crcMain {
+		return c, false
+	}
+	docs, ok := decodeDocs(buf[indexHeaderLen:indexHeaderLen+h.docsLen], int(h.docs))
+	if !ok {
+		return c, false
+	}
+	c = docCache{docCacheHeader: docCacheHeader{Version: indexCacheVersion, Key: h.key, IndexKey: h.rkey}, Docs: docs}
+	if withIndex {
+		s, err := ranker.DecodeSnapshot(buf[h.snapOff():h.bodiesOff()])
+		if err != nil {
+			return docCache{}, false
+		}
+		c.Index = s
+	}
+	if bodies {
+		b := buf[h.bodiesOff():]
+		if crc32.ChecksumIEEE(b) != h.crcBodies || !decodeBodies(b, docs) {
+			return docCache{}, false
+		}
+	}
+	return c, true
+}
+
+// mapIndex maps the first n bytes of the compiled index read-only, or
+// returns nil (then the caller reads them). Only the prompt hook maps it
+// (mapIndexFile): its process ends soon, so the mapping is never
+// unmapped, and its worker goroutine turns a fault on the mapping (the
+// file truncated in place, which megagit never does: it replaces it) into a
+// panic it recovers. Mapping the file instead of reading it saves a page
+// fault per 4 KB of buffer: page-cache pages are mapped in batches.
+func mapIndex(f *os.File, n uint64) []byte {
+	if !mapIndexFile.Load() || n == 0 || n > math.MaxInt32 {
+		return nil
+	}
+	m, err := unix.Mmap(int(f.Fd()), 0, int(n), unix.PROT_READ, unix.MAP_PRIVATE)
+	if err != nil {
+		return nil
+	}
+	return m
+}
+
+// mapIndexFile says whether readDocCache may map the compiled index; set
+// by the prompt hook's process.
+var mapIndexFile atomic.Bool
+
+// writeDocCache saves the compiled index; it is a cache, so failing to
+// write it is not an error.
+func writeDocCache(reg *registry.Registry, c docCache) {
+	if len(c.Key) != indexKeyLen || len(c.IndexKey) != indexKeyLen || c.Index == nil || uint64(len(c.Docs)) > math.MaxUint32 {
+		return
+	}
+	b := make([]byte, indexHeaderLen, 64<<10)
+	b = appendDocs(b, c.Docs)
+	docsLen := uint64(len(b) - indexHeaderLen)
+	for len(b)%8 != 0 {
+		b = append(b, 0)
+	}
+	snapAt := len(b)
+	b, err := c.Index.AppendBinary(b)
+	if err != nil {
+		return
+	}
+	bodiesAt := len(b)
+	b = appendBodies(b, c.Docs)
+	h := indexHeader{
+		version: indexCacheVersion, docs: uint32(len(c.Docs)), key: c.Key, rkey: c.IndexKey,
+		docsLen: docsLen, snapLen: uint64(bodiesAt - snapAt), bodiesLen: uint64(len(b) - bodiesAt),
+		crcMain:   crc32.ChecksumIEEE(b[indexHeaderLen:bodiesAt]),
+		crcBodies: crc32.ChecksumIEEE(b[bodiesAt:]),
+	}
+	h.append(b[:0])
+	if reg.WriteLocalCache(indexCacheName, b) == nil {
+		_ = os.Remove(filepath.Join(reg.LocalDir(), oldIndexCacheName))
+	}
+}
+
+// appendDocs encodes the documents without their bodies: the total counts
+// of list strings and related reasons, then per document its strings,
+// string lists, counts, weight and related reasons.
+func appendDocs(b []byte, docs []ranker.Doc) []byte {
+	lists, related := 0, 0
+	for _, d := range docs {
+		lists += len(d.Headings) + len(d.Triggers) + len(d.HelpfulContexts) + len(d.HarmfulContexts)
+		related += len(d.Related)
+	}
+	b = binary.AppendUvarint(b, uint64(lists))
+	b = binary.AppendUvarint(b, uint64(related))
+	str := func(s string) {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	list := func(ss []string) {
+		b = binary.AppendUvarint(b, uint64(len(ss)))
+		for _, s := range ss {
+			str(s)
+		}
+	}
+	for _, d := range docs {
+		str(d.ID)
+		str(d.Path)
+		str(d.Description)
+		str(d.Status)
+		list(d.Headings)
+		list(d.Triggers)
+		list(d.HelpfulContexts)
+		list(d.HarmfulContexts)
+		b = binary.AppendVarint(b, int64(d.HelpfulCount))
+		b = binary.AppendVarint(b, int64(d.HarmfulCount))
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(d.Weight))
+		b = binary.AppendUvarint(b, uint64(len(d.Related)))
+		for _, r := range d.Related {
+			str(r.Text)
+			if r.Helpful {
+				b = append(b, 1)
+			} else {
+				b = append(b, 0)
+			}
+		}
+	}
+	return b
+}
+
+func appendBodies(b []byte, docs []ranker.Doc) []byte {
+	for _, d := range docs {
+		b = binary.AppendUvarint(b, uint64(len(d.Body)))
+		b = append(b, d.Body...)
+	}
+	return b
+}
+
+// docReader decodes the documents; its strings share the buffer, which
+// must not change afterwards. Any malformed length makes it bad, never a
+// panic.
+type docReader struct {
+	b   []byte
+	bad bool
+}
+
+func (r *docReader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.bad, r.b = true, nil
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *docReader) varint() int {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.bad, r.b = true, nil
+		return 0
+	}
+	r.b = r.b[n:]
+	return int(v)
+}
+
+func (r *docReader) str() string {
+	n := r.uvarint()
+	if n > uint64(len(r.b)) {
+		r.bad, r.b = true, nil
+		return ""
+	}
+	if n == 0 {
+		return ""
+	}
+	s := unsafe.String(&r.b[0], int(n))
+	r.b = r.b[n:]
+	return s
+}
+
+// list takes the next string list from pool (nil when empty).
+func (r *docReader) list(pool *[]string) []string {
+	n := r.uvarint()
+	if n == 0 || n > uint64(len(*pool)) {
+		r.bad = r.bad || n > uint64(len(*pool))
+		return nil
+	}
+	out := (*pool)[:n:n]
+	*pool = (*pool)[n:]
+	for i := range out {
+		out[i] = r.str()
+	}
+	return out
+}
+
+func decodeDocs(b []byte, n int) ([]ranker.Doc, bool) {
+	r := &docReader{b: b}
+	lists, related := r.uvarint(), r.uvarint()
+	// Every list string and reason takes at least one byte.
+	if r.bad || lists > uint64(len(r.b)) || related > uint64(len(r.b)) || n > len(r.b) {
+		return nil, false
+	}
+	pool := make([]string, lists)
+	reasons := make([]ranker.Reason, related)
+	docs := make([]ranker.Doc, n)
+	for i := range docs {
+		d := &docs[i]
+		d.ID, d.Path, d.Description, d.Status = r.str(), r.str(), r.str(), r.str()
+		d.Headings, d.Triggers = r.list(&pool), r.list(&pool)
+		d.HelpfulContexts, d.HarmfulContexts = r.list(&pool), r.list(&pool)
+		d.HelpfulCount, d.HarmfulCount = r.varint(), r.varint()
+		if len(r.b) < 8 {
+			return nil, false
+		}
+		d.Weight = math.Float64frombits(binary.LittleEndian.Uint64(r.b))
+		r.b = r.b[8:]
+		if k := r.uvarint(); k > 0 {
+			if k > uint64(len(reasons)) {
+				return nil, false
+			}
+			d.Related, reasons = reasons[:k:k], reasons[k:]
+			for j := range d.Related {
+				d.Related[j].Text = r.str()
+				if len(r.b) == 0 {
+					return nil, false
+				}
+				d.Related[j].Helpful = r.b[0] == 1
+				r.b = r.b[1:]
+			}
+		}
+		if r.bad {
+			return nil, false
+		}
+	}
+	return docs, len(r.b) == 0 && len(pool) == 0 && len(reasons) == 0
+}
+
+func decodeBodies(b []byte, docs []ranker.Doc) bool {
+	r := &docReader{b: b}
+	for i := range docs {
+		docs[i].Body = r.str()
+	}
+	return !r.bad && len(r.b) == 0
+}
