@@ -168,42 +168,80 @@ func (s *server) answer(req serveRequest) serveResponse {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.refresh(); err != nil {
+	// Rank with the warm router while the skills are checked for changes
+	// (a stat per SKILL.md, as long as the ranking at 1,000 skills): the
+	// answer waits for both and is re-ranked only if something changed.
+	now := make(chan freshness, 1)
+	go func() { now <- s.freshness() }()
+	var rr routeResult
+	ranked := s.rt != nil && req.Config == s.cfgKey
+	if ranked {
+		rr = s.rt.routeWithProject(req.Prompt, req.Project, req.Settings)
+	}
+	if changed, err := s.apply(<-now); err != nil {
 		return serveResponse{Declined: err.Error()}
+	} else if changed {
+		ranked = false
 	}
 	if req.Config != s.cfgKey {
 		return serveResponse{Declined: "client settings differ from the server's"}
 	}
-	rr := s.rt.routeWithProject(req.Prompt, req.Project, req.Settings)
+	if !ranked {
+		rr = s.rt.routeWithProject(req.Prompt, req.Project, req.Settings)
+	}
 	return toWire(s.rt.docs, rr, req.Settings.Format == "compose")
 }
 
-// refresh reloads the configuration when its file changed and rebuilds the
-// router when the configuration or the skills and ledgers changed.
+// freshness is what the router was built from: the config file's stamp and
+// the skills' and ledgers' fingerprint (indexKey) under the current roots.
+type freshness struct {
+	cfg  stamp
+	docs string
+	err  error
+}
+
+func (s *server) freshness() freshness {
+	f := freshness{cfg: statAll([]string{configFile(s.root)})[0]}
+	if s.env != nil {
+		f.docs, f.err = indexKey(s.env.reg, s.env.cfg.Roots)
+	}
+	return f
+}
+
+// refresh brings the router up to date with the registry.
 func (s *server) refresh() error {
-	cfgFile := configFile(s.root)
-	st := statAll([]string{cfgFile})[0]
-	if s.env == nil || st != s.cfgStat {
+	_, err := s.apply(s.freshness())
+	return err
+}
+
+// apply reloads the configuration when its file changed and rebuilds the
+// router when the configuration or the skills and ledgers changed; changed
+// says the router was replaced.
+func (s *server) apply(f freshness) (changed bool, err error) {
+	if f.err != nil {
+		return false, f.err
+	}
+	if s.env == nil || f.cfg != s.cfgStat {
 		e, err := s.app.open(nil)
 		if err != nil {
-			return err
+			return false, err
 		}
-		s.env, s.cfgStat = e, st
+		s.env, s.cfgStat = e, f.cfg
 		if key := serveKey(e.cfg); key != s.cfgKey {
 			s.cfgKey, s.rt = key, nil
 		}
+		// The roots may have changed with the configuration.
+		if f.docs, err = indexKey(s.env.reg, s.env.cfg.Roots); err != nil {
+			return false, err
+		}
 	}
-	key, err := indexKey(s.env.reg, s.env.cfg.Roots)
-	if err != nil {
-		return err
-	}
-	if s.rt != nil && key == s.docsKey {
-		return nil
+	if s.rt != nil && f.docs == s.docsKey {
+		return false, nil
 	}
 	rt, err := s.env.router(s.app)
 	if err != nil {
-		return err
+		return false, err
 	}
-	s.rt, s.docsKey = rt, key
-	return nil
+	s.rt, s.docsKey = rt, f.docs
+	return true, nil
 }

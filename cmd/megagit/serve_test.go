@@ -52,7 +52,7 @@ func serveTestRegistry(t *testing.T, n int) string {
 }
 
 // startServe runs `megagit serve` in this process until the test ends.
-func startServe(t *testing.T, dir string) *env {
+func startServe(t testing.TB, dir string) *env {
 	t.Helper()
 	var errOut syncBuffer
 	a := &app{dir: dir, out: &bytes.Buffer{}, errOut: &errOut, now: time.Now}
@@ -278,5 +278,45 @@ func TestHookPromptUsesServe(t *testing.T) {
 	again, _ := hookOnce(t, dir, "s2", prompt)
 	if again == there || !strings.Contains(again, "already loaded") {
 		t.Errorf("second prompt of the session re-injected the skills:\n%s", again)
+	}
+}
+
+// BenchmarkServed times one prompt routed by a warm server (socket round
+// trip included) against the same prompt routed by a warm router in this
+// process, on a registry of your choice (BENCHMARKS.md, "A warm server"):
+//
+//	MEGAGIT_BENCH_REGISTRY=/tmp/hx1000 go test ./cmd/megagit -run x -bench Served
+func BenchmarkServed(b *testing.B) {
+	dir := os.Getenv("MEGAGIT_BENCH_REGISTRY")
+	if dir == "" {
+		b.Skip("set MEGAGIT_BENCH_REGISTRY to a registry")
+	}
+	e := startServe(b, dir)
+	s := routeSettings{TopK: 10, Format: "catalog", Budget: 2000}
+	const prompt = "my docker build cache is flaky in the ci pipeline"
+	b.Run("serve", func(b *testing.B) {
+		for b.Loop() {
+			if _, _, err := served(e, prompt, "", s, 10*time.Second); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	rt, err := e.router(&app{errOut: &bytes.Buffer{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("in-process", func(b *testing.B) {
+		for b.Loop() {
+			rt.route(prompt, s)
+		}
+	})
+	if rt.sem != nil {
+		b.Run("query-embedding", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := rt.sem.emb.Embed([]string{prompt}, embedcache.Query); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
