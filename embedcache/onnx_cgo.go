@@ -65,6 +65,9 @@ type ONNXModel struct {
 // error wrapping ErrNoRuntime or ErrNoModel. The profile gives pooling,
 // prefixes and normalisation; a profile without Inputs or Dim (an unknown
 // model) has them read from the model file, which costs one extra load.
+// A profile's Dim is checked against the model's output at load, so a
+// folder used with the wrong profile fails here, naming both sizes, not
+// at the first embedding with a shape error.
 func NewONNX(dir string, prof Profile, libPath string) (Embedder, error) {
 	if err := checkPooling(prof.Pooling); err != nil {
 		return nil, fmt.Errorf("model %s: %w", prof.ID, err)
@@ -82,10 +85,17 @@ func NewONNX(dir string, prof Profile, libPath string) (Embedder, error) {
 	if prof.Output == "" {
 		prof.Output = "last_hidden_state"
 	}
+	probe := true // the model's real output size is yet to be checked
 	if prof.Inputs == nil || prof.Dim <= 0 {
+		want := prof.Dim
+		prof.Dim = 0
 		if err := detectIO(modelPath, &prof); err != nil {
 			return nil, fmt.Errorf("model %s: %w", prof.ID, err)
 		}
+		if want > 0 && want != prof.Dim {
+			return nil, dimMismatch(dir, prof.ID, want, prof.Dim)
+		}
+		probe = false
 	}
 	for _, in := range prof.Inputs {
 		if !feedable[in] {
@@ -109,7 +119,41 @@ func NewONNX(dir string, prof Profile, libPath string) (Embedder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", prof.ID, err)
 	}
-	return &ONNXModel{prof: prof, tok: tok, sess: sess, inputs: prof.Inputs, dim: prof.Dim}, nil
+	m := &ONNXModel{prof: prof, tok: tok, sess: sess, inputs: prof.Inputs, dim: prof.Dim}
+	if probe {
+		if err := m.checkDim(dir); err != nil {
+			m.Close()
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// checkDim runs one short text (about a millisecond on a small model, once
+// per process) and compares the output's hidden size with the profile's:
+// reading it from the model file instead would load the model twice.
+func (m *ONNXModel) checkDim(dir string) error {
+	got := 0
+	err := m.forward([][]int32{m.tok.Encode("dimension check")}, func(shape ort.Shape, _ []float32, _ int) error {
+		if n := len(shape); n == 2 || n == 3 {
+			got = int(shape[n-1])
+			return nil
+		}
+		return fmt.Errorf("output %s has shape %v, want [batch tokens hidden] or [batch hidden]", m.prof.Output, shape)
+	})
+	if err != nil {
+		return fmt.Errorf("model %s: %w", m.prof.ID, err)
+	}
+	if got != m.dim {
+		return dimMismatch(dir, m.prof.ID, m.dim, got)
+	}
+	return nil
+}
+
+// dimMismatch: the folder holds another model than the profile describes.
+func dimMismatch(dir, id string, want, got int) error {
+	return fmt.Errorf("the model in %s outputs %d-dimensional vectors, not the %d of profile %s: "+
+		"give the folder the --profile of the model it holds, or no --profile", dir, got, want, id)
 }
 
 var feedable = map[string]bool{"input_ids": true, "attention_mask": true, "token_type_ids": true, "position_ids": true}
@@ -192,8 +236,38 @@ func (m *ONNXModel) Embed(texts []string, kind Kind) ([][]float32, error) {
 	return out, nil
 }
 
-// run embeds one batch: right-padded int64 inputs, one output.
+// run embeds one batch: right-padded int64 inputs, one output, pooled.
 func (m *ONNXModel) run(rows [][]int32) ([][]float32, error) {
+	b := len(rows)
+	vecs := make([][]float32, b)
+	err := m.forward(rows, func(got ort.Shape, states []float32, seq int) error {
+		switch {
+		case len(got) == 3 && got[0] == int64(b) && got[1] == int64(seq) && got[2] == int64(m.dim):
+			for r, row := range rows {
+				vecs[r] = poolTokens(states[r*seq*m.dim:(r+1)*seq*m.dim], m.dim, len(row), m.prof.Pooling, m.prof.Normalize)
+			}
+		case len(got) == 2 && got[0] == int64(b) && got[1] == int64(m.dim): // already pooled
+			for r := range rows {
+				vecs[r] = append([]float32(nil), states[r*m.dim:(r+1)*m.dim]...)
+				if m.prof.Normalize {
+					normalizeVec(vecs[r])
+				}
+			}
+		default:
+			return fmt.Errorf("output %s has shape %v, want [%d %d %d]", m.prof.Output, got, b, seq, m.dim)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return vecs, nil
+}
+
+// forward runs the session on one batch of right-padded rows and hands
+// the output's shape, data and padded length to use; the data is ONNX
+// Runtime's memory, valid only until use returns.
+func (m *ONNXModel) forward(rows [][]int32, use func(shape ort.Shape, states []float32, seq int) error) error {
 	b, seq := len(rows), 0
 	for _, r := range rows {
 		seq = max(seq, len(r))
@@ -228,35 +302,18 @@ func (m *ONNXModel) run(rows [][]int32) ([][]float32, error) {
 	for i, name := range m.inputs {
 		t, err := ort.NewTensor(shape, data[name])
 		if err != nil {
-			return nil, err
+			return err
 		}
 		inputs[i] = t
 	}
 	outputs := []ort.Value{nil}
 	if err := m.sess.Run(inputs, outputs); err != nil {
-		return nil, err
+		return err
 	}
 	defer outputs[0].Destroy()
 	res, ok := outputs[0].(*ort.Tensor[float32])
 	if !ok {
-		return nil, fmt.Errorf("output %s is not a float32 tensor", m.prof.Output)
+		return fmt.Errorf("output %s is not a float32 tensor", m.prof.Output)
 	}
-	got, states := res.GetShape(), res.GetData()
-	vecs := make([][]float32, b)
-	switch {
-	case len(got) == 3 && got[0] == int64(b) && got[1] == int64(seq) && got[2] == int64(m.dim):
-		for r, row := range rows {
-			vecs[r] = poolTokens(states[r*seq*m.dim:(r+1)*seq*m.dim], m.dim, len(row), m.prof.Pooling, m.prof.Normalize)
-		}
-	case len(got) == 2 && got[0] == int64(b) && got[1] == int64(m.dim): // already pooled
-		for r := range rows {
-			vecs[r] = append([]float32(nil), states[r*m.dim:(r+1)*m.dim]...)
-			if m.prof.Normalize {
-				normalizeVec(vecs[r])
-			}
-		}
-	default:
-		return nil, fmt.Errorf("output %s has shape %v, want [%d %d %d]", m.prof.Output, got, b, seq, m.dim)
-	}
-	return vecs, nil
+	return use(res.GetShape(), res.GetData(), seq)
 }

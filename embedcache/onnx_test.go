@@ -280,6 +280,34 @@ func TestONNXErrors(t *testing.T) {
 	}
 }
 
+// TestONNXProfileDimMismatch: a folder used with the profile of a model of
+// another size fails at load, naming the folder, the profile and both
+// sizes, whether the size is read from the graph or from a first run.
+func TestONNXProfileDimMismatch(t *testing.T) {
+	dir, lib := onnxTestEnv(t)
+	bge, _ := ProfileFor("bge-small-en-v1.5")
+	noInputs := tinyBERT("mean")
+	noInputs.ID, noInputs.Dim, noInputs.Inputs = "wide", 384, nil
+	for name, p := range map[string]Profile{"inputs known (first run)": bge, "inputs read from the graph": noInputs} {
+		t.Run(name, func(t *testing.T) {
+			m, err := NewONNX(dir, p, lib)
+			if err == nil {
+				m.(*ONNXModel).Close()
+				t.Fatalf("NewONNX with a %d-dim profile on the 16-dim model: no error", p.Dim)
+			}
+			for _, want := range []string{dir, p.ID, "16-dimensional", "not the 384", "--profile"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("err = %v; want it to mention %q", err, want)
+				}
+			}
+		})
+	}
+	// The right size loads, with or without the graph read.
+	for _, p := range []Profile{tinyBERT("cls"), func() Profile { p := tinyBERT("cls"); p.Inputs = nil; return p }()} {
+		mustONNX(t, dir, lib, p)
+	}
+}
+
 // TestONNXConcurrent: one model serves several goroutines (a warm server
 // does) with the same vectors as serial calls.
 func TestONNXConcurrent(t *testing.T) {

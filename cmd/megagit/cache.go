@@ -3,13 +3,11 @@ package main
 import (
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/registry"
 	"github.com/spf13/cobra"
@@ -144,7 +142,7 @@ func buildCacheReport(a *app, e *env) (*cacheReport, error) {
 		c := inspectCache("committed", root, committed, emb, items)
 		l := inspectCache("local", root, local, emb, items)
 		r.Caches = append(r.Caches, c, l)
-		r.judgeCommitted(c, e.reg, committed)
+		r.judgeCommitted(c, e.reg)
 		r.judgeLocal(l)
 	}
 	r.addOthers(root, active)
@@ -199,12 +197,12 @@ func (r *cacheReport) problem(st cacheState, fix, format string, args ...any) {
 	r.Problems = append(r.Problems, cacheProblem{Cache: st.Kind, Problem: fmt.Sprintf(format, args...), Fix: fix})
 }
 
-func (r *cacheReport) judgeCommitted(st cacheState, reg *registry.Registry, dir string) {
+func (r *cacheReport) judgeCommitted(st cacheState, reg *registry.Registry) {
 	if st.Integrity == cacheAbsent {
 		r.Notes = append(r.Notes, "no committed cache: routing embeds skills into the local cache; `megagit embed` shares the vectors through git")
 		return
 	}
-	fix := restoreFirst(reg, dir, st.Dir)
+	fix := restoreFirst(reg, st.Dir)
 	switch st.Integrity {
 	case cacheCorrupt:
 		r.problem(st, fix("megagit embed --all"), "%s is corrupt (%s); routing ignores it", st.Dir, st.Error)
@@ -278,52 +276,17 @@ func (r *cacheReport) addOthers(root, active string) {
 // restoreFirst prefixes a fix with what makes the folder's files HEAD's
 // again: embed commits only the files it changes and refuses to overwrite
 // an uncommitted edit, so a hand-damaged file must be restored first.
-func restoreFirst(reg *registry.Registry, dir, rel string) func(string) string {
+func restoreFirst(reg *registry.Registry, rel string) func(string) string {
 	prefix := ""
-	switch headState(reg, dir) {
-	case "untracked":
+	state, err := reg.HeadState(rel, "index.json", "vectors.npy")
+	switch {
+	case err != nil: // not a registry folder: nothing git could restore
+	case state == registry.PathUntracked:
 		prefix = "rm -r " + rel + " && "
-	case "modified":
+	case state == registry.PathModified:
 		prefix = "git checkout -- " + rel + " && "
 	}
 	return func(cmd string) string { return prefix + cmd }
-}
-
-// headState compares a cache folder's two files with HEAD's: committed,
-// modified or untracked.
-func headState(reg *registry.Registry, dir string) string {
-	rel, err := filepath.Rel(reg.WorkTree(), dir)
-	if err != nil {
-		return "committed"
-	}
-	tree, err := headTree(reg)
-	if err != nil {
-		return "untracked"
-	}
-	for _, name := range []string{"index.json", "vectors.npy"} {
-		f, err := tree.File(path.Join(filepath.ToSlash(rel), name))
-		if err != nil {
-			return "untracked"
-		}
-		head, err := f.Contents()
-		disk, derr := os.ReadFile(filepath.Join(dir, name))
-		if err != nil || derr != nil || head != string(disk) {
-			return "modified"
-		}
-	}
-	return "committed"
-}
-
-func headTree(reg *registry.Registry) (*object.Tree, error) {
-	ref, err := reg.Repo().Head()
-	if err != nil {
-		return nil, err
-	}
-	commit, err := reg.Repo().CommitObject(ref.Hash())
-	if err != nil {
-		return nil, err
-	}
-	return commit.Tree()
 }
 
 func printCacheReport(a *app, r *cacheReport) error {

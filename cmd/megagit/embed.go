@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/megagit/megagit/config"
@@ -72,6 +73,29 @@ func activeEmbedder(e *env) (embedcache.Embedder, error) {
 	return emb, err
 }
 
+// modelLoadHint says how to fix a model that cannot load because ONNX
+// Runtime or the model's files are missing: embed, unlike routing, has no
+// lexical fallback. Such a model is a configuration problem (exit 5).
+func modelLoadHint(cfg *config.Config, err error) error {
+	var hint string
+	switch {
+	case errors.Is(err, embedcache.ErrNoRuntime) && !embedcache.ONNXSupported:
+		hint = "this megagit was built without ONNX support: build it with cgo (CGO_ENABLED=1, no -tags noonnx), or embed with the built-in model: `megagit model use " + embedcache.BuiltinID + "`"
+	case errors.Is(err, embedcache.ErrNoRuntime):
+		hint = "install ONNX Runtime with scripts/install-onnxruntime.sh, or point MEGAGIT_ONNXRUNTIME_LIB (config model.onnxruntime) at the library"
+	case errors.Is(err, embedcache.ErrNoModel) && cfg.Model.Dir != "":
+		hint = "model.dir needs model.onnx and tokenizer.json: pick a folder holding both with `megagit model use --dir DIR`, or install a known model with `megagit model pull ID`"
+	case errors.Is(err, embedcache.ErrNoModel):
+		prof, _ := onnxProfile(cfg.Model.ID)
+		if hint = installHint(prof); !strings.Contains(hint, "--dir") {
+			hint += ", or use a folder holding its model.onnx and tokenizer.json: `megagit model use --dir DIR --profile " + prof.ID + "`"
+		}
+	default:
+		return err
+	}
+	return withHint(fmt.Errorf("%w: %w", config.ErrInvalid, err), hint)
+}
+
 // currentItems are the texts routing embeds for the registry's skills now.
 func currentItems(a *app, e *env) ([]embedcache.DocText, error) {
 	skills, problems, err := e.reg.Skills()
@@ -94,7 +118,7 @@ func embedRun(opts *embedOptions) error {
 	}
 	emb, err := activeEmbedder(e)
 	if err != nil {
-		return err
+		return modelLoadHint(e.cfg, err)
 	}
 	if emb == nil {
 		return withHint(fmt.Errorf("%w: no semantic model is active (model.id is %q), nothing to embed", config.ErrInvalid, e.cfg.Model.ID),
