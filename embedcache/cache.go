@@ -108,9 +108,10 @@ func (c *Cache) load() error {
 	case err != nil:
 		return err
 	}
-	for i, r := range idx.Rows {
-		c.rows = append(c.rows, r)
-		c.vecs = append(c.vecs, data[i*c.dim:(i+1)*c.dim:(i+1)*c.dim])
+	c.rows = idx.Rows
+	c.vecs = make([][]float32, len(idx.Rows))
+	for i := range c.vecs {
+		c.vecs[i] = data[i*c.dim : (i+1)*c.dim : (i+1)*c.dim]
 	}
 	return nil
 }

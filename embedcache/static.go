@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -41,12 +42,11 @@ type ModelMeta struct {
 // StaticModel is an Embedder with one vector per WordPiece token: a text's
 // vector is the normalised mean of its tokens' vectors. Safe for concurrent use.
 type StaticModel struct {
-	meta   ModelMeta
-	tok    *Tokenizer
-	rows   int
-	f32    []float32 // rows×dim, when stored as float32
-	q      []int8    // rows×dim, when stored as int8
-	scales []float32 // per row, with q
+	meta ModelMeta
+	tok  *Tokenizer
+	rows int
+	f32  []float32 // rows×dim, when stored as float32
+	q    *int8Rows // when stored as int8: read in place, row by row
 }
 
 var (
@@ -56,7 +56,8 @@ var (
 )
 
 // Builtin returns the model compiled into the binary (loaded once), or
-// ErrNoBuiltin.
+// ErrNoBuiltin. Loading copies none of its table: rows are read from the
+// binary as texts use them.
 func Builtin() (*StaticModel, error) {
 	builtinOnce.Do(func() {
 		dir := "models/" + BuiltinID
@@ -86,7 +87,9 @@ func NewStatic(id string, dim int, table []float32) (*StaticModel, error) {
 }
 
 // LoadStatic reads a model folder (model.json, vectors.npy, and scales.npy
-// for int8) from fsys, e.g. os.DirFS("/") or the embedded files.
+// for int8) from fsys, e.g. os.DirFS("/") or the embedded files. An int8
+// table is never dequantised whole (see int8Rows); from an embed.FS it is
+// not even copied, which makes opening the built-in model nearly free.
 func LoadStatic(fsys fs.FS, dir string) (*StaticModel, error) {
 	tok, err := DefaultTokenizer()
 	if err != nil {
@@ -116,43 +119,58 @@ func LoadStatic(fsys fs.FS, dir string) (*StaticModel, error) {
 	case meta.TokenizerSHA256 != tok.SHA256():
 		return nil, fail("model.json", "field tokenizer_sha256 is %q, want %s (the model was trained with another tokenizer)", meta.TokenizerSHA256, tok.SHA256())
 	}
-	readArray := func(name string) (*Array, error) {
-		b, err := fs.ReadFile(fsys, file(name))
+	m := &StaticModel{meta: meta, tok: tok, rows: meta.VocabSize}
+	if meta.Dtype == "float32" {
+		b, err := fs.ReadFile(fsys, file("vectors.npy"))
 		if err != nil {
-			return nil, fail(name, "%v", err)
+			return nil, fail("vectors.npy", "%v", err)
 		}
-		a, err := ReadNPY(bytes.NewReader(b))
+		vec, err := ReadNPY(bytes.NewReader(b))
 		if err != nil {
-			return nil, fail(name, "%v", err)
+			return nil, fail("vectors.npy", "%v", err)
 		}
-		return a, nil
+		if vec.Dtype != DtypeFloat32 {
+			return nil, fail("vectors.npy", "dtype %s, model.json says %s", vec.Dtype, meta.Dtype)
+		}
+		if len(vec.Shape) != 2 || vec.Rows != meta.VocabSize || vec.Cols != meta.Dim {
+			return nil, fail("vectors.npy", "shape %v, model.json says (%d, %d) (vocab_size, dim)", vec.Shape, meta.VocabSize, meta.Dim)
+		}
+		m.f32 = vec.F32
+		return m, nil
 	}
-	vec, err := readArray("vectors.npy")
+	// int8: the rows stay in the file's bytes (the binary's, for the
+	// built-in model) and are dequantised one by one as texts use them.
+	open := func(name string) (io.ReaderAt, *Array, int64, error) {
+		r, size, err := openInPlace(fsys, file(name))
+		if err != nil {
+			return nil, nil, 0, fail(name, "%v", err)
+		}
+		a, off, err := npyLayout(r, size)
+		if err != nil {
+			return nil, nil, 0, fail(name, "%v", err)
+		}
+		return r, a, off, nil
+	}
+	vr, vec, voff, err := open("vectors.npy")
 	if err != nil {
 		return nil, err
 	}
-	wantDtype := map[string]string{"int8": DtypeInt8, "float32": DtypeFloat32}[meta.Dtype]
-	if vec.Dtype != wantDtype {
+	if vec.Dtype != DtypeInt8 {
 		return nil, fail("vectors.npy", "dtype %s, model.json says %s", vec.Dtype, meta.Dtype)
 	}
 	if len(vec.Shape) != 2 || vec.Rows != meta.VocabSize || vec.Cols != meta.Dim {
 		return nil, fail("vectors.npy", "shape %v, model.json says (%d, %d) (vocab_size, dim)", vec.Shape, meta.VocabSize, meta.Dim)
 	}
-	m := &StaticModel{meta: meta, tok: tok, rows: vec.Rows, f32: vec.F32, q: vec.I8}
-	if meta.Dtype == "int8" {
-		sc, err := readArray("scales.npy")
-		if err != nil {
-			return nil, err
-		}
-		if sc.Dtype != DtypeFloat32 || sc.Rows != meta.VocabSize || sc.Cols != 1 {
-			return nil, fail("scales.npy", "dtype %s shape %v, want %s (%d,) or (%d, 1)", sc.Dtype, sc.Shape, DtypeFloat32, meta.VocabSize, meta.VocabSize)
-		}
-		for i, s := range sc.F32 {
-			if s < 0 || math.IsNaN(float64(s)) || math.IsInf(float64(s), 0) {
-				return nil, fail("scales.npy", "row %d has scale %g", i, s)
-			}
-		}
-		m.scales = sc.F32
+	sr, sc, soff, err := open("scales.npy")
+	if err != nil {
+		return nil, err
+	}
+	if sc.Dtype != DtypeFloat32 || sc.Rows != meta.VocabSize || sc.Cols != 1 {
+		return nil, fail("scales.npy", "dtype %s shape %v, want %s (%d,) or (%d, 1)", sc.Dtype, sc.Shape, DtypeFloat32, meta.VocabSize, meta.VocabSize)
+	}
+	m.q = &int8Rows{vec: vr, scales: sr, vecOff: voff, scaleOff: soff, rows: meta.VocabSize, dim: meta.Dim}
+	if err := m.q.checkScales(); err != nil {
+		return nil, fail("scales.npy", "%v", err)
 	}
 	return m, nil
 }
@@ -220,12 +238,13 @@ func (m *StaticModel) Meta() ModelMeta { return m.meta }
 func (m *StaticModel) Tokenizer() *Tokenizer { return m.tok }
 
 // Table returns a float32 copy of the token table (rows × dim), the
-// starting point for adapt.
+// starting point for training and adapt. It is the only place an int8
+// model is dequantised whole: embedding reads just the rows it needs.
 func (m *StaticModel) Table() ([]float32, int) {
 	if m.f32 != nil {
 		return append([]float32(nil), m.f32...), m.meta.Dim
 	}
-	return DequantizeRows(m.q, m.scales, m.rows, m.meta.Dim), m.meta.Dim
+	return m.q.table(), m.meta.Dim
 }
 
 // Embed implements Embedder; the static model treats queries and documents
@@ -258,21 +277,24 @@ func (m *StaticModel) Embed(texts []string, kind Kind) ([][]float32, error) {
 func (m *StaticModel) EmbedIDs(ids []int32) []float32 {
 	dim := m.meta.Dim
 	sum := make([]float32, dim)
+	var buf []byte // int8 row + scale
+	if m.q != nil {
+		buf = make([]byte, dim+4)
+	}
 	n := 0
 	for _, id := range ids {
 		if id < 0 || int(id) >= m.rows {
 			continue
 		}
-		n++
-		if m.f32 != nil {
-			for j, v := range m.f32[int(id)*dim : int(id+1)*dim] {
-				sum[j] += v
+		if m.q != nil {
+			if m.q.add(sum, int(id), buf) {
+				n++
 			}
 			continue
 		}
-		s := m.scales[id]
-		for j, v := range m.q[int(id)*dim : int(id+1)*dim] {
-			sum[j] += s * float32(v)
+		n++
+		for j, v := range m.f32[int(id)*dim : int(id+1)*dim] {
+			sum[j] += v
 		}
 	}
 	if n == 0 {

@@ -176,6 +176,25 @@ func TestLoadStaticErrors(t *testing.T) {
 			f.Close()
 		}},
 		{"truncated vectors", "vectors.npy", func(d string) { os.Truncate(filepath.Join(d, "vectors.npy"), 1000) }},
+		{"trailing vectors", "trailing data", func(d string) {
+			f, _ := os.OpenFile(filepath.Join(d, "vectors.npy"), os.O_APPEND|os.O_WRONLY, 0)
+			f.Write([]byte{0})
+			f.Close()
+		}},
+		{"negative scale", "row 5000 has scale -1", func(d string) {
+			sc := make([]float32, len(table)/dim)
+			sc[5000] = -1
+			f, _ := os.Create(filepath.Join(d, "scales.npy"))
+			WriteNPY(f, len(sc), 1, sc)
+			f.Close()
+		}},
+		{"NaN scale", "has scale NaN", func(d string) {
+			sc := make([]float32, len(table)/dim)
+			sc[len(sc)-1] = float32(math.NaN())
+			f, _ := os.Create(filepath.Join(d, "scales.npy"))
+			WriteNPY(f, len(sc), 1, sc)
+			f.Close()
+		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,12 +9,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/sugarme/tokenizer"
-	"github.com/sugarme/tokenizer/model"
-	"github.com/sugarme/tokenizer/model/wordpiece"
 	"github.com/sugarme/tokenizer/pretrained"
-	"github.com/sugarme/tokenizer/util"
 )
 
 // The default tokenizer's compact form: the same sugarme tokenizer, built
@@ -22,13 +20,14 @@ import (
 // decode into interface{} maps, then converting them) — most of a hook's
 // time with the built-in model. It holds the tokenizer.json with an empty
 // vocabulary (a few KB of JSON, built into the same sugarme components) and
-// the vocabulary as length-prefixed tokens in id order. Generated from
-// assets/tokenizer.json.gz; TestCompactTokenizerAsset keeps them in step
-// (MEGAGIT_UPDATE_TOKENIZER=1 rewrites it) and TestCompactTokenizerIDs
+// the vocabulary as length-prefixed tokens in id order, which
+// compactWordPiece reads in place (hence a string, not []byte). Generated
+// from assets/tokenizer.json.gz; TestCompactTokenizerAsset keeps them in
+// step (MEGAGIT_UPDATE_TOKENIZER=1 rewrites it) and TestCompactTokenizerIDs
 // checks both forms give the same ids.
 //
 //go:embed assets/tokenizer.compact
-var defaultTokenizerCompact []byte
+var defaultTokenizerCompact string
 
 // compactMagic starts a compact tokenizer; bump it when the layout changes.
 const compactMagic = "megagit-tokenizer-compact-v1\n"
@@ -87,42 +86,26 @@ func compactTokenizer(raw []byte) ([]byte, error) {
 var errCompact = errors.New("malformed compact tokenizer")
 
 // parseCompactTokenizer builds the tokenizer a compact form describes, the
-// way pretrained.FromReader builds it from the full tokenizer.json.
-func parseCompactTokenizer(data []byte) (t *Tokenizer, err error) {
-	rest, ok := bytes.CutPrefix(data, []byte(compactMagic))
+// way pretrained.FromReader builds it from the full tokenizer.json. The
+// vocabulary's tokens stay substrings of data.
+func parseCompactTokenizer(data string) (t *Tokenizer, err error) {
+	rest, ok := strings.CutPrefix(data, compactMagic)
 	if !ok || len(rest) < 65 || rest[64] != '\n' {
 		return nil, errCompact
 	}
-	sha := string(rest[:64])
-	rest = rest[65:]
-	next := func() ([]byte, bool) {
-		n, k := binary.Uvarint(rest)
-		if k <= 0 || n > uint64(len(rest)-k) {
-			return nil, false
-		}
-		out := rest[k : k+int(n)]
-		rest = rest[k+int(n):]
-		return out, true
-	}
-	skeleton, ok := next()
+	sha := rest[:64]
+	skeletonStr, rest, ok := nextToken(rest[65:])
 	if !ok {
 		return nil, errCompact
 	}
-	count, k := binary.Uvarint(rest)
+	skeleton := []byte(skeletonStr)
+	count, k := uvarint(rest)
 	if k <= 0 || count > uint64(len(rest)) {
 		return nil, errCompact
 	}
-	rest = rest[k:]
-	vocab := make(model.Vocab, count)
-	for id := 0; id < int(count); id++ {
-		tok, ok := next()
-		if !ok {
-			return nil, errCompact
-		}
-		vocab[string(tok)] = id
-	}
-	if len(rest) != 0 || len(vocab) != int(count) {
-		return nil, errCompact
+	wp, err := newCompactWordPiece(rest[k:], int(count))
+	if err != nil {
+		return nil, err
 	}
 
 	var hdr tokenizerHeader
@@ -140,16 +123,11 @@ func parseCompactTokenizer(data []byte) (t *Tokenizer, err error) {
 	}()
 	// The WordPiece model as pretrained's createWordPiece makes it (which
 	// passes on only unk_token and max_input_chars_per_word).
-	opts := util.NewParams(nil)
 	if v, ok := cfg.Model["unk_token"].(string); ok {
-		opts.Set("unk_token", v)
+		wp.unk = v
 	}
 	if v, ok := cfg.Model["max_input_chars_per_word"].(float64); ok {
-		opts.Set("max_input_chars_per_word", int(v))
-	}
-	wp, err := wordpiece.New(vocab, opts)
-	if err != nil {
-		return nil, fmt.Errorf("parse: %w", err)
+		wp.maxChars = int(v)
 	}
 	tk := tokenizer.NewTokenizer(wp)
 	n, err := pretrained.CreateNormalizer(cfg.Normalizer)

@@ -2,7 +2,6 @@ package embedcache
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -28,7 +27,7 @@ func TestCompactTokenizerAsset(t *testing.T) {
 		}
 		return
 	}
-	if !bytes.Equal(defaultTokenizerCompact, want) {
+	if defaultTokenizerCompact != string(want) {
 		t.Fatal("assets/tokenizer.compact is stale: regenerate it with MEGAGIT_UPDATE_TOKENIZER=1 go test ./embedcache -run CompactTokenizerAsset")
 	}
 }
@@ -124,10 +123,10 @@ func TestCompactTokenizerIDs(t *testing.T) {
 }
 
 func TestCompactTokenizerMalformed(t *testing.T) {
-	for _, data := range [][]byte{
-		nil, []byte("junk"), []byte(compactMagic),
+	for _, data := range []string{
+		"", "junk", compactMagic,
 		defaultTokenizerCompact[:len(defaultTokenizerCompact)/2],
-		append(append([]byte(nil), defaultTokenizerCompact...), 0),
+		defaultTokenizerCompact + "\x00",
 	} {
 		if _, err := parseCompactTokenizer(data); err == nil {
 			t.Errorf("parseCompactTokenizer(%d bytes) accepted a damaged form", len(data))
