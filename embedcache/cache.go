@@ -97,7 +97,7 @@ func OpenCache(dir, modelID string, dim int, warn func(string)) *Cache {
 }
 
 func (c *Cache) load() error {
-	idx, data, err := readCacheFiles(c.dir)
+	idx, data, err := readCacheFiles(c.dir, c.model)
 	switch {
 	case idx == nil:
 		return err
@@ -132,6 +132,18 @@ func (c *Cache) Get(sha string) ([]float32, bool) {
 		return nil, false
 	}
 	return append([]float32(nil), c.vecs[i]...), true
+}
+
+// View is Get without the copy, for a caller that only reads the vector:
+// it may share memory with the cache file's buffer.
+func (c *Cache) View(sha string) ([]float32, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	i, ok := c.bySHA[sha]
+	if !ok {
+		return nil, false
+	}
+	return c.vecs[i], true
 }
 
 // Put records the vector of a skill field's text, replacing that field's

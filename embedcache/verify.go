@@ -3,6 +3,7 @@ package embedcache
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"unsafe"
 )
 
 // Inspection is one cache folder as found on disk, read without trusting
@@ -33,7 +35,7 @@ type Inspection struct {
 // the cache suits a model (Model, Dim) is the caller's comparison.
 func Inspect(dir string) Inspection {
 	ins := Inspection{Dir: dir}
-	idx, data, err := readCacheFiles(dir)
+	idx, data, err := readCacheFiles(dir, "")
 	if errors.Is(err, errNoCache) {
 		return ins
 	}
@@ -55,7 +57,9 @@ func Inspect(dir string) Inspection {
 
 // readCacheFiles reads index.json and the vectors it names. idx is nil
 // when index.json is missing or does not parse; err says what is wrong.
-func readCacheFiles(dir string) (idx *cacheIndex, data []float32, err error) {
+// With a model key, the vectors of another model's index are not read
+// (data is nil).
+func readCacheFiles(dir, model string) (idx *cacheIndex, data []float32, err error) {
 	raw, err := os.ReadFile(filepath.Join(dir, "index.json"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, errNoCache
@@ -65,6 +69,9 @@ func readCacheFiles(dir string) (idx *cacheIndex, data []float32, err error) {
 	idx = &cacheIndex{}
 	if err := json.Unmarshal(raw, idx); err != nil {
 		return nil, nil, fmt.Errorf("index.json: %v", err)
+	}
+	if model != "" && idx.Model != model {
+		return idx, nil, nil // another model's rows: not worth reading
 	}
 	data, err = readVectors(dir, idx)
 	return idx, data, err
@@ -87,14 +94,31 @@ func readVectors(dir string, idx *cacheIndex) ([]float32, error) {
 	if sum := sha256.Sum256(vraw); hex.EncodeToString(sum[:]) != idx.VectorsSHA256 {
 		return nil, errors.New("vectors.npy does not match index.json (truncated, edited, or an interrupted write)")
 	}
-	a, err := ReadNPY(bytes.NewReader(vraw))
+	// Decode from the file's bytes: ReadNPY would copy them once more and
+	// then decode into a third buffer (6 MB of fresh pages at 1,000 skills).
+	a, off, err := npyLayout(bytes.NewReader(vraw), int64(len(vraw)))
 	if err != nil {
 		return nil, fmt.Errorf("vectors.npy: %v", err)
 	}
 	if a.Dtype != want || a.Rows != len(idx.Rows) || a.Cols != idx.Dim || len(a.Shape) != 2 {
 		return nil, fmt.Errorf("vectors.npy: %s %v, index.json says %s (%d, %d)", a.Dtype, a.Shape, idx.Dtype, len(idx.Rows), idx.Dim)
 	}
-	data := a.Float32()
+	raw := vraw[off:]
+	var data []float32
+	switch {
+	case a.Dtype == DtypeFloat32 && len(raw) > 0 && littleEndian && uintptr(unsafe.Pointer(&raw[0]))%4 == 0:
+		data = unsafe.Slice((*float32)(unsafe.Pointer(&raw[0])), len(raw)/4) // vraw is ours alone
+	case a.Dtype == DtypeFloat32:
+		data = make([]float32, len(raw)/4)
+		for i := range data {
+			data[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+		}
+	default:
+		data = make([]float32, len(raw)/2)
+		for i := range data {
+			data[i] = Float16(binary.LittleEndian.Uint16(raw[2*i:])).Float32()
+		}
+	}
 	for i, r := range idx.Rows {
 		if len(r.SHA256) != 64 || r.Skill == "" {
 			return nil, fmt.Errorf("index.json: row %d is incomplete", i)
@@ -160,3 +184,6 @@ func sortedKeys(m map[string]bool) []string {
 	slices.Sort(out)
 	return out
 }
+
+// littleEndian: float32 file bytes can be used as they are.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1

@@ -105,7 +105,7 @@ func cachedVectors(emb embedcache.Embedder, items []embedcache.DocText, dirs []s
 		held += c.Len() - anchorRows(c)
 		for i, it := range items {
 			if out[i] == nil {
-				out[i], _ = c.Get(embedcache.TextSHA(it.Text))
+				out[i], _ = c.View(embedcache.TextSHA(it.Text)) // read only: scored, never changed
 			}
 		}
 	}
