@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -31,8 +32,9 @@ func newServeCmd(a *app) *cobra.Command {
 		Short: "Keep this registry's index and model warm on a unix socket for route and the prompt hook",
 		Long: "serve loads the skills, the index and the semantic model once and answers route and\n" +
 			"hook prompt requests on a unix socket in .megagit/local/ until interrupted. Skills,\n" +
-			"ledgers and config are re-checked on every request, so answers are always those the\n" +
-			"command itself would give; a client whose settings differ routes in-process.",
+			"ledgers and config are watched for changes (on Linux; elsewhere re-checked on every\n" +
+			"request), so answers are always those the command itself would give; a client whose\n" +
+			"settings differ routes in-process.",
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error { return serveRun(cmd.Context(), opts) },
 	}
@@ -52,6 +54,7 @@ type server struct {
 	cfgKey  string
 	docsKey string
 	rt      *router
+	watch   *serveWatch // nil: check the registry on every request
 }
 
 func serveRun(ctx context.Context, opts *serveOptions) error {
@@ -64,6 +67,8 @@ func serveRun(ctx context.Context, opts *serveOptions) error {
 	if err := s.refresh(); err != nil {
 		return err
 	}
+	s.startWatch()
+	defer s.stopWatch()
 	path := serveSocketPath(e.reg)
 	ln, err := listenSocket(path)
 	if err != nil {
@@ -169,16 +174,17 @@ func (s *server) answer(req serveRequest) serveResponse {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// Rank with the warm router while the skills are checked for changes
-	// (a stat per SKILL.md, as long as the ranking at 1,000 skills): the
-	// answer waits for both and is re-ranked only if something changed.
+	// (the watch's barrier, or a stat per SKILL.md when something changed
+	// or nothing is watched): the answer waits for both and is re-ranked
+	// only if something changed.
 	now := make(chan freshness, 1)
-	go func() { now <- s.freshness() }()
+	go func() { now <- s.check() }()
 	var rr routeResult
 	ranked := s.rt != nil && req.Config == s.cfgKey
 	if ranked {
 		rr = s.rt.routeWithProject(req.Prompt, req.Project, req.Settings)
 	}
-	if changed, err := s.apply(<-now); err != nil {
+	if changed, err := s.settle(<-now); err != nil {
 		return serveResponse{Declined: err.Error()}
 	} else if changed {
 		ranked = false
@@ -194,10 +200,14 @@ func (s *server) answer(req serveRequest) serveResponse {
 
 // freshness is what the router was built from: the config file's stamp and
 // the skills' and ledgers' fingerprint (indexKey) under the current roots.
+// same says instead that the watch saw nothing change; watchErr that the
+// watch failed.
 type freshness struct {
-	cfg  stamp
-	docs string
-	err  error
+	cfg      stamp
+	docs     string
+	err      error
+	same     bool
+	watchErr error
 }
 
 func (s *server) freshness() freshness {
@@ -206,6 +216,48 @@ func (s *server) freshness() freshness {
 		f.docs, f.err = indexKey(s.env.reg, s.env.cfg.Roots)
 	}
 	return f
+}
+
+// check is the freshness a request needs: "the same" when the watch saw
+// nothing change, else the full check, made after the watches are renewed
+// so that a change the check misses raises an event.
+func (s *server) check() freshness {
+	w := s.watch
+	if w == nil || s.env == nil {
+		return s.freshness()
+	}
+	if w.fresh() {
+		return freshness{same: true}
+	}
+	_, err := w.sync(s.env.cfg.Roots)
+	f := s.freshness()
+	f.watchErr = err
+	return f
+}
+
+// settle applies a check's outcome. A failed check, or watches renewed
+// after it (the roots changed with the config), leave the server dirty.
+func (s *server) settle(f freshness) (changed bool, err error) {
+	if f.watchErr != nil {
+		s.unwatch(f.watchErr)
+	}
+	var roots []string
+	if s.env != nil {
+		roots = s.env.cfg.Roots
+	}
+	changed, err = s.apply(f)
+	switch {
+	case s.watch == nil:
+	case err != nil:
+		s.watch.markDirty(false)
+	case !slices.Equal(roots, s.env.cfg.Roots):
+		if renewed, werr := s.watch.sync(s.env.cfg.Roots); werr != nil {
+			s.unwatch(werr)
+		} else if renewed {
+			s.watch.markDirty(false)
+		}
+	}
+	return changed, err
 }
 
 // refresh brings the router up to date with the registry.
@@ -220,6 +272,12 @@ func (s *server) refresh() error {
 func (s *server) apply(f freshness) (changed bool, err error) {
 	if f.err != nil {
 		return false, f.err
+	}
+	if f.same {
+		if s.rt != nil {
+			return false, nil
+		}
+		f = s.freshness()
 	}
 	if s.env == nil || f.cfg != s.cfgStat {
 		e, err := s.app.open(nil)

@@ -54,8 +54,15 @@ func serveTestRegistry(t *testing.T, n int) string {
 // startServe runs `megagit serve` in this process until the test ends.
 func startServe(t testing.TB, dir string) *env {
 	t.Helper()
-	var errOut syncBuffer
-	a := &app{dir: dir, out: &bytes.Buffer{}, errOut: &errOut, now: time.Now}
+	e, _ := startServeLog(t, dir)
+	return e
+}
+
+// startServeLog is startServe that also returns the server's stderr.
+func startServeLog(t testing.TB, dir string) (*env, *syncBuffer) {
+	t.Helper()
+	errOut := &syncBuffer{}
+	a := &app{dir: dir, out: &bytes.Buffer{}, errOut: errOut, now: time.Now}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- serveRun(ctx, &serveOptions{app: a}) }()
@@ -71,7 +78,7 @@ func startServe(t testing.TB, dir string) *env {
 	}
 	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
 		if _, _, err := served(e, "ping", "", routeSettings{}, time.Second); err == nil {
-			return e
+			return e, errOut
 		}
 		if time.Since(start) > 30*time.Second {
 			t.Fatalf("serve did not answer: %s", errOut.String())
