@@ -68,8 +68,9 @@ func (r *Registry) Unarchive(name, reason string, now time.Time) (plumbing.Hash,
 		if st.evidence.Status != lifecycle.Archived {
 			return "", fmt.Errorf("%w: skill %q is %s, not archived", ErrInvalid, name, st.evidence.Status)
 		}
-		entry := Entry{ID: newID(now), Skill: name, Action: ActionUnarchive, Source: SourceExplicit,
-			Reason: oneLine(reason), At: now.UTC().Format(time.RFC3339Nano)}
+		at := recordTime(st.entries, now)
+		entry := Entry{ID: newID(at), Skill: name, Action: ActionUnarchive, Source: SourceExplicit,
+			Reason: oneLine(reason), At: at.UTC().Format(time.RFC3339Nano)}
 		st.evidence = lifecycle.Apply(st.evidence, entry.Event())
 		st.entries = append(st.entries, entry)
 		st.ledger = appendLedger(st.ledger, []Entry{entry})

@@ -216,3 +216,31 @@ func TestLockTimesOut(t *testing.T) {
 		t.Fatal("LockState does not see the held lock")
 	}
 }
+
+// A writer whose clock reading predates the last committed verdict (it
+// waited for the lock) must leave the skill as a time-ordered replay of its
+// ledger would: what resync and doctor recompute.
+func TestLateClockReadingKeepsEvidenceEqualToReplay(t *testing.T) {
+	r := newTestRegistry(t, "alpha")
+	t2 := time.Date(2026, 11, 22, 17, 26, 3, 0, time.UTC)
+	t1 := t2.Add(-time.Second)
+	for _, c := range []struct {
+		v  lifecycle.Verdict
+		at time.Time
+	}{{lifecycle.Harmful, t2}, {lifecycle.Helpful, t1}, {lifecycle.Harmful, t1}} {
+		if _, _, err := r.RecordVerdicts([]VerdictInput{{Skill: "alpha", Verdict: c.v}}, c.at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries, _ := ParseLedger("alpha.jsonl", []byte(readFile(t, r.Root()+"/"+LedgerDir+"/alpha.jsonl")))
+	for i := 1; i < len(entries); i++ {
+		if !entries[i-1].Time().Before(entries[i].Time()) {
+			t.Errorf("ledger times not increasing: %s then %s", entries[i-1].At, entries[i].At)
+		}
+	}
+	if _, hash, err := r.Resync("alpha"); err != nil {
+		t.Fatal(err)
+	} else if !hash.IsZero() {
+		t.Errorf("resync committed %s: the verdicts' evidence was not a time-ordered replay", hash)
+	}
+}

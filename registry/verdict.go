@@ -143,10 +143,11 @@ func (r *Registry) RecordVerdicts(inputs []VerdictInput, now time.Time) ([]Appli
 			if err != nil {
 				return "", err
 			}
+			at := recordTime(st.entries, now)
 			entry := Entry{
-				ID: newID(now), Skill: in.Skill, Verdict: string(in.Verdict), Source: SourceExplicit,
+				ID: newID(at), Skill: in.Skill, Verdict: string(in.Verdict), Source: SourceExplicit,
 				Outcome: verdictOutcome(in.Verdict), Reason: oneLine(in.Reason), Context: oneLine(in.Context),
-				Session: oneLine(in.Session), At: now.UTC().Format(time.RFC3339Nano),
+				Session: oneLine(in.Session), At: at.UTC().Format(time.RFC3339Nano),
 			}
 			if in.Implicit {
 				entry.Source, entry.Outcome = SourceImplicit, in.Outcome
@@ -166,6 +167,22 @@ func (r *Registry) RecordVerdicts(inputs []VerdictInput, now time.Time) ([]Appli
 		return nil, plumbing.ZeroHash, err
 	}
 	return applied, hash, nil
+}
+
+// recordTime is the time a new ledger entry gets: now, unless the ledger
+// already holds an entry at or after now. Writers take their clock before
+// the registry lock, so a process that waited for it may hold an older
+// time than the entry committed just before; it then takes the next
+// nanosecond instead, so a skill's ledger order, commit order and time
+// order agree, and the evidence applied now equals a replay in time order
+// (what resync and doctor compute).
+func recordTime(entries []Entry, now time.Time) time.Time {
+	for _, e := range entries {
+		if t := e.Time(); !t.Before(now) {
+			now = t.Add(time.Nanosecond)
+		}
+	}
+	return now
 }
 
 func verdictOutcome(v lifecycle.Verdict) float64 {
