@@ -125,13 +125,11 @@ func (c *Cache) Len() int {
 
 // Get returns a copy of the vector cached for a text sha.
 func (c *Cache) Get(sha string) ([]float32, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	i, ok := c.bySHA[sha]
+	v, ok := c.View(sha)
 	if !ok {
 		return nil, false
 	}
-	return append([]float32(nil), c.vecs[i]...), true
+	return append([]float32(nil), v...), true
 }
 
 // View is Get without the copy, for a caller that only reads the vector:

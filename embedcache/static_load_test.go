@@ -248,19 +248,7 @@ func BenchmarkBuiltinEmbed(b *testing.B) {
 	if err != nil {
 		b.Skip(err)
 	}
-	ids := m.Tokenizer().IDs(benchQuery)
-	b.Run("pool", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			m.EmbedIDs(ids)
-		}
-	})
-	b.Run("tokenize+pool", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			m.Embed([]string{benchQuery}, Query)
-		}
-	})
+	benchEmbedQuery(b, m)
 }
 
 // BenchmarkBuiltinTable is what training pays to materialise the table.

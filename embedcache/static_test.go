@@ -262,20 +262,7 @@ func BenchmarkStaticEmbedQuery(b *testing.B) {
 		quant bool
 	}{{"int8-256", 256, true}, {"f32-256", 256, false}, {"int8-512", 512, true}, {"f32-512", 512, false}} {
 		b.Run(c.name, func(b *testing.B) {
-			m := benchModel(b, c.dim, c.quant)
-			ids := m.Tokenizer().IDs(benchQuery)
-			b.Run("pool", func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					m.EmbedIDs(ids)
-				}
-			})
-			b.Run("tokenize+pool", func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					m.Embed([]string{benchQuery}, Query)
-				}
-			})
+			benchEmbedQuery(b, benchModel(b, c.dim, c.quant))
 		})
 	}
 }
@@ -292,4 +279,22 @@ func BenchmarkLoadStaticInt8(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// benchEmbedQuery times pooling a query's token ids, and tokenising and
+// pooling it.
+func benchEmbedQuery(b *testing.B, m *StaticModel) {
+	ids := m.Tokenizer().IDs(benchQuery)
+	b.Run("pool", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			m.EmbedIDs(ids)
+		}
+	})
+	b.Run("tokenize+pool", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			m.Embed([]string{benchQuery}, Query)
+		}
+	})
 }

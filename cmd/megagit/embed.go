@@ -98,16 +98,11 @@ func modelLoadHint(cfg *config.Config, err error) error {
 
 // currentItems are the texts routing embeds for the registry's skills now.
 func currentItems(a *app, e *env) ([]embedcache.DocText, error) {
-	skills, problems, err := e.reg.Skills()
+	docs, err := e.docs(a)
 	if err != nil {
 		return nil, err
 	}
-	warnProblems(a, problems)
-	ledgers, err := e.reg.Ledgers()
-	if err != nil {
-		return nil, err
-	}
-	return embedItems(skillDocs(skills, ledgers)), nil
+	return embedItems(docs), nil
 }
 
 func embedRun(opts *embedOptions) error {

@@ -26,6 +26,18 @@ func TestGenBenchRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := os.MkdirAll(filepath.Join(dir, ".megagit"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeSyntheticSkills(t, dir, n, "skill-%05d")
+}
+
+// writeSyntheticSkills writes n skills (skills/<nameFormat of i>/SKILL.md) drawn
+// from a 90-word software vocabulary with a fixed seed: each a 25-word
+// description, a 6-word "Use when" trigger, a heading, a step and a gotcha,
+// so a prompt matches many skills (a worst case for ranking).
+func writeSyntheticSkills(t testing.TB, dir string, n int, nameFormat string) {
+	t.Helper()
 	words := strings.Fields(`docker image build cache layer test flaky ci pipeline deploy kubernetes pod
 		service webhook signature stripe github postgres migration index table query react component
 		render state hook python package wheel release notes changelog git commit branch rebase merge
@@ -39,11 +51,8 @@ func TestGenBenchRegistry(t *testing.T) {
 		}
 		return strings.Join(out, " ")
 	}
-	if err := os.MkdirAll(filepath.Join(dir, ".megagit"), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	for i := 0; i < n; i++ {
-		name := fmt.Sprintf("skill-%05d", i)
+		name := fmt.Sprintf(nameFormat, i)
 		body := fmt.Sprintf("---\nname: %s\ndescription: \"%s. Use when %s.\"\n---\n\n# %s\n\n## Steps\n1. %s\n\n## Gotchas\n- %s\n",
 			name, pick(25), pick(6), pick(3), pick(20), pick(12))
 		p := filepath.Join(dir, "skills", name, "SKILL.md")

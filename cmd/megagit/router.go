@@ -72,8 +72,9 @@ func newRouterFrom(docs []ranker.Doc, cfg ranker.Config, sem *semantic, dk confi
 	return r, false
 }
 
-// router reads the registry's skills and ledgers into a router.
-func (e *env) router(a *app) (*router, error) {
+// docs reads the registry's skills and ledgers into ranker documents,
+// warning about skills that do not parse.
+func (e *env) docs(a *app) ([]ranker.Doc, error) {
 	skills, problems, err := e.reg.Skills()
 	if err != nil {
 		return nil, err
@@ -83,7 +84,15 @@ func (e *env) router(a *app) (*router, error) {
 	if err != nil {
 		return nil, err
 	}
-	docs := skillDocs(skills, ledgers)
+	return skillDocs(skills, ledgers), nil
+}
+
+// router reads the registry's skills and ledgers into a router.
+func (e *env) router(a *app) (*router, error) {
+	docs, err := e.docs(a)
+	if err != nil {
+		return nil, err
+	}
 	return newRouter(docs, rankerConfig(e.cfg), e.semanticFor(a, docs), e.cfg.DynamicK), nil
 }
 
