@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -88,11 +91,34 @@ func (r *Registry) fetch(ctx context.Context, remote, url string) error {
 	if err != nil {
 		return err
 	}
+	r.dropTornRemoteRefs(remote)
 	err = r.repo.FetchContext(ctx, &git.FetchOptions{RemoteName: remote, Auth: creds.auth})
 	if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) || errors.Is(err, transport.ErrEmptyRemoteRepository) {
 		return creds.done(nil)
 	}
 	return fmt.Errorf("fetch from %s (%s): %w", remote, url, creds.done(err))
+}
+
+// dropTornRemoteRefs removes remote-tracking ref files a killed fetch or
+// push left empty or half-written (go-git writes them in place), which
+// would make every later fetch fail. They only mirror the remote: the
+// fetch that follows writes them again.
+func (r *Registry) dropTornRemoteRefs(remote string) {
+	dir := filepath.Join(r.gitDir, "refs", "remotes", remote)
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil
+		}
+		line := strings.TrimSpace(string(data))
+		if !strings.HasPrefix(line, "ref: ") && !plumbing.IsHash(line) {
+			_ = os.Remove(p)
+		}
+		return nil
+	})
 }
 
 // push sends the local branch to the same branch on the remote and

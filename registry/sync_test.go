@@ -218,3 +218,22 @@ func TestSyncStressWritersAndSyncers(t *testing.T) {
 		}
 	}
 }
+
+// A fetch or push killed while go-git wrote a remote-tracking ref leaves
+// the file empty or torn; the next sync must not fail on it.
+func TestSyncSurvivesATornRemoteRef(t *testing.T) {
+	team := newTeam(t, 2, "alpha")
+	a, b := team[0], team[1]
+	verdict(t, b, "alpha", lifecycle.Helpful)
+	syncOK(t, b, SyncOptions{})
+	ref := filepath.Join(a.gitDir, "refs", "remotes", "origin", "main")
+	for _, torn := range []string{"", "3f2a9c"} {
+		if err := os.WriteFile(ref, []byte(torn), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		syncOK(t, a, SyncOptions{})
+	}
+	if got := ledgerIDSet(t, a); len(got) != 1 {
+		t.Errorf("after syncing past torn refs, a holds %d verdicts, want 1", len(got))
+	}
+}
