@@ -15,6 +15,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/megagit/megagit/registry/local"
 )
 
 // change is one file megagit writes (or deletes) in a commit; Path is
@@ -33,7 +35,7 @@ type journal struct {
 	Changes []change `json:"changes"`
 }
 
-func (r *Registry) journalPath() string { return filepath.Join(r.LocalDir(), "journal.json") }
+func (r *Registry) journalPath() string { return filepath.Join(r.LocalDir(), local.JournalFile) }
 
 // head resolves the checked-out branch and its commit (zero hash if unborn).
 func (r *Registry) head() (plumbing.ReferenceName, plumbing.Hash, error) {
@@ -165,7 +167,7 @@ func (r *Registry) journalAndFinish(branch plumbing.ReferenceName, parent, commi
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(r.journalPath(), data, 0o644); err != nil {
+	if err := local.WriteFileAtomic(r.journalPath(), data, 0o644); err != nil {
 		return fmt.Errorf("write journal: %w", err)
 	}
 	return r.finish(j)
@@ -181,7 +183,7 @@ func (r *Registry) finish(j journal) error {
 			}
 			continue
 		}
-		if err := writeFileAtomic(r.abs(c.Path), c.Data, 0o644); err != nil {
+		if err := local.WriteFileAtomic(r.abs(c.Path), c.Data, 0o644); err != nil {
 			return fmt.Errorf("write %s: %w", c.Path, err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/lifecycle"
+	"github.com/megagit/megagit/registry/local"
 )
 
 // Doctor statuses: ok, warn (works, but look at it), fail (broken: doctor
@@ -33,7 +34,7 @@ type Check struct {
 // JournalPending reports whether an interrupted write left its journal
 // behind in the registry at root (checked before Open replays it).
 func JournalPending(root string) bool {
-	_, err := os.Stat(root + "/" + LocalDirName + "/journal.json")
+	_, err := os.Stat(root + "/" + LocalDirName + "/" + local.JournalFile)
 	return err == nil
 }
 

@@ -1,109 +1,29 @@
 package registry
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/megagit/megagit/registry/local"
 )
 
-// Lock is the registry's single-writer lock: an flock on .megagit/local/lock.
-// The kernel drops it when the holder dies, so a crashed process never leaves
-// a stale lock behind; the file's content (pid, time) is only informational.
-type Lock struct {
-	f *os.File
-}
+// Lock is the registry's single-writer lock (see local.Lock); an alias so
+// callers of Acquire keep compiling.
+type Lock = local.Lock
 
 // LockInfo describes who holds (or last held) the lock, for doctor.
-type LockInfo struct {
-	Held bool
-	PID  int
-	When string
-}
-
-func (r *Registry) lockPath() string { return filepath.Join(r.LocalDir(), "lock") }
+type LockInfo = local.LockInfo
 
 // Acquire waits up to timeout for the lock.
 func (r *Registry) Acquire(timeout time.Duration) (*Lock, error) {
-	return r.acquire(r.lockPath(), timeout)
+	return r.Local().Acquire(timeout)
 }
 
 // acquireSync serialises syncs of one registry: go-git rewrites
 // remote-tracking refs in place, so two fetches at once could read each
 // other's half-written refs. Writers of verdicts never wait on it.
 func (r *Registry) acquireSync(timeout time.Duration) (*Lock, error) {
-	return r.acquire(filepath.Join(r.LocalDir(), "sync.lock"), timeout)
-}
-
-func (r *Registry) acquire(path string, timeout time.Duration) (*Lock, error) {
-	if err := os.MkdirAll(r.LocalDir(), 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	deadline := time.Now().Add(timeout)
-	wait := 2 * time.Millisecond
-	for {
-		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		if err == nil {
-			break
-		}
-		if err != unix.EWOULDBLOCK && err != unix.EINTR {
-			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", path, err)
-		}
-		if time.Now().After(deadline) {
-			f.Close()
-			info := r.LockState()
-			return nil, fmt.Errorf("%w (pid %d since %s); waited %s", ErrLocked, info.PID, info.When, timeout)
-		}
-		time.Sleep(wait)
-		if wait < 50*time.Millisecond {
-			wait *= 2
-		}
-	}
-	_ = f.Truncate(0)
-	_, _ = f.WriteAt([]byte(fmt.Sprintf("%d %s\n", os.Getpid(), time.Now().UTC().Format(time.RFC3339))), 0)
-	return &Lock{f: f}, nil
-}
-
-// Release drops the lock; safe on nil.
-func (l *Lock) Release() {
-	if l == nil || l.f == nil {
-		return
-	}
-	_ = unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
-	l.f.Close()
-	l.f = nil
+	return r.Local().AcquireFile("sync.lock", timeout)
 }
 
 // LockState reports whether another process holds the lock right now.
-func (r *Registry) LockState() LockInfo {
-	var info LockInfo
-	data, err := os.ReadFile(r.lockPath())
-	if err != nil {
-		return info
-	}
-	fields := strings.Fields(string(data))
-	if len(fields) >= 2 {
-		info.PID, _ = strconv.Atoi(fields[0])
-		info.When = fields[1]
-	}
-	f, err := os.Open(r.lockPath())
-	if err != nil {
-		return info
-	}
-	defer f.Close()
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); err != nil {
-		info.Held = true
-	} else {
-		_ = unix.Flock(int(f.Fd()), unix.LOCK_UN)
-	}
-	return info
-}
+func (r *Registry) LockState() LockInfo { return r.Local().LockState() }

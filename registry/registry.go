@@ -3,7 +3,6 @@ package registry
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -11,14 +10,16 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/megagit/megagit/registry/local"
 )
 
-// Layout names inside a registry.
+// Layout names inside a registry (defined in package local).
 const (
-	MetaDir      = ".megagit"
-	LedgerDir    = ".megagit/ledger"
-	LocalDirName = ".megagit/local"
-	ConfigPath   = ".megagit/config.yaml"
+	MetaDir      = local.MetaDir
+	LedgerDir    = local.LedgerDir
+	LocalDirName = local.LocalDirName
+	ConfigPath   = local.ConfigPath
 )
 
 // Options are the settings a registry needs from config.
@@ -45,20 +46,7 @@ type Registry struct {
 var DefaultRoots = []string{"skills", ".claude/skills"}
 
 // Find walks up from dir to the first folder holding .megagit/.
-func Find(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	for d := abs; ; d = filepath.Dir(d) {
-		if st, err := os.Stat(filepath.Join(d, MetaDir)); err == nil && st.IsDir() {
-			return d, nil
-		}
-		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("%w: no %s folder in %s or any parent (run `megagit init`)", ErrNotRegistry, MetaDir, abs)
-		}
-	}
-}
+func Find(dir string) (string, error) { return local.Find(dir) }
 
 // Open finds the registry containing dir and repairs any write a crashed
 // process left half done.
@@ -122,7 +110,7 @@ func openAt(root string, opts Options) (*Registry, error) {
 func (r *Registry) Root() string { return r.root }
 
 // LocalDir is the gitignored per-machine folder.
-func (r *Registry) LocalDir() string { return filepath.Join(r.root, filepath.FromSlash(LocalDirName)) }
+func (r *Registry) LocalDir() string { return r.Local().Path() }
 
 // ConfigFile is the committed settings file.
 func (r *Registry) ConfigFile() string { return filepath.Join(r.root, filepath.FromSlash(ConfigPath)) }

@@ -1,13 +1,13 @@
-package registry
+package local
 
 import (
 	"os"
 	"path/filepath"
 )
 
-// writeFileAtomic writes data to path through a temp file in the same folder
+// WriteFileAtomic writes data to path through a temp file in the same folder
 // and a rename, so readers see the old file or the new one, never half.
-func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err

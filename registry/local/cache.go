@@ -1,4 +1,4 @@
-package registry
+package local
 
 import (
 	"errors"
@@ -7,14 +7,14 @@ import (
 	"time"
 )
 
-// WriteLocalCache replaces a file under .megagit/local/ atomically (temp
-// file and rename, like WriteLocal) but without waiting for the disk
+// WriteCache replaces a file under .megagit/local/ atomically (temp
+// file and rename, like Write) but without waiting for the disk
 // (no fsync): for per-machine state a crash may lose the last version of
 // without harm, such as the prompt hook's compiled index and session
 // memory. On a busy disk an fsync costs the prompt hook several
 // milliseconds on every prompt.
-func (r *Registry) WriteLocalCache(name string, data []byte) error {
-	p, err := r.localPath(name)
+func (d Dir) WriteCache(name string, data []byte) error {
+	p, err := d.Resolve(name)
 	if err != nil {
 		return err
 	}
@@ -42,18 +42,18 @@ func (r *Registry) WriteLocalCache(name string, data []byte) error {
 }
 
 // pruneMarker is the file in a pruned folder whose modification time says
-// when PruneLocal last scanned it; pruneEvery is how often it may.
+// when Prune last scanned it; pruneEvery is how often it may.
 const (
 	pruneMarker = ".pruned"
 	pruneEvery  = 24 * time.Hour
 )
 
-// PruneLocal removes the files in dir under .megagit/local/ (such as
+// Prune removes the files in dir under .megagit/local/ (such as
 // session memories) not modified for maxAge, scanning at most once per
 // day, so a hook can call it on every write for the price of one stat.
 // It returns how many files it removed; a missing dir is not an error.
-func (r *Registry) PruneLocal(dir string, maxAge time.Duration, now time.Time) (int, error) {
-	p, err := r.localPath(dir)
+func (d Dir) Prune(dir string, maxAge time.Duration, now time.Time) (int, error) {
+	p, err := d.Resolve(dir)
 	if err != nil {
 		return 0, err
 	}

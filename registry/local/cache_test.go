@@ -1,4 +1,4 @@
-package registry
+package local
 
 import (
 	"errors"
@@ -8,43 +8,43 @@ import (
 	"time"
 )
 
-func TestWriteLocalCache(t *testing.T) {
-	r := &Registry{root: t.TempDir()}
+func TestWriteCache(t *testing.T) {
+	d := Open(t.TempDir(), 0)
 	for _, data := range []string{"first", "second, longer"} {
-		if err := r.WriteLocalCache("sessions/a.json", []byte(data)); err != nil {
+		if err := d.WriteCache("sessions/a.json", []byte(data)); err != nil {
 			t.Fatal(err)
 		}
-		got, err := r.ReadLocal("sessions/a.json")
+		got, err := d.Read("sessions/a.json")
 		if err != nil || string(got) != data {
-			t.Fatalf("ReadLocal = %q, %v; want %q", got, err, data)
+			t.Fatalf("Read = %q, %v; want %q", got, err, data)
 		}
 	}
-	ents, err := os.ReadDir(filepath.Join(r.LocalDir(), "sessions"))
+	ents, err := os.ReadDir(filepath.Join(d.Path(), "sessions"))
 	if err != nil || len(ents) != 1 {
 		t.Fatalf("temp files left behind: %v %v", ents, err)
 	}
-	if err := r.WriteLocalCache("../escape", []byte("x")); !errors.Is(err, ErrInvalid) {
+	if err := d.WriteCache("../escape", []byte("x")); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("escaping name: err = %v, want ErrInvalid", err)
 	}
 }
 
-func TestPruneLocal(t *testing.T) {
-	r := &Registry{root: t.TempDir()}
+func TestPrune(t *testing.T) {
+	d := Open(t.TempDir(), 0)
 	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
-	if n, err := r.PruneLocal("sessions", 30*24*time.Hour, now); n != 0 || err != nil {
+	if n, err := d.Prune("sessions", 30*24*time.Hour, now); n != 0 || err != nil {
 		t.Fatalf("missing folder: %d, %v", n, err)
 	}
-	dir := filepath.Join(r.LocalDir(), "sessions")
+	dir := filepath.Join(d.Path(), "sessions")
 	age := map[string]time.Duration{"old.json": 31 * 24 * time.Hour, "recent.json": 29 * 24 * time.Hour, "new.json": 0}
-	for name, d := range age {
-		if err := r.WriteLocalCache("sessions/"+name, []byte("{}")); err != nil {
+	for name, ago := range age {
+		if err := d.WriteCache("sessions/"+name, []byte("{}")); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Chtimes(filepath.Join(dir, name), now.Add(-d), now.Add(-d)); err != nil {
+		if err := os.Chtimes(filepath.Join(dir, name), now.Add(-ago), now.Add(-ago)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if n, err := r.PruneLocal("sessions", 30*24*time.Hour, now); n != 1 || err != nil {
+	if n, err := d.Prune("sessions", 30*24*time.Hour, now); n != 1 || err != nil {
 		t.Fatalf("first prune removed %d, %v; want 1", n, err)
 	}
 	left := func() (names []string) {
@@ -59,13 +59,13 @@ func TestPruneLocal(t *testing.T) {
 	}
 	// Within a day of the last scan, nothing is scanned; after it, the
 	// session that has since aged is removed.
-	if n, _ := r.PruneLocal("sessions", 30*24*time.Hour, now.Add(23*time.Hour)); n != 0 {
+	if n, _ := d.Prune("sessions", 30*24*time.Hour, now.Add(23*time.Hour)); n != 0 {
 		t.Fatalf("second prune within a day removed %d", n)
 	}
-	if n, _ := r.PruneLocal("sessions", 30*24*time.Hour, now.Add(2*24*time.Hour)); n != 1 {
+	if n, _ := d.Prune("sessions", 30*24*time.Hour, now.Add(2*24*time.Hour)); n != 1 {
 		t.Fatalf("prune two days later removed %d, want 1 (recent.json)", n)
 	}
-	if _, err := r.PruneLocal("../x", time.Hour, now); !errors.Is(err, ErrInvalid) {
+	if _, err := d.Prune("../x", time.Hour, now); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("escaping name: err = %v, want ErrInvalid", err)
 	}
 }

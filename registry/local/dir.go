@@ -1,0 +1,112 @@
+package local
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Dir is a registry's gitignored per-machine folder, .megagit/local/. It is a
+// small value (two fields), cheap to build on every call.
+type Dir struct {
+	path        string        // absolute .megagit/local folder
+	lockTimeout time.Duration // how long Append waits for the lock to trim
+}
+
+// Open returns the local folder of the registry at root (the folder holding
+// .megagit/, as Find returns). It touches no file: the folder is created by
+// the first write. lockTimeout bounds how long Append waits to trim a log.
+func Open(root string, lockTimeout time.Duration) Dir {
+	p := filepath.Join(root, filepath.FromSlash(LocalDirName))
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	return Dir{path: p, lockTimeout: lockTimeout}
+}
+
+// Path is the absolute .megagit/local folder.
+func (d Dir) Path() string { return d.path }
+
+// Resolve resolves a name inside .megagit/local/, refusing names that
+// would leave it (a session id from an agent is untrusted input).
+func (d Dir) Resolve(name string) (string, error) {
+	clean := filepath.Clean(filepath.FromSlash(name))
+	if name == "" || filepath.IsAbs(clean) || clean == "." || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("%w: local file name %q", ErrInvalid, name)
+	}
+	return filepath.Join(d.path, clean), nil
+}
+
+// Read reads a file under .megagit/local/; a missing file is
+// os.ErrNotExist.
+func (d Dir) Read(name string) ([]byte, error) {
+	p, err := d.Resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	return os.ReadFile(p)
+}
+
+// Write replaces a file under .megagit/local/ atomically, so a hook
+// killed mid-write never leaves half a session file behind.
+func (d Dir) Write(name string, data []byte) error {
+	p, err := d.Resolve(name)
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(p, data, 0o644)
+}
+
+// Append appends one line to a local log. When the file grows past
+// maxBytes it is rewritten atomically with only its newest lines (about half
+// of maxBytes), so logs stay bounded without a separate rotation job.
+// maxBytes <= 0 means unbounded.
+func (d Dir) Append(name string, line []byte, maxBytes int64) error {
+	p, err := d.Resolve(name)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	line = append(bytes.TrimRight(line, "\n"), '\n')
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(line)
+	st, serr := f.Stat()
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return werr
+	}
+	if serr != nil || maxBytes <= 0 || st.Size() <= maxBytes {
+		return serr
+	}
+	return d.trim(p, maxBytes/2)
+}
+
+// trim keeps the newest whole lines of p that fit in keep bytes.
+func (d Dir) trim(p string, keep int64) error {
+	lock, err := d.Acquire(d.lockTimeout)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return err
+	}
+	if int64(len(data)) > keep {
+		data = data[int64(len(data))-keep:]
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			data = data[i+1:]
+		}
+	}
+	return WriteFileAtomic(p, data, 0o644)
+}

@@ -1,0 +1,172 @@
+package local
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestOpenPath(t *testing.T) {
+	root := t.TempDir()
+	if got, want := Open(root, 0).Path(), filepath.Join(root, ".megagit", "local"); got != want {
+		t.Errorf("Path = %q, want %q", got, want)
+	}
+	t.Chdir(root)
+	if got, want := Open("sub", 0).Path(), filepath.Join(root, "sub", ".megagit", "local"); got != want {
+		t.Errorf("relative root: Path = %q, want %q", got, want)
+	}
+}
+
+func TestResolve(t *testing.T) {
+	d := Open(t.TempDir(), 0)
+	for _, tt := range []struct {
+		name string
+		want string // relative to d.Path(); "" means refused
+	}{
+		{"a.json", "a.json"},
+		{"sessions/a.json", "sessions/a.json"},
+		{"a/../b", "b"},
+		{"./a", "a"},
+		{"..x", "..x"},
+		{"../x", ""},
+		{"..", ""},
+		{".", ""},
+		{"", ""},
+		{"a/../../x", ""},
+		{"/etc/passwd", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := d.Resolve(tt.name)
+			if tt.want == "" {
+				if !errors.Is(err, ErrInvalid) || got != "" {
+					t.Fatalf("Resolve(%q) = %q, %v; want ErrInvalid", tt.name, got, err)
+				}
+				return
+			}
+			if want := filepath.Join(d.Path(), filepath.FromSlash(tt.want)); err != nil || got != want {
+				t.Fatalf("Resolve(%q) = %q, %v; want %q", tt.name, got, err, want)
+			}
+		})
+	}
+}
+
+func TestReadWrite(t *testing.T) {
+	d := Open(t.TempDir(), 0)
+	if err := d.Write("sessions/a.json", []byte("{}")); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := d.Read("sessions/a.json"); err != nil || string(data) != "{}" {
+		t.Fatalf("Read = %q, %v", data, err)
+	}
+	if _, err := d.Read("missing"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+	for _, bad := range []string{"../config.yaml", "/etc/passwd", "", "a/../../x"} {
+		if err := d.Write(bad, nil); !errors.Is(err, ErrInvalid) {
+			t.Errorf("Write(%q) = %v, want ErrInvalid", bad, err)
+		}
+		if _, err := d.Read(bad); !errors.Is(err, ErrInvalid) {
+			t.Errorf("Read(%q) = %v, want ErrInvalid", bad, err)
+		}
+		if err := d.Append(bad, []byte("x"), 0); !errors.Is(err, ErrInvalid) {
+			t.Errorf("Append(%q) = %v, want ErrInvalid", bad, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(d.Path()), "config.yaml")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused name still wrote outside the folder: %v", err)
+	}
+}
+
+func TestAppend(t *testing.T) {
+	t.Run("newline", func(t *testing.T) {
+		d := Open(t.TempDir(), 0)
+		for _, line := range []string{"a", "b\n", "c\n\n", ""} {
+			if err := d.Append("log", []byte(line), 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if data, _ := d.Read("log"); string(data) != "a\nb\nc\n\n" {
+			t.Fatalf("log = %q", data)
+		}
+	})
+
+	t.Run("unbounded", func(t *testing.T) {
+		d := Open(t.TempDir(), 0)
+		for i := range 100 {
+			if err := d.Append("logs/log", []byte(fmt.Sprintf("line %03d", i)), 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if data, _ := d.Read("logs/log"); len(data) != 100*9 {
+			t.Fatalf("unbounded log has %d bytes, want %d", len(data), 100*9)
+		}
+	})
+
+	// Past maxBytes the log is cut to the newest whole lines in maxBytes/2.
+	t.Run("trim", func(t *testing.T) {
+		d := Open(t.TempDir(), 0)
+		const maxBytes = 100 // 11 lines of 9 bytes fit; the 12th trims
+		for i := range 11 {
+			if err := d.Append("log", []byte(fmt.Sprintf("line %03d", i)), maxBytes); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if data, _ := d.Read("log"); len(data) != 99 {
+			t.Fatalf("before the bound: %d bytes, want 99", len(data))
+		}
+		if err := d.Append("log", []byte("line 011"), maxBytes); err != nil {
+			t.Fatal(err)
+		}
+		// The last 50 bytes start mid-line in "line 006"; that partial
+		// line is dropped, leaving lines 007..011.
+		data, _ := d.Read("log")
+		var want strings.Builder
+		for i := 7; i <= 11; i++ {
+			fmt.Fprintf(&want, "line %03d\n", i)
+		}
+		if string(data) != want.String() {
+			t.Fatalf("trimmed log = %q, want %q", data, want.String())
+		}
+		ents, _ := os.ReadDir(d.Path())
+		if len(ents) != 2 { // log and the lock taken to trim
+			t.Errorf("folder holds %v, want log and lock only", ents)
+		}
+	})
+
+	t.Run("many", func(t *testing.T) {
+		d := Open(t.TempDir(), 0)
+		for i := range 200 {
+			if err := d.Append("log", []byte(fmt.Sprintf("line %03d", i)), 1000); err != nil {
+				t.Fatal(err)
+			}
+		}
+		data, _ := d.Read("log")
+		if len(data) > 1000 || !bytes.HasSuffix(data, []byte("line 199\n")) || !bytes.HasPrefix(data, []byte("line ")) {
+			t.Errorf("bounded log (%d bytes) ends %q", len(data), data[max(0, len(data)-20):])
+		}
+	})
+}
+
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "sub", "f")
+	for _, data := range []string{"first, longer", "second"} {
+		if err := WriteFileAtomic(p, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := os.ReadFile(p); err != nil || string(got) != data {
+			t.Fatalf("read %q, %v; want %q", got, err, data)
+		}
+	}
+	st, err := os.Stat(p)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v, %v; want 0600", st.Mode(), err)
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(p)); len(ents) != 1 {
+		t.Fatalf("temp files left behind: %v", ents)
+	}
+}
