@@ -353,3 +353,14 @@ func DefaultFile() []byte {
 	b.WriteString("roots:\n  - skills\n  - .claude/skills\n")
 	return []byte(b.String())
 }
+
+// EnvNames are the environment variables Load reads, in a fixed order:
+// a change to any of them can change the config.
+func EnvNames() []string {
+	var out []string
+	for _, s := range specs {
+		out = append(out, envName(s.key))
+		out = append(out, s.env...)
+	}
+	return out
+}

@@ -44,15 +44,20 @@ func SettingsPath(agent, scope, workTree, home string) (string, error) {
 }
 
 // AgentEntries are megagit's hooks for an agent; command runs megagit
-// (for example "megagit" or "/usr/local/bin/megagit -C /srv/skills").
+// (for example "megagit" or "/usr/local/bin/megagit -C /srv/skills") and
+// lean, when not empty, runs the megagit-hook binary the same way: the
+// prompt hook then runs `LEAN prompt`, which starts faster.
 //   - Claude Code: UserPromptSubmit -> hook prompt; Stop (end of every turn)
 //     and SessionEnd -> hook stop (code.claude.com/docs/en/hooks).
 //   - Codex: UserPromptSubmit and Stop in hooks.json, the same three-level
 //     event -> group -> handler layout (developers.openai.com/codex/hooks).
 //   - Gemini CLI: BeforeAgent -> hook prompt, AfterAgent -> hook stop, timeouts
 //     in milliseconds (geminicli.com/docs/hooks/reference).
-func AgentEntries(agent, command string) ([]Entry, error) {
+func AgentEntries(agent, command, lean string) ([]Entry, error) {
 	prompt := command + " hook prompt --agent " + agent
+	if lean != "" {
+		prompt = lean + " prompt --agent " + agent
+	}
 	stop := command + " hook stop --agent " + agent
 	switch agent {
 	case AgentClaude:
@@ -72,9 +77,12 @@ func AgentEntries(agent, command string) ([]Entry, error) {
 	return nil, CheckAgent(agent)
 }
 
-var oursRE = lazyRE(`(?:^|[\s/\\"'])megagit(?:\.exe)?["']?\s+(?:-C\s+(?:"[^"]*"|'[^']*'|\S+)\s+)?hook\s+(prompt|stop)\b`)
+// oursRE matches `megagit [-C DIR] hook prompt|stop` and `megagit-hook
+// [-C DIR] prompt`.
+var oursRE = lazyRE(`(?:^|[\s/\\"'])megagit(?:(?:\.exe)?["']?\s+(?:-C\s+(?:"[^"]*"|'[^']*'|\S+)\s+)?hook|-hook(?:\.exe)?["']?(?:\s+-C\s+(?:"[^"]*"|'[^']*'|\S+))?)\s+(prompt|stop)\b`)
 
-// IsOurs reports whether a hook command runs `megagit hook prompt|stop`;
+// IsOurs reports whether a hook command runs `megagit hook prompt|stop`
+// or `megagit-hook prompt`;
 // uninstall removes exactly these and nothing else.
 func IsOurs(command string) bool { return oursRE().MatchString(command) }
 

@@ -7,7 +7,7 @@ import (
 
 func TestInstallUninstall(t *testing.T) {
 	user := `{"model":"x","hooks":{"Stop":[{"hooks":[{"type":"command","command":"notify-send done"},{"type":"command","command":"/old/megagit hook stop --agent claude"}]}]},"z":1}`
-	entries, err := AgentEntries(AgentClaude, "megagit")
+	entries, err := AgentEntries(AgentClaude, "megagit", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,6 +52,10 @@ func TestIsOurs(t *testing.T) {
 		"megagit route foo":                                  false,
 		"echo megagit hook prompt is great | tee":            true,
 		"$HOME/bin/branch-context.sh":                        false,
+		"megagit-hook prompt --agent claude":                 true,
+		"'/opt/mg/megagit-hook' -C /srv/reg prompt":          true,
+		"/usr/bin/megagit-hook --version":                    false,
+		"megagit-hooks prompt":                               false,
 	} {
 		if got := IsOurs(cmd); got != want {
 			t.Errorf("IsOurs(%q) = %v, want %v", cmd, got, want)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/embedcache"
-	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/ranker/route/dense"
 	"github.com/megagit/megagit/registry"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -53,17 +53,6 @@ check. --float16 (or model.cache_float16: true) halves the committed size.`,
 	return cmd
 }
 
-// embedItems are the texts routing embeds per skill, keyed as newSemantic
-// keys them, so route finds every vector embed committed.
-func embedItems(docs []ranker.Doc) []embedcache.DocText {
-	items := make([]embedcache.DocText, 0, 2*len(docs))
-	for _, d := range docs {
-		full, name := docTexts(d)
-		items = append(items, embedcache.DocText{Skill: d.ID, Field: "full", Text: full}, embedcache.DocText{Skill: d.ID, Field: "name", Text: name})
-	}
-	return items
-}
-
 // activeEmbedder is the configured model; nil when routing is lexical.
 func activeEmbedder(e *env) (embedcache.Embedder, error) {
 	emb, _, err := loadEmbedder(e.cfg, e.reg.Root())
@@ -102,7 +91,7 @@ func currentItems(a *app, e *env) ([]embedcache.DocText, error) {
 	if err != nil {
 		return nil, err
 	}
-	return embedItems(docs), nil
+	return dense.EmbedItems(docs), nil
 }
 
 func embedRun(opts *embedOptions) error {

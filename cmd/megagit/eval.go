@@ -204,13 +204,13 @@ func evalRoute(rt *router, b evalBench, rs routeSettings, progress func(int)) []
 	rows := make([]evalRow, len(b.queries))
 	for i, q := range b.queries {
 		t0 := time.Now()
-		rr := rt.route(q.Query, rs)
+		rr := rt.Route(q.Query, rs)
 		lat := time.Since(t0)
-		ranked := make([]string, len(rr.res.Ranked))
-		for j, br := range rr.res.Ranked {
+		ranked := make([]string, len(rr.Res.Ranked))
+		for j, br := range rr.Res.Ranked {
 			ranked[j] = br.ID
 		}
-		rows[i] = newEvalRow(q, b.docs, ranked, rr.rendered.Included, rr.rendered.Tokens, rr.res.Reason, lat)
+		rows[i] = newEvalRow(q, b.docs, ranked, rr.Rendered.Included, rr.Rendered.Tokens, rr.Res.Reason, lat)
 		progress(i + 1)
 	}
 	return rows

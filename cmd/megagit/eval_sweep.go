@@ -133,7 +133,7 @@ func sweepSemantic(a *app, cfg *config.Config, b evalBench, grid []sweepAxis) (*
 		return nil, nil
 	}
 	s := *sem
-	s.emb = &queryMemoEmbedder{Embedder: sem.emb, queries: map[string][]float32{}}
+	s.Emb = &queryMemoEmbedder{Embedder: sem.Emb, queries: map[string][]float32{}}
 	return &s, nil
 }
 
@@ -151,7 +151,7 @@ func sweepModelName(sem *semantic) string {
 	if sem == nil {
 		return "none"
 	}
-	return sem.emb.ID()
+	return sem.Emb.ID()
 }
 
 // queryMemoEmbedder keeps the query embeddings it computes, by text.
@@ -185,9 +185,9 @@ func sweepApply(cfg *config.Config, sem *semantic, grid []sweepAxis, p sweepPoin
 	for i, ax := range grid {
 		switch ax.key {
 		case sweepFusionW:
-			s.prof.FusionW = p[i]
+			s.Prof.FusionW = p[i]
 		case sweepModelFloor:
-			s.prof.AbsFloor = p[i]
+			s.Prof.AbsFloor = p[i]
 		case sweepDynFloor:
 			c.DynamicK.AbsFloor = p[i]
 		}
@@ -211,7 +211,7 @@ func bestSweepRow(rows []sweepRow) int {
 func sweepBase(cfg *config.Config, sem *semantic, grid []sweepAxis) map[string]float64 {
 	base := map[string]float64{}
 	if sem != nil {
-		base[sweepFusionW], base[sweepModelFloor] = sem.prof.FusionW, sem.prof.AbsFloor
+		base[sweepFusionW], base[sweepModelFloor] = sem.Prof.FusionW, sem.Prof.AbsFloor
 	}
 	if cfg.DynamicK.AbsFloor > 0 {
 		base[sweepDynFloor] = cfg.DynamicK.AbsFloor
@@ -241,7 +241,7 @@ func sweepKeep(cfg *config.Config, sem *semantic, grid []sweepAxis, p sweepPoint
 	}
 	if lexical {
 		model = []string{"id: none"}
-		if t := sem.prof.Tier; cfg.DynamicK.Tier == "" && t != "" && t != ranker.LexicalTier {
+		if t := sem.Prof.Tier; cfg.DynamicK.Tier == "" && t != "" && t != ranker.LexicalTier {
 			dyn = append([]string{"tier: " + t}, dyn...)
 		}
 	}

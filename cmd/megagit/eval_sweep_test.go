@@ -78,7 +78,7 @@ func TestEvalSweepBest(t *testing.T) {
 }
 
 func TestEvalSweepKeep(t *testing.T) {
-	sem := func(tier string) *semantic { return &semantic{prof: embedcache.Profile{Tier: tier}} }
+	sem := func(tier string) *semantic { return &semantic{Prof: embedcache.Profile{Tier: tier}} }
 	w := sweepAxis{sweepFusionW, nil}
 	floor := sweepAxis{sweepModelFloor, nil}
 	dyn := sweepAxis{sweepDynFloor, nil}

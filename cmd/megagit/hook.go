@@ -1,16 +1,14 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/hook/inject"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/local"
 	"github.com/spf13/cobra"
 )
 
@@ -36,26 +34,13 @@ to .megagit/local/hook.log (and stderr).`,
 	return cmd
 }
 
-// Local files the hooks keep in .megagit/local/.
+// Local files the hooks keep in .megagit/local/ (see hook/inject).
 const (
-	hookLogName      = "hook.log"
-	decisionLogName  = "decisions.jsonl"
-	sessionDir       = "sessions"
-	hookLogMaxBytes  = 1 << 20
-	decisionMaxBytes = 4 << 20 // about 10,000 decisions; the oldest half goes when full
+	hookLogName      = inject.LogFile
+	decisionLogName  = inject.DecisionLog
+	hookLogMaxBytes  = inject.LogMaxBytes
+	decisionMaxBytes = inject.DecisionMaxBytes
 )
-
-// hookDir picks where a hook looks for the registry: -C when given (an
-// install can pin a registry), else the agent's cwd, else the process's.
-func hookDir(a *app, cwd string) string {
-	switch {
-	case a.dir != "":
-		return a.dir
-	case cwd != "":
-		return cwd
-	}
-	return "."
-}
 
 // openHookEnv opens the registry and its config without printing anything:
 // a hook's stdout belongs to the agent. When only the config is broken the
@@ -78,44 +63,19 @@ func openHookEnv(dir string) (*env, error) {
 }
 
 // hookLog records why a hook did nothing: in hook.log when a registry was
-// found, and on stderr (agents show a hook's stderr only in debug views).
+// found, and on stderr.
 func hookLog(a *app, reg *registry.Registry, agent, verb string, err error) {
-	msg := strings.Join(strings.Fields(err.Error()), " ")
-	line := fmt.Sprintf("%s %s %s: %s", a.now().UTC().Format(time.RFC3339), agent, verb, msg)
-	fmt.Fprintf(a.errOut, "megagit: hook %s: %s\n", verb, msg)
+	var dir *local.Dir
 	if reg != nil {
-		if lerr := reg.AppendLocal(hookLogName, []byte(line), hookLogMaxBytes); lerr != nil {
-			fmt.Fprintf(a.errOut, "megagit: hook log: %v\n", lerr)
-		}
+		l := reg.Local()
+		dir = &l
 	}
+	inject.Log(a.errOut, dir, a.now(), agent, verb, err)
 }
-
-// readHookInput reads stdin up to the protocol's cap; a terminal is not
-// read (a person running `hook stop --transcript F` by hand).
-func readHookInput(in io.Reader) ([]byte, error) {
-	if f, ok := in.(*os.File); ok && isTTY(f) {
-		return nil, nil
-	}
-	data, err := io.ReadAll(io.LimitReader(in, hook.MaxInput+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > hook.MaxInput {
-		return nil, fmt.Errorf("%w: stdin larger than %d bytes", hook.ErrBadInput, hook.MaxInput)
-	}
-	return data, nil
-}
-
-// sessionFile is a session's memory file name under .megagit/local/.
-func sessionFile(id string) string { return sessionDir + "/" + hook.SanitizeID(id) + ".json" }
 
 // loadSession reads a session's memory; missing or junk is a fresh one.
 func loadSession(reg *registry.Registry, id string) (*hook.Session, error) {
-	data, err := reg.ReadLocal(sessionFile(id))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, err
-	}
-	return hook.ParseSession(id, data), nil
+	return inject.LoadSession(reg.Local(), id)
 }
 
 func saveSession(reg *registry.Registry, s *hook.Session, now time.Time) error {
@@ -124,7 +84,7 @@ func saveSession(reg *registry.Registry, s *hook.Session, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	return reg.WriteLocal(sessionFile(s.ID), data)
+	return reg.WriteLocal(inject.SessionFile(s.ID), data)
 }
 
 func checkAgentFlag(agent string) error {

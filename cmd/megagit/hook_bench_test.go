@@ -95,7 +95,7 @@ func BenchmarkHookRouter(b *testing.B) {
 	})
 	b.Run("hookRouter", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if _, err := hookRouter(e, nil); err != nil {
+			if _, err := hookRouter(e); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -137,13 +137,13 @@ func BenchmarkHookRoute(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	rt, err := hookRouter(e, nil)
+	rt, err := hookRouter(e)
 	if err != nil {
 		b.Fatal(err)
 	}
 	s := routeSettings{TopK: e.cfg.Route.TopK, NoDynamic: !e.cfg.Route.Dynamic, Format: e.cfg.Route.Format, Budget: e.cfg.Route.Budget}
 	b.ReportAllocs()
 	for b.Loop() {
-		rt.route("the docker image build is slow and the cache layer is huge", s)
+		rt.Route("the docker image build is slow and the cache layer is huge", s)
 	}
 }

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/ranker/route"
+	"golang.org/x/sys/unix"
 )
 
 // TestHookCompiledIndex checks the prompt hook ranks identically from a
@@ -26,8 +26,9 @@ func TestHookCompiledIndex(t *testing.T) {
 	}
 	for _, mapped := range []bool{false, true} {
 		t.Run(fmt.Sprintf("mapped=%v", mapped), func(t *testing.T) {
-			defer mapIndexFile.Store(mapIndexFile.Load())
-			mapIndexFile.Store(mapped)
+			if mapped {
+				defer route.MapIndexFiles()()
+			}
 			testHookCompiledIndex(t)
 		})
 	}
@@ -48,7 +49,7 @@ func testHookCompiledIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	old := filepath.Join(dir, ".megagit", "local", oldIndexCacheName)
+	old := filepath.Join(dir, ".megagit", "local", "route-index.gob")
 	if err := os.MkdirAll(filepath.Dir(old), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func testHookCompiledIndex(t *testing.T) {
 		}
 		e.cfg.Model.ID = "none"
 		e.cfg.Route.Format = format
-		hr, err := hookRouter(e, newCacheGuard())
+		hr, err := hookRouter(e)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,17 +78,17 @@ func testHookCompiledIndex(t *testing.T) {
 		}
 		s := routeSettings{TopK: e.cfg.Route.TopK, Format: e.cfg.Route.Format, Budget: e.cfg.Route.Budget}
 		for _, p := range prompts {
-			got, exp := hr.route(p, s), want.route(p, s)
-			if format == "compose" && exp.rendered.Text != "" && !strings.Contains(got.rendered.Text, "## Steps") {
-				t.Fatalf("%s: %q: compose injection has no body:\n%s", step, p, got.rendered.Text)
+			got, exp := hr.Route(p, s), want.Route(p, s)
+			if format == "compose" && exp.Rendered.Text != "" && !strings.Contains(got.Rendered.Text, "## Steps") {
+				t.Fatalf("%s: %q: compose injection has no body:\n%s", step, p, got.Rendered.Text)
 			}
 			if !reflect.DeepEqual(got, exp) {
-				t.Fatalf("%s: %q routes differently from the compiled index:\n got %+v\nwant %+v", step, p, got.res, exp.res)
+				t.Fatalf("%s: %q routes differently from the compiled index:\n got %+v\nwant %+v", step, p, got.Res, exp.Res)
 			}
 		}
 	}
 	check("first call", "catalog")
-	if _, err := os.Stat(filepath.Join(dir, ".megagit", "local", indexCacheName)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, ".megagit", "local", route.IndexFile)); err != nil {
 		t.Fatalf("compiled index not saved: %v", err)
 	}
 	if _, err := os.Stat(old); !os.IsNotExist(err) {
@@ -119,150 +120,21 @@ func testHookCompiledIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := stampFor(t, p)
-	if now.size != was.size || now.mtime != was.mtime {
+	if now.Size != was.Size || now.Mtim != was.Mtim {
 		t.Fatalf("the edit changed size or mtime: %+v -> %+v", was, now)
 	}
-	if now.ctime == was.ctime {
+	if now.Ctim == was.Ctim {
 		t.Skip("this filesystem's change times are too coarse for the in-place edit case")
 	}
 	check("after an edit in place keeping size and mtime", "catalog")
 	check("from the compiled index after the edit in place", "compose")
 }
 
-func stampFor(t *testing.T, p string) stamp {
+func stampFor(t *testing.T, p string) unix.Stat_t {
 	t.Helper()
-	st := statAll([]string{p})[0]
-	if !st.ok {
-		t.Fatalf("cannot stat %s", p)
+	var st unix.Stat_t
+	if err := unix.Stat(p, &st); err != nil {
+		t.Fatal(err)
 	}
 	return st
-}
-
-// fullDoc is a document with every field set, so a field the compiled
-// index forgets shows in a round trip.
-func fullDoc(i int) ranker.Doc {
-	d := ranker.Doc{
-		ID: fmt.Sprintf("skill-%d", i), Path: fmt.Sprintf("skills/skill-%d/SKILL.md", i), Description: "Speed up docker builds. Use when slow.",
-		Headings: []string{"Steps", "Gotchas"}, Triggers: []string{"Use when slow."}, Body: "# Steps\n1. cache\n",
-		HelpfulContexts: []string{"docker build slow"}, HarmfulContexts: []string{"kubernetes", ""},
-		HelpfulCount: 3 + i, HarmfulCount: -1, Status: "suspect", Weight: 1.25,
-		Related: []ranker.Reason{{Text: "found it", Helpful: true}, {Text: "wrong tool"}},
-	}
-	v := reflect.ValueOf(d)
-	for k := 0; k < v.NumField(); k++ {
-		if v.Field(k).IsZero() {
-			panic("fullDoc leaves " + v.Type().Field(k).Name + " unset")
-		}
-	}
-	return d
-}
-
-// TestDocCodec checks the documents and bodies survive the compiled
-// index's encoding, and that a damaged encoding is refused, never a panic.
-func TestDocCodec(t *testing.T) {
-	docs := []ranker.Doc{fullDoc(0), {ID: "bare"}, fullDoc(2)}
-	enc := appendDocs(nil, docs)
-	bodies := appendBodies(nil, docs)
-	got, ok := decodeDocs(enc, len(docs))
-	if !ok || !decodeBodies(bodies, got) {
-		t.Fatal("decoding failed")
-	}
-	if !reflect.DeepEqual(got, docs) {
-		t.Fatalf("round trip differs:\n got %+v\nwant %+v", got, docs)
-	}
-	if _, ok := decodeDocs(enc, len(docs)+1); ok {
-		t.Fatal("decoded more documents than encoded")
-	}
-	for n := 0; n < len(enc); n++ {
-		if _, ok := decodeDocs(enc[:n], len(docs)); ok {
-			t.Fatalf("decoded a truncated encoding (%d of %d bytes)", n, len(enc))
-		}
-	}
-	for i := range enc {
-		for _, v := range []byte{0, 0x7f, 0x80, 0xff} {
-			b := append([]byte(nil), enc...)
-			b[i] = v
-			if docs, ok := decodeDocs(b, 3); ok {
-				decodeBodies(bodies, docs)
-			}
-		}
-	}
-}
-
-// TestReadDocCacheDamaged checks a damaged compiled index is read as
-// missing (then rebuilt), never as something else and never a panic.
-func TestReadDocCacheDamaged(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
-	dir := t.TempDir()
-	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v %s", err, out)
-	}
-	if err := os.MkdirAll(filepath.Join(dir, ".megagit"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	reg, err := registry.Open(dir, registry.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs := []ranker.Doc{fullDoc(0), fullDoc(1)}
-	rc := ranker.DefaultConfig()
-	key, rkey := strings.Repeat("a", indexKeyLen), rankerKey(rc)
-	writeDocCache(reg, docCache{docCacheHeader: docCacheHeader{Version: indexCacheVersion, Key: key, IndexKey: rkey}, Docs: docs, Index: ranker.NewIndex(docs, rc).Snapshot()})
-	p := filepath.Join(reg.LocalDir(), indexCacheName)
-	good, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mapped := range []bool{false, true} {
-		mapIndexFile.Store(mapped)
-		c, ok := readDocCache(reg, rkey, true)
-		if !ok || c.Key != key || c.Index == nil || !reflect.DeepEqual(c.Docs, docs) {
-			t.Fatalf("mapped=%v: the compiled index does not read back: ok=%v %+v", mapped, ok, c.docCacheHeader)
-		}
-		if c, ok := readDocCache(reg, "other settings", false); !ok || c.Index != nil || c.Docs[0].Body == "" {
-			t.Fatalf("mapped=%v: other ranker settings: ok=%v, index %v, bodies %q", mapped, ok, c.Index != nil, c.Docs[0].Body)
-		}
-	}
-	mapIndexFile.Store(false)
-	h, _ := parseIndexHeader(good)
-	// damage writes b and checks it is refused; with onlyBodies, only when
-	// the bodies are read (a call without them never looks at them).
-	damage := func(name string, b []byte, onlyBodies bool) {
-		t.Helper()
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		for _, bodies := range []bool{false, true} {
-			if _, ok := readDocCache(reg, rkey, bodies); ok && (bodies || !onlyBodies) {
-				t.Fatalf("%s: a damaged compiled index was read (bodies=%v)", name, bodies)
-			}
-		}
-	}
-	for n := 0; n < len(good); n += 7 {
-		damage(fmt.Sprintf("truncated to %d", n), good[:n], false)
-	}
-	for i := range good {
-		if i >= 16 && i < 144 {
-			continue // a key: read fine, then found stale
-		}
-		b := append([]byte(nil), good...)
-		b[i] ^= 0x5a
-		damage(fmt.Sprintf("byte %d altered", i), b, (i >= 172 && i < 176) || uint64(i) >= h.bodiesOff())
-	}
-}
-
-func TestCacheGuard(t *testing.T) {
-	g := newCacheGuard()
-	release := g.hold()
-	if g.wait(10 * time.Millisecond) {
-		t.Fatal("wait took a guard that is held")
-	}
-	release()
-	if !g.wait(time.Second) {
-		t.Fatal("wait did not take a free guard")
-	}
-	var none cacheGuard
-	none.hold()() // a nil guard never blocks
 }

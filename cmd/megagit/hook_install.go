@@ -20,6 +20,7 @@ type hookInstallOptions struct {
 	scope     string
 	dryRun    bool
 	command   string
+	lean      string
 }
 
 func newHookInstallCmd(a *app, uninstall bool) *cobra.Command {
@@ -41,6 +42,7 @@ func newHookInstallCmd(a *app, uninstall bool) *cobra.Command {
 	cmd.Flags().BoolVar(&opts.dryRun, "dry-run", false, "print the diff and write nothing")
 	if !uninstall {
 		cmd.Flags().StringVar(&opts.command, "command", "", "how the agent runs megagit (default: `megagit` if that is this binary on PATH, else its absolute path)")
+		cmd.Flags().StringVar(&opts.lean, "hook-command", "", "how the agent runs megagit-hook for prompts; none: `megagit hook prompt` (default: the megagit-hook next to this binary, unless --command is given)")
 	}
 	return cmd
 }
@@ -84,7 +86,8 @@ func hookInstallRun(opts *hookInstallOptions) error {
 		updated, err = hook.Uninstall(old)
 	} else {
 		var entries []hook.Entry
-		if entries, err = hook.AgentEntries(opts.agent, installCommand(opts, reg)); err == nil {
+		command, lean := installCommand(opts, reg)
+		if entries, err = hook.AgentEntries(opts.agent, command, lean); err == nil {
 			updated, err = hook.Install(old, entries)
 		}
 	}
@@ -110,31 +113,58 @@ func hookInstallRun(opts *hookInstallOptions) error {
 	return nil
 }
 
-// installCommand is how the agent will run megagit: --command if given;
-// else `megagit` when the binary on PATH is this one (portable, survives
-// upgrades, fine to commit in a project's settings), else this binary's
-// absolute path. A user-scope install pins the registry with -C (every
-// project then routes against it); so does a project install whose registry
-// is not at the work tree's root, since the agent runs hooks from there.
-func installCommand(opts *hookInstallOptions, reg *registry.Registry) string {
-	cmd := opts.command
-	if cmd == "" {
-		cmd = "megagit"
+// installCommand is how the agent will run megagit, and megagit-hook for
+// prompts ("" when it is not to be used): --command and --hook-command if
+// given; else `megagit` when the binary on PATH is this one (portable,
+// survives upgrades, fine to commit in a project's settings), else this
+// binary's absolute path, and the megagit-hook next to it the same way. A
+// user-scope install pins the registry with -C (every project then routes
+// against it); so does a project install whose registry is not at the work
+// tree's root, since the agent runs hooks from there.
+func installCommand(opts *hookInstallOptions, reg *registry.Registry) (command, lean string) {
+	command, lean = opts.command, opts.lean
+	if command == "" {
+		command = "megagit"
 		exe, err := os.Executable()
 		if err == nil {
 			exe, _ = filepath.EvalSymlinks(exe)
 		}
-		if onPath, lerr := exec.LookPath("megagit"); err == nil && (lerr != nil || !sameFile(onPath, exe)) {
-			cmd = hook.ShellQuote(exe)
+		onPath, lerr := exec.LookPath("megagit")
+		if err == nil && (lerr != nil || !sameFile(onPath, exe)) {
+			command = hook.ShellQuote(exe)
 			if strings.HasPrefix(exe, os.TempDir()) {
-				fmt.Fprintf(opts.app.errOut, "megagit: warning: %s is a temporary binary (go run?); install megagit (go install ./cmd/megagit) and run this again\n", exe)
+				fmt.Fprintf(opts.app.errOut, "megagit: warning: %s is a temporary binary (go run?); install megagit (go install ./cmd/...) and run this again\n", exe)
 			}
 		}
+		if lean == "" && err == nil {
+			lean = leanCommand(opts, command, exe)
+		}
+	}
+	if lean == "none" {
+		lean = ""
 	}
 	if reg != nil && (opts.scope == hook.ScopeUser || reg.Root() != reg.WorkTree()) {
-		cmd += " -C " + hook.ShellQuote(reg.Root())
+		command += " -C " + hook.ShellQuote(reg.Root())
+		if lean != "" {
+			lean += " -C " + hook.ShellQuote(reg.Root())
+		}
 	}
-	return cmd
+	return command, lean
+}
+
+// leanCommand runs the megagit-hook next to the megagit binary exe (run
+// as command): by name when that is the one on PATH, else by path; ""
+// with a note when there is none.
+func leanCommand(opts *hookInstallOptions, command, exe string) string {
+	sibling := filepath.Join(filepath.Dir(exe), "megagit-hook")
+	if st, err := os.Stat(sibling); err != nil || !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
+		fmt.Fprintf(opts.app.errOut, "megagit: note: no megagit-hook next to %s: prompts run `megagit hook prompt`, which starts slower (install both: go install ./cmd/...)\n", exe)
+		return ""
+	}
+	if onPath, err := exec.LookPath("megagit-hook"); command == "megagit" && err == nil && sameFile(onPath, sibling) {
+		return "megagit-hook"
+	}
+	return hook.ShellQuote(sibling)
 }
 
 func sameFile(a, b string) bool {

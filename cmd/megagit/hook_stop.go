@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/hook/inject"
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/registry"
 	"github.com/spf13/cobra"
@@ -61,7 +62,7 @@ func stopWork(opts *hookStopOptions, regOut **registry.Registry) error {
 	if err := hook.CheckAgent(opts.agent); err != nil {
 		return err
 	}
-	data, err := readHookInput(a.in)
+	data, err := inject.ReadInput(a.in)
 	if err != nil {
 		return err
 	}
@@ -83,7 +84,7 @@ func stopWork(opts *hookStopOptions, regOut **registry.Registry) error {
 	if in.SessionID == "" {
 		return fmt.Errorf("%w: no session_id", hook.ErrBadInput)
 	}
-	e, err := openHookEnv(hookDir(a, in.Cwd))
+	e, err := openHookEnv(inject.RegistryDir(a.dir, in.Cwd))
 	if e != nil {
 		*regOut = e.reg
 	}

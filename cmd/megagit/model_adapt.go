@@ -12,6 +12,7 @@ import (
 
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/embedcache"
+	"github.com/megagit/megagit/ranker/route/dense"
 	"github.com/megagit/megagit/registry"
 	"github.com/spf13/cobra"
 )
@@ -179,7 +180,7 @@ func registryAdaptData(a *app, e *env, holdout float64) (embedcache.AdaptData, e
 	docs := skillDocs(skills, ledgers)
 	as := make([]embedcache.AdaptSkill, len(docs))
 	for i, d := range docs {
-		full, name := docTexts(d)
+		full, name := dense.DocTexts(d)
 		as[i] = embedcache.AdaptSkill{ID: d.ID, Full: full, Name: name}
 	}
 	var vs []embedcache.AdaptVerdict

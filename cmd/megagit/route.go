@@ -86,16 +86,16 @@ func routeRun(opts *routeOptions) error {
 		return err
 	}
 	score, dense := map[int]float64{}, map[int]*float64{}
-	for _, b := range rr.res.Ranked {
+	for _, b := range rr.Res.Ranked {
 		score[b.Doc], dense[b.Doc] = b.Final, b.Dense
 	}
-	reason := rr.res.Reason
-	if len(rr.rendered.Included) < len(rr.res.Emitted) {
+	reason := rr.Res.Reason
+	if len(rr.Rendered.Included) < len(rr.Res.Emitted) {
 		reason += "+budget" // the token budget dropped some of what dynamic K chose
 	}
-	out := routeJSON{K: len(rr.rendered.Included), Reason: reason, Skills: []routedSkill{},
-		Tokens: rr.rendered.Tokens, Text: rr.rendered.Text}
-	for _, d := range rr.rendered.Included {
+	out := routeJSON{K: len(rr.Rendered.Included), Reason: reason, Skills: []routedSkill{},
+		Tokens: rr.Rendered.Tokens, Text: rr.Rendered.Text}
+	for _, d := range rr.Rendered.Included {
 		s := routedSkill{Name: docs[d].ID, Score: round4(score[d]), Path: docs[d].Path}
 		if v := dense[d]; v != nil {
 			r := round4(*v)
@@ -104,7 +104,7 @@ func routeRun(opts *routeOptions) error {
 		out.Skills = append(out.Skills, s)
 	}
 	if opts.json {
-		dec := rr.res.Decision
+		dec := rr.Res.Decision
 		out.Stats = &dec
 		return printJSON(opts.app.out, out)
 	}
@@ -142,7 +142,7 @@ func routeOnce(opts *routeOptions, e *env, s routeSettings) ([]ranker.Doc, route
 	if err != nil {
 		return nil, routeResult{}, err
 	}
-	return rt.docs, rt.route(opts.prompt, s), nil
+	return rt.Docs, rt.Route(opts.prompt, s), nil
 }
 
 func round4(x float64) float64 {

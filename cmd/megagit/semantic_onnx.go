@@ -10,10 +10,6 @@ import (
 	"github.com/megagit/megagit/embedcache"
 )
 
-// errNoVectors: a model too slow to embed the registry on the fly (ONNX)
-// has no cached vector yet, so routing stays lexical until `megagit embed`.
-var errNoVectors = errors.New("no vectors yet")
-
 // modelDirPath resolves model.dir: relative paths are inside the registry.
 func modelDirPath(cfg *config.Config, root string) string {
 	dir := cfg.Model.Dir

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/megagit/megagit/ranker/route"
 	"github.com/megagit/megagit/registry"
 	"github.com/spf13/cobra"
 )
@@ -50,7 +51,7 @@ type server struct {
 
 	mu      sync.Mutex
 	env     *env
-	cfgStat stamp
+	cfgStat route.Stamp
 	cfgKey  string
 	docsKey string
 	rt      *router
@@ -80,7 +81,7 @@ func serveRun(ctx context.Context, opts *serveOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	fmt.Fprintf(a.errOut, "megagit: serving %s on %s (%d skills); Ctrl-C stops\n", s.root, path, len(s.rt.docs))
+	fmt.Fprintf(a.errOut, "megagit: serving %s on %s (%d skills); Ctrl-C stops\n", s.root, path, len(s.rt.Docs))
 	return s.loop(ctx, ln, opts.idle)
 }
 
@@ -150,7 +151,7 @@ func (s *server) handle(c net.Conn) {
 	if err != nil {
 		return
 	}
-	var req serveRequest
+	var req route.Request
 	if err := json.Unmarshal(line, &req); err != nil {
 		return
 	}
@@ -164,12 +165,12 @@ func (s *server) handle(c net.Conn) {
 
 // answer routes one request, or declines it when this server would not
 // answer as the client would.
-func (s *server) answer(req serveRequest) serveResponse {
+func (s *server) answer(req route.Request) route.Response {
 	switch {
-	case req.Proto != serveProto || req.Version != version:
-		return serveResponse{Declined: fmt.Sprintf("server is megagit %s (protocol %d)", version, serveProto)}
+	case req.Proto != route.ServeProto || req.Version != version:
+		return route.Response{Declined: fmt.Sprintf("server is megagit %s (protocol %d)", version, route.ServeProto)}
 	case req.Root != s.root:
-		return serveResponse{Declined: "server serves " + s.root}
+		return route.Response{Declined: "server serves " + s.root}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -182,28 +183,28 @@ func (s *server) answer(req serveRequest) serveResponse {
 	var rr routeResult
 	ranked := s.rt != nil && req.Config == s.cfgKey
 	if ranked {
-		rr = s.rt.routeWithProject(req.Prompt, req.Project, req.Settings)
+		rr = s.rt.RouteWithProject(req.Prompt, req.Project, req.Settings)
 	}
 	if changed, err := s.settle(<-now); err != nil {
-		return serveResponse{Declined: err.Error()}
+		return route.Response{Declined: err.Error()}
 	} else if changed {
 		ranked = false
 	}
 	if req.Config != s.cfgKey {
-		return serveResponse{Declined: "client settings differ from the server's"}
+		return route.Response{Declined: "client settings differ from the server's"}
 	}
 	if !ranked {
-		rr = s.rt.routeWithProject(req.Prompt, req.Project, req.Settings)
+		rr = s.rt.RouteWithProject(req.Prompt, req.Project, req.Settings)
 	}
-	return toWire(s.rt.docs, rr, req.Settings.Format == "compose")
+	return route.ToWire(s.rt.Docs, rr, req.Settings.Format == "compose")
 }
 
-// freshness is what the router was built from: the config file's stamp and
-// the skills' and ledgers' fingerprint (indexKey) under the current roots.
+// freshness is what the router was built from: the config file's route.Stamp and
+// the skills' and ledgers' fingerprint (route.SkillsKey) under the current roots.
 // same says instead that the watch saw nothing change; watchErr that the
 // watch failed.
 type freshness struct {
-	cfg      stamp
+	cfg      route.Stamp
 	docs     string
 	err      error
 	same     bool
@@ -211,9 +212,9 @@ type freshness struct {
 }
 
 func (s *server) freshness() freshness {
-	f := freshness{cfg: statAll([]string{configFile(s.root)})[0]}
+	f := freshness{cfg: route.StatAll([]string{configFile(s.root)})[0]}
 	if s.env != nil {
-		f.docs, f.err = indexKey(s.env.reg, s.env.cfg.Roots)
+		f.docs, f.err = route.SkillsKey(s.env.reg.Root(), s.env.cfg.Roots)
 	}
 	return f
 }
@@ -289,7 +290,7 @@ func (s *server) apply(f freshness) (changed bool, err error) {
 			s.cfgKey, s.rt = key, nil
 		}
 		// The roots may have changed with the configuration.
-		if f.docs, err = indexKey(s.env.reg, s.env.cfg.Roots); err != nil {
+		if f.docs, err = route.SkillsKey(s.env.reg.Root(), s.env.cfg.Roots); err != nil {
 			return false, err
 		}
 	}

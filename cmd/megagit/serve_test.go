@@ -89,12 +89,12 @@ type routed struct {
 }
 
 func seen(docs []ranker.Doc, rr routeResult) routed {
-	r := routed{Reason: rr.res.Reason, Text: rr.rendered.Text}
+	r := routed{Reason: rr.Res.Reason, Text: rr.Rendered.Text}
 	score := map[int]float64{}
-	for _, b := range rr.res.Ranked {
+	for _, b := range rr.Res.Ranked {
 		score[b.Doc] = b.Final
 	}
-	for _, d := range rr.res.Emitted {
+	for _, d := range rr.Res.Emitted {
 		r.Names = append(r.Names, docs[d].ID)
 		r.Scores = append(r.Scores, score[d])
 	}
@@ -129,7 +129,7 @@ func checkServedLikeLocal(t *testing.T, e *env) []routeResult {
 				t.Fatalf("%q: %v", p, err)
 			}
 			all = append(all, rr)
-			got, want := seen(docs, rr), seen(local.docs, local.route(p, s))
+			got, want := seen(docs, rr), seen(local.Docs, local.Route(p, s))
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("%s %q: served %+v\nin-process %+v", format, p, got, want)
 			}
@@ -137,7 +137,7 @@ func checkServedLikeLocal(t *testing.T, e *env) []routeResult {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, want = seen(docs, rr), seen(local.docs, local.routeWithProject(p, "kafka-tools", s))
+			got, want = seen(docs, rr), seen(local.Docs, local.RouteWithProject(p, "kafka-tools", s))
 			if !reflect.DeepEqual(got.Names, want.Names) || got.Reason != want.Reason {
 				t.Errorf("%q with project: served %+v\nin-process %+v", p, got, want)
 			}
@@ -180,7 +180,7 @@ func TestServeRoutesLikeInProcessWithONNX(t *testing.T) {
 	mustMegagit(t, env, "-C", dir, "embed")
 	dense := 0
 	for _, rr := range checkServedLikeLocal(t, startServe(t, dir)) {
-		for _, b := range rr.res.Ranked {
+		for _, b := range rr.Res.Ranked {
 			if b.Dense != nil {
 				dense++
 			}
@@ -196,7 +196,7 @@ func TestServeSeesEditsAndDeclinesOtherSettings(t *testing.T) {
 	e := startServe(t, dir)
 	s := routeSettings{TopK: 3, Format: "catalog", Budget: 2000}
 	const prompt = "zanzibar quokka export"
-	if docs, rr, err := served(e, prompt, "", s, 5*time.Second); err != nil || rr.res.K != 0 {
+	if docs, rr, err := served(e, prompt, "", s, 5*time.Second); err != nil || rr.Res.K != 0 {
 		t.Fatalf("before the edit: %v, %+v", err, seen(docs, rr))
 	}
 	p := filepath.Join(dir, "skills", "s005", "SKILL.md")
@@ -291,13 +291,13 @@ func BenchmarkServed(b *testing.B) {
 	}
 	b.Run("in-process", func(b *testing.B) {
 		for b.Loop() {
-			rt.route(prompt, s)
+			rt.Route(prompt, s)
 		}
 	})
-	if rt.sem != nil {
+	if sem := semanticOf(rt); sem != nil {
 		b.Run("query-embedding", func(b *testing.B) {
 			for b.Loop() {
-				if _, err := rt.sem.emb.Embed([]string{prompt}, embedcache.Query); err != nil {
+				if _, err := sem.Emb.Embed([]string{prompt}, embedcache.Query); err != nil {
 					b.Fatal(err)
 				}
 			}

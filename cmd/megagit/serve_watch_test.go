@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/megagit/megagit/ranker/route"
 )
 
 func noErr(t testing.TB, err error) {
@@ -55,7 +56,7 @@ func agree(t *testing.T, e *env, prompt string) []string {
 	if err != nil {
 		t.Fatalf("%q: %v", prompt, err)
 	}
-	got, want := seen(docs, rr), seen(local.docs, local.route(prompt, s))
+	got, want := seen(docs, rr), seen(local.Docs, local.Route(prompt, s))
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("%q: served %+v\nin-process %+v", prompt, got, want)
 	}
@@ -121,13 +122,13 @@ func TestServeWatchSeesInPlaceEdit(t *testing.T) {
 	if got := agree(t, e, quokka); len(got) != 0 {
 		t.Fatalf("before the edit: %v", got)
 	}
-	key, err := indexKey(e.reg, e.cfg.Roots)
+	key, err := route.SkillsKey(e.reg.Root(), e.cfg.Roots)
 	noErr(t, err)
 	editInPlace(t, filepath.Join(dir, "skills", "s005", "SKILL.md"), "s005", "Export quokka census data from Zanzibar.")
 	// The stat fingerprint (the check without a watch) sees it too, by the
 	// change time.
-	if again, err := indexKey(e.reg, e.cfg.Roots); err != nil || again == key {
-		t.Errorf("indexKey missed an in-place edit (err %v)", err)
+	if again, err := route.SkillsKey(e.reg.Root(), e.cfg.Roots); err != nil || again == key {
+		t.Errorf("SkillsKey missed an in-place edit (err %v)", err)
 	}
 	if got := agree(t, e, quokka); first(got) != "s005" {
 		t.Errorf("after the edit: %v, want [s005]", got)

@@ -64,8 +64,8 @@ func whyRun(opts *whyOptions) error {
 	if err != nil {
 		return err
 	}
-	docs := rt.docs
-	res := rt.rank(opts.prompt, routeSettings{TopK: e.cfg.Route.TopK, NoDynamic: !e.cfg.Route.Dynamic})
+	docs := rt.Docs
+	res := rt.Rank(opts.prompt, routeSettings{TopK: e.cfg.Route.TopK, NoDynamic: !e.cfg.Route.Dynamic})
 	for pos, b := range res.Ranked {
 		if b.ID != opts.skill {
 			continue
@@ -75,9 +75,9 @@ func whyRun(opts *whyOptions) error {
 			emitted = emitted || docs[d].ID == opts.skill
 		}
 		var sp *semanticParts
-		if rt.sem != nil {
-			if full, name, err := rt.sem.parts(opts.prompt, b.Doc); err == nil {
-				sp = &semanticParts{Model: rt.sem.emb.ID(), Full: full, Name: name}
+		if sem := semanticOf(rt); sem != nil {
+			if full, name, err := sem.Parts(opts.prompt, b.Doc); err == nil {
+				sp = &semanticParts{Model: sem.Emb.ID(), Full: full, Name: name}
 			}
 		}
 		if opts.json {

@@ -1,4 +1,4 @@
-package main
+package route
 
 import (
 	"encoding/binary"
@@ -11,11 +11,11 @@ import (
 	"unsafe"
 
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/local"
 	"golang.org/x/sys/unix"
 )
 
-// The compiled index's file format (see hook_index.go for what it holds
+// The compiled index's file format (see index.go for what it holds
 // and when it is rebuilt). The file is a fixed header, the documents
 // without their bodies, the snapshot's binary form and the bodies. A hook
 // call reads the header and then only what it needs (the bodies, most of a
@@ -74,12 +74,12 @@ func parseIndexHeader(b []byte) (indexHeader, bool) {
 	return h, h.version == indexCacheVersion
 }
 
-// readDocCache reads the compiled index; ok means it is whole and of this
+// ReadCompiled reads the compiled index; ok means it is whole and of this
 // format, and c.Key says which skills it was built from. Its snapshot is
 // read too if it matches rkey (else nil), and the bodies when asked for or
 // when the snapshot is to be rebuilt (the file is then written again).
-func readDocCache(reg *registry.Registry, rkey string, bodies bool) (c docCache, ok bool) {
-	f, err := os.Open(filepath.Join(reg.LocalDir(), indexCacheName))
+func ReadCompiled(dir local.Dir, rkey string, bodies bool) (c Compiled, ok bool) {
+	f, err := os.Open(filepath.Join(dir.Path(), IndexFile))
 	if err != nil {
 		return c, false
 	}
@@ -120,18 +120,18 @@ func readDocCache(reg *registry.Registry, rkey string, bodies bool) (c docCache,
 	if !ok {
 		return c, false
 	}
-	c = docCache{docCacheHeader: docCacheHeader{Version: indexCacheVersion, Key: h.key, IndexKey: h.rkey}, Docs: docs}
+	c = Compiled{Key: h.key, RankerKey: h.rkey, Docs: docs}
 	if withIndex {
 		s, err := ranker.DecodeSnapshot(buf[h.snapOff():h.bodiesOff()])
 		if err != nil {
-			return docCache{}, false
+			return Compiled{}, false
 		}
 		c.Index = s
 	}
 	if bodies {
 		b := buf[h.bodiesOff():]
 		if crc32.ChecksumIEEE(b) != h.crcBodies || !decodeBodies(b, docs) {
-			return docCache{}, false
+			return Compiled{}, false
 		}
 	}
 	return c, true
@@ -155,14 +155,22 @@ func mapIndex(f *os.File, n uint64) []byte {
 	return m
 }
 
-// mapIndexFile says whether readDocCache may map the compiled index; set
-// by the prompt hook's process.
+// mapIndexFile says whether ReadCompiled may map the compiled index; set
+// by the prompt hook's process (MapIndexFiles).
 var mapIndexFile atomic.Bool
 
-// writeDocCache saves the compiled index; it is a cache, so failing to
+// MapIndexFiles lets ReadCompiled map the compiled index instead of
+// reading it, until restore is called; the caller's goroutine must turn
+// faults into panics and recover them (debug.SetPanicOnFault), see mapIndex.
+func MapIndexFiles() (restore func()) {
+	was := mapIndexFile.Swap(true)
+	return func() { mapIndexFile.Store(was) }
+}
+
+// WriteCompiled saves the compiled index; it is a cache, so failing to
 // write it is not an error.
-func writeDocCache(reg *registry.Registry, c docCache) {
-	if len(c.Key) != indexKeyLen || len(c.IndexKey) != indexKeyLen || c.Index == nil || uint64(len(c.Docs)) > math.MaxUint32 {
+func WriteCompiled(dir local.Dir, c Compiled) {
+	if len(c.Key) != indexKeyLen || len(c.RankerKey) != indexKeyLen || c.Index == nil || uint64(len(c.Docs)) > math.MaxUint32 {
 		return
 	}
 	b := make([]byte, indexHeaderLen, 64<<10)
@@ -179,14 +187,14 @@ func writeDocCache(reg *registry.Registry, c docCache) {
 	bodiesAt := len(b)
 	b = appendBodies(b, c.Docs)
 	h := indexHeader{
-		version: indexCacheVersion, docs: uint32(len(c.Docs)), key: c.Key, rkey: c.IndexKey,
+		version: indexCacheVersion, docs: uint32(len(c.Docs)), key: c.Key, rkey: c.RankerKey,
 		docsLen: docsLen, snapLen: uint64(bodiesAt - snapAt), bodiesLen: uint64(len(b) - bodiesAt),
 		crcMain:   crc32.ChecksumIEEE(b[indexHeaderLen:bodiesAt]),
 		crcBodies: crc32.ChecksumIEEE(b[bodiesAt:]),
 	}
 	h.append(b[:0])
-	if reg.WriteLocalCache(indexCacheName, b) == nil {
-		_ = os.Remove(filepath.Join(reg.LocalDir(), oldIndexCacheName))
+	if dir.WriteCache(IndexFile, b) == nil {
+		_ = os.Remove(filepath.Join(dir.Path(), oldIndexCacheName))
 	}
 }
 

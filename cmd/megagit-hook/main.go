@@ -1,0 +1,192 @@
+// Command megagit-hook is megagit's prompt hook in a small binary:
+//
+//	megagit-hook [-C DIR] prompt --agent claude|codex|gemini
+//
+// does what `megagit hook prompt` does (hook/inject), and `megagit hook
+// install` uses it when it sits next to megagit. It links neither git nor
+// the config reader, so it starts in a third of megagit's time. It reads
+// the settings the last `megagit hook prompt` resolved from the config
+// and the compiled index of the skills; when either is missing or out of
+// date (a skill or the config changed, another megagit version) it hands
+// the prompt to `megagit hook prompt` (next to it, else on PATH), which
+// answers and brings them up to date for the next prompt.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/hook/inject"
+	"github.com/megagit/megagit/registry/local"
+)
+
+// version is set at release time (-X main.version=...), like megagit's:
+// the settings saved by one version are read only by the same version.
+var version = "dev"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+const usage = "usage: megagit-hook [-C DIR] prompt --agent claude|codex|gemini (the agent's event JSON on stdin)"
+
+// run is the whole command. Like `megagit hook prompt` it exits 0 and
+// prints nothing on stdout whatever goes wrong, except for a call no agent
+// makes (bad arguments, --help, --version).
+func run(args []string, in io.Reader, out, errOut io.Writer) int {
+	start := time.Now()
+	a, err := parseArgs(args)
+	switch {
+	case errors.Is(err, errHelp):
+		fmt.Fprintln(out, usage)
+		return 0
+	case errors.Is(err, errVersion):
+		fmt.Fprintln(out, "megagit-hook", version)
+		return 0
+	case err != nil:
+		fmt.Fprintf(errOut, "megagit-hook: %v\n%s\n", err, usage)
+		return 2
+	}
+	now := time.Now
+	data, err := inject.Run(inject.Options{
+		Agent: a.agent, Dir: a.dir, Version: version, Start: start, Now: now,
+		In: in, Out: out, ErrOut: errOut, Open: open,
+	})
+	if errors.Is(err, inject.ErrStale) {
+		if herr := handOver(a, data, start, out, errOut); herr != nil {
+			in, _ := hook.ParseInput(data, true)
+			var dir *local.Dir
+			if root, ferr := local.Find(inject.RegistryDir(a.dir, in.Cwd)); ferr == nil {
+				d := local.Open(root, 0)
+				dir = &d
+			}
+			inject.Log(errOut, dir, now(), a.agent, "prompt", herr)
+		}
+	}
+	return 0
+}
+
+type cmdArgs struct {
+	dir, agent string
+}
+
+var (
+	errHelp    = errors.New("help")
+	errVersion = errors.New("version")
+)
+
+// parseArgs reads [-C DIR] [hook] prompt [--agent A] (also -C=DIR and
+// --agent=A), the arguments `megagit hook prompt` takes.
+func parseArgs(args []string) (cmdArgs, error) {
+	a := cmdArgs{agent: hook.AgentClaude}
+	verb := false
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		value := func(name string) (string, error) {
+			if v, ok := strings.CutPrefix(arg, name+"="); ok {
+				return v, nil
+			}
+			if i+1 >= len(args) {
+				return "", fmt.Errorf("%s needs a value", name)
+			}
+			i++
+			return args[i], nil
+		}
+		var err error
+		switch {
+		case arg == "-h" || arg == "--help" || arg == "help":
+			return a, errHelp
+		case arg == "--version" || arg == "version":
+			return a, errVersion
+		case arg == "-C" || strings.HasPrefix(arg, "-C="):
+			a.dir, err = value("-C")
+		case arg == "--agent" || strings.HasPrefix(arg, "--agent="):
+			a.agent, err = value("--agent")
+		case arg == "hook" && !verb:
+		case arg == "prompt" && !verb:
+			verb = true
+		default:
+			return a, fmt.Errorf("unexpected argument %q", arg)
+		}
+		if err != nil {
+			return a, err
+		}
+	}
+	if !verb {
+		return a, errors.New("missing the prompt command")
+	}
+	return a, hook.CheckAgent(a.agent)
+}
+
+// open finds the registry and the settings megagit saved for it; ErrStale
+// when there are none, they are out of date, or a write was interrupted
+// (megagit then finishes or discards it first).
+func open(dir string) (*inject.Env, error) {
+	root, err := local.Find(dir)
+	if err != nil {
+		return nil, err
+	}
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	ld := local.Open(root, 0)
+	if _, err := os.Stat(filepath.Join(ld.Path(), local.JournalFile)); err == nil {
+		return nil, fmt.Errorf("%w: a write was interrupted", inject.ErrStale)
+	}
+	s, err := inject.LoadSettings(ld, root, version)
+	if err != nil {
+		return nil, err
+	}
+	return &inject.Env{Root: root, Local: local.Open(root, s.LockTimeout), Settings: s}, nil
+}
+
+// startEnv tells megagit when this hook call started (Unix nanoseconds),
+// so its deadline counts from then.
+const startEnv = "MEGAGIT_HOOK_START"
+
+// handOver runs `megagit hook prompt` on the event this process read:
+// megagit next to this binary, else on PATH. Its output is the hook's.
+func handOver(a cmdArgs, data []byte, start time.Time, out, errOut io.Writer) error {
+	exe, err := fullBinary()
+	if err != nil {
+		return err
+	}
+	var args []string
+	if a.dir != "" {
+		args = append(args, "-C", a.dir)
+	}
+	cmd := exec.Command(exe, append(args, "hook", "prompt", "--agent", a.agent)...)
+	cmd.Stdin = bytes.NewReader(data)
+	cmd.Stdout, cmd.Stderr = out, errOut
+	cmd.Env = append(os.Environ(), startEnv+"="+strconv.FormatInt(start.UnixNano(), 10))
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("handing the prompt to %s: %w", exe, err)
+	}
+	return nil
+}
+
+// fullBinary is the megagit binary next to this one, else megagit on PATH.
+func fullBinary() (string, error) {
+	if exe, err := os.Executable(); err == nil {
+		if exe, err = filepath.EvalSymlinks(exe); err == nil {
+			p := filepath.Join(filepath.Dir(exe), "megagit")
+			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+				return p, nil
+			}
+		}
+	}
+	p, err := exec.LookPath("megagit")
+	if err != nil {
+		return "", fmt.Errorf("megagit is needed to bring the hook's settings up to date, and it is neither next to megagit-hook nor on PATH: %w", err)
+	}
+	return p, nil
+}

@@ -1,0 +1,267 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/megagit/megagit/hook/inject"
+)
+
+// bin holds megagit and megagit-hook side by side; lone holds
+// megagit-hook alone (no megagit to hand over to).
+var bin, lone string
+
+func TestMain(m *testing.M) {
+	os.Exit(func() int {
+		tmp, err := os.MkdirTemp("", "megagit-hook-test")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(tmp)
+		bin, lone = filepath.Join(tmp, "bin"), filepath.Join(tmp, "lone")
+		for _, b := range [][2]string{
+			{filepath.Join(bin, "megagit"), "../megagit"},
+			{filepath.Join(bin, "megagit-hook"), "."},
+			{filepath.Join(lone, "megagit-hook"), "."},
+		} {
+			if out, err := exec.Command("go", "build", "-o", b[0], b[1]).CombinedOutput(); err != nil {
+				fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", b[1], err, out)
+				return 1
+			}
+		}
+		return m.Run()
+	}())
+}
+
+// fixture is a registry with three skills, lexical routing unless env
+// says otherwise.
+type fixture struct {
+	t    *testing.T
+	root string
+	env  []string
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	f := &fixture{t: t, root: filepath.Join(t.TempDir(), "reg")}
+	// Only what the hooks read: no user's megagit environment leaks in.
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "MEGAGIT_") && !strings.HasPrefix(kv, "PATH=") {
+			f.env = append(f.env, kv)
+		}
+	}
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Test\n\temail = test@example.com\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.env = append(f.env, "PATH=/usr/bin:/bin", "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "MEGAGIT_MODEL_ID=none")
+	f.megagit("init", f.root)
+	f.skill("flaky-tests", "Find why tests pass locally but fail randomly in CI: ordering, shared state, time. Use when a test is flaky or fails intermittently.")
+	f.skill("docker-slim", "Shrink Docker images with multi-stage builds. Use when a Dockerfile produces large images or slow container builds.")
+	f.skill("webhook-signer", "Validate HMAC signatures of incoming webhooks. Use when verifying Stripe or GitHub webhook payloads.")
+	return f
+}
+
+func (f *fixture) megagit(args ...string) string {
+	f.t.Helper()
+	cmd := exec.Command(filepath.Join(bin, "megagit"), args...)
+	cmd.Env = f.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		f.t.Fatalf("megagit %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func (f *fixture) skill(name, desc string) {
+	f.t.Helper()
+	f.megagit("-C", f.root, "skill", "add", name, "--description", desc)
+}
+
+// hook runs a hook binary (dir/megagit-hook, or megagit itself when dir
+// is "full") on one prompt of a fresh session and returns its stdout.
+func (f *fixture) hook(dir, prompt string, env ...string) string {
+	f.t.Helper()
+	args := []string{"-C", f.root, "prompt", "--agent", "claude"}
+	exe := filepath.Join(dir, "megagit-hook")
+	if dir == "full" {
+		exe, args = filepath.Join(bin, "megagit"), append([]string{"-C", f.root, "hook"}, args[2:]...)
+	}
+	in, _ := json.Marshal(map[string]string{"session_id": fmt.Sprintf("s-%d", time.Now().UnixNano()), "prompt": prompt, "hook_event_name": "UserPromptSubmit"})
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(append([]string{}, f.env...), env...)
+	cmd.Stdin = bytes.NewReader(in)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		f.t.Fatalf("%s: %v (a hook always exits 0)\n%s", exe, err, errOut.String())
+	}
+	return out.String()
+}
+
+func (f *fixture) hookLog() string {
+	data, _ := os.ReadFile(filepath.Join(f.root, ".megagit", "local", inject.LogFile))
+	return string(data)
+}
+
+var prompts = []string{
+	"my go tests fail randomly on CI but pass on my laptop",
+	"the docker image is 2GB, make the build smaller",
+	"my stripe webhook signature check keeps failing",
+	"thanks, have a nice weekend!",
+}
+
+// TestAnswersAloneOnceMegagitSavedItsSettings checks megagit-hook answers
+// exactly as `megagit hook prompt` does, by itself once megagit has saved
+// the settings and the compiled index (its first call hands over).
+func TestAnswersAloneOnceMegagitSavedItsSettings(t *testing.T) {
+	f := newFixture(t)
+	if got := f.hook(lone, prompts[0]); got != "" {
+		t.Fatalf("megagit-hook alone answered before megagit saved any settings:\n%s", got)
+	}
+	if log := f.hookLog(); !strings.Contains(log, "neither next to megagit-hook nor on PATH") {
+		t.Fatalf("hook.log does not say why nothing was printed:\n%s", log)
+	}
+	first := f.hook(bin, prompts[0])
+	if !strings.Contains(first, "skills/flaky-tests/SKILL.md") {
+		t.Fatalf("the first call (handed to megagit) did not inject flaky-tests:\n%s", first)
+	}
+	if _, err := os.Stat(filepath.Join(f.root, ".megagit", "local", inject.SettingsFile)); err != nil {
+		t.Fatalf("megagit saved no settings: %v", err)
+	}
+	for _, p := range prompts {
+		want, got := f.hook("full", p), f.hook(lone, p)
+		if got != want {
+			t.Errorf("%q: megagit-hook alone printed\n%s\nmegagit printed\n%s", p, got, want)
+		}
+	}
+	if f.hook(lone, prompts[3]) != "" {
+		t.Error("small talk got an injection")
+	}
+	if !strings.Contains(f.hook(lone, prompts[1]), "skills/docker-slim/SKILL.md") {
+		t.Error("the docker prompt did not get docker-slim")
+	}
+}
+
+// TestHandsOverWhenOutOfDate checks every change megagit-hook cannot see
+// through itself makes it hand the prompt to megagit: a skill edited in
+// place, the config file, a MEGAGIT_* variable, the built-in model.
+func TestHandsOverWhenOutOfDate(t *testing.T) {
+	f := newFixture(t)
+	f.hook(bin, prompts[0]) // megagit saves the settings and the index
+	if f.hook(lone, prompts[1]) == "" {
+		t.Fatal("megagit-hook did not answer alone with fresh settings")
+	}
+	stale := func(what string, env ...string) {
+		t.Helper()
+		if got := f.hook(lone, prompts[1], env...); got != "" {
+			t.Errorf("%s: megagit-hook answered alone from out-of-date settings:\n%s", what, got)
+		}
+		want := f.hook("full", prompts[1], env...)
+		if got := f.hook(bin, prompts[1], env...); got != want {
+			t.Errorf("%s: handed over, printed\n%s\nwant\n%s", what, got, want)
+		}
+	}
+
+	// A skill edited in place: the docker prompt now finds webhook-signer.
+	p := filepath.Join(f.root, "skills", "webhook-signer", "SKILL.md")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(data), "Validate HMAC signatures", "Shrink docker images 2GB build smaller; validate HMAC signatures", 1)
+	if err := os.WriteFile(p, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stale("skill edited")
+	if got := f.hook(lone, prompts[1]); !strings.Contains(got, "webhook-signer") {
+		t.Errorf("after the hand-over the edited skill is not seen:\n%s", got)
+	}
+
+	stale("environment changed", "MEGAGIT_ROUTE_TOP_K=1")
+	f.hook(bin, prompts[1]) // settings for the usual environment again
+
+	cfg := filepath.Join(f.root, ".megagit", "config.yaml")
+	setShadow := func(on bool) {
+		t.Helper()
+		if err := os.WriteFile(cfg, []byte(fmt.Sprintf("hook:\n  shadow: %v\n", on)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setShadow(true)
+	if got := f.hook(lone, prompts[1]); got != "" {
+		t.Errorf("after a config change megagit-hook answered alone:\n%s", got)
+	}
+	if got := f.hook(bin, prompts[1]); got != "" {
+		t.Errorf("shadow mode printed:\n%s", got)
+	}
+	if got := f.hook(lone, prompts[1]); got != "" {
+		t.Errorf("shadow mode printed (megagit-hook alone):\n%s", got)
+	}
+	setShadow(false)
+
+	// The built-in model is loaded by megagit only.
+	f.env = f.env[:len(f.env)-1] // drop MEGAGIT_MODEL_ID=none
+	f.hook(bin, prompts[1])
+	if got := f.hook(lone, prompts[1]); got != "" {
+		t.Errorf("megagit-hook routed with the built-in model alone:\n%s", got)
+	}
+	if want, got := f.hook("full", prompts[1]), f.hook(bin, prompts[1]); got != want || !strings.Contains(got, "docker-slim") {
+		t.Errorf("built-in model: handed over, printed\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestNeverBreaksTheAgent checks garbage stdin and bad flags from an
+// agent print nothing on stdout and exit 0, with the reason logged.
+func TestNeverBreaksTheAgent(t *testing.T) {
+	f := newFixture(t)
+	f.hook(bin, prompts[0])
+	cmd := exec.Command(filepath.Join(lone, "megagit-hook"), "-C", f.root, "prompt", "--agent", "claude")
+	cmd.Env = f.env
+	cmd.Stdin = strings.NewReader("{not json")
+	out, err := cmd.Output()
+	if err != nil || len(out) != 0 {
+		t.Fatalf("garbage stdin: err %v, stdout %q; want exit 0 and nothing", err, out)
+	}
+	if log := f.hookLog(); !strings.Contains(log, "claude prompt: malformed hook input") {
+		t.Errorf("hook.log does not name the malformed input:\n%s", log)
+	}
+	var errOut bytes.Buffer
+	if code := run([]string{"prompt", "--agent", "vim"}, strings.NewReader(""), &bytes.Buffer{}, &errOut); code != 2 || !strings.Contains(errOut.String(), "vim") {
+		t.Errorf("an unknown agent: exit %d, stderr %q; want 2 naming it", code, errOut.String())
+	}
+}
+
+func TestParseArgs(t *testing.T) {
+	for _, tt := range []struct {
+		args       []string
+		dir, agent string
+		err        string
+	}{
+		{args: []string{"prompt"}, agent: "claude"},
+		{args: []string{"-C", "/srv/reg", "prompt", "--agent", "codex"}, dir: "/srv/reg", agent: "codex"},
+		{args: []string{"-C=/r", "hook", "prompt", "--agent=gemini"}, dir: "/r", agent: "gemini"},
+		{args: []string{"stop"}, err: `unexpected argument "stop"`},
+		{args: []string{"--agent", "claude"}, err: "missing the prompt command"},
+		{args: []string{"prompt", "-C"}, err: "-C needs a value"},
+	} {
+		a, err := parseArgs(tt.args)
+		switch {
+		case tt.err != "" && (err == nil || err.Error() != tt.err):
+			t.Errorf("%q: err %v, want %q", tt.args, err, tt.err)
+		case tt.err == "" && (err != nil || a.dir != tt.dir || a.agent != tt.agent):
+			t.Errorf("%q: %+v, %v; want dir %q agent %q", tt.args, a, err, tt.dir, tt.agent)
+		}
+	}
+}

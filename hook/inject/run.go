@@ -1,0 +1,284 @@
+package inject
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/ranker/route"
+	"github.com/megagit/megagit/registry/local"
+	"golang.org/x/term"
+)
+
+// Env is one registry as the prompt hook sees it.
+type Env struct {
+	Root     string
+	Local    local.Dir
+	Settings *Settings
+	// Docs reads every skill into documents when the compiled index is out
+	// of date; nil: the prompt hook returns ErrStale instead.
+	Docs func() ([]ranker.Doc, error)
+	// Prewarm starts loading the model of the given kind, if any, while
+	// the compiled index is read; nil does nothing.
+	Prewarm func(model string)
+	// Semantic loads the dense channel of a ModelBuiltin or ModelOther
+	// model (a nil result routes lexically); nil: the prompt hook returns
+	// ErrStale instead, unless `megagit serve` answers.
+	Semantic func(model string, docs []ranker.Doc) route.Dense
+}
+
+// Options are one prompt hook call's.
+type Options struct {
+	Agent   string
+	Dir     string // -C: where to look for the registry instead of the agent's cwd
+	Version string // the megagit version, for `megagit serve`
+	Start   time.Time
+	Now     func() time.Time
+	In      io.Reader
+	Out     io.Writer
+	ErrOut  io.Writer
+	// Open finds the registry from a folder. When it returns an Env and an
+	// error, the error is logged in that registry.
+	Open func(dir string) (*Env, error)
+}
+
+// Files the hooks keep in .megagit/local/, and their bounds.
+const (
+	LogFile          = "hook.log"
+	DecisionLog      = "decisions.jsonl"
+	SessionDir       = "sessions"
+	LogMaxBytes      = 1 << 20
+	DecisionMaxBytes = 4 << 20 // about 10,000 decisions; the oldest half goes when full
+)
+
+// DefaultDeadline is hook.deadline_ms's default, used before the config is read.
+const DefaultDeadline = 500 * time.Millisecond
+
+// errDeadline is logged when the hook ran out of time and printed nothing.
+var errDeadline = errors.New("deadline exceeded; printed nothing")
+
+// cacheGrace bounds how long a hook that ran out of time (and prints
+// nothing) still waits for a cache it is writing, so the next call finds it.
+const cacheGrace = 20 * time.Second
+
+// state is what the worker shares with the deadline watcher.
+type state struct {
+	env      atomic.Pointer[Env]
+	deadline chan time.Duration // the configured deadline, once known
+	guard    cacheGuard         // held while the compiled index is rebuilt and saved
+	input    []byte             // stdin, for a caller that hands over on ErrStale
+}
+
+// localDir is the registry's local folder, once found.
+func (st *state) localDir() *local.Dir {
+	if e := st.env.Load(); e != nil {
+		return &e.Local
+	}
+	return nil
+}
+
+type outcome struct {
+	out string
+	err error
+}
+
+// Run is the prompt hook: it reads the agent's event from opts.In and
+// prints what to inject, all within the deadline (the default one until
+// the config is known). Any failure prints nothing and is logged. It
+// returns ErrStale, with what it read from stdin, when it printed and
+// logged nothing because this process cannot answer (see ErrStale).
+func Run(opts Options) (stdin []byte, err error) {
+	defer hookGC()()
+	defer route.MapIndexFiles()()
+	st := &state{deadline: make(chan time.Duration, 1), guard: newCacheGuard()}
+	done := make(chan outcome, 1)
+	go func() {
+		debug.SetPanicOnFault(true) // see route.MapIndexFiles
+		defer func() {
+			if p := recover(); p != nil {
+				done <- outcome{err: fmt.Errorf("panic: %v", p)}
+			}
+		}()
+		out, err := work(opts, st)
+		done <- outcome{out: out, err: err}
+	}()
+	timer := time.NewTimer(DefaultDeadline - time.Since(opts.Start))
+	defer timer.Stop()
+	for {
+		select {
+		case d := <-st.deadline:
+			timer.Reset(d - time.Since(opts.Start))
+		case r := <-done:
+			switch {
+			case errors.Is(r.err, ErrStale):
+				return st.input, r.err
+			case r.err != nil:
+				Log(opts.ErrOut, st.localDir(), opts.Now(), opts.Agent, "prompt", r.err)
+			default:
+				fmt.Fprint(opts.Out, r.out)
+			}
+			return nil, nil
+		case <-timer.C:
+			Log(opts.ErrOut, st.localDir(), opts.Now(), opts.Agent, "prompt", fmt.Errorf("%w (%s)", errDeadline, time.Since(opts.Start).Round(time.Millisecond)))
+			st.guard.wait(cacheGrace)
+			return nil, nil
+		}
+	}
+}
+
+// hookMemoryLimit is the heap size at which the prompt hook collects
+// garbage after all (see hookGC): above what a warm call allocates at
+// 10,000 skills (peak RSS 35 MB lexical, 175 MB with the built-in model),
+// a bound should a registry be larger still.
+const hookMemoryLimit = 256 << 20
+
+// hookGC turns the garbage collector off for the prompt hook, up to
+// hookMemoryLimit, and returns what restores the settings. A warm call is
+// short-lived and allocates a few megabytes that stay live to the end, so
+// collecting would only take a core from the work, and reusing memory saves
+// no page faults; the limit keeps a runaway heap bounded. (Rebuilding the
+// compiled index turns it back on: see route.Load.)
+func hookGC() (restore func()) {
+	pct := debug.SetGCPercent(-1)
+	limit := debug.SetMemoryLimit(hookMemoryLimit)
+	return func() {
+		debug.SetMemoryLimit(limit)
+		debug.SetGCPercent(pct)
+	}
+}
+
+// work decides what to inject and returns the agent's stdout.
+func work(opts Options, st *state) (string, error) {
+	if err := hook.CheckAgent(opts.Agent); err != nil {
+		return "", err
+	}
+	data, err := ReadInput(opts.In)
+	st.input = data
+	if err != nil {
+		return "", err
+	}
+	in, perr := hook.ParseInput(data, true)
+	e, err := opts.Open(RegistryDir(opts.Dir, in.Cwd))
+	if errors.Is(err, ErrStale) {
+		return "", err
+	}
+	if e != nil {
+		st.env.Store(e)
+	}
+	if perr != nil {
+		return "", perr
+	}
+	if err != nil {
+		return "", err
+	}
+	s := e.Settings
+	st.deadline <- s.Deadline
+	docs, rr, err := routePrompt(opts, e, st, in.Prompt, hook.ProjectWords(in.Cwd))
+	if err != nil {
+		return "", err
+	}
+
+	var sess *hook.Session
+	if in.SessionID != "" {
+		if sess, err = LoadSession(e.Local, in.SessionID); err != nil {
+			return "", err
+		}
+		sess.Agent = opts.Agent
+	} else {
+		sess = &hook.Session{}
+	}
+	turn := sess.AddPrompt(in.Prompt)
+	var fresh []int
+	var already []string
+	for _, d := range rr.Res.Emitted {
+		if sess.Injected(docs[d].ID) != nil {
+			already = append(already, docs[d].ID)
+		} else {
+			fresh = append(fresh, d)
+		}
+	}
+	rendered := route.Render(docs, fresh, s.Route)
+	text := hook.InjectionText(rendered.Text, already)
+	now := opts.Now()
+	if !s.Shadow {
+		for _, d := range rendered.Included {
+			doc := docs[d]
+			sess.Injections = append(sess.Injections, hook.Injection{
+				Skill: doc.ID, Path: doc.Path, Turn: turn, Prompt: sess.Prompts[turn],
+				At: now.UTC().Format(time.RFC3339), Words: hook.RelevantWords(doc.ID, doc.Triggers),
+			})
+		}
+	}
+	if sess.ID != "" {
+		if err := savePromptSession(e.Local, sess, now); err != nil {
+			return "", err
+		}
+	}
+	dec := decisionRecord(opts.Agent, in, s, docs, rr, rendered.Included, already, now)
+	dec.LatencyMS = float64(time.Since(opts.Start).Microseconds()) / 1000
+	if line, err := json.Marshal(dec); err == nil {
+		if err := e.Local.Append(DecisionLog, line, DecisionMaxBytes); err != nil {
+			return "", err
+		}
+	}
+	if s.Shadow {
+		return "", nil
+	}
+	return hook.Render(opts.Agent, s.Output, text)
+}
+
+// RegistryDir picks where a hook looks for the registry: -C when given (an
+// install can pin a registry), else the agent's cwd, else the process's.
+func RegistryDir(dir, cwd string) string {
+	switch {
+	case dir != "":
+		return dir
+	case cwd != "":
+		return cwd
+	}
+	return "."
+}
+
+// ReadInput reads stdin up to the protocol's cap; a terminal is not read
+// (a person running `hook stop --transcript F` by hand).
+func ReadInput(in io.Reader) ([]byte, error) {
+	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return nil, nil
+	}
+	data, err := io.ReadAll(io.LimitReader(in, hook.MaxInput+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > hook.MaxInput {
+		return nil, fmt.Errorf("%w: stdin larger than %d bytes", hook.ErrBadInput, hook.MaxInput)
+	}
+	return data, nil
+}
+
+// Log records why a hook did nothing: in hook.log when a registry was
+// found, and on stderr (agents show a hook's stderr only in debug views).
+func Log(errOut io.Writer, dir *local.Dir, now time.Time, agent, verb string, err error) {
+	msg := strings.Join(strings.Fields(err.Error()), " ")
+	line := fmt.Sprintf("%s %s %s: %s", now.UTC().Format(time.RFC3339), agent, verb, msg)
+	fmt.Fprintf(errOut, "megagit: hook %s: %s\n", verb, msg)
+	if dir != nil {
+		if lerr := dir.Append(LogFile, []byte(line), LogMaxBytes); lerr != nil {
+			fmt.Fprintf(errOut, "megagit: hook log: %v\n", lerr)
+		}
+	}
+}
+
+// note records in hook.log how a prompt was routed when that was not the
+// configured way; the hook's output is unaffected.
+func note(opts Options, e *Env, err error) {
+	line := fmt.Sprintf("%s prompt: note: %s", opts.Now().UTC().Format(time.RFC3339), err)
+	_ = e.Local.Append(LogFile, []byte(line), LogMaxBytes)
+}

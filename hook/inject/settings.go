@@ -1,0 +1,133 @@
+// Package inject is the prompt hook: it decides which skills to inject
+// for one prompt, within a deadline, and records the decision. Both the
+// megagit binary (`megagit hook prompt`) and the small megagit-hook binary
+// run it. megagit-hook links neither git, the config reader nor any model
+// code, so it starts in a third of the time; it reads the settings megagit
+// resolved from the config and saved (SaveSettings), and hands the prompt
+// to megagit (ErrStale) whenever those or the compiled index are out of
+// date, or a semantic model must be loaded in-process.
+package inject
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/ranker/route"
+	"github.com/megagit/megagit/registry/local"
+)
+
+// How the prompt hook uses the configured semantic model.
+const (
+	ModelNone    = "none"    // lexical routing
+	ModelBuiltin = "builtin" // the built-in static model
+	ModelONNX    = "onnx"    // only through `megagit serve`, else lexical
+	ModelOther   = "other"   // a static model folder
+)
+
+// Settings is what the prompt hook needs from a registry's config, resolved.
+type Settings struct {
+	Deadline    time.Duration
+	Shadow      bool
+	Output      string
+	LogPrompts  bool
+	Route       route.Settings
+	Roots       []string
+	LockTimeout time.Duration
+	Ranker      ranker.Config
+	DynamicK    route.DynamicKOverride
+	Model       string
+	// ServeKey fingerprints the routing settings for `megagit serve`.
+	ServeKey string
+}
+
+// ErrStale means this process cannot answer the prompt itself: the saved
+// settings or the compiled index are missing or out of date, or the model
+// needs the full binary. Nothing was printed or logged; megagit-hook then
+// runs `megagit hook prompt`, which brings them up to date.
+var ErrStale = errors.New("saved hook settings or compiled index out of date")
+
+// SettingsFile is the saved settings' name in .megagit/local/.
+const SettingsFile = "hook-settings.json"
+
+// settingsFormat is the saved settings' format version.
+const settingsFormat = 1
+
+// saved is the settings file: the settings and what they were resolved
+// from (the megagit version, the config file's stamp and the values of
+// the environment variables the config reads).
+type saved struct {
+	Format   int      `json:"format"`
+	Version  string   `json:"version"`
+	Root     string   `json:"root"`
+	Config   string   `json:"config"`
+	EnvNames []string `json:"env_names"`
+	EnvSum   string   `json:"env_sum"`
+	Settings Settings `json:"settings"`
+}
+
+// SaveSettings saves s as resolved for the registry at root from its
+// config file and the environment variables envNames by megagit version; it writes only when the file
+// would change (the prompt hook calls it on every full run). A failure
+// only costs megagit-hook its fast path, so it is returned for the log.
+func SaveSettings(dir local.Dir, root, version string, envNames []string, s *Settings) error {
+	configFile := filepath.Join(root, filepath.FromSlash(local.ConfigPath))
+	data, err := json.Marshal(saved{
+		Format: settingsFormat, Version: version, Root: root, Config: route.StatAll([]string{configFile})[0].String(),
+		EnvNames: envNames, EnvSum: envSum(envNames), Settings: *s,
+	})
+	if err != nil {
+		return err
+	}
+	if old, err := dir.Read(SettingsFile); err == nil && bytes.Equal(old, data) {
+		return nil
+	}
+	return dir.WriteCache(SettingsFile, data)
+}
+
+// LoadSettings reads the saved settings of the registry at root; ErrStale
+// when there are none or the registry moved, or its config file, the
+// environment or the megagit version changed since.
+func LoadSettings(dir local.Dir, root, version string) (*Settings, error) {
+	configFile := filepath.Join(root, filepath.FromSlash(local.ConfigPath))
+	data, err := dir.Read(SettingsFile)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrStale, err)
+	}
+	var sv saved
+	if err := json.Unmarshal(data, &sv); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrStale, SettingsFile, err)
+	}
+	switch {
+	case sv.Format != settingsFormat || sv.Version != version:
+		return nil, fmt.Errorf("%w: saved by megagit %s (format %d)", ErrStale, sv.Version, sv.Format)
+	case sv.Root != root:
+		return nil, fmt.Errorf("%w: saved for %s", ErrStale, sv.Root)
+	case sv.Config != route.StatAll([]string{configFile})[0].String():
+		return nil, fmt.Errorf("%w: the config changed", ErrStale)
+	case sv.EnvSum != envSum(sv.EnvNames):
+		return nil, fmt.Errorf("%w: the environment changed", ErrStale)
+	}
+	return &sv.Settings, nil
+}
+
+// envSum fingerprints the values of the named environment variables,
+// telling an unset variable from an empty one.
+func envSum(names []string) string {
+	h := sha256.New()
+	for _, n := range names {
+		if v, ok := os.LookupEnv(n); ok {
+			fmt.Fprintf(h, "%s=%d:%s\n", n, len(v), v)
+		} else {
+			fmt.Fprintf(h, "%s unset\n", n)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

@@ -1,0 +1,116 @@
+package route
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/registry/local"
+)
+
+// fullDoc is a document with every field set, so a field the compiled
+// index forgets shows in a round trip.
+func fullDoc(i int) ranker.Doc {
+	d := ranker.Doc{
+		ID: fmt.Sprintf("skill-%d", i), Path: fmt.Sprintf("skills/skill-%d/SKILL.md", i), Description: "Speed up docker builds. Use when slow.",
+		Headings: []string{"Steps", "Gotchas"}, Triggers: []string{"Use when slow."}, Body: "# Steps\n1. cache\n",
+		HelpfulContexts: []string{"docker build slow"}, HarmfulContexts: []string{"kubernetes", ""},
+		HelpfulCount: 3 + i, HarmfulCount: -1, Status: "suspect", Weight: 1.25,
+		Related: []ranker.Reason{{Text: "found it", Helpful: true}, {Text: "wrong tool"}},
+	}
+	v := reflect.ValueOf(d)
+	for k := 0; k < v.NumField(); k++ {
+		if v.Field(k).IsZero() {
+			panic("fullDoc leaves " + v.Type().Field(k).Name + " unset")
+		}
+	}
+	return d
+}
+
+// TestDocCodec checks the documents and bodies survive the compiled
+// index's encoding, and that a damaged encoding is refused, never a panic.
+func TestDocCodec(t *testing.T) {
+	docs := []ranker.Doc{fullDoc(0), {ID: "bare"}, fullDoc(2)}
+	enc := appendDocs(nil, docs)
+	bodies := appendBodies(nil, docs)
+	got, ok := decodeDocs(enc, len(docs))
+	if !ok || !decodeBodies(bodies, got) {
+		t.Fatal("decoding failed")
+	}
+	if !reflect.DeepEqual(got, docs) {
+		t.Fatalf("round trip differs:\n got %+v\nwant %+v", got, docs)
+	}
+	if _, ok := decodeDocs(enc, len(docs)+1); ok {
+		t.Fatal("decoded more documents than encoded")
+	}
+	for n := 0; n < len(enc); n++ {
+		if _, ok := decodeDocs(enc[:n], len(docs)); ok {
+			t.Fatalf("decoded a truncated encoding (%d of %d bytes)", n, len(enc))
+		}
+	}
+	for i := range enc {
+		for _, v := range []byte{0, 0x7f, 0x80, 0xff} {
+			b := append([]byte(nil), enc...)
+			b[i] = v
+			if docs, ok := decodeDocs(b, 3); ok {
+				decodeBodies(bodies, docs)
+			}
+		}
+	}
+}
+
+// TestReadCompiledDamaged checks a damaged compiled index is read as
+// missing (then rebuilt), never as something else and never a panic.
+func TestReadCompiledDamaged(t *testing.T) {
+	reg := local.Open(t.TempDir(), time.Second)
+	docs := []ranker.Doc{fullDoc(0), fullDoc(1)}
+	rc := ranker.DefaultConfig()
+	key, rkey := strings.Repeat("a", indexKeyLen), RankerKey(rc)
+	WriteCompiled(reg, Compiled{Key: key, RankerKey: rkey, Docs: docs, Index: ranker.NewIndex(docs, rc).Snapshot()})
+	p := filepath.Join(reg.Path(), IndexFile)
+	good, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mapped := range []bool{false, true} {
+		mapIndexFile.Store(mapped)
+		c, ok := ReadCompiled(reg, rkey, true)
+		if !ok || c.Key != key || c.Index == nil || !reflect.DeepEqual(c.Docs, docs) {
+			t.Fatalf("mapped=%v: the compiled index does not read back: ok=%v %+v", mapped, ok, c.Key)
+		}
+		if c, ok := ReadCompiled(reg, "other settings", false); !ok || c.Index != nil || c.Docs[0].Body == "" {
+			t.Fatalf("mapped=%v: other ranker settings: ok=%v, index %v, bodies %q", mapped, ok, c.Index != nil, c.Docs[0].Body)
+		}
+	}
+	mapIndexFile.Store(false)
+	h, _ := parseIndexHeader(good)
+	// damage writes b and checks it is refused; with onlyBodies, only when
+	// the bodies are read (a call without them never looks at them).
+	damage := func(name string, b []byte, onlyBodies bool) {
+		t.Helper()
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, bodies := range []bool{false, true} {
+			if _, ok := ReadCompiled(reg, rkey, bodies); ok && (bodies || !onlyBodies) {
+				t.Fatalf("%s: a damaged compiled index was read (bodies=%v)", name, bodies)
+			}
+		}
+	}
+	for n := 0; n < len(good); n += 7 {
+		damage(fmt.Sprintf("truncated to %d", n), good[:n], false)
+	}
+	for i := range good {
+		if i >= 16 && i < 144 {
+			continue // a key: read fine, then found stale
+		}
+		b := append([]byte(nil), good...)
+		b[i] ^= 0x5a
+		damage(fmt.Sprintf("byte %d altered", i), b, (i >= 172 && i < 176) || uint64(i) >= h.bodiesOff())
+	}
+}
