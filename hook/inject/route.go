@@ -21,12 +21,12 @@ func routePrompt(opts Options, e *Env, st *state, prompt, project string) ([]ran
 	if err == nil {
 		return docs, rr, nil
 	}
+	model := s.Model
+	if stale := e.canLoad(model); stale != nil {
+		return nil, route.Result{}, stale // before any note: megagit asks the server again
+	}
 	if !errors.Is(err, route.ErrNotServed) {
 		note(opts, e, fmt.Errorf("%w; routed in-process", err))
-	}
-	model := s.Model
-	if (model == ModelBuiltin || model == ModelOther) && e.Semantic == nil {
-		return nil, route.Result{}, fmt.Errorf("%w: the %s model is loaded by megagit", ErrStale, model)
 	}
 	if model == ModelONNX {
 		note(opts, e, errors.New("the ONNX model is used only through `megagit serve`, and none answered: routed lexically"))
@@ -47,8 +47,8 @@ func (e *Env) Router() (*route.Router, error) { return e.router(e.Settings.Model
 // compiled index is read, or rebuilt and saved.
 func (e *Env) router(model string, guard cacheGuard) (*route.Router, error) {
 	s := e.Settings
-	if (model == ModelBuiltin || model == ModelOther) && e.Semantic == nil {
-		return nil, fmt.Errorf("%w: the %s model is loaded by megagit", ErrStale, model)
+	if err := e.canLoad(model); err != nil {
+		return nil, err
 	}
 	if e.Prewarm != nil {
 		e.Prewarm(model)
@@ -65,6 +65,15 @@ func (e *Env) router(model string, guard cacheGuard) (*route.Router, error) {
 	}
 	rt, _ := route.New(c.Docs, s.Ranker, sem, s.DynamicK, c.Index)
 	return rt, nil
+}
+
+// canLoad is ErrStale when routing with model needs a semantic channel
+// this process cannot load (megagit-hook links no model code).
+func (e *Env) canLoad(model string) error {
+	if (model == ModelBuiltin || model == ModelOther) && e.Semantic == nil {
+		return fmt.Errorf("%w: the %s model is loaded by megagit", ErrStale, model)
+	}
+	return nil
 }
 
 // cacheGuard lets the deadline watcher wait for a cache write in progress.
