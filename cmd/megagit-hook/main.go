@@ -62,17 +62,29 @@ func run(args []string, in io.Reader, out, errOut io.Writer) int {
 		In: in, Out: out, ErrOut: errOut, Open: open,
 	})
 	if errors.Is(err, inject.ErrStale) {
-		if herr := handOver(a, data, start, out, errOut); herr != nil {
-			in, _ := hook.ParseInput(data, true)
-			var dir *local.Dir
-			if root, ferr := local.Find(inject.RegistryDir(a.dir, in.Cwd)); ferr == nil {
-				d := local.Open(root, 0)
-				dir = &d
-			}
-			inject.Log(errOut, dir, now(), a.agent, "prompt", herr)
+		herr := handOver(a, data, start, out, errOut)
+		switch {
+		case herr != nil:
+			inject.Log(errOut, registryOf(a, data), now(), a.agent, "prompt", herr)
+		case errors.Is(err, inject.ErrOtherVersion):
+			// Answered, but every prompt will be handed over: say why.
+			inject.Log(errOut, registryOf(a, data), now(), a.agent, "prompt",
+				fmt.Errorf("note: megagit-hook and megagit are different versions (%v), so every prompt goes through megagit, which is slower: install both from the same release", err))
 		}
 	}
 	return 0
+}
+
+// registryOf is the local folder of the registry a hook call is for, or
+// nil when there is none.
+func registryOf(a cmdArgs, data []byte) *local.Dir {
+	in, _ := hook.ParseInput(data, true)
+	root, err := local.Find(inject.RegistryDir(a.dir, in.Cwd))
+	if err != nil {
+		return nil
+	}
+	d := local.Open(root, 0)
+	return &d
 }
 
 type cmdArgs struct {

@@ -15,8 +15,9 @@ import (
 )
 
 // bin holds megagit and megagit-hook side by side; lone holds
-// megagit-hook alone (no megagit to hand over to).
-var bin, lone string
+// megagit-hook alone (no megagit to hand over to); skew holds megagit and
+// a megagit-hook of another version.
+var bin, lone, skew string
 
 func TestMain(m *testing.M) {
 	os.Exit(func() int {
@@ -26,16 +27,21 @@ func TestMain(m *testing.M) {
 			return 1
 		}
 		defer os.RemoveAll(tmp)
-		bin, lone = filepath.Join(tmp, "bin"), filepath.Join(tmp, "lone")
-		for _, b := range [][2]string{
+		bin, lone, skew = filepath.Join(tmp, "bin"), filepath.Join(tmp, "lone"), filepath.Join(tmp, "skew")
+		for _, b := range [][3]string{
 			{filepath.Join(bin, "megagit"), "../megagit"},
 			{filepath.Join(bin, "megagit-hook"), "."},
 			{filepath.Join(lone, "megagit-hook"), "."},
+			{filepath.Join(skew, "megagit-hook"), ".", "-X main.version=v0.0.1-other"},
 		} {
-			if out, err := exec.Command("go", "build", "-o", b[0], b[1]).CombinedOutput(); err != nil {
+			if out, err := exec.Command("go", "build", "-ldflags", b[2], "-o", b[0], b[1]).CombinedOutput(); err != nil {
 				fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", b[1], err, out)
 				return 1
 			}
+		}
+		if err := os.Symlink(filepath.Join(bin, "megagit"), filepath.Join(skew, "megagit")); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
 		}
 		return m.Run()
 	}())
@@ -219,6 +225,22 @@ func TestHandsOverWhenOutOfDate(t *testing.T) {
 	}
 	if want, got := f.hook("full", prompts[1]), f.hook(bin, prompts[1]); got != want || !strings.Contains(got, "docker-slim") {
 		t.Errorf("built-in model: handed over, printed\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestOtherVersionSaysWhy checks a megagit-hook of another version than
+// megagit still answers (through megagit) and says in hook.log why every
+// prompt is slow.
+func TestOtherVersionSaysWhy(t *testing.T) {
+	f := newFixture(t)
+	f.hook(bin, prompts[0]) // the settings, saved by megagit's version
+	for range 2 {
+		if got := f.hook(skew, prompts[1]); !strings.Contains(got, "docker-slim") {
+			t.Fatalf("megagit-hook of another version did not answer through megagit:\n%s", got)
+		}
+	}
+	if log := f.hookLog(); strings.Count(log, "megagit-hook and megagit are different versions") != 2 {
+		t.Errorf("hook.log does not say, on each prompt, that the versions differ:\n%s", log)
 	}
 }
 

@@ -54,6 +54,12 @@ type Settings struct {
 // runs `megagit hook prompt`, which brings them up to date.
 var ErrStale = errors.New("saved hook settings or compiled index out of date")
 
+// ErrOtherVersion is the ErrStale of settings saved by another megagit
+// version: unlike other changes it does not go away once megagit has
+// saved them again, so every prompt is handed over until both binaries
+// come from the same release.
+var ErrOtherVersion = errors.New("saved by another megagit version")
+
 // SettingsFile is the saved settings' name in .megagit/local/.
 const SettingsFile = "hook-settings.json"
 
@@ -106,8 +112,10 @@ func LoadSettings(dir local.Dir, root, version string) (*Settings, error) {
 		return nil, fmt.Errorf("%w: %s: %v", ErrStale, SettingsFile, err)
 	}
 	switch {
-	case sv.Format != settingsFormat || sv.Version != version:
-		return nil, fmt.Errorf("%w: saved by megagit %s (format %d)", ErrStale, sv.Version, sv.Format)
+	case sv.Format != settingsFormat:
+		return nil, fmt.Errorf("%w: format %d", ErrStale, sv.Format)
+	case sv.Version != version:
+		return nil, fmt.Errorf("%w: %w: megagit %s, this is %s", ErrStale, ErrOtherVersion, sv.Version, version)
 	case sv.Root != root:
 		return nil, fmt.Errorf("%w: saved for %s", ErrStale, sv.Root)
 	case sv.Config != route.StatAll([]string{configFile})[0].String():

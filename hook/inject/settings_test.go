@@ -68,6 +68,9 @@ func TestSettingsRoundTrip(t *testing.T) {
 		}
 	}
 	stale("another version", func() error { _, err := LoadSettings(dir, root, "v2"); return err })
+	if _, err := LoadSettings(dir, root, "v2"); !errors.Is(err, ErrOtherVersion) {
+		t.Errorf("another version: err %v, want ErrOtherVersion", err)
+	}
 	stale("another root", func() error { _, err := LoadSettings(dir, root+"/x", "v1"); return err })
 	t.Setenv("MEGAGIT_TEST_B", "")
 	stale("a variable set, even empty", func() error { _, err := LoadSettings(dir, root, "v1"); return err })
