@@ -33,9 +33,16 @@ func (f *SkillFile) WithEvidence(e lifecycle.Evidence) ([]byte, error) {
 				Msg: "must be a mapping of evidence keys, found " + fmKindName(v) + "; fix or remove it by hand"}
 		}
 		for i := 0; i < len(v.Content); i += 2 {
-			if k := v.Content[i]; k.Kind != yaml.ScalarNode {
+			k := v.Content[i]
+			if k.Kind != yaml.ScalarNode {
 				return nil, &FieldError{File: f.path, Line: f.fileLine(k.Line), Field: evidenceKey,
 					Msg: "has a key that is not a plain word; fix or remove it by hand"}
+			}
+			// An empty unquoted key (a null: `? ` or `&anchor :`) does not
+			// survive being written out again; a quoted "" does.
+			if k.Value == "" && k.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0 {
+				return nil, &FieldError{File: f.path, Line: f.fileLine(k.Line), Field: evidenceKey,
+					Msg: `has an empty key; fix or remove it by hand (write "" for an empty string)`}
 			}
 		}
 		unknown = f.parseEvidence().unknown

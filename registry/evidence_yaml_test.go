@@ -205,6 +205,7 @@ func TestSkillFileWithEvidenceRefuses(t *testing.T) {
 		{"flow frontmatter", "---\n{name: n, description: d}\n---\n", nil, "flow"},
 		{"complex key", "---\n? mega_meta\n: helpful_count\nname: x\n---\n", nil, "does not start its own line"},
 		{"complex inner key", "---\nmega_meta:\n  ? [a, b]\n  : c\n---\n", nil, "not a plain word"},
+		{"empty inner key", "---\nmega_meta:\n  &a :\n    y: 1\n---\n", nil, "has an empty key"},
 		{"lone CR before key", "---\nname: x\rmega_meta:\n  a: 1\n---\n", nil, "does not start its own line"},
 		{"LS before next key", "---\nmega_meta:\n  a: 1\u2028name: x\n---\n", nil, "does not start its own line"},
 	}
