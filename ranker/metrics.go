@@ -1,5 +1,7 @@
 package ranker
 
+import "math"
+
 // Outcome is what a router did for one benchmark query: the full ranked
 // list, what it emitted, and the tokens its injection cost.
 type Outcome struct {
@@ -125,4 +127,10 @@ func NewReport(scores []QueryScore) Report {
 		}
 	}
 	return Report{Overall: Summarize(scores), InDist: Summarize(in), Null: Summarize(null)}
+}
+
+// Round4 rounds a score to 4 decimals, half away from zero, as every
+// score megagit prints or logs.
+func Round4(x float64) float64 {
+	return float64(int64(x*10000+math.Copysign(0.5, x))) / 10000
 }

@@ -56,3 +56,11 @@ func TestNewReport(t *testing.T) {
 		t.Error("empty summary not zero")
 	}
 }
+
+func TestRound4(t *testing.T) {
+	for in, want := range map[float64]float64{0.12345: 0.1235, -0.12345: -0.1235, 0.99996: 1, 0: 0, 2.00004: 2} {
+		if got := Round4(in); got != want {
+			t.Errorf("Round4(%v) = %v, want %v", in, got, want)
+		}
+	}
+}

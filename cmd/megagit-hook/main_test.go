@@ -228,6 +228,42 @@ func TestHandsOverWhenOutOfDate(t *testing.T) {
 	}
 }
 
+// TestInstallFindsIt checks `megagit hook install` puts the megagit-hook
+// next to megagit in the prompt hook, and keeps megagit for the stop hook.
+func TestInstallFindsIt(t *testing.T) {
+	f := newFixture(t)
+	out := f.megagit("-C", f.root, "hook", "install", "--dry-run")
+	hookCmd := `"command": "` + filepath.Join(bin, "megagit-hook") + ` prompt --agent claude"`
+	stopCmd := `"command": "` + filepath.Join(bin, "megagit") + ` hook stop --agent claude"`
+	if !strings.Contains(out, hookCmd) || !strings.Contains(out, stopCmd) || strings.Contains(out, "megagit hook prompt") {
+		t.Errorf("install does not run megagit-hook for prompts and megagit for stops:\n%s", out)
+	}
+}
+
+// TestInterruptedWriteHandsOver checks megagit-hook leaves a registry with
+// a write in progress (a journal) to megagit, which finishes or discards
+// it before anything reads the skills.
+func TestInterruptedWriteHandsOver(t *testing.T) {
+	f := newFixture(t)
+	f.hook(bin, prompts[1])
+	journal := filepath.Join(f.root, ".megagit", "local", "journal.json")
+	if err := os.WriteFile(journal, []byte("{torn"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.hook(lone, prompts[1]); got != "" {
+		t.Errorf("megagit-hook answered alone during an interrupted write:\n%s", got)
+	}
+	if got := f.hook(bin, prompts[1]); !strings.Contains(got, "docker-slim") {
+		t.Errorf("handed over, printed\n%s", got)
+	}
+	if _, err := os.Stat(journal); !os.IsNotExist(err) {
+		t.Errorf("megagit left the torn journal: %v", err)
+	}
+	if got := f.hook(lone, prompts[1]); !strings.Contains(got, "docker-slim") {
+		t.Errorf("after the repair megagit-hook does not answer alone:\n%s", got)
+	}
+}
+
 // TestOtherVersionSaysWhy checks a megagit-hook of another version than
 // megagit still answers (through megagit) and says in hook.log why every
 // prompt is slow.

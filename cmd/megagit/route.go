@@ -145,13 +145,5 @@ func routeOnce(opts *routeOptions, e *env, s routeSettings) ([]ranker.Doc, route
 	return rt.Docs, rt.Route(opts.prompt, s), nil
 }
 
-func round4(x float64) float64 {
-	return float64(int64(x*10000+copysign(0.5, x))) / 10000
-}
-
-func copysign(a, b float64) float64 {
-	if b < 0 {
-		return -a
-	}
-	return a
-}
+// round4 rounds a score for output (see ranker.Round4).
+func round4(x float64) float64 { return ranker.Round4(x) }

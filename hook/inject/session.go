@@ -2,7 +2,6 @@ package inject
 
 import (
 	"errors"
-	"math"
 	"os"
 	"time"
 
@@ -51,7 +50,7 @@ func decisionRecord(agent string, in hook.Input, s *Settings, docs []ranker.Doc,
 		Time: now.UTC().Format(time.RFC3339Nano), Session: in.SessionID, Agent: agent,
 		PromptSHA: hook.PromptHash(in.Prompt), Terms: topTerms(in.Prompt, 8),
 		K: len(injected) + len(already), Reason: rr.Res.Reason,
-		ZTop1: round4(rr.Res.Decision.ZTop1), ZEnt: round4(rr.Res.Decision.ZEnt),
+		ZTop1: ranker.Round4(rr.Res.Decision.ZTop1), ZEnt: ranker.Round4(rr.Res.Decision.ZEnt),
 		Shadow: s.Shadow, Skills: []hook.DecisionSkill{}, Candidates: rr.Candidates, Served: rr.Served,
 	}
 	if s.LogPrompts {
@@ -64,16 +63,16 @@ func decisionRecord(agent string, in hook.Input, s *Settings, docs []ranker.Doc,
 			continue
 		}
 		if len(d.Scores) < 20 {
-			d.Scores = append(d.Scores, round4(b.Final))
+			d.Scores = append(d.Scores, ranker.Round4(b.Final))
 		}
 	}
 	for _, i := range injected {
-		d.Skills = append(d.Skills, hook.DecisionSkill{Name: docs[i].ID, Score: round4(score[i]), New: true})
+		d.Skills = append(d.Skills, hook.DecisionSkill{Name: docs[i].ID, Score: ranker.Round4(score[i]), New: true})
 	}
 	for _, name := range already {
 		for i, doc := range docs {
 			if doc.ID == name {
-				d.Skills = append(d.Skills, hook.DecisionSkill{Name: name, Score: round4(score[i])})
+				d.Skills = append(d.Skills, hook.DecisionSkill{Name: name, Score: ranker.Round4(score[i])})
 			}
 		}
 	}
@@ -93,6 +92,3 @@ func topTerms(prompt string, n int) []string {
 	}
 	return out
 }
-
-// round4 rounds to 4 decimals, as every score megagit prints.
-func round4(x float64) float64 { return math.Round(x*10000) / 10000 }
