@@ -92,6 +92,7 @@ func (r *Registry) fetch(ctx context.Context, remote, url string) error {
 		return err
 	}
 	r.dropTornRemoteRefs(remote)
+	r.dropOrphanPackIndexes()
 	err = r.repo.FetchContext(ctx, &git.FetchOptions{RemoteName: remote, Auth: creds.auth})
 	if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) || errors.Is(err, transport.ErrEmptyRemoteRepository) {
 		return creds.done(nil)
@@ -119,6 +120,24 @@ func (r *Registry) dropTornRemoteRefs(remote string) {
 		}
 		return nil
 	})
+}
+
+// dropOrphanPackIndexes removes pack indexes that have no pack beside
+// them. go-git writes a fetched pack's .idx in place and only then renames
+// the pack into objects/pack, so a fetch killed in between leaves a
+// half-written .idx alone; the next fetch of the same pack would keep that
+// .idx (it skips an index that exists) and put the pack beside it, hiding
+// its objects from git. A pack is never renamed in while sync holds its
+// lock, so an .idx without its pack is always such a leftover.
+func (r *Registry) dropOrphanPackIndexes() {
+	dir := filepath.Join(r.gitDir, "objects", "pack")
+	idxs, _ := filepath.Glob(filepath.Join(dir, "pack-*.idx"))
+	for _, idx := range idxs {
+		pack := strings.TrimSuffix(idx, ".idx") + ".pack"
+		if _, err := os.Lstat(pack); errors.Is(err, fs.ErrNotExist) {
+			_ = os.Remove(idx)
+		}
+	}
 }
 
 // push sends the local branch to the same branch on the remote and

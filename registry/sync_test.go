@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -235,5 +236,81 @@ func TestSyncSurvivesATornRemoteRef(t *testing.T) {
 	}
 	if got := ledgerIDSet(t, a); len(got) != 1 {
 		t.Errorf("after syncing past torn refs, a holds %d verdicts, want 1", len(got))
+	}
+}
+
+// A fetch killed while go-git wrote a pack's index leaves that .idx
+// half-written without its pack; the next fetch of the same pack must not
+// keep it, or git can no longer read the fetched commits.
+func TestSyncSurvivesATornPackIndex(t *testing.T) {
+	team := newTeam(t, 2, "alpha")
+	a, b := team[0], team[1]
+	verdict(t, b, "alpha", lifecycle.Helpful)
+	syncOK(t, b, SyncOptions{})
+
+	// Learn which pack a's next fetch writes by fetching into a copy.
+	packDir := filepath.Join(a.gitDir, "objects", "pack")
+	before, _ := filepath.Glob(filepath.Join(packDir, "pack-*.idx"))
+	cp := filepath.Join(t.TempDir(), "copy")
+	copyTree(t, a.Root(), cp)
+	c, err := Open(cp, Options{Roots: []string{"skills"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	syncOK(t, c, SyncOptions{})
+	after, _ := filepath.Glob(filepath.Join(c.gitDir, "objects", "pack", "pack-*.idx"))
+	var fetched string
+	for _, p := range after {
+		if !slices.Contains(before, filepath.Join(packDir, filepath.Base(p))) {
+			fetched = p
+		}
+	}
+	if fetched == "" {
+		t.Fatal("the fetch into the copy wrote no new pack")
+	}
+	whole := readFile(t, fetched)
+	torn := filepath.Join(packDir, filepath.Base(fetched))
+	if err := os.WriteFile(torn, []byte(whole[:len(whole)/3]), 0o444); err != nil {
+		t.Fatal(err)
+	}
+
+	syncOK(t, a, SyncOptions{})
+	gitCmd(t, a, "fsck", "--no-progress")
+	if got := ledgerIDSet(t, a); len(got) != 1 {
+		t.Errorf("after syncing past a torn pack index, a holds %d verdicts, want 1", len(got))
+	}
+}
+
+// copyTree copies a folder, symlinks and modes included.
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		dst := filepath.Join(to, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(dst, info.Mode().Perm()|0o700)
+		case d.Type()&os.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(target, dst)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, info.Mode().Perm())
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
