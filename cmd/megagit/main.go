@@ -3,8 +3,12 @@
 // verdict. See README.md.
 package main
 
-import "os"
+import (
+	"os"
+
+	"github.com/megagit/megagit/internal/cli"
+)
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(cli.Run(os.Args[1:], cli.Streams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}))
 }

@@ -1,0 +1,187 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/megagit/megagit/embedcache"
+)
+
+func TestCacheFlags(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"status"}, exitNotRegistry},
+		{[]string{"verify", "--json"}, exitNotRegistry},
+		{[]string{"status", "extra"}, exitUsage},
+		{[]string{"verify", "--bogus"}, exitUsage},
+	} {
+		var out, errOut bytes.Buffer
+		if got := run(append([]string{"-C", dir, "cache"}, tc.args...), nil, &out, &errOut); got != tc.code {
+			t.Errorf("cache %v: exit %d, want %d (%s)", tc.args, got, tc.code, errOut.String())
+		}
+	}
+}
+
+// gitHome gives in-process runs a git identity.
+func gitHome(t *testing.T) {
+	home := t.TempDir()
+	cfg := "[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+}
+
+func mustRun(t *testing.T, want int, args ...string) string {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	if got := run(args, nil, &out, &errOut); got != want {
+		t.Fatalf("megagit %s: exit %d, want %d\n%s%s", strings.Join(args, " "), got, want, out.String(), errOut.String())
+	}
+	return out.String()
+}
+
+// The --json report parses and says what the text report says.
+func TestCacheJSON(t *testing.T) {
+	if _, err := embedcache.Builtin(); err != nil {
+		t.Skip(err)
+	}
+	gitHome(t)
+	reg := filepath.Join(t.TempDir(), "reg")
+	mustRun(t, 0, "init", reg)
+	mustRun(t, 0, "-C", reg, "skill", "add", "webhook-signer", "--description", "Validate HMAC signatures of incoming webhooks.")
+	mustRun(t, 0, "-C", reg, "skill", "add", "docker-slim", "--description", "Shrink Docker images with multi-stage builds.")
+	mustRun(t, 0, "-C", reg, "embed")
+	skill := filepath.Join(reg, "skills", "docker-slim", "SKILL.md")
+	data, _ := os.ReadFile(skill)
+	os.WriteFile(skill, bytes.Replace(data, []byte("Shrink"), []byte("Slim down"), 1), 0o644)
+
+	var r cacheReport
+	if err := json.Unmarshal([]byte(mustRun(t, exitProblems, "-C", reg, "cache", "verify", "--json")), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Model != embedcache.CacheKey(mustBuiltin(t)) || r.Dim != 256 || len(r.Caches) != 2 {
+		t.Fatalf("report: %+v", r)
+	}
+	c := r.Caches[0]
+	want := cacheState{Kind: "committed", Dir: ".megagit/embeddings/megagit-static-v1", Integrity: cacheOK, Model: r.Model,
+		Dtype: "float32", Dim: 256, Rows: 4, Skills: 1, Stale: []string{"docker-slim"}, Missing: []string{}, Orphans: []string{},
+		Anchor: "ok", Cosine: c.Cosine}
+	if !reflect.DeepEqual(c, want) || *c.Cosine < 0.999 {
+		t.Fatalf("committed:\n got %+v\nwant %+v", c, want)
+	}
+	if r.Caches[1].Kind != "local" || r.Caches[1].Integrity != cacheAbsent {
+		t.Fatalf("local: %+v", r.Caches[1])
+	}
+	// The skill file is the user's uncommitted edit, the cache files are not:
+	// plain embed is the fix.
+	if len(r.Problems) != 1 || r.Problems[0].Fix != "megagit embed" || !strings.Contains(r.Problems[0].Problem, "docker-slim") {
+		t.Fatalf("problems: %+v", r.Problems)
+	}
+	// status reports the same and exits 0.
+	var s cacheReport
+	if err := json.Unmarshal([]byte(mustRun(t, 0, "-C", reg, "cache", "status", "--json")), &s); err != nil || !reflect.DeepEqual(s.Problems, r.Problems) {
+		t.Fatalf("status: %v %+v", err, s.Problems)
+	}
+}
+
+// A cache written before anchors is a note, not a failure, and the next
+// embed adds the anchor without re-embedding anything.
+func TestCacheNoAnchorUpgrade(t *testing.T) {
+	if _, err := embedcache.Builtin(); err != nil {
+		t.Skip(err)
+	}
+	gitHome(t)
+	reg := filepath.Join(t.TempDir(), "reg")
+	mustRun(t, 0, "init", reg)
+	mustRun(t, 0, "-C", reg, "skill", "add", "docker-slim", "--description", "Shrink Docker images with multi-stage builds.")
+	mustRun(t, 0, "-C", reg, "embed")
+	// Rewrite the committed cache as an old megagit wrote it: no anchor row.
+	emb := mustBuiltin(t)
+	dir := embedcache.CacheDir(reg, emb.ID())
+	c := embedcache.OpenCache(dir, embedcache.CacheKey(emb), emb.Dim(), func(s string) { t.Fatal(s) })
+	c.Retain(func(skill, _, _ string) bool { return skill != embedcache.AnchorSkill })
+	if err := c.Save(false); err != nil {
+		t.Fatal(err)
+	}
+	git := exec.Command("git", "commit", "-qam", "old cache")
+	git.Dir = reg
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git commit: %v\n%s", err, out)
+	}
+	out := mustRun(t, 0, "-C", reg, "cache", "verify")
+	if !strings.Contains(out, "\tnone\n") || !strings.Contains(out, "no anchor (written before drift anchors existed)") {
+		t.Fatalf("verify of a pre-anchor cache:\n%s", out)
+	}
+	var errOut bytes.Buffer
+	if code := run([]string{"-C", reg, "embed"}, nil, &bytes.Buffer{}, &errOut); code != 0 ||
+		!strings.Contains(errOut.String(), "embedded 0, kept 1 skills with megagit-static-v1 (0 of 2 texts computed, drift anchor added)") {
+		t.Fatalf("embed: exit %d\n%s", code, errOut.String())
+	}
+	if out := mustRun(t, 0, "-C", reg, "cache", "status"); !strings.Contains(out, "\tok (1.000)\n") || strings.Contains(out, "note:") {
+		t.Fatalf("status after embed:\n%s", out)
+	}
+}
+
+func mustBuiltin(t *testing.T) embedcache.Embedder {
+	m, err := embedcache.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// sizeEmbedder records the size of every Embed call.
+type sizeEmbedder struct{ calls []int }
+
+func (e *sizeEmbedder) ID() string { return "sizes" }
+func (e *sizeEmbedder) Dim() int   { return 2 }
+func (e *sizeEmbedder) Embed(texts []string, _ embedcache.Kind) ([][]float32, error) {
+	e.calls = append(e.calls, len(texts))
+	out := make([][]float32, len(texts))
+	for i := range out {
+		out[i] = []float32{1, 0}
+	}
+	return out, nil
+}
+
+func TestEmbedChunksAndBar(t *testing.T) {
+	items := make([]embedcache.DocText, 150)
+	for i := range items {
+		items[i] = embedcache.DocText{Skill: "s", Field: "f", Text: strings.Repeat("x", i+1)}
+	}
+	e := &sizeEmbedder{}
+	var done []int
+	vecs, err := embedChunks(e, items, func(n int) { done = append(done, n) })
+	if err != nil || len(vecs) != 150 {
+		t.Fatalf("%d vectors, %v", len(vecs), err)
+	}
+	if !reflect.DeepEqual(e.calls, []int{64, 64, 22}) || !reflect.DeepEqual(done, []int{64, 128, 150}) {
+		t.Fatalf("calls %v, progress %v", e.calls, done)
+	}
+	var buf bytes.Buffer
+	bar := newEmbedBar(&buf, 150, true)
+	for _, n := range done {
+		bar(n)
+	}
+	if s := buf.String(); !strings.Contains(s, "embedding") || !strings.Contains(s, "150/150") {
+		t.Fatalf("bar output %q", s)
+	}
+	buf.Reset()
+	newEmbedBar(&buf, 150, false)(150) // not a terminal: silent
+	newEmbedBar(&buf, 10, true)(10)    // too little work to show a bar
+	if buf.Len() != 0 {
+		t.Fatalf("bar drawn: %q", buf.String())
+	}
+}

@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/megagit/megagit/registry"
+	"github.com/spf13/cobra"
+)
+
+type cloneOptions struct {
+	app *app
+	url string
+	dir string
+}
+
+func newCloneCmd(a *app) *cobra.Command {
+	opts := &cloneOptions{app: a}
+	return &cobra.Command{
+		Use:   "clone URL [DIR]",
+		Short: "Clone a shared registry, ready to use (ssh, https or file URLs)",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) < 1 || len(args) > 2 {
+				return usageError{fmt.Errorf("%s expects a URL and an optional DIR (got %d argument(s))", cmd.CommandPath(), len(args))}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.url = args[0]
+			if len(args) == 2 {
+				opts.dir = args[1]
+			}
+			return cloneRun(opts)
+		},
+	}
+}
+
+func cloneRun(opts *cloneOptions) error {
+	a := opts.app
+	dir := opts.dir
+	if dir == "" {
+		dir = registry.CloneDir(opts.url)
+	}
+	if a.dir != "" {
+		dir = a.dir + "/" + dir
+	}
+	reg, err := registry.Clone(context.Background(), opts.url, dir, registry.Options{
+		Warn: func(s string) { fmt.Fprintf(a.errOut, "megagit: warning: %s\n", s) },
+	})
+	if err != nil {
+		return err
+	}
+	opened := *a
+	opened.dir = reg.Root()
+	e, err := opened.open(nil) // with the registry's own configured roots
+	if err != nil {
+		return err
+	}
+	skills, problems, err := e.reg.Skills()
+	if err != nil {
+		return err
+	}
+	warnProblems(a, problems)
+	fmt.Fprintf(a.errOut, "megagit: cloned %s: %d skill(s); record verdicts, then `megagit sync`\n", opts.url, len(skills))
+	fmt.Fprintln(a.out, reg.Root())
+	return nil
+}

@@ -1,0 +1,45 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/megagit/megagit/config"
+	"github.com/megagit/megagit/registry"
+	"github.com/spf13/cobra"
+)
+
+type configOptions struct {
+	app  *app
+	json bool
+}
+
+func newConfigCmd(a *app) *cobra.Command {
+	opts := &configOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "config",
+		Short: "Show the effective settings and where each came from (default, file, env, flag)",
+		Args:  exactArgs(0, "no arguments"),
+		RunE:  func(cmd *cobra.Command, args []string) error { return configRun(opts) },
+	}
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")
+	return cmd
+}
+
+func configRun(opts *configOptions) error {
+	file := ""
+	if root, err := registry.Find(opts.app.workDir()); err == nil {
+		file = configFile(root)
+	}
+	_, settings, err := config.Load(file, nil)
+	if err != nil {
+		return err
+	}
+	if opts.json {
+		return printJSON(opts.app.out, settings)
+	}
+	rows := make([][]string, 0, len(settings))
+	for _, s := range settings {
+		rows = append(rows, []string{s.Key, fmt.Sprint(s.Value), s.Source})
+	}
+	return printTable(opts.app.out, []string{"KEY", "VALUE", "SOURCE"}, rows)
+}

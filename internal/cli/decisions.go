@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/registry"
+	"github.com/spf13/cobra"
+)
+
+type decisionsOptions struct {
+	app  *app
+	json bool
+	n    int
+}
+
+func newDecisionsCmd(a *app) *cobra.Command {
+	opts := &decisionsOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "decisions [--json] [-n N]",
+		Short: "The prompt hook's local decision log, with the verdicts each decision's skills got later",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return decisionsRun(opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")
+	cmd.Flags().IntVarP(&opts.n, "number", "n", 20, "show the last N decisions (0 = all)")
+	return cmd
+}
+
+// decisionJSON is one decision with the verdicts its skills got later in
+// the same session, per skill ("HELPFUL", "implicit +0.10", ...).
+type decisionJSON struct {
+	hook.Decision
+	Verdicts map[string][]string `json:"verdicts"`
+}
+
+func decisionsRun(opts *decisionsOptions) error {
+	e, err := opts.app.open(nil)
+	if err != nil {
+		return err
+	}
+	ds, err := readDecisions(e.reg)
+	if err != nil {
+		return err
+	}
+	if opts.n > 0 && len(ds) > opts.n {
+		ds = ds[len(ds)-opts.n:]
+	}
+	ledgers, err := e.reg.Ledgers()
+	if err != nil {
+		return err
+	}
+	out := make([]decisionJSON, len(ds))
+	for i, d := range ds {
+		out[i] = decisionJSON{Decision: d, Verdicts: sessionVerdicts(d, ledgers)}
+	}
+	if opts.json {
+		return printJSON(opts.app.out, out)
+	}
+	rows := make([][]string, len(out))
+	for i, d := range out {
+		var skills []string
+		for _, s := range d.Skills {
+			cell := s.Name
+			if !s.New {
+				cell += "(loaded)"
+			}
+			if v := d.Verdicts[s.Name]; len(v) > 0 {
+				cell += "=" + strings.Join(v, "+")
+			}
+			skills = append(skills, cell)
+		}
+		terms := strings.Join(d.Terms, " ")
+		if d.Shadow {
+			terms = "[shadow] " + terms
+		}
+		rows[i] = []string{strings.Replace(d.Time[:min(19, len(d.Time))], "T", " ", 1), clipID(d.Session),
+			strconv.Itoa(d.K), d.Reason, strings.Join(skills, ", "), fmt.Sprintf("%.1f", d.LatencyMS), terms}
+	}
+	return printTable(opts.app.out, []string{"TIME", "SESSION", "K", "REASON", "SKILLS", "MS", "TERMS"}, rows)
+}
+
+func readDecisions(reg *registry.Registry) ([]hook.Decision, error) {
+	data, err := reg.ReadLocal(decisionLogName)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	return hook.ParseDecisions(data), nil
+}
+
+// sessionVerdicts joins a decision with the ledger: the verdicts its
+// emitted skills got in the same session, at or after the decision.
+func sessionVerdicts(d hook.Decision, ledgers map[string][]registry.Entry) map[string][]string {
+	out := map[string][]string{}
+	if d.Session == "" {
+		return out
+	}
+	for _, s := range d.Skills {
+		for _, en := range ledgers[s.Name] {
+			if en.Session != d.Session || en.Action != "" || en.At < d.Time[:min(len(d.Time), 19)] {
+				continue
+			}
+			word := en.Verdict
+			if en.Source == registry.SourceImplicit {
+				word = fmt.Sprintf("implicit %+.2f", en.Outcome)
+			}
+			out[s.Name] = append(out[s.Name], word)
+		}
+	}
+	return out
+}
+
+func clipID(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}

@@ -1,0 +1,194 @@
+package cli
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/megagit/megagit/registry"
+	"github.com/spf13/cobra"
+)
+
+// procEnv is an environment for megagit child processes: a private HOME
+// with a git identity.
+func procEnv(t *testing.T) []string {
+	t.Helper()
+	home := t.TempDir()
+	cfg := "[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "GIT_CONFIG_NOSYSTEM=1")
+}
+
+// megagitProc runs the megagit command (the test binary, through the
+// PATH entry testscript.Main sets up) and returns its combined output.
+func megagitProc(t *testing.T, env []string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("megagit", args...)
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func mustMegagit(t *testing.T, env []string, args ...string) string {
+	t.Helper()
+	out, err := megagitProc(t, env, args...)
+	if err != nil {
+		t.Fatalf("megagit %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// ledgerIDs reads a registry's ledgers: id -> how many lines hold it, and
+// the reason of each.
+func ledgerIDs(t *testing.T, dir string) (map[string]int, map[string]bool) {
+	t.Helper()
+	ids, reasons := map[string]int{}, map[string]bool{}
+	files, _ := filepath.Glob(filepath.Join(dir, ".megagit", "ledger", "*.jsonl"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			entries, problems := registry.ParseLedger(f, []byte(l))
+			if len(problems) > 0 {
+				t.Fatalf("unreadable ledger line after a crash: %v", problems)
+			}
+			for _, e := range entries {
+				ids[e.ID]++
+				reasons[e.Reason] = true
+			}
+		}
+	}
+	return ids, reasons
+}
+
+// Kill `megagit verdict` at random moments: afterwards one command makes
+// the registry consistent, and the ledger holds exactly the verdicts that
+// were committed, each once, including every one whose process reported
+// success.
+func TestKilledVerdictsLeaveARepairableRegistry(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	env := procEnv(t)
+	dir := filepath.Join(t.TempDir(), "reg")
+	mustMegagit(t, env, "init", dir)
+	mustMegagit(t, env, "-C", dir, "skill", "add", "s", "--description", "A skill.")
+	// Kill anywhere from start-up to the end of a full write: time one.
+	start := time.Now()
+	mustMegagit(t, env, "-C", dir, "verdict", "s", "HELPFUL", "--reason", "timed")
+	full := time.Since(start)
+	window := max(30*time.Millisecond, full*5/4)
+	seed := uint64(time.Now().UnixNano())
+	rng := rand.New(rand.NewPCG(seed, 7))
+	t.Logf("seed %d; a verdict takes %s, kills within %s", seed, full, window)
+	succeeded := map[string]bool{}
+	killed := 0
+	for i := 0; i < 30; i++ {
+		reason := fmt.Sprintf("k%02d", i)
+		v := []string{"HELPFUL", "NEUTRAL"}[i%2]
+		cmd := exec.Command("megagit", "-C", dir, "verdict", "s", v, "--reason", reason)
+		cmd.Env = env
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(rng.Int64N(int64(window))))
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		if err := cmd.Wait(); err == nil {
+			succeeded[reason] = true
+		} else {
+			killed++
+		}
+	}
+	t.Logf("%d of 30 verdict processes killed", killed)
+	if out, err := megagitProc(t, env, "-C", dir, "doctor", "--offline"); err != nil {
+		t.Logf("doctor before repair:\n%s", out)
+		mustMegagit(t, env, "-C", dir, "doctor", "--fix", "--offline")
+	}
+	mustMegagit(t, env, "-C", dir, "doctor", "--offline")
+
+	ids, reasons := ledgerIDs(t, dir)
+	for id, n := range ids {
+		if n != 1 {
+			t.Fatalf("verdict %s is in the ledger %d times", id, n)
+		}
+	}
+	for r := range succeeded {
+		if !reasons[r] {
+			t.Fatalf("verdict %s reported success but is not in the ledger", r)
+		}
+	}
+	reg, err := registry.Open(dir, registry.Options{Roots: []string{"skills"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := reg.Log("s", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	committed := map[string]bool{}
+	for _, e := range log {
+		if e.Kind == "verdict" {
+			committed[e.ID] = true
+		}
+	}
+	if len(committed) != len(ids) {
+		t.Fatalf("%d verdict commits but %d ledger lines", len(committed), len(ids))
+	}
+	for id := range ids {
+		if !committed[id] {
+			t.Fatalf("ledger line %s has no verdict commit", id)
+		}
+	}
+	if out, err := exec.Command("git", "-C", dir, "status", "--porcelain").CombinedOutput(); err == nil && len(out) > 0 {
+		t.Fatalf("work tree not clean after repair:\n%s", out)
+	}
+}
+
+func TestDoctorFlags(t *testing.T) {
+	tests := []struct {
+		args    []string
+		json    bool
+		fix     bool
+		offline bool
+		wantErr bool
+	}{
+		{nil, false, false, false, false},
+		{[]string{"--json", "--fix"}, true, true, false, false},
+		{[]string{"--offline"}, false, false, true, false},
+		{[]string{"extra"}, false, false, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			cmd := newDoctorCmd(&app{})
+			cmd.RunE = func(c *cobra.Command, args []string) error { return nil }
+			cmd.SilenceErrors, cmd.SilenceUsage = true, true
+			cmd.SetArgs(tt.args)
+			err := cmd.Execute()
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err %v", err)
+			}
+			if err != nil {
+				return
+			}
+			if v, _ := cmd.Flags().GetBool("json"); v != tt.json {
+				t.Fatalf("json %v", v)
+			}
+			if v, _ := cmd.Flags().GetBool("fix"); v != tt.fix {
+				t.Fatalf("fix %v", v)
+			}
+			if v, _ := cmd.Flags().GetBool("offline"); v != tt.offline {
+				t.Fatalf("offline %v", v)
+			}
+		})
+	}
+}

@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"errors"
+
+	"github.com/megagit/megagit/config"
+
+	"github.com/megagit/megagit/registry"
+	"github.com/spf13/cobra"
+)
+
+// Exit codes, documented in `megagit help exit-codes`.
+const (
+	exitOK          = 0
+	exitError       = 1
+	exitUsage       = 2
+	exitNotRegistry = 3
+	exitNotFound    = 4
+	exitInvalid     = 5
+	exitLocked      = 6
+	exitDirty       = 7
+	exitNoIdentity  = 8
+	exitConflict    = 9
+	exitProblems    = 10
+)
+
+// errProblems: lint (or a similar check) found problems and printed them.
+var errProblems = errors.New("problems found")
+
+func exitCode(err error) int {
+	var u usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &u):
+		return exitUsage
+	case errors.Is(err, registry.ErrNotRegistry):
+		return exitNotRegistry
+	case errors.Is(err, registry.ErrNotFound):
+		return exitNotFound
+	case errors.Is(err, registry.ErrInvalid), errors.Is(err, registry.ErrExists), errors.Is(err, config.ErrInvalid):
+		return exitInvalid
+	case errors.Is(err, registry.ErrLocked):
+		return exitLocked
+	case errors.Is(err, registry.ErrDirty):
+		return exitDirty
+	case errors.Is(err, registry.ErrNoIdentity):
+		return exitNoIdentity
+	case errors.Is(err, registry.ErrConflict):
+		return exitConflict
+	case errors.Is(err, errProblems):
+		return exitProblems
+	}
+	return exitError
+}
+
+func exitCodesTopic() *cobra.Command {
+	return &cobra.Command{
+		Use:   "exit-codes",
+		Short: "What megagit's exit codes mean",
+		Long: `megagit exits with:
+
+   0  success
+   1  any other error (I/O, git, a bug)
+   2  usage: unknown flag or command, wrong number of arguments
+   3  not a registry: no .megagit/ here or in a parent (run megagit init)
+   4  not found: unknown skill, commit or verdict id
+   5  invalid input: bad skill name, verdict word, SKILL.md or config field,
+      or a skill that already exists
+   6  locked: another megagit process held the registry lock too long
+   7  uncommitted changes: a file megagit must change has your own edits
+   8  no git identity: set git config user.name and user.email
+   9  conflict: the branch moved during a write, both sides of a sync changed
+      the same file, or the remote kept moving while sync pushed
+  10  problems found: megagit lint, doctor or cache verify reported a failure
+
+Hook commands (megagit hook ...) always exit 0 and print nothing on failure.`,
+	}
+}

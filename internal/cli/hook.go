@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/megagit/megagit/config"
+	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/hook/inject"
+	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/local"
+	"github.com/spf13/cobra"
+)
+
+// newHookCmd groups the agent hooks. `hook prompt` and `hook stop` are run
+// by the agent and always exit 0 with nothing on stdout on failure; `hook
+// install` and `hook uninstall` are run by people and report errors.
+func newHookCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "hook",
+		Short: "Agent hooks: inject skills on every prompt, learn from every session",
+		Long: `Agent hooks (Claude Code, Codex CLI, Gemini CLI).
+
+  megagit hook install [--agent A] [--scope project|user] [--dry-run]
+  megagit hook prompt --agent A     (UserPromptSubmit / BeforeAgent: JSON on stdin)
+  megagit hook stop --agent A       (Stop / SessionEnd / AfterAgent: JSON on stdin)
+  megagit hook stop --agent claude --transcript FILE   (by hand, after a session)
+  megagit hook uninstall [--agent A] [--scope project|user]
+
+prompt and stop always exit 0 and print nothing on failure; the reason goes
+to .megagit/local/hook.log (and stderr).`,
+	}
+	cmd.AddCommand(newHookPromptCmd(a), newHookStopCmd(a), newHookInstallCmd(a, false), newHookInstallCmd(a, true))
+	return cmd
+}
+
+// Local files the hooks keep in .megagit/local/ (see hook/inject).
+const (
+	hookLogName      = inject.LogFile
+	decisionLogName  = inject.DecisionLog
+	hookLogMaxBytes  = inject.LogMaxBytes
+	decisionMaxBytes = inject.DecisionMaxBytes
+)
+
+// openHookEnv opens the registry and its config without printing anything:
+// a hook's stdout belongs to the agent. When only the config is broken the
+// registry is still returned so the error can be logged there.
+func openHookEnv(dir string) (*env, error) {
+	root, err := registry.Find(dir)
+	if err != nil {
+		return nil, err
+	}
+	cfg, _, cfgErr := config.Load(configFile(root), nil)
+	opts := registry.Options{Warn: func(string) {}}
+	if cfgErr == nil {
+		opts.Roots, opts.LockTimeout = cfg.Roots, cfg.Lock.Timeout
+	}
+	reg, err := registry.Open(root, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &env{reg: reg, cfg: cfg}, cfgErr
+}
+
+// hookLog records why a hook did nothing: in hook.log when a registry was
+// found, and on stderr.
+func hookLog(a *app, reg *registry.Registry, agent, verb string, err error) {
+	var dir *local.Dir
+	if reg != nil {
+		l := reg.Local()
+		dir = &l
+	}
+	inject.Log(a.errOut, dir, a.now(), agent, verb, err)
+}
+
+// loadSession reads a session's memory; missing or junk is a fresh one.
+func loadSession(reg *registry.Registry, id string) (*hook.Session, error) {
+	return inject.LoadSession(reg.Local(), id)
+}
+
+func saveSession(reg *registry.Registry, s *hook.Session, now time.Time) error {
+	s.Updated = now.UTC().Format(time.RFC3339)
+	data, err := s.Marshal()
+	if err != nil {
+		return err
+	}
+	return reg.WriteLocal(inject.SessionFile(s.ID), data)
+}
+
+func checkAgentFlag(agent string) error {
+	if err := hook.CheckAgent(agent); err != nil {
+		return usageError{fmt.Errorf("--agent: %w", err)}
+	}
+	return nil
+}

@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"github.com/megagit/megagit/config"
+	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/registry"
+)
+
+// rankerConfig maps settings onto the ranker's knobs; a zero lexical setting
+// keeps the ranker's measured default.
+func rankerConfig(cfg *config.Config) ranker.Config {
+	rc := ranker.DefaultConfig()
+	set := func(dst *float64, v float64) {
+		if v > 0 {
+			*dst = v
+		}
+	}
+	set(&rc.K1, cfg.Lexical.K1)
+	for _, f := range []*ranker.Field{&rc.Fields.Name, &rc.Fields.Description, &rc.Fields.Headings, &rc.Fields.Triggers, &rc.Fields.Contexts} {
+		set(&f.B, cfg.Lexical.B)
+	}
+	set(&rc.Fields.Name.Weight, cfg.Lexical.WName)
+	set(&rc.Fields.Description.Weight, cfg.Lexical.WDescription)
+	set(&rc.Fields.Headings.Weight, cfg.Lexical.WHeadings)
+	set(&rc.Fields.Triggers.Weight, cfg.Lexical.WTriggers)
+	set(&rc.Fields.Contexts.Weight, cfg.Lexical.WCtx)
+	rc.FastPath = ranker.LexicalFastPath{Min: cfg.Lexical.FastMin, Margin: cfg.Lexical.FastMargin}
+	rc.Blend.Enabled = cfg.Blend.Enabled
+	rc.Blend.Count, rc.Blend.Context = cfg.Blend.CountW, cfg.Blend.ContextW
+	rc.Blend.Harm, rc.Blend.Related = cfg.Blend.HarmW, cfg.Blend.RelatedW
+	rc.MMR.Lambda = cfg.Route.MMR
+	if cfg.DynamicK.Tier != "" {
+		floor := rc.DynamicK.AbsFloor
+		rc.DynamicK = ranker.ProfileFor(cfg.DynamicK.Tier)
+		rc.DynamicK.AbsFloor = floor
+	}
+	if cfg.DynamicK.AbsFloor > 0 {
+		rc.DynamicK.AbsFloor = cfg.DynamicK.AbsFloor
+	}
+	set(&rc.DynamicK.AbstainZTop1, cfg.DynamicK.AbstainZTop1)
+	set(&rc.DynamicK.AbstainZEnt, cfg.DynamicK.AbstainZEnt)
+	set(&rc.DynamicK.AmbigZEnt, cfg.DynamicK.AmbigZEnt)
+	set(&rc.DynamicK.VeryAmbigZEnt, cfg.DynamicK.VeryAmbigZEnt)
+	return rc
+}
+
+// skillDocs turns registry skills (and their ledgers, for the related-verdict
+// term) into ranker documents, in the same order.
+func skillDocs(skills []*registry.Skill, ledgers map[string][]registry.Entry) []ranker.Doc {
+	docs := make([]ranker.Doc, len(skills))
+	for i, s := range skills {
+		ev := s.Evidence
+		d := ranker.Doc{
+			ID: s.Name, Path: s.Path, Description: s.File.Description(),
+			Headings: s.File.Headings(), Triggers: s.File.Triggers(), Body: s.File.Body(),
+			HelpfulContexts: ev.HelpfulContexts, HarmfulContexts: ev.HarmfulContexts,
+			HelpfulCount: ev.HelpfulCount, HarmfulCount: ev.HarmfulCount,
+			Status: string(ev.Status), Weight: ev.WeightMultiplier(),
+		}
+		for _, en := range ledgers[s.Name] {
+			if en.Reason == "" || en.Source != registry.SourceExplicit || en.Action != "" {
+				continue
+			}
+			switch en.Verdict {
+			case "HELPFUL":
+				d.Related = append(d.Related, ranker.Reason{Text: en.Reason, Helpful: true})
+			case "HARMFUL":
+				d.Related = append(d.Related, ranker.Reason{Text: en.Reason})
+			}
+		}
+		docs[i] = d
+	}
+	return docs
+}

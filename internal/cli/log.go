@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+type logOptions struct {
+	app   *app
+	skill string
+	limit int
+	json  bool
+}
+
+func newLogCmd(a *app) *cobra.Command {
+	opts := &logOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "log [NAME]",
+		Short: "Verdict history from git: time, commit, skill, verdict, status change, reason",
+		Args:  maxArgs(1, "one skill NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.skill = args[0]
+			}
+			return logRun(opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")
+	cmd.Flags().IntVarP(&opts.limit, "max-count", "n", 0, "show at most `N` events")
+	return cmd
+}
+
+func logRun(opts *logOptions) error {
+	e, err := opts.app.open(nil)
+	if err != nil {
+		return err
+	}
+	if opts.skill != "" {
+		if _, err := e.reg.Skill(opts.skill); err != nil {
+			return err
+		}
+	}
+	entries, err := e.reg.Log(opts.skill, opts.limit)
+	if err != nil {
+		return err
+	}
+	if opts.json {
+		if entries == nil {
+			return printJSON(opts.app.out, []any{})
+		}
+		return printJSON(opts.app.out, entries)
+	}
+	rows := make([][]string, 0, len(entries))
+	for _, en := range entries {
+		what := en.Verdict
+		if en.Kind != "verdict" {
+			what = en.Kind
+		}
+		rows = append(rows, []string{en.Time.Local().Format(time.DateTime), en.Commit[:12], en.Skill, what, en.Status, en.Reason})
+	}
+	return printTable(opts.app.out, []string{"TIME", "COMMIT", "SKILL", "VERDICT", "STATUS", "REASON"}, rows)
+}

@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/megagit/megagit/embedcache"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"megagit": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		// expect-exit N ARGS...: run megagit ARGS and fail unless it exits N
+		// (testscript itself only tells zero from non-zero).
+		"expect-exit": func() {
+			if len(os.Args) < 2 {
+				fmt.Fprintln(os.Stderr, "usage: expect-exit N megagit-args...")
+				os.Exit(2)
+			}
+			want, err := strconv.Atoi(os.Args[1])
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "expect-exit: bad code:", err)
+				os.Exit(2)
+			}
+			got := run(os.Args[2:], os.Stdin, os.Stdout, os.Stderr)
+			if got != want {
+				fmt.Fprintf(os.Stderr, "expect-exit: megagit exited %d, want %d\n", got, want)
+				os.Exit(1)
+			}
+			os.Exit(0)
+		},
+	})
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: filepath.Join("testdata", "script"),
+		Setup: func(e *testscript.Env) error {
+			// HOME lives outside $WORK so scripts can assert a clean `git status`.
+			home, err := os.MkdirTemp("", "megagit-home-")
+			if err != nil {
+				return err
+			}
+			e.Defer(func() { os.RemoveAll(home) })
+			e.Setenv("HOME", home)
+			e.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+			e.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+			e.Setenv("BENCH", benchDir())
+			// The runtime's path is resolved before HOME moves (its default
+			// lives under the real home); onnx-free scripts never load it.
+			e.Setenv("MEGAGIT_ONNXRUNTIME_LIB", onnxRuntimeLib())
+			return os.WriteFile(filepath.Join(home, ".gitconfig"),
+				[]byte("[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"), 0o644)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"tinymodel": cmdTinyModel},
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "bench":
+				_, err := os.Stat(benchDir())
+				return err == nil, nil
+			case "onnx":
+				return onnxAvailable()
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
+	})
+}
+
+// benchDir is ../shared/bench next to the repository, when present.
+func benchDir() string {
+	abs, _ := filepath.Abs(filepath.Join("..", "..", "..", "shared", "bench"))
+	return abs
+}
+
+// onnxRuntimeLib is the ONNX Runtime library tests load: the one
+// MEGAGIT_ONNXRUNTIME_LIB names, else scripts/install-onnxruntime.sh's.
+func onnxRuntimeLib() string {
+	return embedcache.RuntimePath(os.Getenv("MEGAGIT_ONNXRUNTIME_LIB"))
+}
+
+// onnxAvailable is the [onnx] condition: this build runs ONNX models and
+// the library is there. With MEGAGIT_REQUIRE_ONNX set (CI, after
+// scripts/install-onnxruntime.sh) a missing runtime fails instead of skipping.
+func onnxAvailable() (bool, error) {
+	missing := ""
+	if !embedcache.ONNXSupported {
+		missing = "this build has no ONNX support (cgo off or -tags noonnx)"
+	} else if _, err := os.Stat(onnxRuntimeLib()); err != nil {
+		missing = "no ONNX Runtime at " + onnxRuntimeLib() + " (run scripts/install-onnxruntime.sh)"
+	}
+	if missing != "" && os.Getenv("MEGAGIT_REQUIRE_ONNX") != "" {
+		return false, fmt.Errorf("MEGAGIT_REQUIRE_ONNX is set but %s", missing)
+	}
+	return missing == "", nil
+}
+
+// cmdTinyModel is `tinymodel DIR`: an ONNX model folder holding the tiny
+// random BERT of embedcache's tests and the real all-MiniLM-L6-v2
+// tokenizer.json (vectors of shape and determinism, not of meaning).
+func cmdTinyModel(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: tinymodel DIR")
+	}
+	dir := ts.MkAbs(args[0])
+	model, err := os.ReadFile(filepath.Join("..", "..", "embedcache", "testdata", "tiny-bert", embedcache.ONNXModelFile))
+	ts.Check(err)
+	tok, err := embedcache.DefaultTokenizerJSON()
+	ts.Check(err)
+	ts.Check(os.MkdirAll(dir, 0o755))
+	ts.Check(os.WriteFile(filepath.Join(dir, embedcache.ONNXModelFile), model, 0o644))
+	ts.Check(os.WriteFile(filepath.Join(dir, embedcache.TokenizerFile), tok, 0o644))
+}

@@ -1,0 +1,172 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/megagit/megagit/embedcache"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+type modelTrainOptions struct {
+	app         *app
+	pairs       string
+	out         string
+	id          string
+	checkpoints string
+	cfg         embedcache.TrainConfig
+	maxPairs    int
+	quantize    bool
+	args        []string // the command line (flags as given), for the recipe
+}
+
+func newModelTrainCmd(a *app) *cobra.Command {
+	opts := &modelTrainOptions{app: a, cfg: embedcache.DefaultTrainConfig()}
+	cmd := &cobra.Command{
+		Use:   "train --pairs FILE.jsonl[.gz] --out DIR",
+		Short: "Train a static embedding model on text pairs (CPU, resumable)",
+		Long: `train learns one vector per WordPiece token of the built-in tokenizer from
+{"a": ..., "b": ...} pairs (in-batch negatives, symmetric cross-entropy, Adam
+with a one-cycle schedule) and writes a model folder that "megagit model use
+--dir" accepts. The defaults are the recipe of megagit-static-v1.
+
+Checkpoints (and the tokenised pairs) go to DIR/.checkpoints every few steps
+and on Ctrl-C; running the same command again resumes where it stopped and
+gives the same model as an uninterrupted run. Delete that folder when done.`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.pairs == "" || opts.out == "" {
+				return usageError{errors.New("--pairs and --out are required")}
+			}
+			c := opts.cfg
+			if c.Dim < 1 || c.Epochs < 1 || c.Batch < 2 || !(c.LR > 0) || opts.maxPairs < 0 {
+				return usageError{errors.New("--dim and --epochs must be positive, --batch at least 2, --lr above 0")}
+			}
+			if opts.id == "" {
+				opts.id = filepath.Base(filepath.Clean(opts.out))
+			}
+			if opts.checkpoints == "" {
+				opts.checkpoints = filepath.Join(opts.out, ".checkpoints")
+			}
+			opts.args = []string{"megagit", "model", "train"}
+			cmd.Flags().Visit(func(f *pflag.Flag) {
+				opts.args = append(opts.args, "--"+f.Name+"="+f.Value.String())
+			})
+			return modelTrainRun(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.pairs, "pairs", "", "training pairs, .jsonl or .jsonl.gz of {\"a\", \"b\"} (`FILE`)")
+	f.StringVar(&opts.out, "out", "", "model folder to write (`DIR`)")
+	f.StringVar(&opts.id, "id", "", "model id written to model.json (default: the folder name)")
+	f.StringVar(&opts.checkpoints, "checkpoints", "", "checkpoint folder (default DIR/.checkpoints)")
+	f.IntVar(&opts.cfg.Dim, "dim", opts.cfg.Dim, "vector dimensions")
+	f.IntVar(&opts.cfg.Epochs, "epochs", opts.cfg.Epochs, "passes over the pairs")
+	f.IntVar(&opts.cfg.Batch, "batch", opts.cfg.Batch, "pairs per step (in-batch negatives)")
+	f.Float64Var(&opts.cfg.LR, "lr", opts.cfg.LR, "peak learning rate")
+	f.Uint64Var(&opts.cfg.Seed, "seed", opts.cfg.Seed, "random seed (initial table and shuffles)")
+	f.IntVar(&opts.cfg.CheckpointEvery, "checkpoint-every", opts.cfg.CheckpointEvery, "steps between checkpoints")
+	f.IntVar(&opts.maxPairs, "max-pairs", 0, "use only the first `N` pairs (0: all)")
+	f.BoolVar(&opts.quantize, "quantize", true, "store int8 vectors with per-row scales (a quarter of the size)")
+	return cmd
+}
+
+func modelTrainRun(ctx context.Context, opts *modelTrainOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errOut := opts.app.errOut
+	tok, err := embedcache.DefaultTokenizer()
+	if err != nil {
+		return err
+	}
+	workers := runtime.GOMAXPROCS(0)
+	t0 := time.Now()
+	pairs, info, err := embedcache.LoadPairs(opts.pairs, opts.maxPairs, tok, opts.checkpoints, workers)
+	if err != nil {
+		return err
+	}
+	tokenise := time.Since(t0)
+	how := "tokenised"
+	if info.Cached {
+		how = "loaded tokenised"
+	}
+	fmt.Fprintf(errOut, "megagit: %s %d pairs from %s in %s\n", how, info.Pairs, filepath.Base(opts.pairs), tokenise.Round(time.Millisecond))
+
+	cfg := opts.cfg
+	cfg.CheckpointDir = opts.checkpoints
+	t1 := time.Now()
+	table, err := embedcache.Train(ctx, pairs, tok.VocabSize(), cfg, nil, trainProgress(errOut))
+	if errors.Is(err, context.Canceled) {
+		return withHint(errors.New("training interrupted"), "run the same command again to resume from the last checkpoint")
+	}
+	if err != nil {
+		return err
+	}
+	trainTime := time.Since(t1)
+	recipe := map[string]any{
+		"trainer": "megagit model train (embedcache.Train)", "command": strings.Join(opts.args, " "),
+		"pairs_file": filepath.Base(opts.pairs), "pairs_sha256": info.SHA256, "max_pairs": opts.maxPairs,
+		"pairs_read": info.Lines, "pairs_used": info.Pairs,
+		"dim": cfg.Dim, "epochs": cfg.Epochs, "batch": cfg.Batch, "lr": cfg.LR, "warmup_frac": cfg.WarmupFrac,
+		"schedule": "one-cycle: linear warm-up from lr/25, cosine down to lr/25/1e4",
+		"loss":     "symmetric in-batch cross-entropy over cosine x scale", "scale": cfg.Scale,
+		"init": fmt.Sprintf("N(0, %g)", cfg.InitStd), "optimizer": "Adam (dense)",
+		"beta1": cfg.Beta1, "beta2": cfg.Beta2, "eps": cfg.Eps, "seed": cfg.Seed,
+		"quantized": opts.quantize, "train_seconds": trainTime.Seconds(), "tokenise_seconds": tokenise.Seconds(),
+		"gomaxprocs": workers, "go": runtime.Version(),
+	}
+	if err := embedcache.SaveStatic(opts.out, opts.id, cfg.Dim, table, opts.quantize, recipe); err != nil {
+		return err
+	}
+	fmt.Fprintf(errOut, "megagit: trained %s in %s\n", opts.id, trainTime.Round(time.Second))
+	fmt.Fprintln(opts.app.out, opts.out)
+	return nil
+}
+
+// trainProgress draws a bar on a terminal and prints a status line every
+// 10 s otherwise (logs of long background runs).
+func trainProgress(w io.Writer) func(embedcache.TrainProgress) {
+	if isTTY(w) {
+		var bar *progressbar.ProgressBar
+		return func(p embedcache.TrainProgress) {
+			if bar == nil {
+				bar = progressbar.NewOptions(p.Steps, progressbar.OptionSetWriter(w),
+					progressbar.OptionSetDescription("training"), progressbar.OptionShowCount(),
+					progressbar.OptionSetPredictTime(true), progressbar.OptionThrottle(200*time.Millisecond),
+					progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }))
+			}
+			bar.Describe(fmt.Sprintf("epoch %d loss %.3f", p.Epoch, p.AvgLoss))
+			bar.Set(p.Step)
+		}
+	}
+	var last time.Time
+	return func(p embedcache.TrainProgress) {
+		if last.IsZero() && p.Resumed > 0 {
+			fmt.Fprintf(w, "megagit: resumed from the checkpoint at step %d\n", p.Resumed)
+		}
+		if time.Since(last) < 10*time.Second && p.Step < p.Steps {
+			return
+		}
+		last = time.Now()
+		eta := "?"
+		if done := p.Step - p.Resumed; done > 0 {
+			eta = (p.Elapsed / time.Duration(done) * time.Duration(p.Steps-p.Step)).Round(time.Second).String()
+		}
+		fmt.Fprintf(w, "megagit: step %d/%d epoch %d loss %.4f (epoch mean %.4f) lr %.4g elapsed %s eta %s\n",
+			p.Step, p.Steps, p.Epoch, p.Loss, p.AvgLoss, p.LR, p.Elapsed.Round(time.Second), eta)
+	}
+}

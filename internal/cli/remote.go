@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/megagit/megagit/registry"
+	"github.com/spf13/cobra"
+)
+
+type remoteOptions struct {
+	app  *app
+	name string
+	url  string
+	json bool
+}
+
+func newRemoteCmd(a *app) *cobra.Command {
+	opts := &remoteOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "remote",
+		Short: "List or add the git remotes `megagit sync` shares the registry through",
+		Args:  exactArgs(0, "no arguments (or a subcommand: add)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return remoteListRun(opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")
+	add := &cobra.Command{
+		Use:   "add NAME URL",
+		Short: "Add a git remote (same as `git remote add NAME URL`)",
+		Args:  exactArgs(2, "a remote NAME and a URL"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.name, opts.url = args[0], args[1]
+			return remoteAddRun(opts)
+		},
+	}
+	cmd.AddCommand(add)
+	return cmd
+}
+
+func remoteAddRun(opts *remoteOptions) error {
+	e, err := opts.app.open(nil)
+	if err != nil {
+		return err
+	}
+	if err := e.reg.AddRemote(opts.name, opts.url); err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.app.errOut, "megagit: added remote %s (%s); share verdicts with `megagit sync`\n", opts.name, opts.url)
+	return nil
+}
+
+func remoteListRun(opts *remoteOptions) error {
+	e, err := opts.app.open(nil)
+	if err != nil {
+		return err
+	}
+	remotes, err := e.reg.Remotes()
+	if err != nil {
+		return err
+	}
+	if opts.json {
+		if remotes == nil {
+			remotes = []registry.RemoteInfo{}
+		}
+		return printJSON(opts.app.out, remotes)
+	}
+	rows := make([][]string, len(remotes))
+	for i, r := range remotes {
+		rows[i] = []string{r.Name, strings.Join(r.URLs, " ")}
+	}
+	return printTable(opts.app.out, []string{"NAME", "URL"}, rows)
+}

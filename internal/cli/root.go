@@ -1,0 +1,224 @@
+// Package cli is every megagit command: cobra wiring, flag parsing and
+// output. The work itself lives in the packages the commands call.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/megagit/megagit/config"
+	"github.com/megagit/megagit/registry"
+	"github.com/spf13/cobra"
+)
+
+// app carries the global flags and streams every command shares.
+type app struct {
+	dir    string // -C
+	in     io.Reader
+	out    io.Writer
+	errOut io.Writer
+	now    func() time.Time
+}
+
+// Streams are the standard streams a command reads and writes.
+type Streams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+}
+
+// Run runs megagit with args (without the program name) and returns its
+// exit code.
+func Run(args []string, s Streams) int {
+	return run(args, s.In, s.Out, s.ErrOut)
+}
+
+// version is megagit's release version, set at release time with
+// -ldflags "-X github.com/megagit/megagit/internal/cli.version=...".
+var version = "dev"
+
+// run builds the command tree, runs it and maps the error to an exit code.
+func run(args []string, in io.Reader, out, errOut io.Writer) int {
+	a := &app{in: in, out: out, errOut: errOut, now: time.Now}
+	root := newRootCmd(a)
+	args, err := takeDirFlag(a, args)
+	if err != nil {
+		printError(errOut, err)
+		return exitCode(err)
+	}
+	root.SetArgs(args)
+	root.SetIn(in)
+	root.SetOut(out)
+	root.SetErr(errOut)
+	err = root.Execute()
+	if err == nil {
+		return 0
+	}
+	printError(errOut, err)
+	return exitCode(err)
+}
+
+// takeDirFlag takes the global -C DIR (also -CDIR and -C=DIR) out of args,
+// before the first "--": cobra cannot see it on a command with its own
+// --dir flag (model use --dir), which hides the global flag's shorthand.
+func takeDirFlag(a *app, args []string) ([]string, error) {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		switch {
+		case arg == "--":
+			return append(out, args[i:]...), nil
+		case arg == "-C":
+			if i+1 == len(args) {
+				return nil, usageError{fmt.Errorf("flag needs an argument: -C DIR")}
+			}
+			a.dir, i = args[i+1], i+1
+		case strings.HasPrefix(arg, "-C"):
+			a.dir = strings.TrimPrefix(strings.TrimPrefix(arg, "-C"), "=")
+		default:
+			out = append(out, arg)
+		}
+	}
+	return out, nil
+}
+
+func newRootCmd(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "megagit",
+		Short:         "Git-backed skill registry and router for AI coding agents",
+		Long:          "megagit keeps an agent's SKILL.md skills in a git repository, picks the few skills worth\ninjecting for each prompt (or none), and records every verdict as a commit.",
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Version:       version,
+	}
+	root.PersistentFlags().StringVarP(&a.dir, "dir", "C", "", "run as if megagit was started in `DIR`")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(
+		newInitCmd(a),
+		newSkillCmd(a),
+		newLintCmd(a),
+		newVerdictCmd(a),
+		newLogCmd(a),
+		newUnarchiveCmd(a),
+		newRevertCmd(a),
+		newResyncCmd(a),
+		newConfigCmd(a),
+		newRouteCmd(a),
+		newWhyCmd(a),
+		newModelCmd(a),
+		newEmbedCmd(a),
+		newCacheCmd(a),
+		newEvalCmd(a),
+		newHookCmd(a),
+		newDecisionsCmd(a),
+		newTuneCmd(a),
+		newRemoteCmd(a),
+		newSyncCmd(a),
+		newCloneCmd(a),
+		newDoctorCmd(a),
+		newServeCmd(a),
+		exitCodesTopic(),
+	)
+	return root
+}
+
+// usageError marks bad flags or arguments (exit 2).
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+// hintError carries extra `megagit: hint:` lines.
+type hintError struct {
+	err   error
+	hints []string
+}
+
+func (h hintError) Error() string { return h.err.Error() }
+func (h hintError) Unwrap() error { return h.err }
+
+func withHint(err error, hints ...string) error { return hintError{err: err, hints: hints} }
+
+// exactArgs is cobra.ExactArgs with a usage error.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageError{fmt.Errorf("%s expects %s (got %d argument(s))", cmd.CommandPath(), what, len(args))}
+		}
+		return nil
+	}
+}
+
+func maxArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) > n {
+			return usageError{fmt.Errorf("%s takes at most %s (got %d arguments)", cmd.CommandPath(), what, len(args))}
+		}
+		return nil
+	}
+}
+
+func printError(w io.Writer, err error) {
+	msg := err.Error()
+	msg = strings.TrimSuffix(msg, ".")
+	if msg != "" {
+		msg = strings.ToLower(msg[:1]) + msg[1:]
+	}
+	fmt.Fprintf(w, "megagit: error: %s\n", msg)
+	var h hintError
+	if errors.As(err, &h) {
+		for _, line := range h.hints {
+			fmt.Fprintf(w, "megagit: hint: %s\n", line)
+		}
+	}
+	var u usageError
+	if errors.As(err, &u) {
+		fmt.Fprintln(w, "megagit: hint: run `megagit help` for usage")
+	}
+}
+
+// workDir is where the command runs (-C or the current directory).
+func (a *app) workDir() string {
+	if a.dir != "" {
+		return a.dir
+	}
+	return "."
+}
+
+// env is everything a registry command needs: the registry and its config.
+type env struct {
+	reg *registry.Registry
+	cfg *config.Config
+}
+
+// open finds the registry, loads its config and opens it.
+func (a *app) open(flags flagLookup) (*env, error) {
+	root, err := registry.Find(a.workDir())
+	if err != nil {
+		return nil, withHint(err, "create one with `megagit init`, or point at one with -C DIR")
+	}
+	cfg, _, err := config.Load(configFile(root), flags)
+	if err != nil {
+		return nil, err
+	}
+	reg, err := registry.Open(root, registry.Options{
+		Roots:       cfg.Roots,
+		LockTimeout: cfg.Lock.Timeout,
+		Warn:        func(s string) { fmt.Fprintf(a.errOut, "megagit: warning: %s\n", s) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &env{reg: reg, cfg: cfg}, nil
+}
+
+func configFile(root string) string {
+	return root + string(os.PathSeparator) + ".megagit" + string(os.PathSeparator) + config.FileName
+}
+
+// registryRoot finds the registry around the working directory.
+func registryRoot(a *app) (string, error) { return registry.Find(a.workDir()) }

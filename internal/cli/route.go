@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/megagit/megagit/ranker"
+	"github.com/spf13/cobra"
+)
+
+type routeOptions struct {
+	app        *app
+	prompt     string
+	topK       int
+	noDynamicK bool
+	format     string
+	budget     int
+	json       bool
+	noServe    bool
+	flags      flagLookup
+}
+
+func newRouteCmd(a *app) *cobra.Command {
+	opts := &routeOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "route PROMPT",
+		Short: "Pick the skills worth injecting for a prompt (or none) and print what would be injected",
+		Args:  exactArgs(1, "one PROMPT (quote it)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.prompt = args[0]
+			opts.flags = cmd.Flags()
+			return routeRun(opts)
+		},
+	}
+	cmd.Flags().IntVar(&opts.topK, "top-k", 0, "cap on emitted skills (the fixed K with --no-dynamic-k)")
+	cmd.Flags().BoolVar(&opts.noDynamicK, "no-dynamic-k", false, "always emit --top-k skills")
+	cmd.Flags().StringVar(&opts.format, "format", "", "catalog (name, description, path) or compose (primary body, secondary gotchas)")
+	cmd.Flags().IntVar(&opts.budget, "budget", 0, "token budget of the injected text")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&opts.noServe, "no-serve", false, "route in this process even if `megagit serve` runs")
+	return cmd
+}
+
+// routeJSON is `route --json`'s stable shape.
+type routeJSON struct {
+	K      int               `json:"k"`
+	Reason string            `json:"reason"`
+	Skills []routedSkill     `json:"skills"`
+	Tokens int               `json:"tokens"`
+	Text   string            `json:"text"`
+	Stats  *ranker.KDecision `json:"dynamic_k,omitempty"`
+}
+
+type routedSkill struct {
+	Name  string  `json:"name"`
+	Score float64 `json:"score"`
+	Path  string  `json:"path"`
+	// Dense is the skill's semantic score, max(cos(q, full), cos(q, name));
+	// absent when routing was lexical only.
+	Dense *float64 `json:"dense,omitempty"`
+}
+
+func routeRun(opts *routeOptions) error {
+	e, err := opts.app.open(opts.flags)
+	if err != nil {
+		return err
+	}
+	topK, format, budget := e.cfg.Route.TopK, e.cfg.Route.Format, e.cfg.Route.Budget
+	if opts.topK > 0 {
+		topK = opts.topK
+	}
+	if opts.format != "" {
+		if opts.format != "catalog" && opts.format != "compose" {
+			return usageError{fmt.Errorf("--format %q: want catalog or compose", opts.format)}
+		}
+		format = opts.format
+	}
+	if opts.budget > 0 {
+		budget = opts.budget
+	}
+	noDynamic := opts.noDynamicK || !e.cfg.Route.Dynamic
+	docs, rr, err := routeOnce(opts, e, routeSettings{TopK: topK, NoDynamic: noDynamic, Format: format, Budget: budget})
+	if err != nil {
+		return err
+	}
+	score, dense := map[int]float64{}, map[int]*float64{}
+	for _, b := range rr.Res.Ranked {
+		score[b.Doc], dense[b.Doc] = b.Final, b.Dense
+	}
+	reason := rr.Res.Reason
+	if len(rr.Rendered.Included) < len(rr.Res.Emitted) {
+		reason += "+budget" // the token budget dropped some of what dynamic K chose
+	}
+	out := routeJSON{K: len(rr.Rendered.Included), Reason: reason, Skills: []routedSkill{},
+		Tokens: rr.Rendered.Tokens, Text: rr.Rendered.Text}
+	for _, d := range rr.Rendered.Included {
+		s := routedSkill{Name: docs[d].ID, Score: round4(score[d]), Path: docs[d].Path}
+		if v := dense[d]; v != nil {
+			r := round4(*v)
+			s.Dense = &r
+		}
+		out.Skills = append(out.Skills, s)
+	}
+	if opts.json {
+		dec := rr.Res.Decision
+		out.Stats = &dec
+		return printJSON(opts.app.out, out)
+	}
+	names := make([]string, len(out.Skills))
+	for i, s := range out.Skills {
+		names[i] = s.Name
+	}
+	if out.K == 0 {
+		fmt.Fprintf(opts.app.errOut, "megagit: k=0 (%s): nothing worth injecting\n", out.Reason)
+	} else {
+		fmt.Fprintf(opts.app.errOut, "megagit: k=%d (%s): %s; %d tokens\n", out.K, out.Reason, strings.Join(names, ", "), out.Tokens)
+	}
+	if out.Text != "" {
+		fmt.Fprint(opts.app.out, strings.TrimRight(out.Text, "\n")+"\n")
+	}
+	return nil
+}
+
+// routeServeTimeout bounds a route's wait for `megagit serve`, which may be
+// re-reading changed skills, before routing in-process.
+const routeServeTimeout = 5 * time.Second
+
+// routeOnce routes through `megagit serve` when one answers, else here.
+func routeOnce(opts *routeOptions, e *env, s routeSettings) ([]ranker.Doc, routeResult, error) {
+	if !opts.noServe {
+		docs, rr, err := served(e, opts.prompt, "", s, routeServeTimeout)
+		if err == nil {
+			return docs, rr, nil
+		}
+		if !errors.Is(err, errNotServed) {
+			fmt.Fprintf(opts.app.errOut, "megagit: warning: %v; routing here\n", err)
+		}
+	}
+	rt, err := e.router(opts.app)
+	if err != nil {
+		return nil, routeResult{}, err
+	}
+	return rt.Docs, rt.Route(opts.prompt, s), nil
+}
+
+// round4 rounds a score for output (see ranker.Round4).
+func round4(x float64) float64 { return ranker.Round4(x) }

@@ -1,0 +1,343 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/megagit/megagit/embedcache"
+	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/ranker"
+)
+
+// serveTestRegistry writes a registry of n synthetic skills.
+func serveTestRegistry(t *testing.T, n int) string {
+	t.Helper()
+	dir := t.TempDir()
+	mustMegagit(t, procEnv(t), "-C", dir, "init")
+	writeSyntheticSkills(t, dir, n, "s%03d")
+	return dir
+}
+
+// startServe runs `megagit serve` in this process until the test ends.
+func startServe(t testing.TB, dir string) *env {
+	t.Helper()
+	e, _ := startServeLog(t, dir)
+	return e
+}
+
+// startServeLog is startServe that also returns the server's stderr.
+func startServeLog(t testing.TB, dir string) (*env, *syncBuffer) {
+	t.Helper()
+	errOut := &syncBuffer{}
+	a := &app{dir: dir, out: &bytes.Buffer{}, errOut: errOut, now: time.Now}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serveRun(ctx, &serveOptions{app: a}) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	e, err := a.open(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		if _, _, err := served(e, "ping", "", routeSettings{}, time.Second); err == nil {
+			return e, errOut
+		}
+		if time.Since(start) > 30*time.Second {
+			t.Fatalf("serve did not answer: %s", errOut.String())
+		}
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// routed is what a user sees of one routed prompt.
+type routed struct {
+	Names  []string
+	Scores []float64
+	Reason string
+	Text   string
+}
+
+func seen(docs []ranker.Doc, rr routeResult) routed {
+	r := routed{Reason: rr.Res.Reason, Text: rr.Rendered.Text}
+	score := map[int]float64{}
+	for _, b := range rr.Res.Ranked {
+		score[b.Doc] = b.Final
+	}
+	for _, d := range rr.Res.Emitted {
+		r.Names = append(r.Names, docs[d].ID)
+		r.Scores = append(r.Scores, score[d])
+	}
+	return r
+}
+
+// servePrompts are prompts with a clear match, several weak ones, and none.
+var servePrompts = []string{
+	"my docker image build cache is flaky in the pipeline",
+	"stripe webhook signature fails with a timeout",
+	"postgres migration is slow",
+	"thanks, that's all",
+	"react render latency and redis leak",
+	"",
+}
+
+// checkServedLikeLocal routes every prompt through the server and in this
+// process, in both formats, with and without project words, and fails on
+// any difference a user could see. It returns the served answers.
+func checkServedLikeLocal(t *testing.T, e *env) []routeResult {
+	t.Helper()
+	local, err := e.router(&app{errOut: &bytes.Buffer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []routeResult
+	for _, format := range []string{"catalog", "compose"} {
+		s := routeSettings{TopK: 5, Format: format, Budget: 2000}
+		for _, p := range servePrompts {
+			docs, rr, err := served(e, p, "", s, 5*time.Second)
+			if err != nil {
+				t.Fatalf("%q: %v", p, err)
+			}
+			all = append(all, rr)
+			got, want := seen(docs, rr), seen(local.Docs, local.Route(p, s))
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s %q: served %+v\nin-process %+v", format, p, got, want)
+			}
+			docs, rr, err = served(e, p, "kafka-tools", s, 5*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, want = seen(docs, rr), seen(local.Docs, local.RouteWithProject(p, "kafka-tools", s))
+			if !reflect.DeepEqual(got.Names, want.Names) || got.Reason != want.Reason {
+				t.Errorf("%q with project: served %+v\nin-process %+v", p, got, want)
+			}
+		}
+	}
+	return all
+}
+
+func TestServeRoutesLikeInProcess(t *testing.T) {
+	dir := serveTestRegistry(t, 60)
+	checkServedLikeLocal(t, startServe(t, dir))
+}
+
+func TestServeRoutesLikeInProcessWithONNX(t *testing.T) {
+	ok, err := onnxAvailable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		t.Skip("needs ONNX support and ONNX Runtime (scripts/install-onnxruntime.sh)")
+	}
+	dir := serveTestRegistry(t, 30)
+	tiny := t.TempDir()
+	model, err := os.ReadFile(filepath.Join("..", "..", "embedcache", "testdata", "tiny-bert", embedcache.ONNXModelFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := embedcache.DefaultTokenizerJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{embedcache.ONNXModelFile: model, embedcache.TokenizerFile: tok} {
+		if err := os.WriteFile(filepath.Join(tiny, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("MEGAGIT_ONNXRUNTIME_LIB", onnxRuntimeLib())
+	env := append(procEnv(t), "MEGAGIT_ONNXRUNTIME_LIB="+onnxRuntimeLib())
+	mustMegagit(t, env, "-C", dir, "model", "use", "--dir", tiny)
+	mustMegagit(t, env, "-C", dir, "embed")
+	dense := 0
+	for _, rr := range checkServedLikeLocal(t, startServe(t, dir)) {
+		for _, b := range rr.Res.Ranked {
+			if b.Dense != nil {
+				dense++
+			}
+		}
+	}
+	if dense == 0 {
+		t.Error("the served rankings carry no dense score: the ONNX model was not used")
+	}
+}
+
+func TestServeSeesEditsAndDeclinesOtherSettings(t *testing.T) {
+	dir := serveTestRegistry(t, 20)
+	e := startServe(t, dir)
+	s := routeSettings{TopK: 3, Format: "catalog", Budget: 2000}
+	const prompt = "zanzibar quokka export"
+	if docs, rr, err := served(e, prompt, "", s, 5*time.Second); err != nil || rr.Res.K != 0 {
+		t.Fatalf("before the edit: %v, %+v", err, seen(docs, rr))
+	}
+	p := filepath.Join(dir, "skills", "s005", "SKILL.md")
+	text := "---\nname: s005\ndescription: Export quokka census data from Zanzibar.\n---\n\n# Export\n"
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	docs, rr, err := served(e, prompt, "", s, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := seen(docs, rr).Names; len(got) == 0 || got[0] != "s005" {
+		t.Errorf("after editing s005, served %v, want s005 first", got)
+	}
+
+	other := *e.cfg
+	other.Model.FusionW = 0.9
+	if _, _, err := served(&env{reg: e.reg, cfg: &other}, prompt, "", s, 5*time.Second); !errors.Is(err, errNotServed) {
+		t.Errorf("a client with another fusion weight: err %v, want a decline", err)
+	}
+}
+
+// hookOnce runs the prompt hook in this process and returns its stdout and
+// the decision it logged.
+func hookOnce(t *testing.T, dir, session, prompt string) (string, hook.Decision) {
+	t.Helper()
+	in, _ := json.Marshal(map[string]string{"session_id": session, "prompt": prompt, "cwd": dir, "hook_event_name": "UserPromptSubmit"})
+	var out, errOut bytes.Buffer
+	a := &app{dir: dir, in: bytes.NewReader(in), out: &out, errOut: &errOut, now: time.Now}
+	hookPromptRun(&hookPromptOptions{app: a, agent: hook.AgentClaude})
+	data, err := os.ReadFile(filepath.Join(dir, ".megagit", "local", decisionLogName))
+	if err != nil {
+		t.Fatalf("no decision log (hook stderr: %s): %v", errOut.String(), err)
+	}
+	lines := bytes.Split(bytes.TrimSpace(data), []byte("\n"))
+	var d hook.Decision
+	if err := json.Unmarshal(lines[len(lines)-1], &d); err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), d
+}
+
+func TestHookPromptUsesServe(t *testing.T) {
+	dir := serveTestRegistry(t, 40)
+	t.Setenv("MEGAGIT_HOOK_DEADLINE_MS", "20000") // a loaded test machine must not cut the hook short
+	const prompt = "stripe webhook signature fails with a timeout"
+	here, d := hookOnce(t, dir, "s1", prompt)
+	if d.Served || here == "" {
+		t.Fatalf("without a server: served=%v, output %q", d.Served, here)
+	}
+	startServe(t, dir)
+	there, d2 := hookOnce(t, dir, "s2", prompt)
+	if !d2.Served {
+		t.Fatalf("with a server running the hook routed in-process")
+	}
+	if there != here {
+		t.Errorf("served hook output differs:\n%s\nin-process:\n%s", there, here)
+	}
+	if !reflect.DeepEqual(d.Skills, d2.Skills) || d.K != d2.K || d.Candidates != d2.Candidates || !reflect.DeepEqual(d.Scores, d2.Scores) {
+		t.Errorf("served decision %+v\nin-process %+v", d2, d)
+	}
+	// The same session again: the served answer also knows what was injected.
+	again, _ := hookOnce(t, dir, "s2", prompt)
+	if again == there || !strings.Contains(again, "already loaded") {
+		t.Errorf("second prompt of the session re-injected the skills:\n%s", again)
+	}
+}
+
+// BenchmarkServed times one prompt routed by a warm server (socket round
+// trip included) against the same prompt routed by a warm router in this
+// process, on a registry of your choice (BENCHMARKS.md, "A warm server"):
+//
+//	MEGAGIT_BENCH_REGISTRY=/tmp/hx1000 go test ./internal/cli -run x -bench Served
+func BenchmarkServed(b *testing.B) {
+	dir := os.Getenv("MEGAGIT_BENCH_REGISTRY")
+	if dir == "" {
+		b.Skip("set MEGAGIT_BENCH_REGISTRY to a registry")
+	}
+	e := startServe(b, dir)
+	s := routeSettings{TopK: 10, Format: "catalog", Budget: 2000}
+	const prompt = "my docker build cache is flaky in the ci pipeline"
+	b.Run("serve", func(b *testing.B) {
+		for b.Loop() {
+			if _, _, err := served(e, prompt, "", s, 10*time.Second); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	rt, err := e.router(&app{errOut: &bytes.Buffer{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("in-process", func(b *testing.B) {
+		for b.Loop() {
+			rt.Route(prompt, s)
+		}
+	})
+	if sem := semanticOf(rt); sem != nil {
+		b.Run("query-embedding", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := sem.Emb.Embed([]string{prompt}, embedcache.Query); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// A socket that answers garbage, or indices outside its docs, never breaks
+// routing: the hook routes in-process, prints the same skills, and notes
+// why in hook.log.
+func TestHookPromptIgnoresABadServer(t *testing.T) {
+	dir := serveTestRegistry(t, 30)
+	t.Setenv("MEGAGIT_HOOK_DEADLINE_MS", "20000")
+	const prompt = "stripe webhook signature fails with a timeout"
+	want, _ := hookOnce(t, dir, "", prompt)
+	e := reopen(t, dir)
+	for _, answer := range []string{"not json\n", `{"docs":[],"emitted":[5],"candidates":1}` + "\n"} {
+		ln, err := listenSocket(serveSocketPath(e.reg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				_, _ = bufio.NewReader(c).ReadBytes('\n')
+				_, _ = c.Write([]byte(answer))
+				c.Close()
+			}
+		}()
+		got, d := hookOnce(t, dir, "", prompt)
+		ln.Close()
+		if got != want || d.Served {
+			t.Errorf("server answering %q: served=%v, output\n%s\nwant\n%s", answer, d.Served, got, want)
+		}
+		log, _ := os.ReadFile(filepath.Join(dir, ".megagit", "local", hookLogName))
+		if !strings.Contains(string(log), "bad answer") {
+			t.Errorf("server answering %q: hook.log does not say why:\n%s", answer, log)
+		}
+	}
+}

@@ -1,0 +1,212 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/megagit/megagit/registry"
+	"github.com/spf13/cobra"
+)
+
+func newSkillCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{Use: "skill", Short: "Add, list and show skills"}
+	cmd.AddCommand(newSkillAddCmd(a), newSkillListCmd(a), newSkillShowCmd(a))
+	return cmd
+}
+
+type skillAddOptions struct {
+	app         *app
+	name        string
+	description string
+	bodyFile    string
+}
+
+func newSkillAddCmd(a *app) *cobra.Command {
+	opts := &skillAddOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "add NAME --description TEXT [--body-file F]",
+		Short: "Create skills/NAME/SKILL.md in one commit",
+		Args:  exactArgs(1, "a skill NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.name = args[0]
+			return skillAddRun(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.description, "description", "", "what the skill does and when to use it (required)")
+	cmd.Flags().StringVar(&opts.bodyFile, "body-file", "", "Markdown `FILE` for the body (- for stdin)")
+	return cmd
+}
+
+func skillAddRun(opts *skillAddOptions) error {
+	var body string
+	switch opts.bodyFile {
+	case "":
+	case "-":
+		data, err := readAllLimited(opts.app.in, registry.MaxSkillFileSize)
+		if err != nil {
+			return fmt.Errorf("read body from stdin: %w", err)
+		}
+		body = string(data)
+	default:
+		data, err := os.ReadFile(opts.bodyFile)
+		if err != nil {
+			return fmt.Errorf("read --body-file: %w", err)
+		}
+		body = string(data)
+	}
+	e, err := opts.app.open(nil)
+	if err != nil {
+		return err
+	}
+	path, hash, err := e.reg.AddSkill(opts.name, opts.description, body)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.app.errOut, "megagit: added %s (commit %s)\n", path, hash.String()[:12])
+	return nil
+}
+
+type skillListOptions struct {
+	app  *app
+	json bool
+}
+
+func newSkillListCmd(a *app) *cobra.Command {
+	opts := &skillListOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List skills with their status and evidence",
+		Args:  exactArgs(0, "no arguments"),
+		RunE:  func(cmd *cobra.Command, args []string) error { return skillListRun(opts) },
+	}
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")
+	return cmd
+}
+
+// skillJSON is the stable JSON shape of a skill.
+type skillJSON struct {
+	Name               string   `json:"name"`
+	Path               string   `json:"path"`
+	Description        string   `json:"description"`
+	Status             string   `json:"status"`
+	HelpfulCount       int      `json:"helpful_count"`
+	HarmfulCount       int      `json:"harmful_count"`
+	ConsecutiveHarmful int      `json:"consecutive_harmful"`
+	TrajectoryWeight   float64  `json:"trajectory_weight"`
+	ImplicitOutcomes   int      `json:"implicit_outcomes"`
+	HelpfulContexts    []string `json:"helpful_contexts"`
+	HarmfulContexts    []string `json:"harmful_contexts"`
+	LastSessionID      string   `json:"last_session_id,omitempty"`
+	LastUpdated        string   `json:"last_updated,omitempty"`
+}
+
+func toJSON(s *registry.Skill) skillJSON {
+	ev := s.Evidence
+	j := skillJSON{
+		Name: s.Name, Path: s.Path, Description: s.File.Description(), Status: string(ev.Status),
+		HelpfulCount: ev.HelpfulCount, HarmfulCount: ev.HarmfulCount, ConsecutiveHarmful: ev.ConsecutiveHarmful,
+		TrajectoryWeight: ev.TrajectoryWeight, ImplicitOutcomes: ev.ImplicitOutcomes,
+		HelpfulContexts: nonNil(ev.HelpfulContexts), HarmfulContexts: nonNil(ev.HarmfulContexts),
+		LastSessionID: ev.LastSessionID,
+	}
+	if !ev.LastUpdated.IsZero() {
+		j.LastUpdated = ev.LastUpdated.UTC().Format(time.RFC3339)
+	}
+	return j
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func skillListRun(opts *skillListOptions) error {
+	e, err := opts.app.open(nil)
+	if err != nil {
+		return err
+	}
+	skills, problems, err := e.reg.Skills()
+	if err != nil {
+		return err
+	}
+	warnProblems(opts.app, problems)
+	if opts.json {
+		out := make([]skillJSON, 0, len(skills))
+		for _, s := range skills {
+			out = append(out, toJSON(s))
+		}
+		return printJSON(opts.app.out, out)
+	}
+	rows := make([][]string, 0, len(skills))
+	for _, s := range skills {
+		ev := s.Evidence
+		rows = append(rows, []string{s.Name, string(ev.Status), strconv.Itoa(ev.HelpfulCount), strconv.Itoa(ev.HarmfulCount),
+			strconv.Itoa(ev.ConsecutiveHarmful), strconv.FormatFloat(ev.TrajectoryWeight, 'f', 2, 64), s.Path})
+	}
+	return printTable(opts.app.out, []string{"NAME", "STATUS", "HELPFUL", "HARMFUL", "STREAK", "WEIGHT", "PATH"}, rows)
+}
+
+func warnProblems(a *app, problems []error) {
+	for _, p := range problems {
+		fmt.Fprintf(a.errOut, "megagit: warning: %v (run megagit lint)\n", p)
+	}
+}
+
+type skillShowOptions struct {
+	app  *app
+	name string
+	json bool
+}
+
+func newSkillShowCmd(a *app) *cobra.Command {
+	opts := &skillShowOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "show NAME",
+		Short: "Show one skill's evidence",
+		Args:  exactArgs(1, "a skill NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.name = args[0]
+			return skillShowRun(opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")
+	return cmd
+}
+
+func skillShowRun(opts *skillShowOptions) error {
+	e, err := opts.app.open(nil)
+	if err != nil {
+		return err
+	}
+	s, err := e.reg.Skill(opts.name)
+	if err != nil {
+		return err
+	}
+	j := toJSON(s)
+	if opts.json {
+		return printJSON(opts.app.out, j)
+	}
+	w := opts.app.out
+	fmt.Fprintf(w, "name:                %s\n", j.Name)
+	fmt.Fprintf(w, "path:                %s\n", j.Path)
+	fmt.Fprintf(w, "description:         %s\n", j.Description)
+	fmt.Fprintf(w, "status:              %s\n", j.Status)
+	fmt.Fprintf(w, "helpful_count:       %d\n", j.HelpfulCount)
+	fmt.Fprintf(w, "harmful_count:       %d\n", j.HarmfulCount)
+	fmt.Fprintf(w, "consecutive_harmful: %d\n", j.ConsecutiveHarmful)
+	fmt.Fprintf(w, "trajectory_weight:   %.4g\n", j.TrajectoryWeight)
+	for _, c := range j.HelpfulContexts {
+		fmt.Fprintf(w, "helpful_context:     %s\n", c)
+	}
+	for _, c := range j.HarmfulContexts {
+		fmt.Fprintf(w, "harmful_context:     %s\n", c)
+	}
+	if j.LastUpdated != "" {
+		fmt.Fprintf(w, "last_updated:        %s\n", j.LastUpdated)
+	}
+	return nil
+}

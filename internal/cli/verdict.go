@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/megagit/megagit/lifecycle"
+	"github.com/megagit/megagit/registry"
+	"github.com/spf13/cobra"
+)
+
+type verdictOptions struct {
+	app     *app
+	skill   string
+	verdict string
+	reason  string
+	context string
+	session string
+}
+
+func newVerdictCmd(a *app) *cobra.Command {
+	opts := &verdictOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "verdict NAME HELPFUL|HARMFUL|NEUTRAL",
+		Short: "Record a verdict: a ledger line, the skill's evidence and one commit",
+		Args:  exactArgs(2, "a skill NAME and a verdict (HELPFUL, HARMFUL or NEUTRAL)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.skill, opts.verdict = args[0], args[1]
+			return verdictRun(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.reason, "reason", "", "why (kept in the ledger and the commit message)")
+	cmd.Flags().StringVar(&opts.context, "context", "", "the prompt or task the skill was used for (kept as evidence)")
+	cmd.Flags().StringVar(&opts.session, "session", "", "agent session id")
+	return cmd
+}
+
+func verdictRun(opts *verdictOptions) error {
+	v, err := lifecycle.ParseVerdict(opts.verdict)
+	if err != nil {
+		return fmt.Errorf("%w: %v", registry.ErrInvalid, err)
+	}
+	e, err := opts.app.open(nil)
+	if err != nil {
+		return err
+	}
+	applied, hash, err := e.reg.RecordVerdicts([]registry.VerdictInput{{
+		Skill: opts.skill, Verdict: v, Reason: opts.reason, Context: opts.context, Session: opts.session,
+	}}, opts.app.now())
+	if err != nil {
+		return err
+	}
+	for _, ap := range applied {
+		reportApplied(opts.app.errOut, ap)
+	}
+	fmt.Fprintf(opts.app.out, "%s\n", hash)
+	return nil
+}
+
+func reportApplied(w io.Writer, ap registry.Applied) {
+	ev := ap.After
+	fmt.Fprintf(w, "megagit: %s %s: helpful %d, harmful %d, streak %d, status %s",
+		ap.Entry.Skill, ap.Entry.Verdict, ev.HelpfulCount, ev.HarmfulCount, ev.ConsecutiveHarmful, ev.Status)
+	if ap.Before != ev.Status {
+		fmt.Fprintf(w, " (was %s)", ap.Before)
+	}
+	fmt.Fprintln(w)
+}
