@@ -15,8 +15,15 @@ import (
 // flagLookup is what config.Load needs from a command's flags.
 type flagLookup = *pflag.FlagSet
 
+// terminal is a writer that knows whether it is a terminal; tests wrap a
+// buffer in one to force the terminal output path (tables, progress bars).
+type terminal interface{ IsTerminal() bool }
+
 // isTTY reports whether w is a terminal, which picks tables over TSV.
 func isTTY(w io.Writer) bool {
+	if t, ok := w.(terminal); ok {
+		return t.IsTerminal()
+	}
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }

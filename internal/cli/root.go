@@ -24,17 +24,24 @@ type app struct {
 	now    func() time.Time
 }
 
-// Streams are the standard streams a command reads and writes.
+// Streams are the standard streams a command reads and writes, and its
+// clock. A writer with an IsTerminal() bool method says itself whether it
+// is a terminal; any other is one when it is an *os.File on a terminal.
 type Streams struct {
 	In     io.Reader
 	Out    io.Writer
 	ErrOut io.Writer
+	Now    func() time.Time // nil: time.Now
 }
 
 // Run runs megagit with args (without the program name) and returns its
 // exit code.
 func Run(args []string, s Streams) int {
-	return run(args, s.In, s.Out, s.ErrOut)
+	now := s.Now
+	if now == nil {
+		now = time.Now
+	}
+	return runAt(args, s.In, s.Out, s.ErrOut, now)
 }
 
 // version is megagit's release version, set at release time with
@@ -43,7 +50,11 @@ var version = "dev"
 
 // run builds the command tree, runs it and maps the error to an exit code.
 func run(args []string, in io.Reader, out, errOut io.Writer) int {
-	a := &app{in: in, out: out, errOut: errOut, now: time.Now}
+	return runAt(args, in, out, errOut, time.Now)
+}
+
+func runAt(args []string, in io.Reader, out, errOut io.Writer, now func() time.Time) int {
+	a := &app{in: in, out: out, errOut: errOut, now: now}
 	root := newRootCmd(a)
 	args, err := takeDirFlag(a, args)
 	if err != nil {
@@ -101,7 +112,7 @@ func newRootCmd(a *app) *cobra.Command {
 		newInitCmd(a),
 		newSkillCmd(a),
 		newLintCmd(a),
-		newVerdictCmd(a),
+		newVerdictCmd(a, nil),
 		newLogCmd(a),
 		newUnarchiveCmd(a),
 		newRevertCmd(a),

@@ -18,7 +18,9 @@ type verdictOptions struct {
 	session string
 }
 
-func newVerdictCmd(a *app) *cobra.Command {
+// newVerdictCmd parses `megagit verdict` into options and hands them to
+// runF, or to verdictRun when runF is nil (tests pass a stub).
+func newVerdictCmd(a *app, runF func(*verdictOptions) error) *cobra.Command {
 	opts := &verdictOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "verdict NAME HELPFUL|HARMFUL|NEUTRAL",
@@ -26,6 +28,9 @@ func newVerdictCmd(a *app) *cobra.Command {
 		Args:  exactArgs(2, "a skill NAME and a verdict (HELPFUL, HARMFUL or NEUTRAL)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.skill, opts.verdict = args[0], args[1]
+			if runF != nil {
+				return runF(opts)
+			}
 			return verdictRun(opts)
 		},
 	}
