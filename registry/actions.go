@@ -11,11 +11,12 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/megagit/megagit/lifecycle"
+	"github.com/megagit/megagit/skillfile"
 )
 
 // AddSkill creates <first root>/<name>/SKILL.md in one commit.
 func (r *Registry) AddSkill(name, description, body string) (string, plumbing.Hash, error) {
-	if err := ValidateName(name); err != nil {
+	if err := skillfile.ValidateName(name); err != nil {
 		return "", plumbing.ZeroHash, fmt.Errorf("%w: skill name %q: %v", ErrInvalid, name, err)
 	}
 	if strings.TrimSpace(description) == "" {
@@ -28,8 +29,8 @@ func (r *Registry) AddSkill(name, description, body string) (string, plumbing.Ha
 		} else if !errors.Is(err, ErrNotFound) {
 			return "", nil, err
 		}
-		data := RenderNewSkill(name, description, body)
-		if _, err := ParseSkillFile(rel, data); err != nil {
+		data := skillfile.RenderNew(name, description, body)
+		if _, err := skillfile.Parse(rel, data); err != nil {
 			return "", nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
 		return fmt.Sprintf("skill(%s): add\n\nMegagit-Action: add\nMegagit-Skill: %s\n", name, name), []change{{Path: rel, Data: data}}, nil

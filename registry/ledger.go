@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/lifecycle"
+	"github.com/megagit/megagit/skillfile"
 	"github.com/oklog/ulid/v2"
 )
 
@@ -82,7 +83,7 @@ func (e Entry) validate() error {
 	if _, err := ulid.ParseStrict(e.ID); err != nil {
 		return fmt.Errorf("field id: %v", err)
 	}
-	if err := ValidateName(e.Skill); err != nil {
+	if err := skillfile.ValidateName(e.Skill); err != nil {
 		return fmt.Errorf("field skill: %v", err)
 	}
 	if e.Action != "" {

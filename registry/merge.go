@@ -11,6 +11,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/megagit/megagit/skillfile"
 )
 
 // FileMerger merges the files of one generated-data folder (an embedding
@@ -248,7 +250,7 @@ func normalizedSkill(rel string, data []byte) ([]byte, bool) {
 	if data == nil {
 		return nil, true
 	}
-	f, err := ParseSkillFile(rel, data)
+	f, err := skillfile.Parse(rel, data)
 	if err != nil {
 		return nil, false
 	}

@@ -2,6 +2,8 @@ package registry
 
 import (
 	"sort"
+
+	"github.com/megagit/megagit/skillfile"
 )
 
 // Per-skill outcomes of a sync, from the local registry's point of view.
@@ -35,7 +37,7 @@ func (m *merger3) report(paths []string) error {
 	for _, p := range paths {
 		rel := m.r.relPath(p)
 		name := m.r.skillOf(rel)
-		if name == "" || ValidateName(name) != nil {
+		if name == "" || skillfile.ValidateName(name) != nil {
 			continue
 		}
 		s := get(name)
@@ -55,7 +57,7 @@ func (m *merger3) report(paths []string) error {
 		}
 	}
 	for _, p := range m.plan.conflicts {
-		if name := m.r.skillOf(m.r.relPath(p)); name != "" && ValidateName(name) == nil {
+		if name := m.r.skillOf(m.r.relPath(p)); name != "" && skillfile.ValidateName(name) == nil {
 			s := get(name)
 			s.Status = SyncConflict
 			s.Paths = append(s.Paths, m.r.relPath(p))

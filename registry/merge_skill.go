@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/megagit/megagit/lifecycle"
+	"github.com/megagit/megagit/skillfile"
 )
 
 func coldEvidence() lifecycle.Evidence { return lifecycle.ColdStart() }
@@ -56,7 +57,7 @@ func (m *merger3) recomputeSkills() error {
 		}
 		union, _ := ParseLedger(ledgerPath(name), ledger)
 		rel := m.r.relPath(gp)
-		f, err := ParseSkillFile(rel, data)
+		f, err := skillfile.Parse(rel, data)
 		if err != nil {
 			m.conflict(gp)
 			continue
@@ -107,7 +108,7 @@ func (m *merger3) sideEvidence(s side, skillGitPath, ledgerGitPath string) (life
 		return ev, nil, err
 	}
 	if ok {
-		if f, err := ParseSkillFile(skillGitPath, data); err == nil {
+		if f, err := skillfile.Parse(skillGitPath, data); err == nil {
 			if e, err := f.Evidence(); err == nil {
 				ev = e
 			}

@@ -11,13 +11,14 @@ import (
 	"strings"
 
 	"github.com/megagit/megagit/lifecycle"
+	"github.com/megagit/megagit/skillfile"
 )
 
 // Skill is one parsed SKILL.md with its evidence.
 type Skill struct {
 	Name     string
 	Path     string // registry-relative path of SKILL.md, slash form
-	File     *SkillFile
+	File     *skillfile.File
 	Evidence lifecycle.Evidence
 }
 
@@ -63,12 +64,12 @@ func (r *Registry) readInside(rel string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxSkillFileSize+1))
+	data, err := io.ReadAll(io.LimitReader(f, skillfile.MaxSize+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > MaxSkillFileSize {
-		return nil, fmt.Errorf("%w: %s is larger than %d MiB", ErrInvalid, rel, MaxSkillFileSize>>20)
+	if len(data) > skillfile.MaxSize {
+		return nil, fmt.Errorf("%w: %s is larger than %d MiB", ErrInvalid, rel, skillfile.MaxSize>>20)
 	}
 	return data, nil
 }
@@ -76,14 +77,14 @@ func (r *Registry) readInside(rel string) ([]byte, error) {
 // loadSkill parses one SKILL.md path.
 func (r *Registry) loadSkill(rel string) (*Skill, error) {
 	name := path.Base(path.Dir(rel))
-	if err := ValidateName(name); err != nil {
+	if err := skillfile.ValidateName(name); err != nil {
 		return nil, fmt.Errorf("%w: %s: folder name: %v", ErrInvalid, rel, err)
 	}
 	data, err := r.readInside(rel)
 	if err != nil {
 		return nil, err
 	}
-	f, err := ParseSkillFile(rel, data)
+	f, err := skillfile.Parse(rel, data)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
@@ -123,7 +124,7 @@ func (r *Registry) Skills() (skills []*Skill, problems []error, err error) {
 
 // Skill loads one skill by name.
 func (r *Registry) Skill(name string) (*Skill, error) {
-	if err := ValidateName(name); err != nil {
+	if err := skillfile.ValidateName(name); err != nil {
 		return nil, fmt.Errorf("%w: skill name %q: %v", ErrInvalid, name, err)
 	}
 	for _, root := range r.opts.Roots {

@@ -10,6 +10,7 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/megagit/megagit/lifecycle"
+	"github.com/megagit/megagit/skillfile"
 )
 
 // BenchmarkSync10kVerdicts measures sync on a large shared registry: 1,000
@@ -89,7 +90,7 @@ func benchTeam(b *testing.B, n int) []*Registry {
 		for i := 0; i < n; i++ {
 			name := fmt.Sprintf("skill-%04d", i)
 			ch = append(ch, change{Path: path.Join("skills", name, "SKILL.md"),
-				Data: RenderNewSkill(name, "Benchmark skill number "+name+".", "Do the thing.\n")})
+				Data: skillfile.RenderNew(name, "Benchmark skill number "+name+".", "Do the thing.\n")})
 		}
 		return "bench: add skills\n", ch, nil
 	})

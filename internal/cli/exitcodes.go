@@ -6,6 +6,7 @@ import (
 	"github.com/megagit/megagit/config"
 
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/skillfile"
 	"github.com/spf13/cobra"
 )
 
@@ -38,7 +39,7 @@ func exitCode(err error) int {
 		return exitNotRegistry
 	case errors.Is(err, registry.ErrNotFound):
 		return exitNotFound
-	case errors.Is(err, registry.ErrInvalid), errors.Is(err, registry.ErrExists), errors.Is(err, config.ErrInvalid):
+	case errors.Is(err, registry.ErrInvalid), errors.Is(err, skillfile.ErrInvalid), errors.Is(err, registry.ErrExists), errors.Is(err, config.ErrInvalid):
 		return exitInvalid
 	case errors.Is(err, registry.ErrLocked):
 		return exitLocked

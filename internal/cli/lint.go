@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/skillfile"
 	"github.com/spf13/cobra"
 )
 
@@ -34,7 +34,7 @@ func lintRun(opts *lintOptions) error {
 	if err != nil {
 		return err
 	}
-	problems := []registry.Problem{}
+	problems := []skillfile.Problem{}
 	seen := map[string]string{}
 	for _, root := range e.cfg.Roots {
 		dir := filepath.Join(e.reg.Root(), filepath.FromSlash(root))
@@ -52,15 +52,15 @@ func lintRun(opts *lintOptions) error {
 				continue
 			}
 			if err != nil {
-				problems = append(problems, registry.Problem{File: rel, Field: "file", Message: err.Error(), Severity: "error"})
+				problems = append(problems, skillfile.Problem{File: rel, Field: "file", Message: err.Error(), Severity: "error"})
 				continue
 			}
 			if first, ok := seen[ent.Name()]; ok {
-				problems = append(problems, registry.Problem{File: rel, Field: "name", Severity: "error",
+				problems = append(problems, skillfile.Problem{File: rel, Field: "name", Severity: "error",
 					Message: fmt.Sprintf("skill %q is already defined by %s; this copy is ignored", ent.Name(), first)})
 			}
 			seen[ent.Name()] = rel
-			problems = append(problems, registry.LintSkill(ent.Name(), rel, data)...)
+			problems = append(problems, skillfile.Lint(ent.Name(), rel, data)...)
 		}
 	}
 	errorsFound := 0
@@ -95,7 +95,7 @@ func readSkillForLint(p string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return readAllLimited(f, registry.MaxSkillFileSize)
+	return readAllLimited(f, skillfile.MaxSize)
 }
 
 // readAllLimited reads at most limit bytes and fails clearly beyond that.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/skillfile"
 	"github.com/spf13/cobra"
 )
 
@@ -44,7 +45,7 @@ func skillAddRun(opts *skillAddOptions) error {
 	switch opts.bodyFile {
 	case "":
 	case "-":
-		data, err := readAllLimited(opts.app.in, registry.MaxSkillFileSize)
+		data, err := readAllLimited(opts.app.in, skillfile.MaxSize)
 		if err != nil {
 			return fmt.Errorf("read body from stdin: %w", err)
 		}

@@ -1,20 +1,24 @@
-package registry
+package skillfile
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
 
-var fmYAMLErrLine = lazyRE(`^yaml: line (\d+): (.*)$`)
+// fmYAMLErrLine is compiled on first use, not at program start: most
+// commands parse no SKILL.md with a YAML error.
+var fmYAMLErrLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
-func (f *SkillFile) parseYAML() (err error) {
+func (f *File) parseYAML() (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = &FieldError{File: f.path, Line: 2, Msg: fmt.Sprintf("malformed YAML frontmatter: %v", r)}
@@ -57,7 +61,7 @@ func (f *SkillFile) parseYAML() (err error) {
 	return nil
 }
 
-func (f *SkillFile) yamlError(err error) error {
+func (f *File) yamlError(err error) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line := 0
 	if m := fmYAMLErrLine().FindStringSubmatch(err.Error()); m != nil {
@@ -117,7 +121,7 @@ func fmKindName(n *yaml.Node) string {
 // fmLineIndex maps a YAML line number (1-based, as in yaml.Node.Line) to the
 // index of the frontmatter line holding it, and reports whether that YAML
 // line starts exactly at the beginning of the "\n"-split line.
-func (f *SkillFile) fmLineIndex(yamlLine int) (int, bool) {
+func (f *File) fmLineIndex(yamlLine int) (int, bool) {
 	if yamlLine < 1 {
 		yamlLine = 1
 	}
@@ -133,7 +137,7 @@ func (f *SkillFile) fmLineIndex(yamlLine int) (int, bool) {
 }
 
 // fileLine turns a YAML line number into a 1-based line of the whole file.
-func (f *SkillFile) fileLine(yamlLine int) int {
+func (f *File) fileLine(yamlLine int) int {
 	i, _ := f.fmLineIndex(yamlLine)
 	if i >= len(f.lineStart) {
 		return f.closeLine
@@ -142,7 +146,7 @@ func (f *SkillFile) fileLine(yamlLine int) int {
 }
 
 // topKey returns the key and value nodes of a top-level frontmatter key.
-func (f *SkillFile) topKey(name string) (key, val *yaml.Node) {
+func (f *File) topKey(name string) (key, val *yaml.Node) {
 	if f.root == nil {
 		return nil, nil
 	}
@@ -155,7 +159,7 @@ func (f *SkillFile) topKey(name string) (key, val *yaml.Node) {
 }
 
 // topString is the text of a scalar top-level key ("" when absent, null or not a scalar).
-func (f *SkillFile) topString(name string) string {
+func (f *File) topString(name string) string {
 	_, v := f.topKey(name)
 	if v == nil || v.Kind != yaml.ScalarNode || v.ShortTag() == "!!null" {
 		return ""

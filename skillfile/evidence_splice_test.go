@@ -1,4 +1,4 @@
-package registry
+package skillfile
 
 import (
 	"errors"
@@ -72,7 +72,7 @@ func FuzzSkillFileRoundTrip(f *testing.F) {
 }
 
 func fuzzRoundTrip(t *testing.T, data []byte, ctx string, n uint8) {
-	sf, err := ParseSkillFile("f.md", data)
+	sf, err := Parse("f.md", data)
 	if err != nil {
 		var fe *FieldError
 		if !errors.As(err, &fe) {
@@ -82,7 +82,7 @@ func fuzzRoundTrip(t *testing.T, data []byte, ctx string, n uint8) {
 	}
 	_, _, _, _ = sf.Name(), sf.Description(), sf.Headings(), sf.Triggers()
 	_, _ = sf.Evidence()
-	_ = LintSkill("x", "f.md", data)
+	_ = Lint("x", "f.md", data)
 	e := sampleEvidence()
 	e.HelpfulContexts = []string{ctx}
 	e.HelpfulCount = int(n)

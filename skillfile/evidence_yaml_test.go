@@ -1,4 +1,4 @@
-package registry
+package skillfile
 
 import (
 	"bytes"
@@ -34,7 +34,7 @@ func sampleEvidence() lifecycle.Evidence {
 // be had it never been added.
 func withoutEvidence(t testing.TB, path string, data []byte) []byte {
 	t.Helper()
-	f, err := ParseSkillFile(path, data)
+	f, err := Parse(path, data)
 	if err != nil {
 		t.Fatalf("re-parse %s: %v\n%s", path, err, data)
 	}
@@ -52,7 +52,7 @@ func withoutEvidence(t testing.TB, path string, data []byte) []byte {
 // bench and fuzz tests.
 func checkRoundTrip(t testing.TB, path string, orig []byte, e lifecycle.Evidence) []byte {
 	t.Helper()
-	f, err := ParseSkillFile(path, orig)
+	f, err := Parse(path, orig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func checkRoundTrip(t testing.TB, path string, orig []byte, e lifecycle.Evidence
 	if err != nil {
 		t.Fatalf("WithEvidence: %v", err)
 	}
-	nf, err := ParseSkillFile(path, out)
+	nf, err := Parse(path, out)
 	if err != nil {
 		t.Fatalf("result does not parse: %v\n%s", err, out)
 	}

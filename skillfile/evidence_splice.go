@@ -1,4 +1,4 @@
-package registry
+package skillfile
 
 import (
 	"errors"
@@ -17,7 +17,7 @@ var errSpliceCheck = errors.New("internal error: rewritten frontmatter did not r
 // WithEvidence returns the whole file with only the mega_meta block replaced
 // (or added as the last frontmatter key), so a verdict commit never touches
 // the user's own text: every other byte, the BOM and the line endings stay.
-func (f *SkillFile) WithEvidence(e lifecycle.Evidence) ([]byte, error) {
+func (f *File) WithEvidence(e lifecycle.Evidence) ([]byte, error) {
 	e, err := normalizeEvidence(f.path, e)
 	if err != nil {
 		return nil, err
@@ -67,7 +67,7 @@ func (f *SkillFile) WithEvidence(e lifecycle.Evidence) ([]byte, error) {
 // The block runs from the mega_meta key's line at most to the line before
 // the next top-level key; trailing blank and comment lines are left out,
 // as they belong to whatever follows.
-func (f *SkillFile) evidenceSpan() (start, end int, indent string, err error) {
+func (f *File) evidenceSpan() (start, end int, indent string, err error) {
 	cannot := func(n *yaml.Node, why string) error {
 		return &FieldError{File: f.path, Line: f.fileLine(n.Line), Field: evidenceKey, Msg: "cannot rewrite the evidence block: " + why}
 	}
@@ -123,7 +123,7 @@ func (f *SkillFile) evidenceSpan() (start, end int, indent string, err error) {
 
 // sameValueAlone reports whether frontmatter lines [from, to) parse on
 // their own as one key whose value equals val.
-func (f *SkillFile) sameValueAlone(from, to int, val *yaml.Node) bool {
+func (f *File) sameValueAlone(from, to int, val *yaml.Node) bool {
 	var doc yaml.Node
 	if yaml.Unmarshal(f.data[f.lineOffset(from):f.lineOffset(to)], &doc) != nil || len(doc.Content) != 1 {
 		return false
@@ -134,7 +134,7 @@ func (f *SkillFile) sameValueAlone(from, to int, val *yaml.Node) bool {
 
 // keyLine returns the frontmatter line index of a top-level key and the
 // spaces before it, and false unless only spaces precede the key on its line.
-func (f *SkillFile) keyLine(k *yaml.Node) (int, string, bool) {
+func (f *File) keyLine(k *yaml.Node) (int, string, bool) {
 	i, atStart := f.fmLineIndex(k.Line)
 	if !atStart || i >= len(f.lineStart) || k.Column < 1 {
 		return 0, "", false
@@ -148,7 +148,7 @@ func (f *SkillFile) keyLine(k *yaml.Node) (int, string, bool) {
 
 // docEndIndex is the index of the first frontmatter line at or after from
 // that is a "..." document-end marker, or the number of lines.
-func (f *SkillFile) docEndIndex(from int) int {
+func (f *File) docEndIndex(from int) int {
 	for i := from; i < len(f.lineStart); i++ {
 		if strings.TrimRight(f.lineText(i), " \t\r\n") == "..." {
 			return i
@@ -157,7 +157,7 @@ func (f *SkillFile) docEndIndex(from int) int {
 	return len(f.lineStart)
 }
 
-func (f *SkillFile) maxLineIndex(n *yaml.Node, at int) int {
+func (f *File) maxLineIndex(n *yaml.Node, at int) int {
 	if i, _ := f.fmLineIndex(n.Line); i > at {
 		at = i
 	}
@@ -168,21 +168,21 @@ func (f *SkillFile) maxLineIndex(n *yaml.Node, at int) int {
 }
 
 // lineOffset is where frontmatter line i starts (the closing line for i == len).
-func (f *SkillFile) lineOffset(i int) int {
+func (f *File) lineOffset(i int) int {
 	if i >= len(f.lineStart) {
 		return f.fmEnd
 	}
 	return f.lineStart[i]
 }
 
-func (f *SkillFile) lineText(i int) string {
+func (f *File) lineText(i int) string {
 	return string(f.data[f.lineOffset(i):f.lineOffset(i+1)])
 }
 
 // checkSplice re-reads the rewritten file and confirms that the evidence,
 // the other keys, the carried-over unknown keys and the body came through.
-func (f *SkillFile) checkSplice(out []byte, e lifecycle.Evidence, unknown []*yaml.Node) error {
-	nf, err := ParseSkillFile(f.path, out)
+func (f *File) checkSplice(out []byte, e lifecycle.Evidence, unknown []*yaml.Node) error {
+	nf, err := Parse(f.path, out)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package registry
+package skillfile
 
 import (
 	"encoding/json"
@@ -59,7 +59,7 @@ func TestLintSkill(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := "skills/" + tt.dir + "/SKILL.md"
-			got := LintSkill(tt.dir, path, []byte(tt.data))
+			got := Lint(tt.dir, path, []byte(tt.data))
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %d problems, want %d:\n%+v", len(got), len(tt.want), got)
 			}
@@ -100,7 +100,7 @@ func TestLintBench(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, p := range LintSkill(filepath.Base(filepath.Dir(file)), file, data) {
+		for _, p := range Lint(filepath.Base(filepath.Dir(file)), file, data) {
 			if p.Severity == SeverityError {
 				t.Errorf("%s:%d: %s: %s", p.File, p.Line, p.Field, p.Message)
 			}

@@ -1,4 +1,4 @@
-package registry
+package skillfile
 
 import (
 	"errors"
@@ -23,11 +23,11 @@ func readFixture(t *testing.T, name string) []byte {
 	return data
 }
 
-func mustParse(t *testing.T, path string, data []byte) *SkillFile {
+func mustParse(t *testing.T, path string, data []byte) *File {
 	t.Helper()
-	f, err := ParseSkillFile(path, data)
+	f, err := Parse(path, data)
 	if err != nil {
-		t.Fatalf("ParseSkillFile(%s): %v", path, err)
+		t.Fatalf("Parse(%s): %v", path, err)
 	}
 	return f
 }
@@ -145,7 +145,7 @@ func TestSkillFileParseErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, err := ParseSkillFile("skills/x/SKILL.md", []byte(tt.data))
+			f, err := Parse("skills/x/SKILL.md", []byte(tt.data))
 			if tt.msg == "" {
 				if err != nil {
 					t.Fatalf("unexpected error: %v", err)
@@ -205,7 +205,7 @@ func TestSkillFileYAMLBomb(t *testing.T) {
 	b.WriteString("---\n")
 	done := make(chan error, 1)
 	go func() {
-		_, err := ParseSkillFile("bomb.md", []byte(b.String()))
+		_, err := Parse("bomb.md", []byte(b.String()))
 		done <- err
 	}()
 	select {
@@ -221,11 +221,11 @@ func TestSkillFileYAMLBomb(t *testing.T) {
 func TestSkillFileOversize(t *testing.T) {
 	data := make([]byte, 50<<20)
 	copy(data, "---\nname: big\n---\n")
-	_, err := ParseSkillFile("big/SKILL.md", data)
+	_, err := Parse("big/SKILL.md", data)
 	if err == nil || !strings.Contains(err.Error(), "big/SKILL.md") || !strings.Contains(err.Error(), "4 MiB") {
 		t.Fatalf("got %v, want a size error naming the file and the limit", err)
 	}
-	if _, err := ParseSkillFile("ok.md", append([]byte("---\nname: ok\n---\n"), make([]byte, MaxSkillFileSize-20)...)); err != nil {
+	if _, err := Parse("ok.md", append([]byte("---\nname: ok\n---\n"), make([]byte, MaxSize-20)...)); err != nil {
 		t.Fatalf("a file just under the limit: %v", err)
 	}
 }
@@ -234,7 +234,7 @@ func TestSkillFileYAMLLineBreaks(t *testing.T) {
 	// YAML also breaks lines on a lone CR and on U+2028/2029 and NEL; line
 	// numbers in errors and the evidence splice must follow it.
 	data := "---\nname: x\ndescription: \"a\u2028b\rc\u0085d\"\nbad: [\n---\n"
-	_, err := ParseSkillFile("x.md", []byte(data))
+	_, err := Parse("x.md", []byte(data))
 	var fe *FieldError
 	if !errors.As(err, &fe) {
 		t.Fatalf("got %v", err)
@@ -264,7 +264,7 @@ func TestSkillFileRenderNew(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := RenderNewSkill(tt.name, tt.desc, tt.body)
+			got := RenderNew(tt.name, tt.desc, tt.body)
 			if string(got) != tt.want {
 				t.Errorf("got\n%q\nwant\n%q", got, tt.want)
 			}
@@ -275,7 +275,7 @@ func TestSkillFileRenderNew(t *testing.T) {
 		})
 	}
 	long := strings.Repeat("a very long description ", 30)
-	f := mustParse(t, "long.md", RenderNewSkill("long", long, ""))
+	f := mustParse(t, "long.md", RenderNew("long", long, ""))
 	if f.Description() != strings.TrimSpace(long) {
 		t.Errorf("long description reads back as %q", f.Description())
 	}

@@ -1,4 +1,4 @@
-package registry
+package skillfile
 
 import (
 	"fmt"
@@ -31,7 +31,7 @@ type evidenceParse struct {
 
 // Evidence is the skill's stored evidence, or cold start without a mega_meta
 // block; keys left out take their cold-start values.
-func (f *SkillFile) Evidence() (lifecycle.Evidence, error) {
+func (f *File) Evidence() (lifecycle.Evidence, error) {
 	p := f.parseEvidence()
 	if len(p.errs) > 0 {
 		return lifecycle.ColdStart(), p.errs[0]
@@ -39,7 +39,7 @@ func (f *SkillFile) Evidence() (lifecycle.Evidence, error) {
 	return p.ev, nil
 }
 
-func (f *SkillFile) parseEvidence() evidenceParse {
+func (f *File) parseEvidence() evidenceParse {
 	p := evidenceParse{ev: lifecycle.ColdStart()}
 	_, m := f.topKey(evidenceKey)
 	if m == nil || fmIsNull(m) {

@@ -1,4 +1,4 @@
-package registry
+package skillfile
 
 import (
 	"errors"
@@ -28,9 +28,9 @@ type Problem struct {
 	Severity string `json:"severity"` // "error" | "warning"
 }
 
-// LintSkill reports every problem of one SKILL.md at once (not just the
+// Lint reports every problem of one SKILL.md at once (not just the
 // first) so a user can fix a file in one pass. dirName is the skill's folder.
-func LintSkill(dirName, path string, data []byte) []Problem {
+func Lint(dirName, path string, data []byte) []Problem {
 	var ps []Problem
 	add := func(sev string, line int, field, msg string) {
 		ps = append(ps, Problem{File: path, Line: line, Field: field, Message: msg, Severity: sev})
@@ -38,7 +38,7 @@ func LintSkill(dirName, path string, data []byte) []Problem {
 	if err := ValidateName(dirName); err != nil {
 		add(SeverityError, 0, "name", "folder name: "+strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
 	}
-	f, err := ParseSkillFile(path, data)
+	f, err := Parse(path, data)
 	if err != nil {
 		var fe *FieldError
 		if errors.As(err, &fe) {

@@ -1,4 +1,4 @@
-package registry
+package skillfile
 
 import (
 	"bytes"
@@ -9,9 +9,9 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// MaxSkillFileSize bounds what ParseSkillFile accepts, so a huge or hostile
+// MaxSize bounds what Parse accepts, so a huge or hostile
 // file fails at once with a clear message instead of exhausting memory.
-const MaxSkillFileSize = 4 << 20
+const MaxSize = 4 << 20
 
 // FieldError points the user at the exact file, line and field to fix.
 // It matches ErrInvalid with errors.Is, so the command layer maps it to the
@@ -43,9 +43,9 @@ func (e *FieldError) Error() string {
 // Is makes every FieldError an ErrInvalid for exit-code mapping.
 func (e *FieldError) Is(target error) bool { return target == ErrInvalid }
 
-// SkillFile is a parsed SKILL.md that remembers its exact bytes, so the
+// File is a parsed SKILL.md that remembers its exact bytes, so the
 // evidence block can be rewritten without disturbing anything else.
-type SkillFile struct {
+type File struct {
 	path      string
 	data      []byte
 	bom       bool
@@ -61,14 +61,14 @@ type SkillFile struct {
 
 var fmUTF8BOM = []byte("\xEF\xBB\xBF")
 
-// ParseSkillFile reads a SKILL.md from memory. The path is only used in
+// Parse reads a SKILL.md from memory. The path is only used in
 // error messages. Errors are *FieldError values naming the path and line.
-func ParseSkillFile(path string, data []byte) (*SkillFile, error) {
-	if len(data) > MaxSkillFileSize {
+func Parse(path string, data []byte) (*File, error) {
+	if len(data) > MaxSize {
 		return nil, &FieldError{File: path, Msg: fmt.Sprintf(
-			"file is %d bytes, larger than the %d-byte (4 MiB) limit for a SKILL.md", len(data), MaxSkillFileSize)}
+			"file is %d bytes, larger than the %d-byte (4 MiB) limit for a SKILL.md", len(data), MaxSize)}
 	}
-	f := &SkillFile{path: path, data: data, eol: "\n"}
+	f := &File{path: path, data: data, eol: "\n"}
 	off := 0
 	if bytes.HasPrefix(data, fmUTF8BOM) {
 		f.bom = true
@@ -142,32 +142,32 @@ func fmYAMLLineStarts(b []byte) []int {
 }
 
 // Path is the path the file was parsed under, for messages.
-func (f *SkillFile) Path() string { return f.path }
+func (f *File) Path() string { return f.path }
 
 // Name is the frontmatter `name`; the folder name stays the skill id.
-func (f *SkillFile) Name() string { return f.topString("name") }
+func (f *File) Name() string { return f.topString("name") }
 
 // Description is the frontmatter `description` on one line, whatever YAML
 // form it was written in, so it can be shown and indexed as is.
-func (f *SkillFile) Description() string {
+func (f *File) Description() string {
 	return strings.Join(strings.Fields(f.topString("description")), " ")
 }
 
 // Raw is the file exactly as parsed, so callers can tell whether a rewrite
 // changed anything; do not modify it.
-func (f *SkillFile) Raw() []byte { return f.data }
+func (f *File) Raw() []byte { return f.data }
 
 // Body is everything after the closing "---" line, byte for byte.
-func (f *SkillFile) Body() string { return string(f.data[f.bodyStart:]) }
+func (f *File) Body() string { return string(f.data[f.bodyStart:]) }
 
 // HasEvidence reports whether the file carries a mega_meta block at all.
-func (f *SkillFile) HasEvidence() bool {
+func (f *File) HasEvidence() bool {
 	k, _ := f.topKey(evidenceKey)
 	return k != nil
 }
 
-// RenderNewSkill writes the SKILL.md of a new skill in the layout hosts expect.
-func RenderNewSkill(name, description, body string) []byte {
+// RenderNew writes the SKILL.md of a new skill in the layout hosts expect.
+func RenderNew(name, description, body string) []byte {
 	if body == "" {
 		body = "# " + name + "\n"
 	}

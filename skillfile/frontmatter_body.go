@@ -1,4 +1,4 @@
-package registry
+package skillfile
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 
 // Headings lists the text of the body's ATX headings (# to ######) outside
 // fenced code blocks; the ranker indexes them as a field of their own.
-func (f *SkillFile) Headings() []string {
+func (f *File) Headings() []string {
 	var out []string
 	fmEachBodyLine(f.Body(), func(line string) {
 		if h, ok := fmHeading(line); ok && h != "" {
@@ -35,7 +35,7 @@ var triggerPrefixes = []string{
 //
 // Bullets and leading emphasis markers are removed from what is returned;
 // a bare prefix ("Use this skill when:") is left out.
-func (f *SkillFile) Triggers() []string {
+func (f *File) Triggers() []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(s string) {

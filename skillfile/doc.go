@@ -1,0 +1,17 @@
+// Package skillfile reads and writes SKILL.md files: the YAML frontmatter,
+// the mega_meta evidence block megagit owns inside it, the triggers and
+// headings of the body, skill names, and the lint of one file.
+//
+// It is a pure room: bytes in, values out. It opens no file, reads no
+// clock and no environment, so the registry, the linter and the fuzzer all
+// share one codec. Rewriting the evidence block keeps every other byte of
+// the file (see WithEvidence).
+package skillfile
+
+import "errors"
+
+// ErrInvalid marks a bad skill name, SKILL.md or frontmatter field, so the
+// command layer maps it to the "invalid input" exit code. It is born here,
+// apart from registry/local's ErrInvalid, because a pure room imports no
+// file-layout code.
+var ErrInvalid = errors.New("invalid input")
