@@ -11,16 +11,17 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/megagit/megagit/lifecycle"
+	"github.com/megagit/megagit/registry/local"
 	"github.com/megagit/megagit/skillfile"
 )
 
 // AddSkill creates <first root>/<name>/SKILL.md in one commit.
 func (r *Registry) AddSkill(name, description, body string) (string, plumbing.Hash, error) {
 	if err := skillfile.ValidateName(name); err != nil {
-		return "", plumbing.ZeroHash, fmt.Errorf("%w: skill name %q: %v", ErrInvalid, name, err)
+		return "", plumbing.ZeroHash, fmt.Errorf("%w: skill name %q: %v", local.ErrInvalid, name, err)
 	}
 	if strings.TrimSpace(description) == "" {
-		return "", plumbing.ZeroHash, fmt.Errorf("%w: field description: a skill needs a description (agents route on it)", ErrInvalid)
+		return "", plumbing.ZeroHash, fmt.Errorf("%w: field description: a skill needs a description (agents route on it)", local.ErrInvalid)
 	}
 	rel := path.Join(r.opts.Roots[0], name, "SKILL.md")
 	hash, err := r.writeLockedRaw(func() (string, []change, error) {
@@ -31,7 +32,7 @@ func (r *Registry) AddSkill(name, description, body string) (string, plumbing.Ha
 		}
 		data := skillfile.RenderNew(name, description, body)
 		if _, err := skillfile.Parse(rel, data); err != nil {
-			return "", nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+			return "", nil, fmt.Errorf("%w: %w", local.ErrInvalid, err)
 		}
 		return fmt.Sprintf("skill(%s): add\n\nMegagit-Action: add\nMegagit-Skill: %s\n", name, name), []change{{Path: rel, Data: data}}, nil
 	})
@@ -40,7 +41,7 @@ func (r *Registry) AddSkill(name, description, body string) (string, plumbing.Ha
 
 // writeLockedRaw is writeLocked for callers that build their changes directly.
 func (r *Registry) writeLockedRaw(fn func() (string, []change, error)) (plumbing.Hash, error) {
-	lock, err := r.Acquire(r.opts.LockTimeout)
+	lock, err := r.Local().Acquire(r.opts.LockTimeout)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -58,7 +59,7 @@ func (r *Registry) writeLockedRaw(fn func() (string, []change, error)) (plumbing
 // Unarchive lifts an archive with an explicit, logged action.
 func (r *Registry) Unarchive(name, reason string, now time.Time) (plumbing.Hash, error) {
 	if strings.TrimSpace(reason) == "" {
-		return plumbing.ZeroHash, fmt.Errorf("%w: --reason is required: say why the skill may be used again", ErrInvalid)
+		return plumbing.ZeroHash, fmt.Errorf("%w: --reason is required: say why the skill may be used again", local.ErrInvalid)
 	}
 	return r.writeLocked(func(e *edit) (string, error) {
 		st, err := e.state(name)
@@ -67,7 +68,7 @@ func (r *Registry) Unarchive(name, reason string, now time.Time) (plumbing.Hash,
 		}
 		st.evidence = lifecycle.Replay(st.evidence, replayEvents(st.entries))
 		if st.evidence.Status != lifecycle.Archived {
-			return "", fmt.Errorf("%w: skill %q is %s, not archived", ErrInvalid, name, st.evidence.Status)
+			return "", fmt.Errorf("%w: skill %q is %s, not archived", local.ErrInvalid, name, st.evidence.Status)
 		}
 		at := recordTime(st.entries, now)
 		entry := Entry{ID: newID(at), Skill: name, Action: ActionUnarchive, Source: SourceExplicit,
@@ -257,7 +258,7 @@ func removeLedgerLines(data []byte, ids map[string]bool) ([]byte, error) {
 
 // skillsWithIDs finds which skills' ledgers hold the ids.
 func (r *Registry) skillsWithIDs(ids map[string]bool) ([]string, error) {
-	dir := r.abs(LedgerDir)
+	dir := r.abs(local.LedgerDir)
 	ents, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err

@@ -44,7 +44,7 @@ func (r *Registry) head() (plumbing.ReferenceName, plumbing.Hash, error) {
 		return "", plumbing.ZeroHash, fmt.Errorf("read HEAD: %w", err)
 	}
 	if ref.Type() != plumbing.SymbolicReference {
-		return "", plumbing.ZeroHash, fmt.Errorf("%w: HEAD is detached; check out a branch first", ErrInvalid)
+		return "", plumbing.ZeroHash, fmt.Errorf("%w: HEAD is detached; check out a branch first", local.ErrInvalid)
 	}
 	branch := ref.Target()
 	target, err := r.repo.Storer.Reference(branch)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/lifecycle"
+	"github.com/megagit/megagit/registry/local"
 )
 
 func TestVerdictIsOneCommitWithTrailers(t *testing.T) {
@@ -199,7 +200,7 @@ func TestResyncRebuildsFromLedger(t *testing.T) {
 
 func TestLockTimesOut(t *testing.T) {
 	r := newTestRegistry(t, "alpha")
-	l, err := r.Acquire(time.Second)
+	l, err := r.Local().Acquire(time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,10 +210,10 @@ func TestLockTimesOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err = r2.RecordVerdicts([]VerdictInput{{Skill: "alpha", Verdict: lifecycle.Helpful}}, time.Now())
-	if !errors.Is(err, ErrLocked) {
-		t.Fatalf("want ErrLocked, got %v", err)
+	if !errors.Is(err, local.ErrLocked) {
+		t.Fatalf("want local.ErrLocked, got %v", err)
 	}
-	if !r.LockState().Held {
+	if !r.Local().LockState().Held {
 		t.Fatal("LockState does not see the held lock")
 	}
 }
@@ -232,7 +233,7 @@ func TestLateClockReadingKeepsEvidenceEqualToReplay(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	entries, _ := ParseLedger("alpha.jsonl", []byte(readFile(t, r.Root()+"/"+LedgerDir+"/alpha.jsonl")))
+	entries, _ := ParseLedger("alpha.jsonl", []byte(readFile(t, r.Root()+"/"+local.LedgerDir+"/alpha.jsonl")))
 	for i := 1; i < len(entries); i++ {
 		if !entries[i-1].Time().Before(entries[i].Time()) {
 			t.Errorf("ledger times not increasing: %s then %s", entries[i-1].At, entries[i].At)

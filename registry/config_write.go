@@ -5,12 +5,14 @@ import (
 	"os"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/megagit/megagit/registry/local"
 )
 
 // ReadConfigFile returns .megagit/config.yaml as committed in the work tree
 // (empty when absent), for callers that edit settings.
 func (r *Registry) ReadConfigFile() ([]byte, error) {
-	data, err := os.ReadFile(r.abs(ConfigPath))
+	data, err := os.ReadFile(r.abs(local.ConfigPath))
 	if os.IsNotExist(err) {
 		return nil, nil
 	}
@@ -28,6 +30,6 @@ func (r *Registry) CommitConfig(data []byte, subject string) (plumbing.Hash, err
 		if string(old) == string(data) {
 			return "", nil, nil
 		}
-		return fmt.Sprintf("config: %s\n\nMegagit-Action: config\n", subject), []change{{Path: ConfigPath, Data: data}}, nil
+		return fmt.Sprintf("config: %s\n\nMegagit-Action: config\n", subject), []change{{Path: local.ConfigPath, Data: data}}, nil
 	})
 }

@@ -34,7 +34,7 @@ type Check struct {
 // JournalPending reports whether an interrupted write left its journal
 // behind in the registry at root (checked before Open replays it).
 func JournalPending(root string) bool {
-	_, err := os.Stat(root + "/" + LocalDirName + "/" + local.JournalFile)
+	_, err := os.Stat(root + "/" + local.LocalDirName + "/" + local.JournalFile)
 	return err == nil
 }
 
@@ -79,7 +79,7 @@ func (r *Registry) ledgerChecks(skills []*Skill) []Check {
 	for _, s := range skills {
 		byName[s.Name] = s
 	}
-	ents, err := os.ReadDir(r.abs(LedgerDir))
+	ents, err := os.ReadDir(r.abs(local.LedgerDir))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return []Check{{Name: "ledger", Status: CheckFail, Detail: err.Error()}}
 	}
@@ -150,7 +150,7 @@ func (r *Registry) gitChecks() []Check {
 	default:
 		out = append(out, Check{Name: "git", Status: CheckOK, Detail: fmt.Sprintf("on %s at %s", branch.Short(), head.String()[:12])})
 	}
-	if info := r.LockState(); info.Held {
+	if info := r.Local().LockState(); info.Held {
 		out = append(out, Check{Name: "lock", Status: CheckWarn, Detail: fmt.Sprintf("held by pid %d since %s", info.PID, info.When),
 			Hint: "another megagit process is writing; the kernel frees the lock when it exits"})
 	} else {
@@ -213,7 +213,7 @@ func (r *Registry) TempDebris() []string {
 // RemoveTempDebris deletes what TempDebris lists, under the registry lock so
 // no live writer's temp file is taken.
 func (r *Registry) RemoveTempDebris() ([]string, error) {
-	lock, err := r.Acquire(r.opts.LockTimeout)
+	lock, err := r.Local().Acquire(r.opts.LockTimeout)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/megagit/megagit/registry/local"
 )
 
 func TestCommitFiles(t *testing.T) {
@@ -56,12 +58,12 @@ func TestCommitFilesRefusesOtherPaths(t *testing.T) {
 		`.megagit\models\x`, "",
 	} {
 		_, err := r.CommitFiles("x", map[string][]byte{p: []byte("x")})
-		if !errors.Is(err, ErrInvalid) {
-			t.Errorf("%q: err = %v, want ErrInvalid", p, err)
+		if !errors.Is(err, local.ErrInvalid) {
+			t.Errorf("%q: err = %v, want local.ErrInvalid", p, err)
 		}
 	}
-	if _, err := r.CommitFiles(" ", map[string][]byte{".megagit/models/m/model.json": nil}); !errors.Is(err, ErrInvalid) {
-		t.Errorf("empty subject: err = %v, want ErrInvalid", err)
+	if _, err := r.CommitFiles(" ", map[string][]byte{".megagit/models/m/model.json": nil}); !errors.Is(err, local.ErrInvalid) {
+		t.Errorf("empty subject: err = %v, want local.ErrInvalid", err)
 	}
 }
 

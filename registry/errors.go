@@ -1,28 +1,18 @@
 package registry
 
-import (
-	"errors"
-
-	"github.com/megagit/megagit/registry/local"
-)
+import "errors"
 
 // Sentinel errors, so the command layer can map them to exit codes.
 // ErrNotRegistry, ErrLocked and ErrInvalid are born in package local (the
-// hook binary returns them without importing registry) and are the same
-// values here.
+// hook binary returns them without importing registry); registry returns
+// those as they are.
 var (
-	// ErrNotRegistry: no .megagit/ folder here or in any parent.
-	ErrNotRegistry = local.ErrNotRegistry
 	// ErrNotFound: the named skill, commit or verdict does not exist.
 	ErrNotFound = errors.New("not found")
 	// ErrExists: the skill being created is already there.
 	ErrExists = errors.New("already exists")
-	// ErrLocked: another megagit process held the lock for longer than the timeout.
-	ErrLocked = local.ErrLocked
 	// ErrDirty: a file megagit must change has uncommitted edits of the user's.
 	ErrDirty = errors.New("uncommitted changes")
-	// ErrInvalid: a bad name, verdict word, file or field.
-	ErrInvalid = local.ErrInvalid
 	// ErrNoIdentity: git has no user.name / user.email to author commits with.
 	ErrNoIdentity = errors.New("no git identity")
 	// ErrConflict: both sides changed the same thing in a way megagit cannot merge.

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	git "github.com/go-git/go-git/v5"
+
+	"github.com/megagit/megagit/registry/local"
 )
 
 func TestHeadState(t *testing.T) {
@@ -86,7 +88,7 @@ func TestHeadStateUnbornHead(t *testing.T) {
 	if _, err := git.PlainInit(root, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Join(root, MetaDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(root, local.MetaDir), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	r, err := openAt(root, Options{})
@@ -101,8 +103,8 @@ func TestHeadStateUnbornHead(t *testing.T) {
 func TestHeadStateRefusesPathsOutside(t *testing.T) {
 	r := newTestRegistry(t)
 	for _, dir := range []string{"", "../elsewhere", "/tmp/x", filepath.Join(r.Root(), EmbeddingsDir)} {
-		if _, err := r.HeadState(dir, "index.json"); !errors.Is(err, ErrInvalid) {
-			t.Errorf("HeadState(%q) err = %v, want ErrInvalid", dir, err)
+		if _, err := r.HeadState(dir, "index.json"); !errors.Is(err, local.ErrInvalid) {
+			t.Errorf("HeadState(%q) err = %v, want local.ErrInvalid", dir, err)
 		}
 	}
 }

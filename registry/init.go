@@ -9,6 +9,8 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/megagit/megagit/registry/local"
 )
 
 // Init makes dir a registry: git init when it is not inside a repository,
@@ -22,7 +24,7 @@ func Init(dir string, configYAML []byte, opts Options) (*Registry, plumbing.Hash
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, plumbing.ZeroHash, err
 	}
-	if _, err := os.Stat(filepath.Join(abs, MetaDir)); err == nil {
+	if _, err := os.Stat(filepath.Join(abs, local.MetaDir)); err == nil {
 		return nil, plumbing.ZeroHash, fmt.Errorf("%w: %s is already a megagit registry", ErrExists, abs)
 	}
 	if _, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{DetectDotGit: true}); errors.Is(err, git.ErrRepositoryNotExists) {
@@ -34,7 +36,7 @@ func Init(dir string, configYAML []byte, opts Options) (*Registry, plumbing.Hash
 	} else if err != nil {
 		return nil, plumbing.ZeroHash, fmt.Errorf("open git repository at %s: %w", abs, err)
 	}
-	if err := os.MkdirAll(filepath.Join(abs, filepath.FromSlash(LocalDirName)), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(abs, filepath.FromSlash(local.LocalDirName)), 0o755); err != nil {
 		return nil, plumbing.ZeroHash, err
 	}
 	r, err := openAt(abs, opts)
@@ -42,7 +44,7 @@ func Init(dir string, configYAML []byte, opts Options) (*Registry, plumbing.Hash
 		return nil, plumbing.ZeroHash, err
 	}
 	hash, err := r.writeLockedRaw(func() (string, []change, error) {
-		changes := []change{{Path: ConfigPath, Data: configYAML}}
+		changes := []change{{Path: local.ConfigPath, Data: configYAML}}
 		for _, f := range []struct{ path, line string }{
 			{".gitattributes", ".megagit/ledger/*.jsonl merge=union"},
 			{".gitignore", "/.megagit/local/"},
@@ -63,7 +65,7 @@ func Init(dir string, configYAML []byte, opts Options) (*Registry, plumbing.Hash
 		return "megagit: init registry\n\nMegagit-Action: init\n", changes, nil
 	})
 	if err != nil {
-		os.RemoveAll(filepath.Join(abs, MetaDir)) // leave no half registry behind
+		os.RemoveAll(filepath.Join(abs, local.MetaDir)) // leave no half registry behind
 		return nil, plumbing.ZeroHash, err
 	}
 	return r, hash, nil

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/lifecycle"
+	"github.com/megagit/megagit/registry/local"
 	"github.com/megagit/megagit/skillfile"
 	"github.com/oklog/ulid/v2"
 )
@@ -41,7 +42,7 @@ const (
 // ActionUnarchive is the ledger action that lifts an archive.
 const ActionUnarchive = "unarchive"
 
-func ledgerPath(skill string) string { return LedgerDir + "/" + skill + ".jsonl" }
+func ledgerPath(skill string) string { return local.LedgerDir + "/" + skill + ".jsonl" }
 
 var (
 	entropyMu sync.Mutex
@@ -173,7 +174,7 @@ func appendLedger(existing []byte, add []Entry) []byte {
 // Ledgers reads every skill's ledger, keyed by skill name; unreadable lines
 // are reported through the registry's warning hook.
 func (r *Registry) Ledgers() (map[string][]Entry, error) {
-	dir := r.abs(LedgerDir)
+	dir := r.abs(local.LedgerDir)
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return map[string][]Entry{}, nil
@@ -191,7 +192,7 @@ func (r *Registry) Ledgers() (map[string][]Entry, error) {
 		if err != nil {
 			return nil, err
 		}
-		entries, problems := ParseLedger(LedgerDir+"/"+ent.Name(), data)
+		entries, problems := ParseLedger(local.LedgerDir+"/"+ent.Name(), data)
 		for _, p := range problems {
 			r.warn("%s", p)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/megagit/megagit/registry/local"
 	"github.com/megagit/megagit/skillfile"
 )
 
@@ -177,7 +178,7 @@ func (m *merger3) path(p string) error {
 	}
 	rel := m.r.relPath(p)
 	switch {
-	case strings.HasPrefix(rel, LedgerDir+"/") && strings.HasSuffix(rel, ".jsonl"):
+	case strings.HasPrefix(rel, local.LedgerDir+"/") && strings.HasSuffix(rel, ".jsonl"):
 		return m.ledger(p, rel)
 	case strings.HasPrefix(rel, EmbeddingsDir+"/") && strings.Count(strings.TrimPrefix(rel, EmbeddingsDir+"/"), "/") == 1:
 		m.caches[path.Dir(p)] = true

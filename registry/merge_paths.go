@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/megagit/megagit/registry/local"
 )
 
 // relPath turns a work-tree-relative git path into a registry-relative one
@@ -50,7 +52,7 @@ func (r *Registry) content(s side, gitPath string) ([]byte, bool, error) {
 // skillOf names the skill a registry-relative path belongs to: its
 // SKILL.md or another file in its folder under a root, or its ledger.
 func (r *Registry) skillOf(rel string) string {
-	if rest, ok := strings.CutPrefix(rel, LedgerDir+"/"); ok {
+	if rest, ok := strings.CutPrefix(rel, local.LedgerDir+"/"); ok {
 		if name, ok := strings.CutSuffix(rest, ".jsonl"); ok && !strings.Contains(name, "/") {
 			return name
 		}

@@ -16,7 +16,7 @@ func (r *Registry) recoverIfNeeded() error {
 	if _, err := os.Stat(r.journalPath()); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	lock, err := r.Acquire(2 * time.Second)
+	lock, err := r.Local().Acquire(2 * time.Second)
 	if err != nil {
 		return nil // a live writer owns the journal; it will finish it
 	}

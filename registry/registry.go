@@ -14,14 +14,6 @@ import (
 	"github.com/megagit/megagit/registry/local"
 )
 
-// Layout names inside a registry (defined in package local).
-const (
-	MetaDir      = local.MetaDir
-	LedgerDir    = local.LedgerDir
-	LocalDirName = local.LocalDirName
-	ConfigPath   = local.ConfigPath
-)
-
 // Options are the settings a registry needs from config.
 type Options struct {
 	// Roots are the folders (relative to the registry) that hold <name>/SKILL.md.
@@ -45,13 +37,10 @@ type Registry struct {
 // DefaultRoots are used when Options.Roots is empty.
 var DefaultRoots = []string{"skills", ".claude/skills"}
 
-// Find walks up from dir to the first folder holding .megagit/.
-func Find(dir string) (string, error) { return local.Find(dir) }
-
 // Open finds the registry containing dir and repairs any write a crashed
 // process left half done.
 func Open(dir string, opts Options) (*Registry, error) {
-	root, err := Find(dir)
+	root, err := local.Find(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +66,7 @@ func openAt(root string, opts Options) (*Registry, error) {
 	}
 	repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s has %s but is not inside a git repository: %v", ErrNotRegistry, root, MetaDir, err)
+		return nil, fmt.Errorf("%w: %s has %s but is not inside a git repository: %v", local.ErrNotRegistry, root, local.MetaDir, err)
 	}
 	wt, err := repo.Worktree()
 	if err != nil {
@@ -97,7 +86,7 @@ func openAt(root string, opts Options) (*Registry, error) {
 	}
 	rel, err := filepath.Rel(gitRoot, realRoot)
 	if err != nil || strings.HasPrefix(rel, "..") {
-		return nil, fmt.Errorf("%w: %s is outside its git work tree %s", ErrNotRegistry, root, gitRoot)
+		return nil, fmt.Errorf("%w: %s is outside its git work tree %s", local.ErrNotRegistry, root, gitRoot)
 	}
 	prefix := filepath.ToSlash(rel)
 	if prefix == "." {
@@ -109,11 +98,21 @@ func openAt(root string, opts Options) (*Registry, error) {
 // Root is the registry folder.
 func (r *Registry) Root() string { return r.root }
 
+// WorkTree is the root of the git work tree holding the registry; agent
+// settings files (.claude/settings.json) live there.
+func (r *Registry) WorkTree() string { return r.gitRoot }
+
+// Local is the registry's per-machine folder (.megagit/local/: the lock,
+// logs, caches), with the registry's lock timeout.
+func (r *Registry) Local() local.Dir { return local.Open(r.root, r.opts.LockTimeout) }
+
 // LocalDir is the gitignored per-machine folder.
 func (r *Registry) LocalDir() string { return r.Local().Path() }
 
 // ConfigFile is the committed settings file.
-func (r *Registry) ConfigFile() string { return filepath.Join(r.root, filepath.FromSlash(ConfigPath)) }
+func (r *Registry) ConfigFile() string {
+	return filepath.Join(r.root, filepath.FromSlash(local.ConfigPath))
+}
 
 // Repo exposes the git repository for read-only history queries.
 func (r *Registry) Repo() *git.Repository { return r.repo }

@@ -15,6 +15,8 @@ import (
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
+
+	"github.com/megagit/megagit/registry/local"
 )
 
 // ErrNoRemote: sync or doctor needs a git remote and there is none.
@@ -30,10 +32,10 @@ type RemoteInfo struct {
 // `git remote add NAME URL`.
 func (r *Registry) AddRemote(name, url string) error {
 	if strings.TrimSpace(name) == "" || strings.ContainsAny(name, " \t/\\:") || strings.HasPrefix(name, "-") {
-		return fmt.Errorf("%w: remote name %q", ErrInvalid, name)
+		return fmt.Errorf("%w: remote name %q", local.ErrInvalid, name)
 	}
 	if _, err := transport.NewEndpoint(url); err != nil || strings.TrimSpace(url) == "" {
-		return fmt.Errorf("%w: remote URL %q: %v", ErrInvalid, url, err)
+		return fmt.Errorf("%w: remote URL %q: %v", local.ErrInvalid, url, err)
 	}
 	_, err := r.repo.CreateRemote(&config.RemoteConfig{Name: name, URLs: []string{url}})
 	if errors.Is(err, git.ErrRemoteExists) {

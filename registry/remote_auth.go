@@ -13,6 +13,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
+
+	"github.com/megagit/megagit/registry/local"
 )
 
 // Environment variables for HTTPS remotes.
@@ -63,7 +65,7 @@ type remoteCreds struct {
 func remoteAuth(gitDir, rawURL string) (*remoteCreds, error) {
 	ep, err := transport.NewEndpoint(rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("%w: remote URL %q: %v", ErrInvalid, rawURL, err)
+		return nil, fmt.Errorf("%w: remote URL %q: %v", local.ErrInvalid, rawURL, err)
 	}
 	switch ep.Protocol {
 	case "ssh":

@@ -15,6 +15,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage/memory"
+
+	"github.com/megagit/megagit/registry/local"
 )
 
 // CloneDir is the folder `megagit clone URL` uses when none is given: the
@@ -75,15 +77,15 @@ func Clone(ctx context.Context, rawURL, dir string, opts Options) (*Registry, er
 	if err != nil {
 		cleanup()
 		if errors.Is(err, transport.ErrEmptyRemoteRepository) {
-			return nil, fmt.Errorf("%w: %s is an empty repository; create the registry with `megagit init`, `megagit remote add origin %s` and `megagit sync`", ErrNotRegistry, rawURL, rawURL)
+			return nil, fmt.Errorf("%w: %s is an empty repository; create the registry with `megagit init`, `megagit remote add origin %s` and `megagit sync`", local.ErrNotRegistry, rawURL, rawURL)
 		}
 		return nil, fmt.Errorf("clone %s: %w", rawURL, err)
 	}
-	if st, err := os.Stat(filepath.Join(abs, MetaDir)); err != nil || !st.IsDir() {
+	if st, err := os.Stat(filepath.Join(abs, local.MetaDir)); err != nil || !st.IsDir() {
 		cleanup()
-		return nil, fmt.Errorf("%w: %s has no %s folder at its top (removed the clone)", ErrNotRegistry, rawURL, MetaDir)
+		return nil, fmt.Errorf("%w: %s has no %s folder at its top (removed the clone)", local.ErrNotRegistry, rawURL, local.MetaDir)
 	}
-	if err := os.MkdirAll(filepath.Join(abs, filepath.FromSlash(LocalDirName)), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(abs, filepath.FromSlash(local.LocalDirName)), 0o755); err != nil {
 		return nil, err
 	}
 	r, err := Open(abs, opts)
@@ -91,8 +93,8 @@ func Clone(ctx context.Context, rawURL, dir string, opts Options) (*Registry, er
 		return nil, err
 	}
 	ignore, _ := os.ReadFile(filepath.Join(abs, ".gitignore"))
-	if !hasLine(string(ignore), "/"+LocalDirName+"/") && !hasLine(string(ignore), LocalDirName+"/") {
-		r.warn(".gitignore does not ignore %s/: add the line /%s/ so per-machine files stay out of commits", LocalDirName, LocalDirName)
+	if !hasLine(string(ignore), "/"+local.LocalDirName+"/") && !hasLine(string(ignore), local.LocalDirName+"/") {
+		r.warn(".gitignore does not ignore %s/: add the line /%s/ so per-machine files stay out of commits", local.LocalDirName, local.LocalDirName)
 	}
 	return r, nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/megagit/megagit/lifecycle"
+	"github.com/megagit/megagit/registry/local"
 	"github.com/megagit/megagit/skillfile"
 )
 
@@ -57,7 +58,7 @@ func (r *Registry) readInside(rel string) ([]byte, error) {
 		return nil, err
 	}
 	if rr, err := filepath.Rel(r.root, real); err != nil || rr == ".." || strings.HasPrefix(rr, "../") {
-		return nil, fmt.Errorf("%w: %s is a symlink to %s, outside the registry", ErrInvalid, rel, real)
+		return nil, fmt.Errorf("%w: %s is a symlink to %s, outside the registry", local.ErrInvalid, rel, real)
 	}
 	f, err := os.Open(real)
 	if err != nil {
@@ -69,7 +70,7 @@ func (r *Registry) readInside(rel string) ([]byte, error) {
 		return nil, err
 	}
 	if len(data) > skillfile.MaxSize {
-		return nil, fmt.Errorf("%w: %s is larger than %d MiB", ErrInvalid, rel, skillfile.MaxSize>>20)
+		return nil, fmt.Errorf("%w: %s is larger than %d MiB", local.ErrInvalid, rel, skillfile.MaxSize>>20)
 	}
 	return data, nil
 }
@@ -78,7 +79,7 @@ func (r *Registry) readInside(rel string) ([]byte, error) {
 func (r *Registry) loadSkill(rel string) (*Skill, error) {
 	name := path.Base(path.Dir(rel))
 	if err := skillfile.ValidateName(name); err != nil {
-		return nil, fmt.Errorf("%w: %s: folder name: %v", ErrInvalid, rel, err)
+		return nil, fmt.Errorf("%w: %s: folder name: %v", local.ErrInvalid, rel, err)
 	}
 	data, err := r.readInside(rel)
 	if err != nil {
@@ -86,11 +87,11 @@ func (r *Registry) loadSkill(rel string) (*Skill, error) {
 	}
 	f, err := skillfile.Parse(rel, data)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		return nil, fmt.Errorf("%w: %w", local.ErrInvalid, err)
 	}
 	ev, err := f.Evidence()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		return nil, fmt.Errorf("%w: %w", local.ErrInvalid, err)
 	}
 	return &Skill{Name: name, Path: rel, File: f, Evidence: ev}, nil
 }
@@ -125,7 +126,7 @@ func (r *Registry) Skills() (skills []*Skill, problems []error, err error) {
 // Skill loads one skill by name.
 func (r *Registry) Skill(name string) (*Skill, error) {
 	if err := skillfile.ValidateName(name); err != nil {
-		return nil, fmt.Errorf("%w: skill name %q: %v", ErrInvalid, name, err)
+		return nil, fmt.Errorf("%w: skill name %q: %v", local.ErrInvalid, name, err)
 	}
 	for _, root := range r.opts.Roots {
 		p := path.Join(root, name, "SKILL.md")

@@ -78,7 +78,10 @@ func (r *Registry) Sync(ctx context.Context, opts SyncOptions) (*SyncResult, err
 	if progress == nil {
 		progress = func(string) {}
 	}
-	netLock, err := r.acquireSync(2 * time.Minute)
+	// sync.lock serialises syncs of one registry: go-git rewrites
+	// remote-tracking refs in place, so two fetches at once could read each
+	// other's half-written refs. Writers of verdicts never wait on it.
+	netLock, err := r.Local().AcquireFile("sync.lock", 2*time.Minute)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +143,7 @@ func (r *Registry) Sync(ctx context.Context, opts SyncOptions) (*SyncResult, err
 
 // syncStep merges theirs into the local branch under the registry lock.
 func (r *Registry) syncStep(branch plumbing.ReferenceName, theirs plumbing.Hash, remote string, opts SyncOptions, res *SyncResult) (syncStep, error) {
-	lock, err := r.Acquire(r.opts.LockTimeout)
+	lock, err := r.Local().Acquire(r.opts.LockTimeout)
 	if err != nil {
 		return syncStep{}, err
 	}

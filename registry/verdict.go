@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/megagit/megagit/lifecycle"
+	"github.com/megagit/megagit/registry/local"
 )
 
 // VerdictInput is one verdict to record.
@@ -104,7 +105,7 @@ func replayEvents(entries []Entry) []lifecycle.Event {
 // writeLocked runs fn under the registry lock after crash recovery, then
 // commits what it changed with the message it returns.
 func (r *Registry) writeLocked(fn func(e *edit) (string, error)) (plumbing.Hash, error) {
-	lock, err := r.Acquire(r.opts.LockTimeout)
+	lock, err := r.Local().Acquire(r.opts.LockTimeout)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -137,7 +138,7 @@ func (r *Registry) RecordVerdicts(inputs []VerdictInput, now time.Time) ([]Appli
 	hash, err := r.writeLocked(func(e *edit) (string, error) {
 		for _, in := range inputs {
 			if _, err := lifecycle.ParseVerdict(string(in.Verdict)); err != nil {
-				return "", fmt.Errorf("%w: %v", ErrInvalid, err)
+				return "", fmt.Errorf("%w: %v", local.ErrInvalid, err)
 			}
 			st, err := e.state(in.Skill)
 			if err != nil {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/megagit/megagit/config"
-	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/local"
 	"github.com/spf13/cobra"
 )
 
@@ -27,7 +27,7 @@ func newConfigCmd(a *app) *cobra.Command {
 
 func configRun(opts *configOptions) error {
 	file := ""
-	if root, err := registry.Find(opts.app.workDir()); err == nil {
+	if root, err := local.Find(opts.app.workDir()); err == nil {
 		file = configFile(root)
 	}
 	_, settings, err := config.Load(file, nil)

@@ -87,7 +87,7 @@ func decisionsRun(opts *decisionsOptions) error {
 }
 
 func readDecisions(reg *registry.Registry) ([]hook.Decision, error) {
-	data, err := reg.ReadLocal(decisionLogName)
+	data, err := reg.Local().Read(decisionLogName)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}

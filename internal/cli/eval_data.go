@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/local"
 )
 
 // evalPath makes a relative path relative to -C.
@@ -84,7 +85,7 @@ func loadEvalQueries(file string) ([]evalQuery, error) {
 			evalQuery
 			Gold *[]string `json:"gold"`
 		}
-		bad := func(msg string) error { return fmt.Errorf("%w: %s:%d: %s", registry.ErrInvalid, file, line, msg) }
+		bad := func(msg string) error { return fmt.Errorf("%w: %s:%d: %s", local.ErrInvalid, file, line, msg) }
 		if err := json.Unmarshal(text, &raw); err != nil {
 			return nil, bad(err.Error())
 		}
@@ -107,7 +108,7 @@ func loadEvalQueries(file string) ([]evalQuery, error) {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: %s: no queries", registry.ErrInvalid, file)
+		return nil, fmt.Errorf("%w: %s: no queries", local.ErrInvalid, file)
 	}
 	return out, nil
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/local"
 )
 
 func TestEvalFlags(t *testing.T) {
@@ -87,7 +87,7 @@ func TestLoadEvalQueries(t *testing.T) {
 			}
 			qs, err := loadEvalQueries(f)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, registry.ErrInvalid) {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, local.ErrInvalid) {
 					t.Fatalf("err = %v, want ErrInvalid containing %q", err, tt.wantErr)
 				}
 				return

@@ -6,6 +6,7 @@ import (
 	"github.com/megagit/megagit/config"
 
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/local"
 	"github.com/megagit/megagit/skillfile"
 	"github.com/spf13/cobra"
 )
@@ -35,13 +36,13 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.As(err, &u):
 		return exitUsage
-	case errors.Is(err, registry.ErrNotRegistry):
+	case errors.Is(err, local.ErrNotRegistry):
 		return exitNotRegistry
 	case errors.Is(err, registry.ErrNotFound):
 		return exitNotFound
-	case errors.Is(err, registry.ErrInvalid), errors.Is(err, skillfile.ErrInvalid), errors.Is(err, registry.ErrExists), errors.Is(err, config.ErrInvalid):
+	case errors.Is(err, local.ErrInvalid), errors.Is(err, skillfile.ErrInvalid), errors.Is(err, registry.ErrExists), errors.Is(err, config.ErrInvalid):
 		return exitInvalid
-	case errors.Is(err, registry.ErrLocked):
+	case errors.Is(err, local.ErrLocked):
 		return exitLocked
 	case errors.Is(err, registry.ErrDirty):
 		return exitDirty

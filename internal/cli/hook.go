@@ -46,7 +46,7 @@ const (
 // a hook's stdout belongs to the agent. When only the config is broken the
 // registry is still returned so the error can be logged there.
 func openHookEnv(dir string) (*env, error) {
-	root, err := registry.Find(dir)
+	root, err := local.Find(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func saveSession(reg *registry.Registry, s *hook.Session, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	return reg.WriteLocal(inject.SessionFile(s.ID), data)
+	return reg.Local().Write(inject.SessionFile(s.ID), data)
 }
 
 func checkAgentFlag(agent string) error {

@@ -93,7 +93,7 @@ func hookInstallRun(opts *hookInstallOptions) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", registry.ErrInvalid, path, err)
+		return fmt.Errorf("%w: %s: %v", local.ErrInvalid, path, err)
 	}
 	if string(updated) == string(old) {
 		fmt.Fprintf(a.errOut, "megagit: %s is up to date\n", path)

@@ -14,6 +14,7 @@ import (
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/ranker/route/dense"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/local"
 	"github.com/spf13/cobra"
 )
 
@@ -111,7 +112,7 @@ func modelAdaptRun(ctx context.Context, opts *modelAdaptOptions) error {
 		data.Helpful(), len(data.Train), len(data.Held), data.SkillsWithEvidence, len(data.Harmful), data.Contradictory)
 	res, err := embedcache.Adapt(ctx, base, data, opts.cfg, nil)
 	if errors.Is(err, embedcache.ErrTooLittleEvidence) {
-		return withHint(fmt.Errorf("%w: %w", registry.ErrInvalid, err),
+		return withHint(fmt.Errorf("%w: %w", local.ErrInvalid, err),
 			fmt.Sprintf("record verdicts with a context (megagit verdict NAME HELPFUL --context \"the prompt\"); adapt needs %d or more helpful contexts and a skill with two or more", embedcache.MinAdaptHelpful))
 	}
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/local"
 	"github.com/spf13/cobra"
 )
 
@@ -208,7 +209,7 @@ type env struct {
 
 // open finds the registry, loads its config and opens it.
 func (a *app) open(flags flagLookup) (*env, error) {
-	root, err := registry.Find(a.workDir())
+	root, err := local.Find(a.workDir())
 	if err != nil {
 		return nil, withHint(err, "create one with `megagit init`, or point at one with -C DIR")
 	}
@@ -232,4 +233,4 @@ func configFile(root string) string {
 }
 
 // registryRoot finds the registry around the working directory.
-func registryRoot(a *app) (string, error) { return registry.Find(a.workDir()) }
+func registryRoot(a *app) (string, error) { return local.Find(a.workDir()) }

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/ranker/route"
-	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/local"
 	"github.com/spf13/cobra"
 )
 
@@ -93,7 +93,7 @@ func listenSocket(path string) (net.Listener, error) {
 	}
 	if c, err := net.DialTimeout("unix", path, 200*time.Millisecond); err == nil {
 		c.Close()
-		return nil, fmt.Errorf("%w: a megagit serve already answers on %s", registry.ErrLocked, path)
+		return nil, fmt.Errorf("%w: a megagit serve already answers on %s", local.ErrLocked, path)
 	}
 	_ = os.Remove(path)
 	old := syscall.Umask(0o077) // the socket is the user's alone

@@ -16,7 +16,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/megagit/megagit/config"
-	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/local"
 	"golang.org/x/sys/unix"
 )
 
@@ -77,7 +77,7 @@ func (s *server) startWatch() {
 		return
 	}
 	w := &serveWatch{
-		w: fw, root: s.root, meta: filepath.Join(s.root, registry.MetaDir), local: s.env.reg.LocalDir(),
+		w: fw, root: s.root, meta: filepath.Join(s.root, local.MetaDir), local: s.env.reg.LocalDir(),
 		done: make(chan struct{}), watched: map[string]bool{}, touched: map[string]bool{},
 		dirty: true, wake: make(chan struct{}, 1),
 	}
@@ -238,7 +238,7 @@ func (w *serveWatch) sync(roots []string) (renewed bool, err error) {
 			}
 		}
 	}
-	nearest(filepath.Join(w.root, filepath.FromSlash(registry.LedgerDir)))
+	nearest(filepath.Join(w.root, filepath.FromSlash(local.LedgerDir)))
 	rebuild := all || w.want == nil
 	kids := map[string][]string{}
 	for _, r := range roots {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/local"
 	"github.com/spf13/cobra"
 )
 
@@ -43,7 +44,7 @@ func newVerdictCmd(a *app, runF func(*verdictOptions) error) *cobra.Command {
 func verdictRun(opts *verdictOptions) error {
 	v, err := lifecycle.ParseVerdict(opts.verdict)
 	if err != nil {
-		return fmt.Errorf("%w: %v", registry.ErrInvalid, err)
+		return fmt.Errorf("%w: %v", local.ErrInvalid, err)
 	}
 	e, err := opts.app.open(nil)
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/local"
 	"github.com/spf13/cobra"
 )
 
@@ -91,7 +91,7 @@ func whyRun(opts *whyOptions) error {
 		fmt.Fprintf(opts.app.out, "# rank %d of %d, %s (k=%d, %s)\n", pos+1, len(res.Ranked), verdict, res.K, res.Reason)
 		return nil
 	}
-	return fmt.Errorf("%w: skill %q was not loaded (run megagit lint)", registry.ErrInvalid, opts.skill)
+	return fmt.Errorf("%w: skill %q was not loaded (run megagit lint)", local.ErrInvalid, opts.skill)
 }
 
 // printWhy follows seed 000's layout: one line per term, then the total.

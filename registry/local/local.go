@@ -24,8 +24,8 @@ const (
 	JournalFile = "journal.json"
 )
 
-// Sentinel errors born here; package registry re-exports them under the same
-// names, so errors.Is(err, registry.ErrLocked) matches errors from this package.
+// Sentinel errors born here; registry and the commands return and match
+// them as they are (errors.Is(err, local.ErrLocked)).
 var (
 	// ErrNotRegistry: no .megagit/ folder here or in any parent.
 	ErrNotRegistry = errors.New("not a megagit registry")
