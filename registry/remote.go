@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 
+	"github.com/megagit/megagit/gitauth"
 	"github.com/megagit/megagit/registry/local"
 )
 
@@ -89,17 +90,17 @@ func (r *Registry) resolveRemote(name string, branch plumbing.ReferenceName) (st
 // fetch brings the remote's branches into refs/remotes/NAME/; an empty
 // remote is not an error.
 func (r *Registry) fetch(ctx context.Context, remote, url string) error {
-	creds, err := r.creds(url)
+	creds, err := gitauth.Cached(r.gitDir, url)
 	if err != nil {
 		return err
 	}
 	r.dropTornRemoteRefs(remote)
 	r.dropOrphanPackIndexes()
-	err = r.repo.FetchContext(ctx, &git.FetchOptions{RemoteName: remote, Auth: creds.auth})
+	err = r.repo.FetchContext(ctx, &git.FetchOptions{RemoteName: remote, Auth: creds.Auth})
 	if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) || errors.Is(err, transport.ErrEmptyRemoteRepository) {
-		return creds.done(nil)
+		return creds.Done(nil)
 	}
-	return fmt.Errorf("fetch from %s (%s): %w", remote, url, creds.done(err))
+	return fmt.Errorf("fetch from %s (%s): %w", remote, url, creds.Done(err))
 }
 
 // dropTornRemoteRefs removes remote-tracking ref files a killed fetch or
@@ -145,16 +146,16 @@ func (r *Registry) dropOrphanPackIndexes() {
 // push sends the local branch to the same branch on the remote and
 // records the result as the remote-tracking ref, like git push does.
 func (r *Registry) push(ctx context.Context, remote, url string, branch plumbing.ReferenceName, hash plumbing.Hash) error {
-	creds, err := r.creds(url)
+	creds, err := gitauth.Cached(r.gitDir, url)
 	if err != nil {
 		return err
 	}
 	spec := config.RefSpec(hash.String() + ":" + branch.String())
-	err = r.repo.PushContext(ctx, &git.PushOptions{RemoteName: remote, Auth: creds.auth, RefSpecs: []config.RefSpec{spec}})
+	err = r.repo.PushContext(ctx, &git.PushOptions{RemoteName: remote, Auth: creds.Auth, RefSpecs: []config.RefSpec{spec}})
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
-		return creds.done(err)
+		return creds.Done(err)
 	}
-	_ = creds.done(nil)
+	_ = creds.Done(nil)
 	tracking := plumbing.NewRemoteReferenceName(remote, branch.Short())
 	return r.repo.Storer.SetReference(plumbing.NewHashReference(tracking, hash))
 }
@@ -187,17 +188,17 @@ func (r *Registry) PingRemote(name string, timeout time.Duration) (string, error
 	if err != nil {
 		return url, err
 	}
-	creds, err := r.creds(url)
+	creds, err := gitauth.Cached(r.gitDir, url)
 	if err != nil {
 		return url, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	_, err = rem.ListContext(ctx, &git.ListOptions{Auth: creds.auth, Timeout: int(timeout / time.Second)})
+	_, err = rem.ListContext(ctx, &git.ListOptions{Auth: creds.Auth, Timeout: int(timeout / time.Second)})
 	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
 		err = nil
 	}
-	return url, creds.done(err)
+	return url, creds.Done(err)
 }
 
 // headNames returns the current branch (HEAD may be unborn).

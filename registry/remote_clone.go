@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage/memory"
 
+	"github.com/megagit/megagit/gitauth"
 	"github.com/megagit/megagit/registry/local"
 )
 
@@ -47,11 +48,11 @@ func Clone(ctx context.Context, rawURL, dir string, opts Options) (*Registry, er
 	if ents, err := os.ReadDir(abs); err == nil && len(ents) > 0 {
 		return nil, fmt.Errorf("%w: %s is not empty", ErrExists, abs)
 	}
-	creds, err := remoteAuth("", rawURL)
+	creds, err := gitauth.Lookup("", rawURL)
 	if err != nil {
 		return nil, err
 	}
-	auth := creds.auth
+	auth := creds.Auth
 	_, statErr := os.Stat(abs)
 	created := errors.Is(statErr, os.ErrNotExist)
 	cleanup := func() {
@@ -73,7 +74,7 @@ func Clone(ctx context.Context, rawURL, dir string, opts Options) (*Registry, er
 			_, err = git.PlainCloneContext(ctx, abs, false, &git.CloneOptions{URL: rawURL, Auth: auth, ReferenceName: branch, SingleBranch: false})
 		}
 	}
-	err = creds.done(err)
+	err = creds.Done(err)
 	if err != nil {
 		cleanup()
 		if errors.Is(err, transport.ErrEmptyRemoteRepository) {

@@ -1,4 +1,4 @@
-package registry
+package gitauth
 
 import (
 	"errors"
@@ -97,7 +97,7 @@ func TestCredentialHelperForms(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			writeFile(t, filepath.Join(home, ".gitconfig"), "[credential]\n\thelper = \""+strings.ReplaceAll(strings.ReplaceAll(tt.helper, `\`, `\\`), `"`, `\"`)+"\"\n")
-			a, err := AuthFor(credURL)
+			a, err := For(credURL)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -122,12 +122,12 @@ func TestCredentialHelperHasNoTerminal(t *testing.T) {
 	writeFile(t, filepath.Join(home, ".gitconfig"), `[credential]
 	helper = "!f() { echo tp=$GIT_TERMINAL_PROMPT > '`+log+`'; if (: </dev/tty) 2>/dev/null; then echo tty >> '`+log+`'; fi; echo username=u; echo password=p; }; f"
 `)
-	a, err := AuthFor(credURL)
+	a, err := For(credURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantBasic(t, a, "u", "p")
-	if got := readFile(t, log); got != "tp=0\n" {
+	if got, _ := os.ReadFile(log); string(got) != "tp=0\n" {
 		t.Fatalf("helper environment: %q, want GIT_TERMINAL_PROMPT=0 and no /dev/tty", got)
 	}
 }
@@ -150,7 +150,7 @@ func TestCredentialHelperOrderAndChaining(t *testing.T) {
 	gitDir := filepath.Join(t.TempDir(), ".git")
 	writeFile(t, filepath.Join(gitDir, "config"), "[credential]\n\thelper = "+local+"\n")
 
-	a, err := AuthForRepo(gitDir, credURL)
+	a, err := ForRepo(gitDir, credURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestCredentialHelperQuitStops(t *testing.T) {
 	next := fakeHelper(t, bin, "next", "username=u\npassword=p\n")
 	writeFile(t, filepath.Join(home, ".gitconfig"), "[credential]\n\thelper = "+quit+"\n\thelper = "+next+"\n")
 	writeFile(t, filepath.Join(home, ".git-credentials"), "https://file:filepass@example.com\n")
-	a, err := AuthFor(credURL)
+	a, err := For(credURL)
 	if err == nil || !strings.Contains(err.Error(), "quitter") || !strings.Contains(err.Error(), "quit") {
 		t.Fatalf("auth %v, err %v; want an error naming the quitting helper", a, err)
 	}
@@ -196,7 +196,7 @@ func TestCredentialHelperEmptyValueResets(t *testing.T) {
 	writeFile(t, filepath.Join(home, ".gitconfig"), "[credential]\n\thelper = "+global+"\n")
 	gitDir := filepath.Join(t.TempDir(), ".git")
 	writeFile(t, filepath.Join(gitDir, "config"), "[credential]\n\thelper =\n\thelper = "+failing+"\n\thelper = "+local+"\n")
-	a, err := AuthForRepo(gitDir, credURL)
+	a, err := ForRepo(gitDir, credURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +205,7 @@ func TestCredentialHelperEmptyValueResets(t *testing.T) {
 		t.Fatal("the helper cleared by an empty value ran")
 	}
 	// Without the repository, the global helper applies.
-	a, err = AuthFor(credURL)
+	a, err = For(credURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func TestCredentialHelperPerURL(t *testing.T) {
 		{"https://example.com:8443/org/repo.git", ""},
 		{"https://other.example/any/repo.git", "other"},
 	} {
-		a, err := AuthFor(tt.url)
+		a, err := For(tt.url)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -292,7 +292,7 @@ func TestCredentialHelperTimeout(t *testing.T) {
 	t.Cleanup(func() { helperTimeout = old })
 	writeFile(t, filepath.Join(home, ".gitconfig"), "[credential]\n\thelper = \"!hang() { sleep 30; }; hang\"\n")
 	start := time.Now()
-	_, err := AuthFor(credURL)
+	_, err := For(credURL)
 	if err == nil || !strings.Contains(err.Error(), "hang() { sleep 30; }; hang") || !strings.Contains(err.Error(), "did not answer") {
 		t.Fatalf("err %v, want a timeout naming the helper", err)
 	}
@@ -311,11 +311,11 @@ func TestCredentialPrecedence(t *testing.T) {
 	gitconfig := filepath.Join(home, ".gitconfig")
 
 	writeFile(t, gitconfig, "[credential]\n\thelper = "+full+"\n")
-	if a, err := AuthFor("https://u:p@example.com/org/repo.git"); err != nil || a != nil {
+	if a, err := For("https://u:p@example.com/org/repo.git"); err != nil || a != nil {
 		t.Fatalf("URL credentials: auth %v err %v, want go-git to use the URL's", a, err)
 	}
 	t.Setenv(EnvGitToken, "tok")
-	a, err := AuthFor(credURL)
+	a, err := For(credURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,14 +324,14 @@ func TestCredentialPrecedence(t *testing.T) {
 		t.Fatal("helper ran although MEGAGIT_GIT_TOKEN is set")
 	}
 	t.Setenv(EnvGitToken, "")
-	a, err = AuthFor(credURL)
+	a, err = For(credURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantBasic(t, a, "helper", "hp")
 
 	writeFile(t, gitconfig, "[credential]\n\thelper = "+empty+"\n")
-	a, err = AuthFor(credURL)
+	a, err = For(credURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,16 +345,16 @@ func TestCredentialHelperStoreAndErase(t *testing.T) {
 	bin := t.TempDir()
 	h := fakeHelper(t, bin, "keyring", "username=alice\npassword=pw\n")
 	writeFile(t, filepath.Join(home, ".gitconfig"), "[credential]\n\thelper = "+h+"\n")
-	rc, err := remoteAuth("", credURL)
+	rc, err := Lookup("", credURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := rc.done(nil); err != nil {
+	if err := rc.Done(nil); err != nil {
 		t.Fatal(err)
 	}
-	_ = rc.done(nil) // store is sent once
+	_ = rc.Done(nil) // store is sent once
 	authErr := fmt.Errorf("%w: bad credentials", transport.ErrAuthenticationRequired)
-	if err := rc.done(authErr); !errors.Is(err, transport.ErrAuthenticationRequired) {
+	if err := rc.Done(authErr); !errors.Is(err, transport.ErrAuthenticationRequired) {
 		t.Fatalf("done changed the error to %v", err)
 	}
 	cred := "protocol=https\nhost=example.com\nusername=alice\n"

@@ -1,7 +1,6 @@
-package registry
+package gitauth
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"net/http/cgi"
@@ -11,8 +10,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 )
 
@@ -44,30 +47,26 @@ func gitHTTPServer(t *testing.T, root, user, pass string) string {
 	return srv.URL
 }
 
-// A sync over HTTPS authenticates with the helper's answer, tells the
-// helper to store it once, and to erase a credential the server refuses.
+// An HTTPS remote authenticates with the helper's answer: over what one
+// megagit sync does (fetch, push, fetch again, each through Cached) the
+// helper is asked once and told to store once; a credential the server
+// refuses is erased.
 func TestSyncOverHTTPWithCredentialHelper(t *testing.T) {
-	r := newTestRegistry(t, "s")
 	srvRoot := t.TempDir()
 	if _, err := git.PlainInit(filepath.Join(srvRoot, "team.git"), true); err != nil {
 		t.Fatal(err)
 	}
 	base := gitHTTPServer(t, srvRoot, "alice", "pw")
 	home := credEnv(t)
-	if err := r.AddRemote("origin", base+"/team.git"); err != nil {
-		t.Fatal(err)
-	}
+	url := base + "/team.git"
+	repo, gitDir := repoWithCommit(t, url)
 	bin := t.TempDir()
 	good := fakeHelper(t, bin, "good", "username=alice\npassword=pw\n")
 	writeFile(t, filepath.Join(home, ".gitconfig"), "[credential]\n\thelper = "+good+"\n")
 	t.Cleanup(func() { credCache.Lock(); clear(credCache.m); credCache.Unlock() })
 
-	res, err := r.Sync(context.Background(), SyncOptions{})
-	if err != nil {
+	if err := syncLike(repo, gitDir, url); err != nil {
 		t.Fatalf("sync over http: %v", err)
-	}
-	if !res.Pushed {
-		t.Fatalf("nothing pushed: %+v", res)
 	}
 	log := helperLog(t, good)
 	if n := strings.Count(log, "== get\n"); n != 1 {
@@ -85,12 +84,69 @@ func TestSyncOverHTTPWithCredentialHelper(t *testing.T) {
 	credCache.Unlock()
 	bad := fakeHelper(t, bin, "bad", "username=alice\npassword=stale\n")
 	writeFile(t, filepath.Join(home, ".gitconfig"), "[credential]\n\thelper = "+bad+"\n")
-	verdict(t, r, "s", "HELPFUL")
-	_, err = r.Sync(context.Background(), SyncOptions{})
+	err := syncLike(repo, gitDir, url)
 	if !errors.Is(err, transport.ErrAuthenticationRequired) {
 		t.Fatalf("sync with a refused credential: %v", err)
 	}
 	if log := helperLog(t, bad); !strings.Contains(log, "== erase\nprotocol=http\nhost="+strings.TrimPrefix(base, "http://")+"\nusername=alice\npassword=stale\n") {
 		t.Fatalf("refused credential not erased:\n%s", log)
 	}
+}
+
+// repoWithCommit makes a repository with one commit on main and the
+// remote origin at url; it returns the repository and its .git folder.
+func repoWithCommit(t *testing.T, url string) (*git.Repository, string) {
+	t.Helper()
+	dir := t.TempDir()
+	repo, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{
+		InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "README"), "team registry\n")
+	wt, err := repo.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wt.Add("README"); err != nil {
+		t.Fatal(err)
+	}
+	sig := &object.Signature{Name: "Test User", Email: "test@example.com", When: time.Now()}
+	if _, err := wt.Commit("first", &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{url}}); err != nil {
+		t.Fatal(err)
+	}
+	return repo, filepath.Join(dir, ".git")
+}
+
+// syncLike fetches, pushes main and fetches again, each through Cached and
+// reporting to Done, as megagit sync does.
+func syncLike(repo *git.Repository, gitDir, url string) error {
+	fetch := func(auth transport.AuthMethod) error {
+		err := repo.Fetch(&git.FetchOptions{RemoteName: "origin", Auth: auth})
+		if errors.Is(err, git.NoErrAlreadyUpToDate) || errors.Is(err, transport.ErrEmptyRemoteRepository) {
+			return nil
+		}
+		return err
+	}
+	push := func(auth transport.AuthMethod) error {
+		err := repo.Push(&git.PushOptions{RemoteName: "origin", Auth: auth, RefSpecs: []config.RefSpec{"refs/heads/main:refs/heads/main"}})
+		if errors.Is(err, git.NoErrAlreadyUpToDate) {
+			return nil
+		}
+		return err
+	}
+	for _, step := range []func(transport.AuthMethod) error{fetch, push, fetch} {
+		creds, err := Cached(gitDir, url)
+		if err != nil {
+			return err
+		}
+		if err := creds.Done(step(creds.Auth)); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,4 +1,4 @@
-package registry
+package gitauth
 
 import (
 	"bufio"
@@ -25,15 +25,15 @@ const (
 	EnvSSHPass     = "MEGAGIT_SSH_PASSPHRASE"
 )
 
-// AuthFor is AuthForRepo outside any repository (a clone): only the
-// system and global git config are read.
-func AuthFor(rawURL string) (transport.AuthMethod, error) {
-	return AuthForRepo("", rawURL)
+// For is ForRepo outside any repository (a clone): only the system and
+// global git config are read.
+func For(rawURL string) (transport.AuthMethod, error) {
+	return ForRepo("", rawURL)
 }
 
-// AuthForRepo picks credentials for a remote URL from what git users
-// already have, without running git; gitDir ("" for none) adds the
-// repository's .git/config to the config git would read.
+// ForRepo picks credentials for a remote URL from what git users already
+// have, without running git; gitDir ("" for none) adds the repository's
+// .git/config to the config git would read.
 //   - ssh: MEGAGIT_SSH_KEY, else the SSH agent (SSH_AUTH_SOCK), else the first
 //     of ~/.ssh/id_ed25519, id_ecdsa, id_rsa; host keys are checked against
 //     ~/.ssh/known_hosts by go-git.
@@ -43,18 +43,20 @@ func AuthFor(rawURL string) (transport.AuthMethod, error) {
 //     else a matching line of git's credential store (~/.git-credentials or
 //     $XDG_CONFIG_HOME/git/credentials), else none.
 //   - file and local paths need none.
-func AuthForRepo(gitDir, rawURL string) (transport.AuthMethod, error) {
-	rc, err := remoteAuth(gitDir, rawURL)
+func ForRepo(gitDir, rawURL string) (transport.AuthMethod, error) {
+	rc, err := Lookup(gitDir, rawURL)
 	if err != nil {
 		return nil, err
 	}
-	return rc.auth, nil
+	return rc.Auth, nil
 }
 
-// remoteCreds is the credential of one remote and where it came from, so
-// the remote's answer can be reported back to the credential helpers.
-type remoteCreds struct {
-	auth    transport.AuthMethod
+// Creds is the credential of one remote and where it came from, so the
+// remote's answer can be reported back to the credential helpers (Done).
+type Creds struct {
+	// Auth goes to go-git's fetch, push, list or clone options; nil when
+	// the remote needs none or go-git finds it itself.
+	Auth    transport.AuthMethod
 	helpers []string      // the helpers to tell, when they supplied it
 	cred    gitCredential // what they supplied
 	notes   []string      // helpers that failed while megagit looked
@@ -62,7 +64,10 @@ type remoteCreds struct {
 	stored  bool          // store was sent already
 }
 
-func remoteAuth(gitDir, rawURL string) (*remoteCreds, error) {
+// Lookup is ForRepo with what Done needs to answer the helpers: it asks
+// them afresh on every call (a clone, which has no repository yet to cache
+// for).
+func Lookup(gitDir, rawURL string) (*Creds, error) {
 	ep, err := transport.NewEndpoint(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("%w: remote URL %q: %v", local.ErrInvalid, rawURL, err)
@@ -73,30 +78,30 @@ func remoteAuth(gitDir, rawURL string) (*remoteCreds, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &remoteCreds{auth: a}, nil
+		return &Creds{Auth: a}, nil
 	case "http", "https":
 		if ep.User != "" || ep.Password != "" {
-			return &remoteCreds{}, nil // go-git uses the URL's own credentials
+			return &Creds{}, nil // go-git uses the URL's own credentials
 		}
 		if tok := os.Getenv(EnvGitToken); tok != "" {
 			user := os.Getenv(EnvGitUsername)
 			if user == "" {
 				user = "x-access-token"
 			}
-			return &remoteCreds{auth: &githttp.BasicAuth{Username: user, Password: tok}}, nil
+			return &Creds{Auth: &githttp.BasicAuth{Username: user, Password: tok}}, nil
 		}
 		return helperAuth(gitDir, ep)
 	}
-	return &remoteCreds{}, nil
+	return &Creds{}, nil
 }
 
 // helperAuth asks git's credential helpers, then falls back to reading
 // the credential store files directly (which also serves users of the
 // store helper on machines without git).
-func helperAuth(gitDir string, ep *transport.Endpoint) (*remoteCreds, error) {
+func helperAuth(gitDir string, ep *transport.Endpoint) (*Creds, error) {
 	t := targetOf(ep)
 	set := settingsFor(readCredentialConfig(gitDir), t)
-	rc := &remoteCreds{}
+	rc := &Creds{}
 	if len(set.helpers) > 0 {
 		c := gitCredential{protocol: t.protocol, host: t.host, username: set.username}
 		if set.useHTTPPath {
@@ -108,13 +113,13 @@ func helperAuth(gitDir string, ep *transport.Endpoint) (*remoteCreds, error) {
 		}
 		rc.notes = notes
 		if ok {
-			rc.auth = &githttp.BasicAuth{Username: c.username, Password: c.password}
+			rc.Auth = &githttp.BasicAuth{Username: c.username, Password: c.password}
 			rc.helpers, rc.cred = set.helpers, c
 			return rc, nil
 		}
 	}
 	if user, pass, ok := storedCredential(ep); ok {
-		rc.auth = &githttp.BasicAuth{Username: user, Password: pass}
+		rc.Auth = &githttp.BasicAuth{Username: user, Password: pass}
 	}
 	return rc, nil
 }
@@ -139,18 +144,19 @@ func targetOf(ep *transport.Endpoint) credentialTarget {
 // (fetch, push, fetch again) asks the helpers and stores the result once.
 var credCache = struct {
 	sync.Mutex
-	m map[string]*remoteCreds
-}{m: map[string]*remoteCreds{}}
+	m map[string]*Creds
+}{m: map[string]*Creds{}}
 
-// creds is remoteAuth for this registry, through credCache.
-func (r *Registry) creds(rawURL string) (*remoteCreds, error) {
-	key := r.gitDir + "\x00" + rawURL
+// Cached is Lookup for the repository at gitDir, through a cache that
+// lives as long as the process: one sync asks the helpers once.
+func Cached(gitDir, rawURL string) (*Creds, error) {
+	key := gitDir + "\x00" + rawURL
 	credCache.Lock()
 	defer credCache.Unlock()
 	if rc, ok := credCache.m[key]; ok {
 		return rc, nil
 	}
-	rc, err := remoteAuth(r.gitDir, rawURL)
+	rc, err := Lookup(gitDir, rawURL)
 	if err != nil {
 		return nil, err
 	}
@@ -161,10 +167,11 @@ func (r *Registry) creds(rawURL string) (*remoteCreds, error) {
 	return rc, nil
 }
 
-// done reports how the remote took the credential, as git does: store
-// after success, erase after an authentication failure (HTTP 401). A failed
-// authentication also names the helpers that could not be run.
-func (rc *remoteCreds) done(err error) error {
+// Done reports how the remote took the credential, as git does: store
+// after success, erase after an authentication failure (HTTP 401). It
+// returns err, for a failed authentication with the helpers that could
+// not be run named.
+func (rc *Creds) Done(err error) error {
 	credCache.Lock()
 	defer credCache.Unlock()
 	switch {
