@@ -24,7 +24,7 @@ func (r *Registry) AddSkill(name, description, body string) (string, plumbing.Ha
 		return "", plumbing.ZeroHash, fmt.Errorf("%w: field description: a skill needs a description (agents route on it)", local.ErrInvalid)
 	}
 	rel := path.Join(r.opts.Roots[0], name, "SKILL.md")
-	hash, err := r.writeLockedRaw(func() (string, []change, error) {
+	hash, err := r.writeLockedRaw(func() (string, []Change, error) {
 		if s, err := r.Skill(name); err == nil {
 			return "", nil, fmt.Errorf("%w: skill %q at %s", ErrExists, name, s.Path)
 		} else if !errors.Is(err, ErrNotFound) {
@@ -34,19 +34,19 @@ func (r *Registry) AddSkill(name, description, body string) (string, plumbing.Ha
 		if _, err := skillfile.Parse(rel, data); err != nil {
 			return "", nil, fmt.Errorf("%w: %w", local.ErrInvalid, err)
 		}
-		return fmt.Sprintf("skill(%s): add\n\nMegagit-Action: add\nMegagit-Skill: %s\n", name, name), []change{{Path: rel, Data: data}}, nil
+		return fmt.Sprintf("skill(%s): add\n\nMegagit-Action: add\nMegagit-Skill: %s\n", name, name), []Change{{Path: rel, Data: data}}, nil
 	})
 	return rel, hash, err
 }
 
 // writeLockedRaw is writeLocked for callers that build their changes directly.
-func (r *Registry) writeLockedRaw(fn func() (string, []change, error)) (plumbing.Hash, error) {
+func (r *Registry) writeLockedRaw(fn func() (string, []Change, error)) (plumbing.Hash, error) {
 	lock, err := r.Local().Acquire(r.opts.LockTimeout)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
 	defer lock.Release()
-	if _, err := r.recoverLocked(); err != nil {
+	if _, err := r.RecoverLocked(); err != nil {
 		return plumbing.ZeroHash, err
 	}
 	msg, changes, err := fn()
@@ -66,7 +66,7 @@ func (r *Registry) Unarchive(name, reason string, now time.Time) (plumbing.Hash,
 		if err != nil {
 			return "", err
 		}
-		st.evidence = lifecycle.Replay(st.evidence, replayEvents(st.entries))
+		st.evidence = lifecycle.Replay(st.evidence, ReplayEvents(st.entries))
 		if st.evidence.Status != lifecycle.Archived {
 			return "", fmt.Errorf("%w: skill %q is %s, not archived", local.ErrInvalid, name, st.evidence.Status)
 		}
@@ -117,7 +117,7 @@ func (r *Registry) Resync(name string) ([]ResyncResult, plumbing.Hash, error) {
 			if len(st.entries) == 0 && !st.skill.File.HasEvidence() {
 				continue
 			}
-			after := lifecycle.Replay(st.evidence, replayEvents(st.entries))
+			after := lifecycle.Replay(st.evidence, ReplayEvents(st.entries))
 			rendered, err := st.skill.File.WithEvidence(after)
 			if err != nil {
 				return "", err
@@ -141,9 +141,10 @@ func (r *Registry) Resync(name string) ([]ResyncResult, plumbing.Hash, error) {
 	return results, hash, err
 }
 
-// derivedContexts is what the contexts would be if taken straight from the
-// ledger: the last three of each polarity.
-func derivedContexts(entries []Entry) (help, harm []string) {
+// DerivedContexts is what the contexts would be if taken straight from the
+// ledger: the last three of each polarity. A sync compares it with each
+// side's mega_meta to tell hand-curated contexts from derived ones.
+func DerivedContexts(entries []Entry) (help, harm []string) {
 	e := lifecycle.ColdStart()
 	for _, en := range entries {
 		if en.Source == SourceExplicit && en.Action == "" {
@@ -172,7 +173,7 @@ func (r *Registry) Revert(ref string, now time.Time) ([]Entry, plumbing.Hash, er
 			if err != nil {
 				return "", err
 			}
-			curHelp, curHarm := derivedContexts(st.entries)
+			curHelp, curHarm := DerivedContexts(st.entries)
 			var keep []Entry
 			var gone []Entry
 			for _, en := range st.entries {
@@ -187,7 +188,7 @@ func (r *Registry) Revert(ref string, now time.Time) ([]Entry, plumbing.Hash, er
 				return "", err
 			}
 			before := st.evidence
-			after := lifecycle.Replay(st.evidence, replayEvents(keep))
+			after := lifecycle.Replay(st.evidence, ReplayEvents(keep))
 			userCurated := strings.Join(curHelp, "\x00") != strings.Join(before.HelpfulContexts, "\x00") ||
 				strings.Join(curHarm, "\x00") != strings.Join(before.HarmfulContexts, "\x00")
 			if userCurated {
@@ -196,7 +197,7 @@ func (r *Registry) Revert(ref string, now time.Time) ([]Entry, plumbing.Hash, er
 					after.HarmfulContexts = removeLast(after.HarmfulContexts, g.Context)
 				}
 			} else {
-				after.HelpfulContexts, after.HarmfulContexts = derivedContexts(keep)
+				after.HelpfulContexts, after.HarmfulContexts = DerivedContexts(keep)
 			}
 			st.entries, st.ledger, st.evidence = keep, ledger, after
 			st.changed, st.ledgerCh = true, true

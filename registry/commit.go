@@ -19,9 +19,10 @@ import (
 	"github.com/megagit/megagit/registry/local"
 )
 
-// change is one file megagit writes (or deletes) in a commit; Path is
+// Change is one file megagit writes (or deletes) in a commit, as the
+// journal records it; a sync's merge plan is a list of them. Path is
 // registry-relative, slash-separated.
-type change struct {
+type Change struct {
 	Path   string `json:"path"`
 	Data   []byte `json:"data,omitempty"`
 	Delete bool   `json:"delete,omitempty"`
@@ -32,13 +33,14 @@ type journal struct {
 	Branch  string   `json:"branch"`
 	Parent  string   `json:"parent"` // "" when the branch was unborn
 	Commit  string   `json:"commit"`
-	Changes []change `json:"changes"`
+	Changes []Change `json:"changes"`
 }
 
 func (r *Registry) journalPath() string { return filepath.Join(r.LocalDir(), local.JournalFile) }
 
-// head resolves the checked-out branch and its commit (zero hash if unborn).
-func (r *Registry) head() (plumbing.ReferenceName, plumbing.Hash, error) {
+// Head resolves the checked-out branch and its commit (zero hash if
+// unborn); a sync moves that branch.
+func (r *Registry) Head() (plumbing.ReferenceName, plumbing.Hash, error) {
 	ref, err := r.repo.Storer.Reference(plumbing.HEAD)
 	if err != nil {
 		return "", plumbing.ZeroHash, fmt.Errorf("read HEAD: %w", err)
@@ -57,8 +59,9 @@ func (r *Registry) head() (plumbing.ReferenceName, plumbing.Hash, error) {
 	return branch, target.Hash(), nil
 }
 
-// headTree returns the tree of the given commit, or nil for the zero hash.
-func (r *Registry) commitTree(h plumbing.Hash) (*object.Tree, error) {
+// CommitTree returns the tree of the given commit, or nil for the zero
+// hash, so a merge can read a side that does not exist yet as empty.
+func (r *Registry) CommitTree(h plumbing.Hash) (*object.Tree, error) {
 	if h.IsZero() {
 		return nil, nil
 	}
@@ -75,7 +78,7 @@ func (r *Registry) blobAt(tree *object.Tree, rel string) ([]byte, bool, error) {
 	if tree == nil {
 		return nil, false, nil
 	}
-	f, err := tree.File(r.gitPath(rel))
+	f, err := tree.File(r.GitPath(rel))
 	if errors.Is(err, object.ErrFileNotFound) || errors.Is(err, object.ErrDirectoryNotFound) || errors.Is(err, object.ErrEntryNotFound) {
 		return nil, false, nil
 	}
@@ -113,52 +116,70 @@ func (r *Registry) checkClean(tree *object.Tree, paths []string) error {
 // commitChanges records changes as one commit on the current branch. The
 // caller holds the lock. Only the listed paths change; the user's index and
 // other files are left as they are.
-func (r *Registry) commitChanges(message string, changes []change) (plumbing.Hash, error) {
-	branch, parent, err := r.head()
+func (r *Registry) commitChanges(message string, changes []Change) (plumbing.Hash, error) {
+	branch, parent, err := r.Head()
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	tree, err := r.commitTree(parent)
+	tree, err := r.cleanTree(parent, changes)
 	if err != nil {
 		return plumbing.ZeroHash, err
+	}
+	var parents []plumbing.Hash
+	if !parent.IsZero() {
+		parents = []plumbing.Hash{parent}
+	}
+	hash, err := r.writeCommit(tree, changes, message, "commit", parents...)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return hash, r.journalAndFinish(branch, parent, hash, changes)
+}
+
+// cleanTree returns the tree of commit h after checking that no file of
+// changes holds edits of the user's (checkClean).
+func (r *Registry) cleanTree(h plumbing.Hash, changes []Change) (*object.Tree, error) {
+	tree, err := r.CommitTree(h)
+	if err != nil {
+		return nil, err
 	}
 	paths := make([]string, len(changes))
 	for i, c := range changes {
 		paths[i] = c.Path
 	}
-	if err := r.checkClean(tree, paths); err != nil {
-		return plumbing.ZeroHash, err
-	}
+	return tree, r.checkClean(tree, paths)
+}
+
+// writeCommit stores a commit of tree with changes applied, authored now
+// by the git identity; what names it in a storage error.
+func (r *Registry) writeCommit(tree *object.Tree, changes []Change, message, what string, parents ...plumbing.Hash) (plumbing.Hash, error) {
 	sig, err := r.signature(time.Now())
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	var rootHash plumbing.Hash
+	var root plumbing.Hash
 	if tree != nil {
-		rootHash = tree.Hash
+		root = tree.Hash
 	}
-	newTree, err := r.editTree(rootHash, changes)
+	newTree, err := r.editTree(root, changes)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	commit := &object.Commit{Author: sig, Committer: sig, Message: message, TreeHash: newTree}
-	if !parent.IsZero() {
-		commit.ParentHashes = []plumbing.Hash{parent}
-	}
+	commit := &object.Commit{Author: sig, Committer: sig, Message: message, TreeHash: newTree, ParentHashes: parents}
 	obj := r.repo.Storer.NewEncodedObject()
 	if err := commit.Encode(obj); err != nil {
 		return plumbing.ZeroHash, err
 	}
 	hash, err := r.repo.Storer.SetEncodedObject(obj)
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("write commit: %w", err)
+		return plumbing.ZeroHash, fmt.Errorf("write %s: %w", what, err)
 	}
-	return hash, r.journalAndFinish(branch, parent, hash, changes)
+	return hash, nil
 }
 
 // journalAndFinish records the commit about to be applied (the redo log
 // recover.go replays), then applies it: work-tree files, index, branch.
-func (r *Registry) journalAndFinish(branch plumbing.ReferenceName, parent, commit plumbing.Hash, changes []change) error {
+func (r *Registry) journalAndFinish(branch plumbing.ReferenceName, parent, commit plumbing.Hash, changes []Change) error {
 	j := journal{Branch: branch.String(), Commit: commit.String(), Changes: changes}
 	if !parent.IsZero() {
 		j.Parent = parent.String()
@@ -205,15 +226,15 @@ func (r *Registry) finish(j journal) error {
 
 // editTree writes the trees for root with changes applied and returns the
 // new root tree hash.
-func (r *Registry) editTree(root plumbing.Hash, changes []change) (plumbing.Hash, error) {
-	byPath := map[string]*change{}
+func (r *Registry) editTree(root plumbing.Hash, changes []Change) (plumbing.Hash, error) {
+	byPath := map[string]*Change{}
 	for i := range changes {
-		byPath[r.gitPath(changes[i].Path)] = &changes[i]
+		byPath[r.GitPath(changes[i].Path)] = &changes[i]
 	}
 	return r.editDir(root, "", byPath)
 }
 
-func (r *Registry) editDir(h plumbing.Hash, dir string, byPath map[string]*change) (plumbing.Hash, error) {
+func (r *Registry) editDir(h plumbing.Hash, dir string, byPath map[string]*Change) (plumbing.Hash, error) {
 	entries := map[string]object.TreeEntry{}
 	if !h.IsZero() {
 		t, err := r.repo.TreeObject(h)

@@ -68,7 +68,7 @@ func TestDirtySkillIsRefused(t *testing.T) {
 	if readFile(t, p) != edited {
 		t.Fatal("the user's edit was changed")
 	}
-	if _, err := os.Stat(r.abs(ledgerPath("alpha"))); !os.IsNotExist(err) {
+	if _, err := os.Stat(r.abs(LedgerPath("alpha"))); !os.IsNotExist(err) {
 		t.Fatal("a ledger line was written for a refused verdict")
 	}
 }
@@ -80,17 +80,17 @@ func TestCrashBetweenWriteAndCommitIsRepaired(t *testing.T) {
 	for _, stage := range []string{"journal-only", "files-written", "branch-moved"} {
 		t.Run(stage, func(t *testing.T) {
 			r := newTestRegistry(t, "alpha")
-			_, before, err := r.head()
+			_, before, err := r.Head()
 			if err != nil {
 				t.Fatal(err)
 			}
 			// Build what a verdict would write, via a real commit we then undo.
 			verdict(t, r, "alpha", lifecycle.Harmful)
-			_, after, _ := r.head()
+			_, after, _ := r.Head()
 			skillData := readFile(t, skillPath(r, "alpha"))
-			ledgerData := readFile(t, r.abs(ledgerPath("alpha")))
-			j := journal{Branch: "refs/heads/main", Parent: before.String(), Commit: after.String(), Changes: []change{
-				{Path: ledgerPath("alpha"), Data: []byte(ledgerData)},
+			ledgerData := readFile(t, r.abs(LedgerPath("alpha")))
+			j := journal{Branch: "refs/heads/main", Parent: before.String(), Commit: after.String(), Changes: []Change{
+				{Path: LedgerPath("alpha"), Data: []byte(ledgerData)},
 				{Path: "skills/alpha/SKILL.md", Data: []byte(skillData)},
 			}}
 			gitCmd(t, r, "reset", "-q", "--hard", before.String())

@@ -22,7 +22,7 @@ func (r *Registry) ReadConfigFile() ([]byte, error) {
 // CommitConfig writes .megagit/config.yaml and commits it (and only it), so a
 // settings change is shared and revertable like a verdict.
 func (r *Registry) CommitConfig(data []byte, subject string) (plumbing.Hash, error) {
-	return r.writeLockedRaw(func() (string, []change, error) {
+	return r.writeLockedRaw(func() (string, []Change, error) {
 		old, err := r.ReadConfigFile()
 		if err != nil {
 			return "", nil, err
@@ -30,6 +30,6 @@ func (r *Registry) CommitConfig(data []byte, subject string) (plumbing.Hash, err
 		if string(old) == string(data) {
 			return "", nil, nil
 		}
-		return fmt.Sprintf("config: %s\n\nMegagit-Action: config\n", subject), []change{{Path: local.ConfigPath, Data: data}}, nil
+		return fmt.Sprintf("config: %s\n\nMegagit-Action: config\n", subject), []Change{{Path: local.ConfigPath, Data: data}}, nil
 	})
 }

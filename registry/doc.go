@@ -1,6 +1,9 @@
-// Package registry owns every byte a megagit registry keeps on disk and every
-// git operation on it: skills and their frontmatter, the verdict ledger, the
-// commits that record verdicts, the process lock and crash recovery.
+// Package registry is the store: every byte a megagit registry keeps on
+// disk and every commit on its branch: skills (read and written with
+// skillfile), the verdict ledger, the commits that record verdicts and
+// actions, the process lock, crash recovery and doctor.
+// Sharing through a remote (fetch, merge, push, clone) is registry/regsync,
+// which moves the branch through CommitMerge.
 //
 // All writes follow one protocol (see commit.go): take the lock, replay any
 // journal left by a crashed writer, refuse to touch files the user has edited,

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/registry/local"
@@ -41,9 +40,9 @@ func JournalPending(root string) bool {
 // Doctor runs the registry's own checks: skills parse, ledgers read,
 // frontmatter agrees with a replay of the ledger, the git state is sane,
 // the lock is free, no interrupted write waits, and the union merge rule
-// is in place. It never changes anything; remoteTimeout > 0 also checks
-// that the remote answers.
-func (r *Registry) Doctor(remoteTimeout time.Duration) []Check {
+// is in place. It never changes anything (regsync.RemoteCheck checks the
+// remote).
+func (r *Registry) Doctor() []Check {
 	var out []Check
 	add := func(name, status, detail, hint string) {
 		out = append(out, Check{Name: name, Status: status, Detail: detail, Hint: hint})
@@ -64,9 +63,6 @@ func (r *Registry) Doctor(remoteTimeout time.Duration) []Check {
 	out = append(out, r.ledgerChecks(skills)...)
 	out = append(out, r.gitChecks()...)
 	out = append(out, debrisCheck(r.TempDebris()))
-	if remoteTimeout > 0 {
-		out = append(out, r.remoteCheck(remoteTimeout))
-	}
 	return out
 }
 
@@ -90,15 +86,15 @@ func (r *Registry) ledgerChecks(skills []*Skill) []Check {
 		if !ok || e.IsDir() {
 			continue
 		}
-		data, err := os.ReadFile(r.abs(ledgerPath(name)))
+		data, err := os.ReadFile(r.abs(LedgerPath(name)))
 		if err != nil {
 			bad = append(bad, err.Error())
 			continue
 		}
 		if bytes.Contains(data, []byte("\n<<<<<<<")) || bytes.HasPrefix(data, []byte("<<<<<<<")) {
-			bad = append(bad, ledgerPath(name)+": has git conflict markers")
+			bad = append(bad, LedgerPath(name)+": has git conflict markers")
 		}
-		entries, problems := ParseLedger(ledgerPath(name), data)
+		entries, problems := ParseLedger(LedgerPath(name), data)
 		bad = append(bad, problems...)
 		ledgers[name] = entries
 		lines += len(entries)
@@ -123,7 +119,7 @@ func (r *Registry) ledgerChecks(skills []*Skill) []Check {
 		if len(entries) == 0 && !s.File.HasEvidence() {
 			continue
 		}
-		want, err := s.File.WithEvidence(lifecycle.Replay(s.Evidence, replayEvents(entries)))
+		want, err := s.File.WithEvidence(lifecycle.Replay(s.Evidence, ReplayEvents(entries)))
 		if err != nil || !bytes.Equal(want, s.File.Raw()) {
 			stale = append(stale, s.Name)
 		}
@@ -141,7 +137,7 @@ func (r *Registry) ledgerChecks(skills []*Skill) []Check {
 // gitChecks looks at HEAD, the lock, the journal and .gitattributes.
 func (r *Registry) gitChecks() []Check {
 	var out []Check
-	branch, head, err := r.head()
+	branch, head, err := r.Head()
 	switch {
 	case err != nil:
 		out = append(out, Check{Name: "git", Status: CheckFail, Detail: err.Error()})
@@ -170,18 +166,6 @@ func (r *Registry) gitChecks() []Check {
 			Hint: "add that line so a plain `git pull` never conflicts on ledgers"})
 	}
 	return out
-}
-
-// remoteCheck lists the remote's refs; offline is a warning, not a failure.
-func (r *Registry) remoteCheck(timeout time.Duration) Check {
-	url, err := r.PingRemote("", timeout)
-	switch {
-	case errors.Is(err, ErrNoRemote):
-		return Check{Name: "remote", Status: CheckOK, Detail: "no remote configured (local registry)", Hint: "share it with `megagit remote add origin URL` and `megagit sync`"}
-	case err != nil:
-		return Check{Name: "remote", Status: CheckWarn, Detail: fmt.Sprintf("%s did not answer: %v", url, err), Hint: "offline? `megagit sync` will work once it is reachable"}
-	}
-	return Check{Name: "remote", Status: CheckOK, Detail: url + " is reachable"}
 }
 
 // debrisRE matches the temp files of atomic writes (".SKILL.md.tmp-123"):

@@ -37,16 +37,16 @@ func (r *Registry) CommitFiles(subject string, files map[string][]byte) (plumbin
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	return r.writeLockedRaw(func() (string, []change, error) {
-		_, head, err := r.head()
+	return r.writeLockedRaw(func() (string, []Change, error) {
+		_, head, err := r.Head()
 		if err != nil {
 			return "", nil, err
 		}
-		tree, err := r.commitTree(head)
+		tree, err := r.CommitTree(head)
 		if err != nil {
 			return "", nil, err
 		}
-		var changes []change
+		var changes []Change
 		for _, p := range paths {
 			old, ok, err := r.blobAt(tree, p)
 			if err != nil {
@@ -55,7 +55,7 @@ func (r *Registry) CommitFiles(subject string, files map[string][]byte) (plumbin
 			if ok && bytes.Equal(old, files[p]) {
 				continue
 			}
-			changes = append(changes, change{Path: p, Data: files[p]})
+			changes = append(changes, Change{Path: p, Data: files[p]})
 		}
 		msg := strings.TrimRight(subject, "\n") + "\n"
 		return msg, changes, nil

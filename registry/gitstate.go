@@ -94,7 +94,7 @@ func (r *Registry) gitLockMarker() string { return r.LocalDir() }
 
 // updateIndex points the index entries of the changed paths at the content
 // now on disk, leaving every other entry (the user's staged work) alone.
-func (r *Registry) updateIndex(changes []change) error {
+func (r *Registry) updateIndex(changes []Change) error {
 	idxPath := filepath.Join(r.gitDir, "index")
 	return withGitLock(idxPath, r.gitLockMarker(), func(f *os.File) error {
 		idx := &index.Index{Version: 2}
@@ -108,7 +108,7 @@ func (r *Registry) updateIndex(changes []change) error {
 			return err
 		}
 		for _, c := range changes {
-			name := r.gitPath(c.Path)
+			name := r.GitPath(c.Path)
 			_, _ = idx.Remove(name)
 			if c.Delete {
 				continue

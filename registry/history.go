@@ -88,7 +88,7 @@ func parseTrailers(c *object.Commit) []LogEntry {
 
 // Log lists megagit events from HEAD back, newest first, optionally for one skill.
 func (r *Registry) Log(skill string, limit int) ([]LogEntry, error) {
-	_, head, err := r.head()
+	_, head, err := r.Head()
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +167,7 @@ func (r *Registry) findCommit(prefix string) (*object.Commit, error) {
 		}
 		return c, nil
 	}
-	_, head, err := r.head()
+	_, head, err := r.Head()
 	if err != nil {
 		return nil, err
 	}

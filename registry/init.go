@@ -43,8 +43,8 @@ func Init(dir string, configYAML []byte, opts Options) (*Registry, plumbing.Hash
 	if err != nil {
 		return nil, plumbing.ZeroHash, err
 	}
-	hash, err := r.writeLockedRaw(func() (string, []change, error) {
-		changes := []change{{Path: local.ConfigPath, Data: configYAML}}
+	hash, err := r.writeLockedRaw(func() (string, []Change, error) {
+		changes := []Change{{Path: local.ConfigPath, Data: configYAML}}
 		for _, f := range []struct{ path, line string }{
 			{".gitattributes", ".megagit/ledger/*.jsonl merge=union"},
 			{".gitignore", "/.megagit/local/"},
@@ -60,7 +60,7 @@ func Init(dir string, configYAML []byte, opts Options) (*Registry, plumbing.Hash
 			if data != "" && !strings.HasSuffix(data, "\n") {
 				data += "\n"
 			}
-			changes = append(changes, change{Path: f.path, Data: []byte(data + f.line + "\n")})
+			changes = append(changes, Change{Path: f.path, Data: []byte(data + f.line + "\n")})
 		}
 		return "megagit: init registry\n\nMegagit-Action: init\n", changes, nil
 	})
@@ -69,6 +69,14 @@ func Init(dir string, configYAML []byte, opts Options) (*Registry, plumbing.Hash
 		return nil, plumbing.ZeroHash, err
 	}
 	return r, hash, nil
+}
+
+// IgnoresLocal reports whether the registry's .gitignore keeps
+// .megagit/local/ out of commits: init writes the rule, but a clone of a
+// registry made by hand may lack it.
+func (r *Registry) IgnoresLocal() bool {
+	ignore, _ := os.ReadFile(r.abs(".gitignore"))
+	return hasLine(string(ignore), "/"+local.LocalDirName+"/") || hasLine(string(ignore), local.LocalDirName+"/")
 }
 
 func hasLine(s, line string) bool {

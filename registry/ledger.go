@@ -42,7 +42,8 @@ const (
 // ActionUnarchive is the ledger action that lifts an archive.
 const ActionUnarchive = "unarchive"
 
-func ledgerPath(skill string) string { return local.LedgerDir + "/" + skill + ".jsonl" }
+// LedgerPath is the registry-relative path of a skill's ledger.
+func LedgerPath(skill string) string { return local.LedgerDir + "/" + skill + ".jsonl" }
 
 var (
 	entropyMu sync.Mutex

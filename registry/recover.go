@@ -21,12 +21,14 @@ func (r *Registry) recoverIfNeeded() error {
 		return nil // a live writer owns the journal; it will finish it
 	}
 	defer lock.Release()
-	_, err = r.recoverLocked()
+	_, err = r.RecoverLocked()
 	return err
 }
 
-// recoverLocked replays the journal; it reports whether there was one.
-func (r *Registry) recoverLocked() (bool, error) {
+// RecoverLocked replays the journal; it reports whether there was one.
+// The caller holds the lock: every writer (a sync too) calls it before
+// reading HEAD, so it never builds on a half-finished write.
+func (r *Registry) RecoverLocked() (bool, error) {
 	data, err := os.ReadFile(r.journalPath())
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
@@ -40,7 +42,7 @@ func (r *Registry) recoverLocked() (bool, error) {
 		r.warn("discarded an unreadable journal of an interrupted write: %v", err)
 		return true, os.Remove(r.journalPath())
 	}
-	branch, cur, err := r.head()
+	branch, cur, err := r.Head()
 	if err != nil {
 		return true, err
 	}

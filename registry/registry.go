@@ -114,15 +114,37 @@ func (r *Registry) ConfigFile() string {
 	return filepath.Join(r.root, filepath.FromSlash(local.ConfigPath))
 }
 
-// Repo exposes the git repository for read-only history queries.
+// Repo exposes the git repository for history queries and for a sync's
+// fetch and push; branches move only through the registry's own writes.
 func (r *Registry) Repo() *git.Repository { return r.repo }
 
-// gitPath turns a registry-relative slash path into a work-tree-relative one.
-func (r *Registry) gitPath(rel string) string {
+// GitDir is the repository's .git folder, where a sync repairs what a
+// killed fetch left and which keys its cached credentials.
+func (r *Registry) GitDir() string { return r.gitDir }
+
+// Options are the settings the registry was opened with, defaults filled
+// in, so a sync uses the same skill roots, lock timeout and warnings.
+func (r *Registry) Options() Options { return r.opts }
+
+// GitPath turns a registry-relative slash path into a work-tree-relative
+// one, as git trees name files.
+func (r *Registry) GitPath(rel string) string {
 	if r.prefix == "" {
 		return rel
 	}
 	return path.Join(r.prefix, rel)
+}
+
+// RelPath turns a work-tree-relative git path into a registry-relative one
+// (with "../" steps when it lies outside a registry kept in a subfolder).
+func (r *Registry) RelPath(gitPath string) string {
+	if r.prefix == "" {
+		return gitPath
+	}
+	if rest, ok := strings.CutPrefix(gitPath, r.prefix+"/"); ok {
+		return rest
+	}
+	return strings.Repeat("../", strings.Count(r.prefix, "/")+1) + gitPath
 }
 
 // abs turns a registry-relative slash path into an absolute file path.

@@ -59,11 +59,11 @@ func (e *edit) state(name string) (*skillState, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(e.r.abs(ledgerPath(name)))
+	data, err := os.ReadFile(e.r.abs(LedgerPath(name)))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	entries, problems := ParseLedger(ledgerPath(name), data)
+	entries, problems := ParseLedger(LedgerPath(name), data)
 	for _, p := range problems {
 		e.r.warn("%s", p)
 	}
@@ -74,12 +74,12 @@ func (e *edit) state(name string) (*skillState, error) {
 }
 
 // changes renders every touched file.
-func (e *edit) changes() ([]change, error) {
-	var out []change
+func (e *edit) changes() ([]Change, error) {
+	var out []Change
 	for _, name := range e.order {
 		st := e.states[name]
 		if st.ledgerCh {
-			out = append(out, change{Path: ledgerPath(name), Data: st.ledger})
+			out = append(out, Change{Path: LedgerPath(name), Data: st.ledger})
 		}
 		if st.changed {
 			data, err := st.skill.File.WithEvidence(st.evidence)
@@ -87,14 +87,16 @@ func (e *edit) changes() ([]change, error) {
 				return nil, fmt.Errorf("%s: %w", st.skill.Path, err)
 			}
 			if !bytes.Equal(data, st.skill.File.Raw()) {
-				out = append(out, change{Path: st.skill.Path, Data: data})
+				out = append(out, Change{Path: st.skill.Path, Data: data})
 			}
 		}
 	}
 	return out, nil
 }
 
-func replayEvents(entries []Entry) []lifecycle.Event {
+// ReplayEvents turns ledger entries into the events lifecycle.Replay
+// takes, so a merge rebuilds evidence exactly as a verdict does.
+func ReplayEvents(entries []Entry) []lifecycle.Event {
 	evs := make([]lifecycle.Event, len(entries))
 	for i, en := range entries {
 		evs[i] = en.Event()
@@ -110,7 +112,7 @@ func (r *Registry) writeLocked(fn func(e *edit) (string, error)) (plumbing.Hash,
 		return plumbing.ZeroHash, err
 	}
 	defer lock.Release()
-	if _, err := r.recoverLocked(); err != nil {
+	if _, err := r.RecoverLocked(); err != nil {
 		return plumbing.ZeroHash, err
 	}
 	e := r.newEdit()
@@ -155,7 +157,7 @@ func (r *Registry) RecordVerdicts(inputs []VerdictInput, now time.Time) ([]Appli
 			}
 			before := st.evidence.Status
 			// The ledger is the truth: rebuild counts from it, then apply.
-			st.evidence = lifecycle.Replay(st.evidence, replayEvents(st.entries))
+			st.evidence = lifecycle.Replay(st.evidence, ReplayEvents(st.entries))
 			st.evidence = lifecycle.Apply(st.evidence, entry.Event())
 			st.entries = append(st.entries, entry)
 			st.ledger = appendLedger(st.ledger, []Entry{entry})

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/regsync"
 	"github.com/spf13/cobra"
 )
 
@@ -39,12 +40,12 @@ func cloneRun(opts *cloneOptions) error {
 	a := opts.app
 	dir := opts.dir
 	if dir == "" {
-		dir = registry.CloneDir(opts.url)
+		dir = regsync.CloneDir(opts.url)
 	}
 	if a.dir != "" {
 		dir = a.dir + "/" + dir
 	}
-	reg, err := registry.Clone(context.Background(), opts.url, dir, registry.Options{
+	reg, err := regsync.Clone(context.Background(), opts.url, dir, registry.Options{
 		Warn: func(s string) { fmt.Fprintf(a.errOut, "megagit: warning: %s\n", s) },
 	})
 	if err != nil {

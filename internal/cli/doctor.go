@@ -11,6 +11,7 @@ import (
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/regsync"
 	"github.com/spf13/cobra"
 )
 
@@ -71,7 +72,10 @@ func doctorRun(opts *doctorOptions) error {
 	if opts.offline {
 		timeout = 0
 	}
-	checks := e.reg.Doctor(timeout)
+	checks := e.reg.Doctor()
+	if timeout > 0 {
+		checks = append(checks, regsync.RemoteCheck(e.reg, timeout))
+	}
 	if journal && !registry.JournalPending(root) {
 		checks = append(checks, registry.Check{Name: "recovery", Status: registry.CheckWarn,
 			Detail: "an interrupted write (a killed megagit) was found and finished"})

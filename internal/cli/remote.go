@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/regsync"
 	"github.com/spf13/cobra"
 )
 
@@ -44,7 +44,7 @@ func remoteAddRun(opts *remoteOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := e.reg.AddRemote(opts.name, opts.url); err != nil {
+	if err := regsync.AddRemote(e.reg, opts.name, opts.url); err != nil {
 		return err
 	}
 	fmt.Fprintf(opts.app.errOut, "megagit: added remote %s (%s); share verdicts with `megagit sync`\n", opts.name, opts.url)
@@ -56,13 +56,13 @@ func remoteListRun(opts *remoteOptions) error {
 	if err != nil {
 		return err
 	}
-	remotes, err := e.reg.Remotes()
+	remotes, err := regsync.Remotes(e.reg)
 	if err != nil {
 		return err
 	}
 	if opts.json {
 		if remotes == nil {
-			remotes = []registry.RemoteInfo{}
+			remotes = []regsync.RemoteInfo{}
 		}
 		return printJSON(opts.app.out, remotes)
 	}

@@ -10,7 +10,7 @@ import (
 	"strconv"
 
 	"github.com/megagit/megagit/embedcache"
-	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/regsync"
 	"github.com/spf13/cobra"
 )
 
@@ -52,7 +52,7 @@ func syncRun(opts *syncOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := e.reg.Sync(context.Background(), registry.SyncOptions{
+	res, err := regsync.Sync(context.Background(), e.reg, regsync.Options{
 		Remote:     opts.remote,
 		DryRun:     opts.dryRun,
 		MergeFiles: mergeEmbeddingCache,
@@ -63,7 +63,7 @@ func syncRun(opts *syncOptions) error {
 			err = perr
 		}
 	}
-	if c, ok := registry.IsSyncConflict(err); ok {
+	if c, ok := regsync.IsConflict(err); ok {
 		return withHint(err,
 			"to finish with git: `git pull --no-rebase "+c.Remote+" "+c.Branch+"`, resolve those files, `git commit`",
 			"then `megagit resync` (rebuilds evidence from the ledgers) and `megagit sync`")
@@ -71,7 +71,7 @@ func syncRun(opts *syncOptions) error {
 	return err
 }
 
-func printSyncReport(opts *syncOptions, res *registry.SyncResult) error {
+func printSyncReport(opts *syncOptions, res *regsync.Result) error {
 	a := opts.app
 	if opts.json {
 		return printJSON(a.out, res)
@@ -80,7 +80,7 @@ func printSyncReport(opts *syncOptions, res *registry.SyncResult) error {
 	var rows [][]string
 	for _, s := range res.Skills {
 		counts[s.Status]++
-		if s.Status == registry.SyncUnchanged && s.Sent == 0 && !opts.all {
+		if s.Status == regsync.SyncUnchanged && s.Sent == 0 && !opts.all {
 			continue
 		}
 		rows = append(rows, []string{s.Skill, s.Status, strconv.Itoa(s.Received), strconv.Itoa(s.Sent)})
@@ -95,7 +95,7 @@ func printSyncReport(opts *syncOptions, res *registry.SyncResult) error {
 		what += " (dry run: nothing changed)"
 	}
 	fmt.Fprintf(a.errOut, "megagit: sync with %s/%s: %s; %d new, %d updated, %d unchanged, %d conflict",
-		res.Remote, res.Branch, what, counts[registry.SyncNew], counts[registry.SyncUpdated], counts[registry.SyncUnchanged], counts[registry.SyncConflict])
+		res.Remote, res.Branch, what, counts[regsync.SyncNew], counts[regsync.SyncUpdated], counts[regsync.SyncUnchanged], counts[regsync.SyncConflict])
 	if res.Pushed {
 		fmt.Fprintf(a.errOut, "; pushed %s", short12(res.After))
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/regsync"
 	"github.com/spf13/cobra"
 )
 
@@ -46,11 +46,11 @@ func TestSyncFlags(t *testing.T) {
 }
 
 func TestPrintSyncReport(t *testing.T) {
-	res := &registry.SyncResult{Remote: "origin", Branch: "main", Action: registry.SyncMerge, Pushed: true, After: "0123456789abcdef",
-		Skills: []registry.SkillSync{
-			{Skill: "a", Status: registry.SyncUnchanged},
-			{Skill: "b", Status: registry.SyncUpdated, Received: 2, Sent: 1},
-			{Skill: "c", Status: registry.SyncNew},
+	res := &regsync.Result{Remote: "origin", Branch: "main", Action: regsync.SyncMerge, Pushed: true, After: "0123456789abcdef",
+		Skills: []regsync.SkillSync{
+			{Skill: "a", Status: regsync.SyncUnchanged},
+			{Skill: "b", Status: regsync.SyncUpdated, Received: 2, Sent: 1},
+			{Skill: "c", Status: regsync.SyncNew},
 		}}
 	tests := []struct {
 		name     string

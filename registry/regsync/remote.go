@@ -1,4 +1,4 @@
-package registry
+package regsync
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
@@ -17,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 
 	"github.com/megagit/megagit/gitauth"
+	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/local"
 )
 
@@ -31,23 +31,23 @@ type RemoteInfo struct {
 
 // AddRemote records a git remote in .git/config, exactly like
 // `git remote add NAME URL`.
-func (r *Registry) AddRemote(name, url string) error {
+func AddRemote(rg *registry.Registry, name, url string) error {
 	if strings.TrimSpace(name) == "" || strings.ContainsAny(name, " \t/\\:") || strings.HasPrefix(name, "-") {
 		return fmt.Errorf("%w: remote name %q", local.ErrInvalid, name)
 	}
 	if _, err := transport.NewEndpoint(url); err != nil || strings.TrimSpace(url) == "" {
 		return fmt.Errorf("%w: remote URL %q: %v", local.ErrInvalid, url, err)
 	}
-	_, err := r.repo.CreateRemote(&config.RemoteConfig{Name: name, URLs: []string{url}})
+	_, err := rg.Repo().CreateRemote(&config.RemoteConfig{Name: name, URLs: []string{url}})
 	if errors.Is(err, git.ErrRemoteExists) {
-		return fmt.Errorf("%w: remote %q (see `git remote -v`)", ErrExists, name)
+		return fmt.Errorf("%w: remote %q (see `git remote -v`)", registry.ErrExists, name)
 	}
 	return err
 }
 
 // Remotes lists the configured git remotes by name.
-func (r *Registry) Remotes() ([]RemoteInfo, error) {
-	cfg, err := r.repo.Config()
+func Remotes(rg *registry.Registry) ([]RemoteInfo, error) {
+	cfg, err := rg.Repo().Config()
 	if err != nil {
 		return nil, err
 	}
@@ -61,8 +61,8 @@ func (r *Registry) Remotes() ([]RemoteInfo, error) {
 
 // resolveRemote picks the remote to sync with: the one asked for, else the
 // current branch's upstream, else origin, else the only remote.
-func (r *Registry) resolveRemote(name string, branch plumbing.ReferenceName) (string, string, error) {
-	cfg, err := r.repo.Config()
+func (r reg) resolveRemote(name string, branch plumbing.ReferenceName) (string, string, error) {
+	cfg, err := r.Repo().Config()
 	if err != nil {
 		return "", "", err
 	}
@@ -89,14 +89,14 @@ func (r *Registry) resolveRemote(name string, branch plumbing.ReferenceName) (st
 
 // fetch brings the remote's branches into refs/remotes/NAME/; an empty
 // remote is not an error.
-func (r *Registry) fetch(ctx context.Context, remote, url string) error {
-	creds, err := gitauth.Cached(r.gitDir, url)
+func (r reg) fetch(ctx context.Context, remote, url string) error {
+	creds, err := gitauth.Cached(r.GitDir(), url)
 	if err != nil {
 		return err
 	}
 	r.dropTornRemoteRefs(remote)
 	r.dropOrphanPackIndexes()
-	err = r.repo.FetchContext(ctx, &git.FetchOptions{RemoteName: remote, Auth: creds.Auth})
+	err = r.Repo().FetchContext(ctx, &git.FetchOptions{RemoteName: remote, Auth: creds.Auth})
 	if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) || errors.Is(err, transport.ErrEmptyRemoteRepository) {
 		return creds.Done(nil)
 	}
@@ -107,8 +107,8 @@ func (r *Registry) fetch(ctx context.Context, remote, url string) error {
 // push left empty or half-written (go-git writes them in place), which
 // would make every later fetch fail. They only mirror the remote: the
 // fetch that follows writes them again.
-func (r *Registry) dropTornRemoteRefs(remote string) {
-	dir := filepath.Join(r.gitDir, "refs", "remotes", remote)
+func (r reg) dropTornRemoteRefs(remote string) {
+	dir := filepath.Join(r.GitDir(), "refs", "remotes", remote)
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil
@@ -132,8 +132,8 @@ func (r *Registry) dropTornRemoteRefs(remote string) {
 // .idx (it skips an index that exists) and put the pack beside it, hiding
 // its objects from git. A pack is never renamed in while sync holds its
 // lock, so an .idx without its pack is always such a leftover.
-func (r *Registry) dropOrphanPackIndexes() {
-	dir := filepath.Join(r.gitDir, "objects", "pack")
+func (r reg) dropOrphanPackIndexes() {
+	dir := filepath.Join(r.GitDir(), "objects", "pack")
 	idxs, _ := filepath.Glob(filepath.Join(dir, "pack-*.idx"))
 	for _, idx := range idxs {
 		pack := strings.TrimSuffix(idx, ".idx") + ".pack"
@@ -145,25 +145,25 @@ func (r *Registry) dropOrphanPackIndexes() {
 
 // push sends the local branch to the same branch on the remote and
 // records the result as the remote-tracking ref, like git push does.
-func (r *Registry) push(ctx context.Context, remote, url string, branch plumbing.ReferenceName, hash plumbing.Hash) error {
-	creds, err := gitauth.Cached(r.gitDir, url)
+func (r reg) push(ctx context.Context, remote, url string, branch plumbing.ReferenceName, hash plumbing.Hash) error {
+	creds, err := gitauth.Cached(r.GitDir(), url)
 	if err != nil {
 		return err
 	}
 	spec := config.RefSpec(hash.String() + ":" + branch.String())
-	err = r.repo.PushContext(ctx, &git.PushOptions{RemoteName: remote, Auth: creds.Auth, RefSpecs: []config.RefSpec{spec}})
+	err = r.Repo().PushContext(ctx, &git.PushOptions{RemoteName: remote, Auth: creds.Auth, RefSpecs: []config.RefSpec{spec}})
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
 		return creds.Done(err)
 	}
 	_ = creds.Done(nil)
 	tracking := plumbing.NewRemoteReferenceName(remote, branch.Short())
-	return r.repo.Storer.SetReference(plumbing.NewHashReference(tracking, hash))
+	return r.Repo().Storer.SetReference(plumbing.NewHashReference(tracking, hash))
 }
 
 // remoteHead is the last fetched commit of the remote's branch (zero when
 // the remote has no such branch yet).
-func (r *Registry) remoteHead(remote string, branch plumbing.ReferenceName) (plumbing.Hash, error) {
-	ref, err := r.repo.Storer.Reference(plumbing.NewRemoteReferenceName(remote, branch.Short()))
+func (r reg) remoteHead(remote string, branch plumbing.ReferenceName) (plumbing.Hash, error) {
+	ref, err := r.Repo().Storer.Reference(plumbing.NewRemoteReferenceName(remote, branch.Short()))
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return plumbing.ZeroHash, nil
 	}
@@ -171,38 +171,4 @@ func (r *Registry) remoteHead(remote string, branch plumbing.ReferenceName) (plu
 		return plumbing.ZeroHash, err
 	}
 	return ref.Hash(), nil
-}
-
-// PingRemote lists a remote's refs within timeout: doctor's reachability
-// check. It changes nothing.
-func (r *Registry) PingRemote(name string, timeout time.Duration) (string, error) {
-	_, branch, err := r.headNames()
-	if err != nil {
-		return "", err
-	}
-	name, url, err := r.resolveRemote(name, branch)
-	if err != nil {
-		return "", err
-	}
-	rem, err := r.repo.Remote(name)
-	if err != nil {
-		return url, err
-	}
-	creds, err := gitauth.Cached(r.gitDir, url)
-	if err != nil {
-		return url, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	_, err = rem.ListContext(ctx, &git.ListOptions{Auth: creds.Auth, Timeout: int(timeout / time.Second)})
-	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
-		err = nil
-	}
-	return url, creds.Done(err)
-}
-
-// headNames returns the current branch (HEAD may be unborn).
-func (r *Registry) headNames() (plumbing.Hash, plumbing.ReferenceName, error) {
-	branch, h, err := r.head()
-	return h, branch, err
 }

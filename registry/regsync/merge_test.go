@@ -1,4 +1,4 @@
-package registry
+package regsync
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/megagit/megagit/lifecycle"
+	"github.com/megagit/megagit/registry"
 )
 
 func line(id, at string) string {
@@ -76,10 +77,10 @@ func TestSyncBodyEditOneSide(t *testing.T) {
 	}
 	gitCmd(t, a, "commit", "-qam", "edit s")
 	verdict(t, a, "s", lifecycle.Harmful)
-	syncOK(t, a, SyncOptions{})
+	syncOK(t, a, Options{})
 	verdict(t, b, "s", lifecycle.Helpful)
 	verdict(t, b, "s", lifecycle.Harmful)
-	res := syncOK(t, b, SyncOptions{})
+	res := syncOK(t, b, Options{})
 	if res.Action != SyncMerge {
 		t.Fatalf("action %s", res.Action)
 	}
@@ -94,11 +95,11 @@ func TestSyncBodyEditOneSide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := lifecycle.Replay(lifecycle.ColdStart(), replayEvents(ledgers["s"]))
+	want := lifecycle.Replay(lifecycle.ColdStart(), registry.ReplayEvents(ledgers["s"]))
 	if s.Evidence.HelpfulCount != 1 || s.Evidence.HarmfulCount != 2 || s.Evidence.ConsecutiveHarmful != want.ConsecutiveHarmful || s.Evidence.Status != want.Status {
 		t.Fatalf("evidence %+v, want a replay %+v", s.Evidence, want)
 	}
-	if _, err := a.Sync(context.Background(), SyncOptions{}); err != nil {
+	if _, err := Sync(context.Background(), a, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if readFile(t, skillPath(a, "s")) != readFile(t, skillPath(b, "s")) {

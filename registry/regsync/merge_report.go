@@ -1,8 +1,13 @@
-package registry
+package regsync
 
 import (
+	"fmt"
 	"sort"
+	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/skillfile"
 )
 
@@ -35,7 +40,7 @@ func (m *merger3) report(paths []string) error {
 		return s
 	}
 	for _, p := range paths {
-		rel := m.r.relPath(p)
+		rel := m.r.RelPath(p)
 		name := m.r.skillOf(rel)
 		if name == "" || skillfile.ValidateName(name) != nil {
 			continue
@@ -50,17 +55,17 @@ func (m *merger3) report(paths []string) error {
 				s.Status = SyncNew
 			}
 		}
-		if rel == ledgerPath(name) {
+		if rel == registry.LedgerPath(name) {
 			if err := m.countVerdicts(s, p); err != nil {
 				return err
 			}
 		}
 	}
 	for _, p := range m.plan.conflicts {
-		if name := m.r.skillOf(m.r.relPath(p)); name != "" && skillfile.ValidateName(name) == nil {
+		if name := m.r.skillOf(m.r.RelPath(p)); name != "" && skillfile.ValidateName(name) == nil {
 			s := get(name)
 			s.Status = SyncConflict
-			s.Paths = append(s.Paths, m.r.relPath(p))
+			s.Paths = append(s.Paths, m.r.RelPath(p))
 		}
 	}
 	for _, s := range m.plan.skills {
@@ -110,4 +115,29 @@ func (p *mergePlan) sortedSkills() []SkillSync {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Skill < out[j].Skill })
 	return out
+}
+
+// mergeMessage is the merge commit's message: what merged, and one
+// Megagit-Action trailer block per updated skill for `megagit log`.
+func mergeMessage(plan *mergePlan, remote string, branch plumbing.ReferenceName) string {
+	var b strings.Builder
+	received, updated := 0, 0
+	var names []string
+	for _, s := range plan.skills {
+		received += s.Received
+		if s.Status != SyncUnchanged {
+			updated++
+			names = append(names, s.Skill)
+		}
+	}
+	sort.Strings(names)
+	fmt.Fprintf(&b, "sync: merge %s/%s (%d verdict(s) received, %d skill(s) updated)\n\n", remote, branch.Short(), received, updated)
+	b.WriteString("Ledgers merged by verdict id; evidence recomputed from the merged ledgers.\n\n")
+	if len(names) == 0 {
+		b.WriteString("Megagit-Action: sync\n")
+	}
+	for _, n := range names {
+		fmt.Fprintf(&b, "Megagit-Action: sync\nMegagit-Skill: %s\n", n)
+	}
+	return b.String()
 }

@@ -1,4 +1,4 @@
-package registry
+package regsync
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/megagit/megagit/lifecycle"
+	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/skillfile"
 )
 
@@ -16,8 +17,8 @@ func coldEvidence() lifecycle.Evidence { return lifecycle.ColdStart() }
 // skillFileGitPath finds the git path of a skill's SKILL.md in the merged
 // view, trying the roots in order; "" when the skill has no file.
 func (m *merger3) skillFileGitPath(name string) (string, error) {
-	for _, root := range m.r.opts.Roots {
-		gp := m.r.gitPath(path.Join(root, name, "SKILL.md"))
+	for _, root := range m.r.Options().Roots {
+		gp := m.r.GitPath(path.Join(root, name, "SKILL.md"))
 		if _, ok, err := m.final(gp); err != nil {
 			return "", err
 		} else if ok {
@@ -50,19 +51,19 @@ func (m *merger3) recomputeSkills() error {
 		if err != nil {
 			return err
 		}
-		lp := m.r.gitPath(ledgerPath(name))
+		lp := m.r.GitPath(registry.LedgerPath(name))
 		ledger, _, err := m.final(lp)
 		if err != nil {
 			return err
 		}
-		union, _ := ParseLedger(ledgerPath(name), ledger)
-		rel := m.r.relPath(gp)
+		union, _ := registry.ParseLedger(registry.LedgerPath(name), ledger)
+		rel := m.r.RelPath(gp)
 		f, err := skillfile.Parse(rel, data)
 		if err != nil {
 			m.conflict(gp)
 			continue
 		}
-		after := lifecycle.Replay(coldEvidence(), replayEvents(union))
+		after := lifecycle.Replay(coldEvidence(), registry.ReplayEvents(union))
 		oursEv, oursEntries, err := m.sideEvidence(m.o, gp, lp)
 		if err != nil {
 			return err
@@ -71,9 +72,9 @@ func (m *merger3) recomputeSkills() error {
 		if err != nil {
 			return err
 		}
-		uHelp, uHarm := derivedContexts(union)
-		oHelp, oHarm := derivedContexts(oursEntries)
-		tHelp, tHarm := derivedContexts(theirsEntries)
+		uHelp, uHarm := registry.DerivedContexts(union)
+		oHelp, oHarm := registry.DerivedContexts(oursEntries)
+		tHelp, tHarm := registry.DerivedContexts(theirsEntries)
 		after.HelpfulContexts = mergeContexts(oursEv.HelpfulContexts, theirsEv.HelpfulContexts, oHelp, tHelp, uHelp)
 		after.HarmfulContexts = mergeContexts(oursEv.HarmfulContexts, theirsEv.HarmfulContexts, oHarm, tHarm, uHarm)
 		out, err := f.WithEvidence(after)
@@ -101,7 +102,7 @@ func (m *merger3) isConflict(gp string) bool {
 }
 
 // sideEvidence reads one side's mega_meta and ledger entries for a skill.
-func (m *merger3) sideEvidence(s side, skillGitPath, ledgerGitPath string) (lifecycle.Evidence, []Entry, error) {
+func (m *merger3) sideEvidence(s side, skillGitPath, ledgerGitPath string) (lifecycle.Evidence, []registry.Entry, error) {
 	ev := coldEvidence()
 	data, ok, err := m.r.content(s, skillGitPath)
 	if err != nil {
@@ -118,7 +119,7 @@ func (m *merger3) sideEvidence(s side, skillGitPath, ledgerGitPath string) (life
 	if err != nil {
 		return ev, nil, err
 	}
-	entries, _ := ParseLedger(ledgerGitPath, ledger)
+	entries, _ := registry.ParseLedger(ledgerGitPath, ledger)
 	return ev, entries, nil
 }
 
@@ -191,9 +192,9 @@ func (m *merger3) mergeCaches() error {
 		}
 		var merged map[string][]byte
 		if m.fileMerger != nil {
-			merged, err = m.fileMerger(m.r.relPath(dir), b, o, t)
+			merged, err = m.fileMerger(m.r.RelPath(dir), b, o, t)
 			if err != nil {
-				m.r.warn("cannot merge %s: %v", m.r.relPath(dir), err)
+				m.r.warn("cannot merge %s: %v", m.r.RelPath(dir), err)
 			}
 		}
 		if m.fileMerger == nil || err != nil {

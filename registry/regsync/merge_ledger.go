@@ -1,14 +1,16 @@
-package registry
+package regsync
 
 import (
 	"bytes"
 	"sort"
+
+	"github.com/megagit/megagit/registry"
 )
 
 // ledgerLine is one line of a ledger file with its exact bytes.
 type ledgerLine struct {
 	raw   []byte // without the newline
-	entry Entry
+	entry registry.Entry
 	ok    bool // a readable entry
 }
 
@@ -19,7 +21,7 @@ func splitLedger(data []byte) []ledgerLine {
 			continue
 		}
 		l := ledgerLine{raw: raw}
-		if es, problems := ParseLedger("", raw); len(es) == 1 && len(problems) == 0 {
+		if es, problems := registry.ParseLedger("", raw); len(es) == 1 && len(problems) == 0 {
 			l.entry, l.ok = es[0], true
 		}
 		out = append(out, l)

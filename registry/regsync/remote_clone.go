@@ -1,4 +1,4 @@
-package registry
+package regsync
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/memory"
 
 	"github.com/megagit/megagit/gitauth"
+	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/local"
 )
 
@@ -40,13 +41,13 @@ func CloneDir(rawURL string) string {
 // repository without .megagit/ is removed again and reported, so a wrong
 // URL leaves nothing behind. The per-machine folder .megagit/local/ is
 // created; a registry whose .gitignore does not ignore it gets a warning.
-func Clone(ctx context.Context, rawURL, dir string, opts Options) (*Registry, error) {
+func Clone(ctx context.Context, rawURL, dir string, opts registry.Options) (*registry.Registry, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
 	if ents, err := os.ReadDir(abs); err == nil && len(ents) > 0 {
-		return nil, fmt.Errorf("%w: %s is not empty", ErrExists, abs)
+		return nil, fmt.Errorf("%w: %s is not empty", registry.ErrExists, abs)
 	}
 	creds, err := gitauth.Lookup("", rawURL)
 	if err != nil {
@@ -89,13 +90,12 @@ func Clone(ctx context.Context, rawURL, dir string, opts Options) (*Registry, er
 	if err := os.MkdirAll(filepath.Join(abs, filepath.FromSlash(local.LocalDirName)), 0o755); err != nil {
 		return nil, err
 	}
-	r, err := Open(abs, opts)
+	r, err := registry.Open(abs, opts)
 	if err != nil {
 		return nil, err
 	}
-	ignore, _ := os.ReadFile(filepath.Join(abs, ".gitignore"))
-	if !hasLine(string(ignore), "/"+local.LocalDirName+"/") && !hasLine(string(ignore), local.LocalDirName+"/") {
-		r.warn(".gitignore does not ignore %s/: add the line /%s/ so per-machine files stay out of commits", local.LocalDirName, local.LocalDirName)
+	if !r.IgnoresLocal() {
+		reg{r}.warn(".gitignore does not ignore %s/: add the line /%s/ so per-machine files stay out of commits", local.LocalDirName, local.LocalDirName)
 	}
 	return r, nil
 }

@@ -1,4 +1,4 @@
-package registry
+package regsync
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/megagit/megagit/registry"
 )
 
 // What a sync did to the local branch.
@@ -20,12 +22,12 @@ const (
 	SyncConflicted  = "conflict"
 )
 
-// DefaultSyncAttempts bounds how often sync merges again when the remote
+// DefaultAttempts bounds how often sync merges again when the remote
 // moved between its fetch and its push.
-const DefaultSyncAttempts = 3
+const DefaultAttempts = 3
 
-// SyncOptions are the settings of one sync.
-type SyncOptions struct {
+// Options are the settings of one sync.
+type Options struct {
 	// Remote is the git remote to sync with; "" picks the branch's
 	// upstream, else origin, else the only remote.
 	Remote string
@@ -35,7 +37,7 @@ type SyncOptions struct {
 	// MergeFiles merges embedding caches changed on both sides; nil makes
 	// such a change a conflict.
 	MergeFiles FileMerger
-	// Attempts bounds fetch-merge-push rounds (DefaultSyncAttempts when 0).
+	// Attempts bounds fetch-merge-push rounds (DefaultAttempts when 0).
 	Attempts int
 	// Progress receives one-line status messages (may be nil).
 	Progress func(string)
@@ -43,8 +45,8 @@ type SyncOptions struct {
 	beforePush func(attempt int) // tests: move the remote at the worst moment
 }
 
-// SyncResult reports a sync.
-type SyncResult struct {
+// Result reports a sync.
+type Result struct {
 	Remote    string      `json:"remote"`
 	URL       string      `json:"url"`
 	Branch    string      `json:"branch"`
@@ -70,9 +72,10 @@ type syncStep struct {
 // at most Attempts times. A conflict stops it before anything local
 // changes. The registry lock is held while the local branch is read and
 // moved, never across the network.
-func (r *Registry) Sync(ctx context.Context, opts SyncOptions) (*SyncResult, error) {
+func Sync(ctx context.Context, rg *registry.Registry, opts Options) (*Result, error) {
+	r := reg{rg}
 	if opts.Attempts <= 0 {
-		opts.Attempts = DefaultSyncAttempts
+		opts.Attempts = DefaultAttempts
 	}
 	progress := opts.Progress
 	if progress == nil {
@@ -86,7 +89,7 @@ func (r *Registry) Sync(ctx context.Context, opts SyncOptions) (*SyncResult, err
 		return nil, err
 	}
 	defer netLock.Release()
-	branch, _, err := r.head()
+	branch, _, err := r.Head()
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +97,7 @@ func (r *Registry) Sync(ctx context.Context, opts SyncOptions) (*SyncResult, err
 	if err != nil {
 		return nil, err
 	}
-	res := &SyncResult{Remote: name, URL: url, Branch: branch.Short(), DryRun: opts.DryRun, Skills: []SkillSync{}}
+	res := &Result{Remote: name, URL: url, Branch: branch.Short(), DryRun: opts.DryRun, Skills: []SkillSync{}}
 	fetched := false
 	var lastErr error
 	for attempt := 1; attempt <= opts.Attempts; attempt++ {
@@ -138,25 +141,25 @@ func (r *Registry) Sync(ctx context.Context, opts SyncOptions) (*SyncResult, err
 		progress(fmt.Sprintf("%s/%s moved during the sync; merging again", name, branch.Short()))
 	}
 	return res, fmt.Errorf("%w: %s/%s kept moving while megagit pushed (gave up after %d attempts; last: %v); your commits are safe on the local branch: run `megagit sync` again",
-		ErrConflict, name, branch.Short(), opts.Attempts, lastErr)
+		registry.ErrConflict, name, branch.Short(), opts.Attempts, lastErr)
 }
 
 // syncStep merges theirs into the local branch under the registry lock.
-func (r *Registry) syncStep(branch plumbing.ReferenceName, theirs plumbing.Hash, remote string, opts SyncOptions, res *SyncResult) (syncStep, error) {
-	lock, err := r.Local().Acquire(r.opts.LockTimeout)
+func (r reg) syncStep(branch plumbing.ReferenceName, theirs plumbing.Hash, remote string, opts Options, res *Result) (syncStep, error) {
+	lock, err := r.Local().Acquire(r.Options().LockTimeout)
 	if err != nil {
 		return syncStep{}, err
 	}
 	defer lock.Release()
-	if _, err := r.recoverLocked(); err != nil {
+	if _, err := r.RecoverLocked(); err != nil {
 		return syncStep{}, err
 	}
-	cur, ours, err := r.head()
+	cur, ours, err := r.Head()
 	if err != nil {
 		return syncStep{}, err
 	}
 	if cur != branch {
-		return syncStep{}, fmt.Errorf("%w: the checked-out branch changed to %s during sync", ErrConflict, cur.Short())
+		return syncStep{}, fmt.Errorf("%w: the checked-out branch changed to %s during sync", registry.ErrConflict, cur.Short())
 	}
 	if res.Before == "" {
 		res.Before = hashString(ours)
@@ -168,7 +171,7 @@ func (r *Registry) syncStep(branch plumbing.ReferenceName, theirs plumbing.Hash,
 	}
 	trees := [3]*object.Tree{}
 	for i, h := range []plumbing.Hash{base, ours, theirs} {
-		if trees[i], err = r.commitTree(h); err != nil {
+		if trees[i], err = r.CommitTree(h); err != nil {
 			return syncStep{}, err
 		}
 	}
@@ -181,7 +184,7 @@ func (r *Registry) syncStep(branch plumbing.ReferenceName, theirs plumbing.Hash,
 	if len(plan.conflicts) > 0 {
 		res.Action = SyncConflicted
 		for _, c := range plan.conflicts {
-			res.Conflicts = append(res.Conflicts, r.relPath(c))
+			res.Conflicts = append(res.Conflicts, r.RelPath(c))
 		}
 		return syncStep{}, conflictError(res)
 	}
@@ -189,7 +192,12 @@ func (r *Registry) syncStep(branch plumbing.ReferenceName, theirs plumbing.Hash,
 	if opts.DryRun || (kind != SyncFastForward && kind != SyncMerge) {
 		return step, nil
 	}
-	h, err := r.applyPlan(plan, branch, ours, theirs, kind == SyncFastForward, remote)
+	ff := kind == SyncFastForward
+	message := ""
+	if !ff {
+		message = mergeMessage(plan, remote, branch)
+	}
+	h, err := r.CommitMerge(branch, ours, theirs, ff, message, plan.changes)
 	if err != nil {
 		return syncStep{}, err
 	}
@@ -198,7 +206,7 @@ func (r *Registry) syncStep(branch plumbing.ReferenceName, theirs plumbing.Hash,
 }
 
 // relation classifies ours against theirs and returns the merge base.
-func (r *Registry) relation(ours, theirs plumbing.Hash) (string, plumbing.Hash, error) {
+func (r reg) relation(ours, theirs plumbing.Hash) (string, plumbing.Hash, error) {
 	switch {
 	case ours == theirs:
 		return SyncUpToDate, ours, nil
@@ -207,11 +215,11 @@ func (r *Registry) relation(ours, theirs plumbing.Hash) (string, plumbing.Hash, 
 	case ours.IsZero():
 		return SyncFastForward, ours, nil
 	}
-	oc, err := r.repo.CommitObject(ours)
+	oc, err := r.Repo().CommitObject(ours)
 	if err != nil {
 		return "", plumbing.ZeroHash, err
 	}
-	tc, err := r.repo.CommitObject(theirs)
+	tc, err := r.Repo().CommitObject(theirs)
 	if err != nil {
 		return "", plumbing.ZeroHash, err
 	}
@@ -232,25 +240,25 @@ func (r *Registry) relation(ours, theirs plumbing.Hash) (string, plumbing.Hash, 
 	return SyncMerge, base, nil
 }
 
-func conflictError(res *SyncResult) error {
-	err := fmt.Errorf("%w: both sides changed %s differently; nothing local was changed", ErrConflict, strings.Join(res.Conflicts, ", "))
-	return &SyncConflictError{Err: err, Remote: res.Remote, Branch: res.Branch, Paths: res.Conflicts}
+func conflictError(res *Result) error {
+	err := fmt.Errorf("%w: both sides changed %s differently; nothing local was changed", registry.ErrConflict, strings.Join(res.Conflicts, ", "))
+	return &ConflictError{Err: err, Remote: res.Remote, Branch: res.Branch, Paths: res.Conflicts}
 }
 
-// SyncConflictError names the files in real conflict, so the command
+// ConflictError names the files in real conflict, so the command
 // layer can explain how to finish with git.
-type SyncConflictError struct {
+type ConflictError struct {
 	Err            error
 	Remote, Branch string
 	Paths          []string
 }
 
-func (e *SyncConflictError) Error() string { return e.Err.Error() }
-func (e *SyncConflictError) Unwrap() error { return e.Err }
+func (e *ConflictError) Error() string { return e.Err.Error() }
+func (e *ConflictError) Unwrap() error { return e.Err }
 
-// IsSyncConflict extracts a SyncConflictError.
-func IsSyncConflict(err error) (*SyncConflictError, bool) {
-	var c *SyncConflictError
+// IsConflict extracts a ConflictError.
+func IsConflict(err error) (*ConflictError, bool) {
+	var c *ConflictError
 	ok := errors.As(err, &c)
 	return c, ok
 }

@@ -1,15 +1,17 @@
-package registry
+package regsync
 
 import (
 	"context"
 	"fmt"
 	"os"
-	"path"
+	"path/filepath"
 	"testing"
 	"time"
 
 	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/megagit/megagit/lifecycle"
+	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/skillfile"
 )
 
@@ -19,7 +21,7 @@ import (
 // half; clone b then fetches, merges all 1,000 ledgers and frontmatters and
 // pushes (the timed "merge" metric); a fast-forwards. Run with
 //
-//	MEGAGIT_SYNC_BENCH=1 go test ./registry -run '^$' -bench Sync10k -benchtime 1x
+//	MEGAGIT_SYNC_BENCH=1 go test ./registry/regsync -run '^$' -bench Sync10k -benchtime 1x
 func BenchmarkSync10kVerdicts(b *testing.B) {
 	if os.Getenv("MEGAGIT_SYNC_BENCH") == "" {
 		b.Skip("set MEGAGIT_SYNC_BENCH=1 (takes about a minute)")
@@ -31,13 +33,13 @@ func BenchmarkSync10kVerdicts(b *testing.B) {
 		a, c := team[0], team[1]
 		now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
 		for n := 0; n < verdicts; n += batch {
-			var in []VerdictInput
+			var in []registry.VerdictInput
 			for k := 0; k < batch; k++ {
 				v := lifecycle.Helpful
 				if (n+k)%5 == 0 {
 					v = lifecycle.Harmful
 				}
-				in = append(in, VerdictInput{Skill: fmt.Sprintf("skill-%04d", (n+k*7)%skills), Verdict: v, Context: fmt.Sprintf("task %d", n+k)})
+				in = append(in, registry.VerdictInput{Skill: fmt.Sprintf("skill-%04d", (n+k*7)%skills), Verdict: v, Context: fmt.Sprintf("task %d", n+k)})
 			}
 			r := a
 			if (n/batch)%2 == 1 {
@@ -48,13 +50,13 @@ func BenchmarkSync10kVerdicts(b *testing.B) {
 			}
 		}
 		start := time.Now()
-		if _, err := a.Sync(context.Background(), SyncOptions{}); err != nil {
+		if _, err := Sync(context.Background(), a, Options{}); err != nil {
 			b.Fatal(err)
 		}
 		push := time.Since(start)
 		b.StartTimer()
 		start = time.Now()
-		res, err := c.Sync(context.Background(), SyncOptions{})
+		res, err := Sync(context.Background(), c, Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -64,7 +66,7 @@ func BenchmarkSync10kVerdicts(b *testing.B) {
 			b.Fatalf("want a pushed merge, got %s", res.Action)
 		}
 		start = time.Now()
-		if _, err := a.Sync(context.Background(), SyncOptions{}); err != nil {
+		if _, err := Sync(context.Background(), a, Options{}); err != nil {
 			b.Fatal(err)
 		}
 		ff := time.Since(start)
@@ -76,40 +78,50 @@ func BenchmarkSync10kVerdicts(b *testing.B) {
 
 // benchTeam is newTeam for benchmarks: a registry with n skills added in
 // one commit, a bare remote, and a second clone.
-func benchTeam(b *testing.B, n int) []*Registry {
+func benchTeam(b *testing.B, n int) []*registry.Registry {
 	b.Helper()
 	dir := b.TempDir()
 	os.Setenv("GIT_AUTHOR_NAME", "Bench")
 	os.Setenv("GIT_AUTHOR_EMAIL", "bench@example.com")
-	r, _, err := Init(dir+"/a", []byte("roots: [skills]\n"), Options{Roots: []string{"skills"}})
+	r, _, err := registry.Init(dir+"/a", []byte("roots: [skills]\n"), registry.Options{Roots: []string{"skills"}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	_, err = r.writeLockedRaw(func() (string, []change, error) {
-		var ch []change
-		for i := 0; i < n; i++ {
-			name := fmt.Sprintf("skill-%04d", i)
-			ch = append(ch, change{Path: path.Join("skills", name, "SKILL.md"),
-				Data: skillfile.RenderNew(name, "Benchmark skill number "+name+".", "Do the thing.\n")})
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("skill-%04d", i)
+		p := filepath.Join(r.Root(), "skills", name, "SKILL.md")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
 		}
-		return "bench: add skills\n", ch, nil
-	})
+		if err := os.WriteFile(p, skillfile.RenderNew(name, "Benchmark skill number "+name+".", "Do the thing.\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// One commit adds them all, as a plain `git add skills && git commit` would.
+	wt, err := r.Repo().Worktree()
 	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := wt.Add("skills"); err != nil {
+		b.Fatal(err)
+	}
+	sig := &object.Signature{Name: "Bench", Email: "bench@example.com", When: time.Now()}
+	if _, err := wt.Commit("bench: add skills\n", &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
 		b.Fatal(err)
 	}
 	bare := dir + "/remote.git"
 	if _, err := git.PlainInit(bare, true); err != nil {
 		b.Fatal(err)
 	}
-	if err := r.AddRemote("origin", "file://"+bare); err != nil {
+	if err := AddRemote(r, "origin", "file://"+bare); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := r.Sync(context.Background(), SyncOptions{}); err != nil {
+	if _, err := Sync(context.Background(), r, Options{}); err != nil {
 		b.Fatal(err)
 	}
-	c, err := Clone(context.Background(), "file://"+bare, dir+"/b", Options{Roots: []string{"skills"}})
+	c, err := Clone(context.Background(), "file://"+bare, dir+"/b", registry.Options{Roots: []string{"skills"}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	return []*Registry{r, c}
+	return []*registry.Registry{r, c}
 }

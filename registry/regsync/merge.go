@@ -1,4 +1,4 @@
-package registry
+package regsync
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/local"
 	"github.com/megagit/megagit/skillfile"
 )
@@ -20,7 +21,7 @@ import (
 // cache: .megagit/embeddings/<model>) changed on both sides of a sync. The
 // maps go from file name inside dir to its bytes; a missing name is a
 // missing file. It returns the merged files (a nil value deletes the file).
-// The command layer supplies it, since registry does not read caches.
+// The command layer supplies it: regsync does not read caches.
 type FileMerger func(dir string, base, ours, theirs map[string][]byte) (map[string][]byte, error)
 
 // treeEntry is one file of a flattened tree.
@@ -55,7 +56,7 @@ func flatTree(t *object.Tree) (map[string]treeEntry, error) {
 // mergePlan is what a sync would do to the local branch: the changes to
 // write over our tree, the paths in real conflict, and a per-skill report.
 type mergePlan struct {
-	changes   []change
+	changes   []registry.Change
 	conflicts []string
 	skills    map[string]*SkillSync
 }
@@ -74,7 +75,7 @@ func (s side) has(p string) bool { _, ok := s.files[p]; return ok }
 // file was merged gets its mega_meta recomputed from the merged ledger;
 // embedding caches go to merger. Anything else changed differently on both
 // sides is a conflict. Nothing is written.
-func (r *Registry) planMerge(base, ours, theirs *object.Tree, merger FileMerger) (*mergePlan, error) {
+func (r reg) planMerge(base, ours, theirs *object.Tree, merger FileMerger) (*mergePlan, error) {
 	var b, o, t side
 	var err error
 	if b.files, err = flatTree(base); err != nil {
@@ -123,20 +124,20 @@ func (r *Registry) planMerge(base, ours, theirs *object.Tree, merger FileMerger)
 
 // merger3 carries one planMerge.
 type merger3 struct {
-	r          *Registry
+	r          reg
 	b, o, t    side
 	plan       *mergePlan
 	fileMerger FileMerger
-	caches     map[string]bool   // embedding cache folders changed on both sides
-	recompute  map[string]bool   // skills whose mega_meta must be rebuilt
-	out        map[string]change // git path -> what to write over ours
+	caches     map[string]bool            // embedding cache folders changed on both sides
+	recompute  map[string]bool            // skills whose mega_meta must be rebuilt
+	out        map[string]registry.Change // git path -> what to write over ours
 }
 
 func (m *merger3) set(gitPath string, data []byte, del bool) {
 	if m.out == nil {
-		m.out = map[string]change{}
+		m.out = map[string]registry.Change{}
 	}
-	m.out[gitPath] = change{Path: m.r.relPath(gitPath), Data: data, Delete: del}
+	m.out[gitPath] = registry.Change{Path: m.r.RelPath(gitPath), Data: data, Delete: del}
 }
 
 // final returns a path's merged content: what the merge writes, else ours.
@@ -176,11 +177,11 @@ func (m *merger3) path(p string) error {
 		m.set(p, data, false)
 		return nil
 	}
-	rel := m.r.relPath(p)
+	rel := m.r.RelPath(p)
 	switch {
 	case strings.HasPrefix(rel, local.LedgerDir+"/") && strings.HasSuffix(rel, ".jsonl"):
 		return m.ledger(p, rel)
-	case strings.HasPrefix(rel, EmbeddingsDir+"/") && strings.Count(strings.TrimPrefix(rel, EmbeddingsDir+"/"), "/") == 1:
+	case strings.HasPrefix(rel, registry.EmbeddingsDir+"/") && strings.Count(strings.TrimPrefix(rel, registry.EmbeddingsDir+"/"), "/") == 1:
 		m.caches[path.Dir(p)] = true
 		return nil
 	case m.r.isSkillFile(rel) && inO && inT:

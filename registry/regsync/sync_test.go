@@ -1,4 +1,4 @@
-package registry
+package regsync
 
 import (
 	"context"
@@ -12,11 +12,12 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/megagit/megagit/lifecycle"
+	"github.com/megagit/megagit/registry"
 )
 
 // newTeam makes a bare remote holding a registry with the given skills and
 // n clones of it, ready to sync.
-func newTeam(t *testing.T, n int, skills ...string) []*Registry {
+func newTeam(t *testing.T, n int, skills ...string) []*registry.Registry {
 	t.Helper()
 	if _, err := os.Stat("/usr/bin/git"); err != nil {
 		if _, err := os.Stat("/usr/local/bin/git"); err != nil {
@@ -29,15 +30,15 @@ func newTeam(t *testing.T, n int, skills ...string) []*Registry {
 		t.Fatal(err)
 	}
 	url := "file://" + bare
-	if err := first.AddRemote("origin", url); err != nil {
+	if err := AddRemote(first, "origin", url); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := first.Sync(context.Background(), SyncOptions{}); err != nil {
+	if _, err := Sync(context.Background(), first, Options{}); err != nil {
 		t.Fatalf("first sync: %v", err)
 	}
-	team := []*Registry{first}
+	team := []*registry.Registry{first}
 	for i := 1; i < n; i++ {
-		r, err := Clone(context.Background(), url, filepath.Join(t.TempDir(), "clone"), Options{Roots: []string{"skills"}})
+		r, err := Clone(context.Background(), url, filepath.Join(t.TempDir(), "clone"), registry.Options{Roots: []string{"skills"}})
 		if err != nil {
 			t.Fatalf("clone: %v", err)
 		}
@@ -46,16 +47,16 @@ func newTeam(t *testing.T, n int, skills ...string) []*Registry {
 	return team
 }
 
-func syncOK(t *testing.T, r *Registry, opts SyncOptions) *SyncResult {
+func syncOK(t *testing.T, r *registry.Registry, opts Options) *Result {
 	t.Helper()
-	res, err := r.Sync(context.Background(), opts)
+	res, err := Sync(context.Background(), r, opts)
 	if err != nil {
 		t.Fatalf("sync %s: %v", r.Root(), err)
 	}
 	return res
 }
 
-func ledgerIDSet(t *testing.T, r *Registry) map[string]int {
+func ledgerIDSet(t *testing.T, r *registry.Registry) map[string]int {
 	t.Helper()
 	out := map[string]int{}
 	files, _ := filepath.Glob(filepath.Join(r.Root(), ".megagit", "ledger", "*.jsonl"))
@@ -73,10 +74,10 @@ func TestSyncPushRaceRetries(t *testing.T) {
 	verdict(t, a, "s", lifecycle.Helpful)
 	verdict(t, b, "s", lifecycle.Harmful)
 	moved := 0
-	res, err := b.Sync(context.Background(), SyncOptions{beforePush: func(attempt int) {
+	res, err := Sync(context.Background(), b, Options{beforePush: func(attempt int) {
 		if attempt == 1 { // a teammate pushes between our fetch and our push
 			verdict(t, a, "s", lifecycle.Helpful)
-			syncOK(t, a, SyncOptions{})
+			syncOK(t, a, Options{})
 			moved++
 		}
 	}})
@@ -86,7 +87,7 @@ func TestSyncPushRaceRetries(t *testing.T) {
 	if moved != 1 || res.Attempts != 2 || !res.Pushed {
 		t.Fatalf("want a pushed second attempt, got %+v", res)
 	}
-	syncOK(t, a, SyncOptions{})
+	syncOK(t, a, Options{})
 	for _, r := range team {
 		ids := ledgerIDSet(t, r)
 		if len(ids) != 3 {
@@ -99,11 +100,11 @@ func TestSyncPushRaceGivesUp(t *testing.T) {
 	team := newTeam(t, 2, "s")
 	a, b := team[0], team[1]
 	verdict(t, b, "s", lifecycle.Harmful)
-	_, err := b.Sync(context.Background(), SyncOptions{beforePush: func(int) {
+	_, err := Sync(context.Background(), b, Options{beforePush: func(int) {
 		verdict(t, a, "s", lifecycle.Helpful)
-		syncOK(t, a, SyncOptions{})
+		syncOK(t, a, Options{})
 	}})
-	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "gave up after 3 attempts") {
+	if !errors.Is(err, registry.ErrConflict) || !strings.Contains(err.Error(), "gave up after 3 attempts") {
 		t.Fatalf("want a bounded give-up, got %v", err)
 	}
 	// Nothing local is lost: b's verdict and the two it merged before the
@@ -111,8 +112,8 @@ func TestSyncPushRaceGivesUp(t *testing.T) {
 	if ids := ledgerIDSet(t, b); len(ids) != 3 {
 		t.Fatalf("b holds %d verdicts, want 3", len(ids))
 	}
-	syncOK(t, b, SyncOptions{})
-	syncOK(t, a, SyncOptions{})
+	syncOK(t, b, Options{})
+	syncOK(t, a, Options{})
 	if ids := ledgerIDSet(t, a); len(ids) != 4 {
 		t.Fatalf("a holds %d verdicts after the retry, want 4", len(ids))
 	}
@@ -122,14 +123,14 @@ func TestSyncDirtyFileStopsBeforeWriting(t *testing.T) {
 	team := newTeam(t, 2, "s")
 	a, b := team[0], team[1]
 	verdict(t, a, "s", lifecycle.Helpful)
-	syncOK(t, a, SyncOptions{})
+	syncOK(t, a, Options{})
 	p := skillPath(b, "s")
 	edited := readFile(t, p) + "\nmy own edit\n"
 	if err := os.WriteFile(p, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Sync(context.Background(), SyncOptions{}); !errors.Is(err, ErrDirty) {
-		t.Fatalf("want ErrDirty, got %v", err)
+	if _, err := Sync(context.Background(), b, Options{}); !errors.Is(err, registry.ErrDirty) {
+		t.Fatalf("want registry.ErrDirty, got %v", err)
 	}
 	if readFile(t, p) != edited {
 		t.Fatal("sync overwrote the user's edit")
@@ -147,14 +148,14 @@ func TestSyncStressWritersAndSyncers(t *testing.T) {
 	deadline := time.Now().Add(90 * time.Second)
 	for w := 0; w < writers; w++ {
 		go func(w int) {
-			r, err := Open(a.Root(), Options{Roots: []string{"skills"}, LockTimeout: time.Minute})
+			r, err := registry.Open(a.Root(), registry.Options{Roots: []string{"skills"}, LockTimeout: time.Minute})
 			if err != nil {
 				done <- err
 				return
 			}
 			skill := []string{"s", "u"}[w%2]
 			for i := 0; i < each; i++ {
-				if _, _, err := r.RecordVerdicts([]VerdictInput{{Skill: skill, Verdict: lifecycle.Helpful}}, time.Now()); err != nil {
+				if _, _, err := r.RecordVerdicts([]registry.VerdictInput{{Skill: skill, Verdict: lifecycle.Helpful}}, time.Now()); err != nil {
 					done <- err
 					return
 				}
@@ -165,11 +166,11 @@ func TestSyncStressWritersAndSyncers(t *testing.T) {
 	// Meanwhile a teammate records and both sides sync.
 	go func() {
 		for i := 0; i < 5 && time.Now().Before(deadline); i++ {
-			if _, _, err := b.RecordVerdicts([]VerdictInput{{Skill: "s", Verdict: lifecycle.Harmful}}, time.Now()); err != nil {
+			if _, _, err := b.RecordVerdicts([]registry.VerdictInput{{Skill: "s", Verdict: lifecycle.Harmful}}, time.Now()); err != nil {
 				done <- err
 				return
 			}
-			if _, err := b.Sync(context.Background(), SyncOptions{Attempts: 10}); err != nil {
+			if _, err := Sync(context.Background(), b, Options{Attempts: 10}); err != nil {
 				done <- err
 				return
 			}
@@ -177,10 +178,10 @@ func TestSyncStressWritersAndSyncers(t *testing.T) {
 		done <- nil
 	}()
 	go func() {
-		r, err := Open(a.Root(), Options{Roots: []string{"skills"}, LockTimeout: time.Minute})
+		r, err := registry.Open(a.Root(), registry.Options{Roots: []string{"skills"}, LockTimeout: time.Minute})
 		if err == nil {
 			for i := 0; i < 5 && time.Now().Before(deadline); i++ {
-				if _, err = r.Sync(context.Background(), SyncOptions{Attempts: 10}); err != nil {
+				if _, err = Sync(context.Background(), r, Options{Attempts: 10}); err != nil {
 					break
 				}
 			}
@@ -192,9 +193,9 @@ func TestSyncStressWritersAndSyncers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	syncOK(t, a, SyncOptions{})
-	syncOK(t, b, SyncOptions{})
-	syncOK(t, a, SyncOptions{})
+	syncOK(t, a, Options{})
+	syncOK(t, b, Options{})
+	syncOK(t, a, Options{})
 	for _, r := range team {
 		ids := ledgerIDSet(t, r)
 		if len(ids) != writers*each+5 {
@@ -212,8 +213,8 @@ func TestSyncStressWritersAndSyncers(t *testing.T) {
 		if s.Evidence.HelpfulCount != writers*each/2 || s.Evidence.HarmfulCount != 5 {
 			t.Fatalf("s: helpful %d harmful %d, want %d and 5", s.Evidence.HelpfulCount, s.Evidence.HarmfulCount, writers*each/2)
 		}
-		for _, c := range r.Doctor(0) {
-			if c.Status == CheckFail {
+		for _, c := range r.Doctor() {
+			if c.Status == registry.CheckFail {
 				t.Fatalf("doctor: %+v", c)
 			}
 		}
@@ -226,13 +227,13 @@ func TestSyncSurvivesATornRemoteRef(t *testing.T) {
 	team := newTeam(t, 2, "alpha")
 	a, b := team[0], team[1]
 	verdict(t, b, "alpha", lifecycle.Helpful)
-	syncOK(t, b, SyncOptions{})
-	ref := filepath.Join(a.gitDir, "refs", "remotes", "origin", "main")
+	syncOK(t, b, Options{})
+	ref := filepath.Join(a.GitDir(), "refs", "remotes", "origin", "main")
 	for _, torn := range []string{"", "3f2a9c"} {
 		if err := os.WriteFile(ref, []byte(torn), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		syncOK(t, a, SyncOptions{})
+		syncOK(t, a, Options{})
 	}
 	if got := ledgerIDSet(t, a); len(got) != 1 {
 		t.Errorf("after syncing past torn refs, a holds %d verdicts, want 1", len(got))
@@ -246,19 +247,19 @@ func TestSyncSurvivesATornPackIndex(t *testing.T) {
 	team := newTeam(t, 2, "alpha")
 	a, b := team[0], team[1]
 	verdict(t, b, "alpha", lifecycle.Helpful)
-	syncOK(t, b, SyncOptions{})
+	syncOK(t, b, Options{})
 
 	// Learn which pack a's next fetch writes by fetching into a copy.
-	packDir := filepath.Join(a.gitDir, "objects", "pack")
+	packDir := filepath.Join(a.GitDir(), "objects", "pack")
 	before, _ := filepath.Glob(filepath.Join(packDir, "pack-*.idx"))
 	cp := filepath.Join(t.TempDir(), "copy")
 	copyTree(t, a.Root(), cp)
-	c, err := Open(cp, Options{Roots: []string{"skills"}})
+	c, err := registry.Open(cp, registry.Options{Roots: []string{"skills"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	syncOK(t, c, SyncOptions{})
-	after, _ := filepath.Glob(filepath.Join(c.gitDir, "objects", "pack", "pack-*.idx"))
+	syncOK(t, c, Options{})
+	after, _ := filepath.Glob(filepath.Join(c.GitDir(), "objects", "pack", "pack-*.idx"))
 	var fetched string
 	for _, p := range after {
 		if !slices.Contains(before, filepath.Join(packDir, filepath.Base(p))) {
@@ -274,7 +275,7 @@ func TestSyncSurvivesATornPackIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	syncOK(t, a, SyncOptions{})
+	syncOK(t, a, Options{})
 	gitCmd(t, a, "fsck", "--no-progress")
 	if got := ledgerIDSet(t, a); len(got) != 1 {
 		t.Errorf("after syncing past a torn pack index, a holds %d verdicts, want 1", len(got))

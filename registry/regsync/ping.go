@@ -1,0 +1,56 @@
+package regsync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+
+	"github.com/megagit/megagit/gitauth"
+	"github.com/megagit/megagit/registry"
+)
+
+// PingRemote lists a remote's refs within timeout: doctor's reachability
+// check. It changes nothing. name "" picks the remote sync would.
+func PingRemote(rg *registry.Registry, name string, timeout time.Duration) (string, error) {
+	r := reg{rg}
+	branch, _, err := r.Head() // HEAD may be unborn
+	if err != nil {
+		return "", err
+	}
+	name, url, err := r.resolveRemote(name, branch)
+	if err != nil {
+		return "", err
+	}
+	rem, err := r.Repo().Remote(name)
+	if err != nil {
+		return url, err
+	}
+	creds, err := gitauth.Cached(r.GitDir(), url)
+	if err != nil {
+		return url, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	_, err = rem.ListContext(ctx, &git.ListOptions{Auth: creds.Auth, Timeout: int(timeout / time.Second)})
+	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
+		err = nil
+	}
+	return url, creds.Done(err)
+}
+
+// RemoteCheck is doctor's check that the remote answers within timeout;
+// offline is a warning, not a failure, and no remote is fine.
+func RemoteCheck(rg *registry.Registry, timeout time.Duration) registry.Check {
+	url, err := PingRemote(rg, "", timeout)
+	switch {
+	case errors.Is(err, ErrNoRemote):
+		return registry.Check{Name: "remote", Status: registry.CheckOK, Detail: "no remote configured (local registry)", Hint: "share it with `megagit remote add origin URL` and `megagit sync`"}
+	case err != nil:
+		return registry.Check{Name: "remote", Status: registry.CheckWarn, Detail: fmt.Sprintf("%s did not answer: %v", url, err), Hint: "offline? `megagit sync` will work once it is reachable"}
+	}
+	return registry.Check{Name: "remote", Status: registry.CheckOK, Detail: url + " is reachable"}
+}
