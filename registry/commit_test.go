@@ -1,4 +1,4 @@
-package registry
+package registry_test
 
 import (
 	"encoding/json"
@@ -9,12 +9,14 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/lifecycle"
+	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/registry/registrytest"
 )
 
 func TestVerdictIsOneCommitWithTrailers(t *testing.T) {
-	r := newTestRegistry(t, "alpha", "beta")
-	applied, hash, err := r.RecordVerdicts([]VerdictInput{
+	r := registrytest.New(t, "alpha", "beta")
+	applied, hash, err := r.RecordVerdicts([]registry.VerdictInput{
 		{Skill: "alpha", Verdict: lifecycle.Helpful, Reason: "worked", Session: "s1"},
 		{Skill: "beta", Verdict: lifecycle.Harmful, Reason: "broke", Session: "s1"},
 	}, time.Now())
@@ -24,97 +26,97 @@ func TestVerdictIsOneCommitWithTrailers(t *testing.T) {
 	if len(applied) != 2 || hash.IsZero() {
 		t.Fatalf("applied %d, hash %s", len(applied), hash)
 	}
-	msg := gitCmd(t, r, "log", "-1", "--format=%B")
+	msg := registrytest.Git(t, r, "log", "-1", "--format=%B")
 	for _, want := range []string{"Megagit-Skill: alpha", "Megagit-Skill: beta", "Megagit-Verdict: HELPFUL", "Megagit-Verdict: HARMFUL", "Megagit-Session: s1"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("commit message lacks %q:\n%s", want, msg)
 		}
 	}
-	if got := gitCmd(t, r, "status", "--porcelain"); got != "" {
+	if got := registrytest.Git(t, r, "status", "--porcelain"); got != "" {
 		t.Errorf("work tree not clean after verdict:\n%s", got)
 	}
-	if n := strings.Count(gitCmd(t, r, "log", "--format=%H"), "\n"); n != 4 { // init, 2 adds, 1 verdict
+	if n := strings.Count(registrytest.Git(t, r, "log", "--format=%H"), "\n"); n != 4 { // init, 2 adds, 1 verdict
 		t.Errorf("want 4 commits, got %d", n)
 	}
-	gitCmd(t, r, "fsck", "--strict")
+	registrytest.Git(t, r, "fsck", "--strict")
 }
 
 func TestUserStagedWorkIsNotCommitted(t *testing.T) {
-	r := newTestRegistry(t, "alpha")
-	if err := os.WriteFile(r.abs("notes.txt"), []byte("mine\n"), 0o644); err != nil {
+	r := registrytest.New(t, "alpha")
+	if err := os.WriteFile(r.Abs("notes.txt"), []byte("mine\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gitCmd(t, r, "add", "notes.txt")
-	verdict(t, r, "alpha", lifecycle.Helpful)
-	if files := gitCmd(t, r, "show", "--name-only", "--format=", "HEAD"); strings.Contains(files, "notes.txt") {
+	registrytest.Git(t, r, "add", "notes.txt")
+	registrytest.Verdict(t, r, "alpha", lifecycle.Helpful)
+	if files := registrytest.Git(t, r, "show", "--name-only", "--format=", "HEAD"); strings.Contains(files, "notes.txt") {
 		t.Fatalf("megagit committed the user's staged file:\n%s", files)
 	}
-	if st := gitCmd(t, r, "status", "--porcelain"); !strings.Contains(st, "A  notes.txt") {
+	if st := registrytest.Git(t, r, "status", "--porcelain"); !strings.Contains(st, "A  notes.txt") {
 		t.Fatalf("user's staged file lost its staging: %q", st)
 	}
 }
 
 func TestDirtySkillIsRefused(t *testing.T) {
-	r := newTestRegistry(t, "alpha")
-	p := skillPath(r, "alpha")
-	edited := readFile(t, p) + "my edit\n"
+	r := registrytest.New(t, "alpha")
+	p := registrytest.SkillPath(r, "alpha")
+	edited := registrytest.ReadFile(t, p) + "my edit\n"
 	if err := os.WriteFile(p, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err := r.RecordVerdicts([]VerdictInput{{Skill: "alpha", Verdict: lifecycle.Harmful}}, time.Now())
-	if !errors.Is(err, ErrDirty) {
-		t.Fatalf("want ErrDirty, got %v", err)
+	_, _, err := r.RecordVerdicts([]registry.VerdictInput{{Skill: "alpha", Verdict: lifecycle.Harmful}}, time.Now())
+	if !errors.Is(err, registry.ErrDirty) {
+		t.Fatalf("want registry.ErrDirty, got %v", err)
 	}
-	if readFile(t, p) != edited {
+	if registrytest.ReadFile(t, p) != edited {
 		t.Fatal("the user's edit was changed")
 	}
-	if _, err := os.Stat(r.abs(LedgerPath("alpha"))); !os.IsNotExist(err) {
+	if _, err := os.Stat(r.Abs(registry.LedgerPath("alpha"))); !os.IsNotExist(err) {
 		t.Fatal("a ledger line was written for a refused verdict")
 	}
 }
 
 // TestCrashBetweenWriteAndCommitIsRepaired simulates a writer killed after
 // it journaled a commit and wrote the skill file, but before the ledger, the
-// index and the branch moved: the next Open finishes the job.
+// index and the branch moved: the next registry.Open finishes the job.
 func TestCrashBetweenWriteAndCommitIsRepaired(t *testing.T) {
 	for _, stage := range []string{"journal-only", "files-written", "branch-moved"} {
 		t.Run(stage, func(t *testing.T) {
-			r := newTestRegistry(t, "alpha")
+			r := registrytest.New(t, "alpha")
 			_, before, err := r.Head()
 			if err != nil {
 				t.Fatal(err)
 			}
 			// Build what a verdict would write, via a real commit we then undo.
-			verdict(t, r, "alpha", lifecycle.Harmful)
+			registrytest.Verdict(t, r, "alpha", lifecycle.Harmful)
 			_, after, _ := r.Head()
-			skillData := readFile(t, skillPath(r, "alpha"))
-			ledgerData := readFile(t, r.abs(LedgerPath("alpha")))
-			j := journal{Branch: "refs/heads/main", Parent: before.String(), Commit: after.String(), Changes: []Change{
-				{Path: LedgerPath("alpha"), Data: []byte(ledgerData)},
+			skillData := registrytest.ReadFile(t, registrytest.SkillPath(r, "alpha"))
+			ledgerData := registrytest.ReadFile(t, r.Abs(registry.LedgerPath("alpha")))
+			j := registry.Journal{Branch: "refs/heads/main", Parent: before.String(), Commit: after.String(), Changes: []registry.Change{
+				{Path: registry.LedgerPath("alpha"), Data: []byte(ledgerData)},
 				{Path: "skills/alpha/SKILL.md", Data: []byte(skillData)},
 			}}
-			gitCmd(t, r, "reset", "-q", "--hard", before.String())
+			registrytest.Git(t, r, "reset", "-q", "--hard", before.String())
 			if stage == "files-written" {
-				os.WriteFile(skillPath(r, "alpha"), []byte(skillData), 0o644)
+				os.WriteFile(registrytest.SkillPath(r, "alpha"), []byte(skillData), 0o644)
 			}
 			if stage == "branch-moved" {
-				gitCmd(t, r, "update-ref", "refs/heads/main", after.String())
+				registrytest.Git(t, r, "update-ref", "refs/heads/main", after.String())
 			}
 			data, _ := json.Marshal(j)
-			if err := os.WriteFile(r.journalPath(), data, 0o644); err != nil {
+			if err := os.WriteFile(r.JournalPath(), data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			r2, err := Open(r.Root(), Options{Roots: []string{"skills"}})
+			r2, err := registry.Open(r.Root(), registry.Options{Roots: []string{"skills"}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := os.Stat(r2.journalPath()); !os.IsNotExist(err) {
+			if _, err := os.Stat(r2.JournalPath()); !os.IsNotExist(err) {
 				t.Fatal("journal still there after recovery")
 			}
-			if st := gitCmd(t, r2, "status", "--porcelain"); st != "" {
+			if st := registrytest.Git(t, r2, "status", "--porcelain"); st != "" {
 				t.Fatalf("work tree not clean after recovery:\n%s", st)
 			}
-			if head := strings.TrimSpace(gitCmd(t, r2, "rev-parse", "HEAD")); head != after.String() {
+			if head := strings.TrimSpace(registrytest.Git(t, r2, "rev-parse", "HEAD")); head != after.String() {
 				t.Fatalf("HEAD %s, want the journaled commit %s", head, after)
 			}
 			s, err := r2.Skill("alpha")
@@ -129,30 +131,30 @@ func TestCrashBetweenWriteAndCommitIsRepaired(t *testing.T) {
 }
 
 func TestTornJournalIsDiscarded(t *testing.T) {
-	r := newTestRegistry(t, "alpha")
-	os.WriteFile(r.journalPath(), []byte(`{"branch": "refs/hea`), 0o644)
+	r := registrytest.New(t, "alpha")
+	os.WriteFile(r.JournalPath(), []byte(`{"branch": "refs/hea`), 0o644)
 	var warned []string
-	r2, err := Open(r.Root(), Options{Roots: []string{"skills"}, Warn: func(s string) { warned = append(warned, s) }})
+	r2, err := registry.Open(r.Root(), registry.Options{Roots: []string{"skills"}, Warn: func(s string) { warned = append(warned, s) }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(r2.journalPath()); !os.IsNotExist(err) {
+	if _, err := os.Stat(r2.JournalPath()); !os.IsNotExist(err) {
 		t.Fatal("torn journal kept")
 	}
 	if len(warned) != 1 {
 		t.Fatalf("want one warning, got %v", warned)
 	}
-	verdict(t, r2, "alpha", lifecycle.Helpful)
+	registrytest.Verdict(t, r2, "alpha", lifecycle.Helpful)
 }
 
 func TestRevertRemovesOnlyThatVerdict(t *testing.T) {
-	r := newTestRegistry(t, "alpha")
-	verdict(t, r, "alpha", lifecycle.Harmful)
-	applied, _, err := r.RecordVerdicts([]VerdictInput{{Skill: "alpha", Verdict: lifecycle.Harmful, Context: "second"}}, time.Now())
+	r := registrytest.New(t, "alpha")
+	registrytest.Verdict(t, r, "alpha", lifecycle.Harmful)
+	applied, _, err := r.RecordVerdicts([]registry.VerdictInput{{Skill: "alpha", Verdict: lifecycle.Harmful, Context: "second"}}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	verdict(t, r, "alpha", lifecycle.Helpful)
+	registrytest.Verdict(t, r, "alpha", lifecycle.Helpful)
 	removed, _, err := r.Revert(applied[0].Entry.ID, time.Now())
 	if err != nil {
 		t.Fatal(err)
@@ -169,22 +171,22 @@ func TestRevertRemovesOnlyThatVerdict(t *testing.T) {
 			t.Fatal("reverted verdict's context kept")
 		}
 	}
-	if _, _, err := r.Revert(applied[0].Entry.ID, time.Now()); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("second revert: want ErrNotFound, got %v", err)
+	if _, _, err := r.Revert(applied[0].Entry.ID, time.Now()); !errors.Is(err, registry.ErrNotFound) {
+		t.Fatalf("second revert: want registry.ErrNotFound, got %v", err)
 	}
 }
 
 func TestResyncRebuildsFromLedger(t *testing.T) {
-	r := newTestRegistry(t, "alpha")
+	r := registrytest.New(t, "alpha")
 	for i := 0; i < 3; i++ {
-		verdict(t, r, "alpha", lifecycle.Harmful)
+		registrytest.Verdict(t, r, "alpha", lifecycle.Harmful)
 	}
 	// Someone hand-edits the counts and commits it.
-	p := skillPath(r, "alpha")
-	data := strings.Replace(readFile(t, p), "harmful_count: 3", "harmful_count: 0", 1)
+	p := registrytest.SkillPath(r, "alpha")
+	data := strings.Replace(registrytest.ReadFile(t, p), "harmful_count: 3", "harmful_count: 0", 1)
 	data = strings.Replace(data, "status: archived", "status: active", 1)
 	os.WriteFile(p, []byte(data), 0o644)
-	gitCmd(t, r, "commit", "-qam", "hand edit")
+	registrytest.Git(t, r, "commit", "-qam", "hand edit")
 	res, hash, err := r.Resync("")
 	if err != nil {
 		t.Fatal(err)
@@ -199,17 +201,17 @@ func TestResyncRebuildsFromLedger(t *testing.T) {
 }
 
 func TestLockTimesOut(t *testing.T) {
-	r := newTestRegistry(t, "alpha")
+	r := registrytest.New(t, "alpha")
 	l, err := r.Local().Acquire(time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Release()
-	r2, err := Open(r.Root(), Options{Roots: []string{"skills"}, LockTimeout: 50 * time.Millisecond})
+	r2, err := registry.Open(r.Root(), registry.Options{Roots: []string{"skills"}, LockTimeout: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = r2.RecordVerdicts([]VerdictInput{{Skill: "alpha", Verdict: lifecycle.Helpful}}, time.Now())
+	_, _, err = r2.RecordVerdicts([]registry.VerdictInput{{Skill: "alpha", Verdict: lifecycle.Helpful}}, time.Now())
 	if !errors.Is(err, local.ErrLocked) {
 		t.Fatalf("want local.ErrLocked, got %v", err)
 	}
@@ -222,18 +224,18 @@ func TestLockTimesOut(t *testing.T) {
 // waited for the lock) must leave the skill as a time-ordered replay of its
 // ledger would: what resync and doctor recompute.
 func TestLateClockReadingKeepsEvidenceEqualToReplay(t *testing.T) {
-	r := newTestRegistry(t, "alpha")
+	r := registrytest.New(t, "alpha")
 	t2 := time.Date(2026, 11, 22, 17, 26, 3, 0, time.UTC)
 	t1 := t2.Add(-time.Second)
 	for _, c := range []struct {
 		v  lifecycle.Verdict
 		at time.Time
 	}{{lifecycle.Harmful, t2}, {lifecycle.Helpful, t1}, {lifecycle.Harmful, t1}} {
-		if _, _, err := r.RecordVerdicts([]VerdictInput{{Skill: "alpha", Verdict: c.v}}, c.at); err != nil {
+		if _, _, err := r.RecordVerdicts([]registry.VerdictInput{{Skill: "alpha", Verdict: c.v}}, c.at); err != nil {
 			t.Fatal(err)
 		}
 	}
-	entries, _ := ParseLedger("alpha.jsonl", []byte(readFile(t, r.Root()+"/"+local.LedgerDir+"/alpha.jsonl")))
+	entries, _ := registry.ParseLedger("alpha.jsonl", []byte(registrytest.ReadFile(t, r.Root()+"/"+local.LedgerDir+"/alpha.jsonl")))
 	for i := 1; i < len(entries); i++ {
 		if !entries[i-1].Time().Before(entries[i].Time()) {
 			t.Errorf("ledger times not increasing: %s then %s", entries[i-1].At, entries[i].At)

@@ -1,4 +1,4 @@
-package registry
+package registry_test
 
 import (
 	"errors"
@@ -6,15 +6,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/registry/registrytest"
 )
 
 func TestCommitFiles(t *testing.T) {
-	r := newTestRegistry(t, "alpha")
-	if err := os.WriteFile(r.abs("notes.txt"), []byte("mine\n"), 0o644); err != nil {
+	r := registrytest.New(t, "alpha")
+	if err := os.WriteFile(r.Abs("notes.txt"), []byte("mine\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gitCmd(t, r, "add", "notes.txt")
+	registrytest.Git(t, r, "add", "notes.txt")
 	files := map[string][]byte{
 		".megagit/embeddings/m1/vectors.npy": []byte("vectors"),
 		".megagit/embeddings/m1/index.json":  []byte("{}\n"),
@@ -23,14 +25,14 @@ func TestCommitFiles(t *testing.T) {
 	if err != nil || hash.IsZero() {
 		t.Fatalf("first commit: %s, %v", hash, err)
 	}
-	if got := readFile(t, r.abs(".megagit/embeddings/m1/index.json")); got != "{}\n" {
+	if got := registrytest.ReadFile(t, r.Abs(".megagit/embeddings/m1/index.json")); got != "{}\n" {
 		t.Errorf("work tree file = %q", got)
 	}
-	shown := gitCmd(t, r, "show", "--name-only", "--format=%s", "HEAD")
+	shown := registrytest.Git(t, r, "show", "--name-only", "--format=%s", "HEAD")
 	if !strings.Contains(shown, ".megagit/embeddings/m1/vectors.npy") || strings.Contains(shown, "notes.txt") {
 		t.Errorf("commit holds the wrong files:\n%s", shown)
 	}
-	if st := gitCmd(t, r, "status", "--porcelain"); st != "A  notes.txt\n" {
+	if st := registrytest.Git(t, r, "status", "--porcelain"); st != "A  notes.txt\n" {
 		t.Errorf("status after commit = %q, want only the user's staged file", st)
 	}
 
@@ -44,14 +46,14 @@ func TestCommitFiles(t *testing.T) {
 	if h, err := r.CommitFiles("embeddings(m1): update", files); err != nil || h.IsZero() {
 		t.Fatalf("changed file: %s, %v", h, err)
 	}
-	if shown := gitCmd(t, r, "show", "--name-only", "--format=", "HEAD"); strings.TrimSpace(shown) != ".megagit/embeddings/m1/index.json" {
+	if shown := registrytest.Git(t, r, "show", "--name-only", "--format=", "HEAD"); strings.TrimSpace(shown) != ".megagit/embeddings/m1/index.json" {
 		t.Errorf("second commit files = %q", shown)
 	}
-	gitCmd(t, r, "fsck", "--strict")
+	registrytest.Git(t, r, "fsck", "--strict")
 }
 
 func TestCommitFilesRefusesOtherPaths(t *testing.T) {
-	r := newTestRegistry(t, "alpha")
+	r := registrytest.New(t, "alpha")
 	for _, p := range []string{
 		"skills/alpha/SKILL.md", ".megagit/config.yaml", ".megagit/embeddings/", ".megagit/embeddings",
 		".megagit/embeddings/../config.yaml", "/etc/passwd", ".megagit/models/./x", ".megagit/models//x",
@@ -68,15 +70,15 @@ func TestCommitFilesRefusesOtherPaths(t *testing.T) {
 }
 
 func TestCommitFilesRefusesUserEdits(t *testing.T) {
-	r := newTestRegistry(t, "alpha")
+	r := registrytest.New(t, "alpha")
 	p := ".megagit/models/m/model.json"
 	if _, err := r.CommitFiles("model: add", map[string][]byte{p: []byte("a")}); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(r.abs(p), []byte("my edit"), 0o644); err != nil {
+	if err := os.WriteFile(r.Abs(p), []byte("my edit"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.CommitFiles("model: update", map[string][]byte{p: []byte("b")}); !errors.Is(err, ErrDirty) {
+	if _, err := r.CommitFiles("model: update", map[string][]byte{p: []byte("b")}); !errors.Is(err, registry.ErrDirty) {
 		t.Fatalf("err = %v, want ErrDirty", err)
 	}
 }

@@ -1,4 +1,4 @@
-package registry
+package registry_test
 
 import (
 	"errors"
@@ -8,43 +8,45 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 
+	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/registry/registrytest"
 )
 
 func TestHeadState(t *testing.T) {
-	const dir = EmbeddingsDir + "/m"
+	const dir = registry.EmbeddingsDir + "/m"
 	names := []string{"index.json", "vectors.npy"}
 	tests := []struct {
 		name  string
-		setup func(t *testing.T, r *Registry) // after index.json and vectors.npy are committed
+		setup func(t *testing.T, r *registry.Registry) // after index.json and vectors.npy are committed
 		dir   string
 		names []string
-		want  PathState
+		want  registry.PathState
 	}{
-		{"as committed", nil, dir, names, PathCommitted},
-		{"no files asked", nil, dir, nil, PathCommitted},
-		{"one file edited", func(t *testing.T, r *Registry) { writeRel(t, r, dir+"/vectors.npy", "damaged") }, dir, names, PathModified},
-		{"one file deleted", func(t *testing.T, r *Registry) { removeRel(t, r, dir+"/index.json") }, dir, names, PathModified},
-		{"folder never committed", nil, EmbeddingsDir + "/other", names, PathUntracked},
-		{"a file never committed", func(t *testing.T, r *Registry) { writeRel(t, r, dir+"/extra.bin", "x") }, dir, []string{"index.json", "extra.bin"}, PathUntracked},
+		{"as committed", nil, dir, names, registry.PathCommitted},
+		{"no files asked", nil, dir, nil, registry.PathCommitted},
+		{"one file edited", func(t *testing.T, r *registry.Registry) { writeRel(t, r, dir+"/vectors.npy", "damaged") }, dir, names, registry.PathModified},
+		{"one file deleted", func(t *testing.T, r *registry.Registry) { removeRel(t, r, dir+"/index.json") }, dir, names, registry.PathModified},
+		{"folder never committed", nil, registry.EmbeddingsDir + "/other", names, registry.PathUntracked},
+		{"a file never committed", func(t *testing.T, r *registry.Registry) { writeRel(t, r, dir+"/extra.bin", "x") }, dir, []string{"index.json", "extra.bin"}, registry.PathUntracked},
 		// Files are judged in order: the first one decides.
-		{"edited before untracked", func(t *testing.T, r *Registry) {
+		{"edited before untracked", func(t *testing.T, r *registry.Registry) {
 			writeRel(t, r, dir+"/index.json", "{}")
 			writeRel(t, r, dir+"/extra.bin", "x")
-		}, dir, []string{"index.json", "extra.bin"}, PathModified},
-		{"untracked before edited", func(t *testing.T, r *Registry) {
+		}, dir, []string{"index.json", "extra.bin"}, registry.PathModified},
+		{"untracked before edited", func(t *testing.T, r *registry.Registry) {
 			writeRel(t, r, dir+"/index.json", "{}")
 			writeRel(t, r, dir+"/extra.bin", "x")
-		}, dir, []string{"extra.bin", "index.json"}, PathUntracked},
-		{"edit committed", func(t *testing.T, r *Registry) {
+		}, dir, []string{"extra.bin", "index.json"}, registry.PathUntracked},
+		{"edit committed", func(t *testing.T, r *registry.Registry) {
 			if _, err := r.CommitFiles("embeddings: again", map[string][]byte{dir + "/vectors.npy": []byte("v2")}); err != nil {
 				t.Fatal(err)
 			}
-		}, dir, names, PathCommitted},
+		}, dir, names, registry.PathCommitted},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newTestRegistry(t)
+			r := registrytest.New(t)
 			commitCache(t, r, dir)
 			if tt.setup != nil {
 				tt.setup(t, r)
@@ -67,17 +69,17 @@ func TestHeadStateRegistryInSubfolder(t *testing.T) {
 	if _, err := git.PlainInit(top, false); err != nil {
 		t.Fatal(err)
 	}
-	r, _, err := Init(filepath.Join(top, "team", "reg"), []byte("roots: [skills]\n"), Options{})
+	r, _, err := registry.Init(filepath.Join(top, "team", "reg"), []byte("roots: [skills]\n"), registry.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	const dir = EmbeddingsDir + "/m"
+	const dir = registry.EmbeddingsDir + "/m"
 	commitCache(t, r, dir)
-	if got, err := r.HeadState(dir, "index.json", "vectors.npy"); err != nil || got != PathCommitted {
+	if got, err := r.HeadState(dir, "index.json", "vectors.npy"); err != nil || got != registry.PathCommitted {
 		t.Fatalf("committed: HeadState = %v, %v", got, err)
 	}
 	writeRel(t, r, dir+"/index.json", "{}")
-	if got, err := r.HeadState(dir, "index.json", "vectors.npy"); err != nil || got != PathModified {
+	if got, err := r.HeadState(dir, "index.json", "vectors.npy"); err != nil || got != registry.PathModified {
 		t.Fatalf("edited: HeadState = %v, %v", got, err)
 	}
 }
@@ -91,18 +93,18 @@ func TestHeadStateUnbornHead(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(root, local.MetaDir), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	r, err := openAt(root, Options{})
+	r, err := registry.OpenAt(root, registry.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := r.HeadState(EmbeddingsDir+"/m", "index.json"); err != nil || got != PathUntracked {
+	if got, err := r.HeadState(registry.EmbeddingsDir+"/m", "index.json"); err != nil || got != registry.PathUntracked {
 		t.Fatalf("HeadState = %v, %v; want untracked", got, err)
 	}
 }
 
 func TestHeadStateRefusesPathsOutside(t *testing.T) {
-	r := newTestRegistry(t)
-	for _, dir := range []string{"", "../elsewhere", "/tmp/x", filepath.Join(r.Root(), EmbeddingsDir)} {
+	r := registrytest.New(t)
+	for _, dir := range []string{"", "../elsewhere", "/tmp/x", filepath.Join(r.Root(), registry.EmbeddingsDir)} {
 		if _, err := r.HeadState(dir, "index.json"); !errors.Is(err, local.ErrInvalid) {
 			t.Errorf("HeadState(%q) err = %v, want local.ErrInvalid", dir, err)
 		}
@@ -110,7 +112,7 @@ func TestHeadStateRefusesPathsOutside(t *testing.T) {
 }
 
 func TestPathStateString(t *testing.T) {
-	for s, want := range map[PathState]string{PathCommitted: "committed", PathModified: "modified", PathUntracked: "untracked", 7: "PathState(7)"} {
+	for s, want := range map[registry.PathState]string{registry.PathCommitted: "committed", registry.PathModified: "modified", registry.PathUntracked: "untracked", 7: "PathState(7)"} {
 		if got := s.String(); got != want {
 			t.Errorf("%d.String() = %q, want %q", int(s), got, want)
 		}
@@ -118,7 +120,7 @@ func TestPathStateString(t *testing.T) {
 }
 
 // commitCache commits an index.json and a vectors.npy under dir.
-func commitCache(t *testing.T, r *Registry, dir string) {
+func commitCache(t *testing.T, r *registry.Registry, dir string) {
 	t.Helper()
 	if _, err := r.CommitFiles("embeddings: test", map[string][]byte{
 		dir + "/index.json":  []byte(`{"rows":[]}`),
@@ -128,16 +130,16 @@ func commitCache(t *testing.T, r *Registry, dir string) {
 	}
 }
 
-func writeRel(t *testing.T, r *Registry, rel, data string) {
+func writeRel(t *testing.T, r *registry.Registry, rel, data string) {
 	t.Helper()
-	if err := os.WriteFile(r.abs(rel), []byte(data), 0o644); err != nil {
+	if err := os.WriteFile(r.Abs(rel), []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func removeRel(t *testing.T, r *Registry, rel string) {
+func removeRel(t *testing.T, r *registry.Registry, rel string) {
 	t.Helper()
-	if err := os.Remove(r.abs(rel)); err != nil {
+	if err := os.Remove(r.Abs(rel)); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/registrytest"
 )
 
 func line(id, at string) string {
@@ -71,15 +72,15 @@ func TestMergeContexts(t *testing.T) {
 func TestSyncBodyEditOneSide(t *testing.T) {
 	team := newTeam(t, 2, "s")
 	a, b := team[0], team[1]
-	p := skillPath(a, "s")
-	if err := os.WriteFile(p, []byte(readFile(t, p)+"\nUse it carefully.\n"), 0o644); err != nil {
+	p := registrytest.SkillPath(a, "s")
+	if err := os.WriteFile(p, []byte(registrytest.ReadFile(t, p)+"\nUse it carefully.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gitCmd(t, a, "commit", "-qam", "edit s")
-	verdict(t, a, "s", lifecycle.Harmful)
+	registrytest.Git(t, a, "commit", "-qam", "edit s")
+	registrytest.Verdict(t, a, "s", lifecycle.Harmful)
 	syncOK(t, a, Options{})
-	verdict(t, b, "s", lifecycle.Helpful)
-	verdict(t, b, "s", lifecycle.Harmful)
+	registrytest.Verdict(t, b, "s", lifecycle.Helpful)
+	registrytest.Verdict(t, b, "s", lifecycle.Harmful)
 	res := syncOK(t, b, Options{})
 	if res.Action != SyncMerge {
 		t.Fatalf("action %s", res.Action)
@@ -102,7 +103,7 @@ func TestSyncBodyEditOneSide(t *testing.T) {
 	if _, err := Sync(context.Background(), a, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if readFile(t, skillPath(a, "s")) != readFile(t, skillPath(b, "s")) {
+	if registrytest.ReadFile(t, registrytest.SkillPath(a, "s")) != registrytest.ReadFile(t, registrytest.SkillPath(b, "s")) {
 		t.Fatal("the two clones disagree after syncing")
 	}
 }

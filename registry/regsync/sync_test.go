@@ -13,6 +13,7 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/registrytest"
 )
 
 // newTeam makes a bare remote holding a registry with the given skills and
@@ -24,7 +25,7 @@ func newTeam(t *testing.T, n int, skills ...string) []*registry.Registry {
 			t.Skip("file:// remotes need git-upload-pack")
 		}
 	}
-	first := newTestRegistry(t, skills...)
+	first := registrytest.New(t, skills...)
 	bare := filepath.Join(t.TempDir(), "remote.git")
 	if _, err := git.PlainInit(bare, true); err != nil {
 		t.Fatal(err)
@@ -61,7 +62,7 @@ func ledgerIDSet(t *testing.T, r *registry.Registry) map[string]int {
 	out := map[string]int{}
 	files, _ := filepath.Glob(filepath.Join(r.Root(), ".megagit", "ledger", "*.jsonl"))
 	for _, f := range files {
-		for _, l := range splitLedger([]byte(readFile(t, f))) {
+		for _, l := range splitLedger([]byte(registrytest.ReadFile(t, f))) {
 			out[l.entry.ID]++
 		}
 	}
@@ -71,12 +72,12 @@ func ledgerIDSet(t *testing.T, r *registry.Registry) map[string]int {
 func TestSyncPushRaceRetries(t *testing.T) {
 	team := newTeam(t, 2, "s")
 	a, b := team[0], team[1]
-	verdict(t, a, "s", lifecycle.Helpful)
-	verdict(t, b, "s", lifecycle.Harmful)
+	registrytest.Verdict(t, a, "s", lifecycle.Helpful)
+	registrytest.Verdict(t, b, "s", lifecycle.Harmful)
 	moved := 0
 	res, err := Sync(context.Background(), b, Options{beforePush: func(attempt int) {
 		if attempt == 1 { // a teammate pushes between our fetch and our push
-			verdict(t, a, "s", lifecycle.Helpful)
+			registrytest.Verdict(t, a, "s", lifecycle.Helpful)
 			syncOK(t, a, Options{})
 			moved++
 		}
@@ -99,9 +100,9 @@ func TestSyncPushRaceRetries(t *testing.T) {
 func TestSyncPushRaceGivesUp(t *testing.T) {
 	team := newTeam(t, 2, "s")
 	a, b := team[0], team[1]
-	verdict(t, b, "s", lifecycle.Harmful)
+	registrytest.Verdict(t, b, "s", lifecycle.Harmful)
 	_, err := Sync(context.Background(), b, Options{beforePush: func(int) {
-		verdict(t, a, "s", lifecycle.Helpful)
+		registrytest.Verdict(t, a, "s", lifecycle.Helpful)
 		syncOK(t, a, Options{})
 	}})
 	if !errors.Is(err, registry.ErrConflict) || !strings.Contains(err.Error(), "gave up after 3 attempts") {
@@ -122,17 +123,17 @@ func TestSyncPushRaceGivesUp(t *testing.T) {
 func TestSyncDirtyFileStopsBeforeWriting(t *testing.T) {
 	team := newTeam(t, 2, "s")
 	a, b := team[0], team[1]
-	verdict(t, a, "s", lifecycle.Helpful)
+	registrytest.Verdict(t, a, "s", lifecycle.Helpful)
 	syncOK(t, a, Options{})
-	p := skillPath(b, "s")
-	edited := readFile(t, p) + "\nmy own edit\n"
+	p := registrytest.SkillPath(b, "s")
+	edited := registrytest.ReadFile(t, p) + "\nmy own edit\n"
 	if err := os.WriteFile(p, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Sync(context.Background(), b, Options{}); !errors.Is(err, registry.ErrDirty) {
 		t.Fatalf("want registry.ErrDirty, got %v", err)
 	}
-	if readFile(t, p) != edited {
+	if registrytest.ReadFile(t, p) != edited {
 		t.Fatal("sync overwrote the user's edit")
 	}
 }
@@ -226,7 +227,7 @@ func TestSyncStressWritersAndSyncers(t *testing.T) {
 func TestSyncSurvivesATornRemoteRef(t *testing.T) {
 	team := newTeam(t, 2, "alpha")
 	a, b := team[0], team[1]
-	verdict(t, b, "alpha", lifecycle.Helpful)
+	registrytest.Verdict(t, b, "alpha", lifecycle.Helpful)
 	syncOK(t, b, Options{})
 	ref := filepath.Join(a.GitDir(), "refs", "remotes", "origin", "main")
 	for _, torn := range []string{"", "3f2a9c"} {
@@ -246,7 +247,7 @@ func TestSyncSurvivesATornRemoteRef(t *testing.T) {
 func TestSyncSurvivesATornPackIndex(t *testing.T) {
 	team := newTeam(t, 2, "alpha")
 	a, b := team[0], team[1]
-	verdict(t, b, "alpha", lifecycle.Helpful)
+	registrytest.Verdict(t, b, "alpha", lifecycle.Helpful)
 	syncOK(t, b, Options{})
 
 	// Learn which pack a's next fetch writes by fetching into a copy.
@@ -269,14 +270,14 @@ func TestSyncSurvivesATornPackIndex(t *testing.T) {
 	if fetched == "" {
 		t.Fatal("the fetch into the copy wrote no new pack")
 	}
-	whole := readFile(t, fetched)
+	whole := registrytest.ReadFile(t, fetched)
 	torn := filepath.Join(packDir, filepath.Base(fetched))
 	if err := os.WriteFile(torn, []byte(whole[:len(whole)/3]), 0o444); err != nil {
 		t.Fatal(err)
 	}
 
 	syncOK(t, a, Options{})
-	gitCmd(t, a, "fsck", "--no-progress")
+	registrytest.Git(t, a, "fsck", "--no-progress")
 	if got := ledgerIDSet(t, a); len(got) != 1 {
 		t.Errorf("after syncing past a torn pack index, a holds %d verdicts, want 1", len(got))
 	}

@@ -1,4 +1,8 @@
-package regsync
+// Package registrytest makes real registries for the tests of registry,
+// regsync and their callers: a temp registry with a git identity and
+// committed skills, a recorded verdict, and the real git CLI to check what
+// plain git sees.
+package registrytest
 
 import (
 	"os"
@@ -12,14 +16,15 @@ import (
 	"github.com/megagit/megagit/registry"
 )
 
-// newTestRegistry makes a temp registry with a git identity and the named
-// skills, each committed: the first member of a team.
-func newTestRegistry(t *testing.T, skills ...string) *registry.Registry {
+// New makes a temp registry with a git identity and the named skills, each
+// committed.
+func New(t testing.TB, skills ...string) *registry.Registry {
 	t.Helper()
 	t.Setenv("GIT_AUTHOR_NAME", "Test User")
 	t.Setenv("GIT_AUTHOR_EMAIL", "test@example.com")
 	t.Setenv("HOME", t.TempDir())
-	r, _, err := registry.Init(t.TempDir(), []byte("roots: [skills]\n"), registry.Options{})
+	dir := t.TempDir()
+	r, _, err := registry.Init(dir, []byte("roots: [skills]\n"), registry.Options{})
 	if err != nil {
 		t.Fatalf("init: %v", err)
 	}
@@ -31,9 +36,13 @@ func newTestRegistry(t *testing.T, skills ...string) *registry.Registry {
 	return r
 }
 
-// gitCmd runs the real git in the registry for assertions.
-func gitCmd(t *testing.T, r *registry.Registry, args ...string) string {
+// Git runs the real git in the registry for assertions; it skips the test
+// where git is not installed.
+func Git(t testing.TB, r *registry.Registry, args ...string) string {
 	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
 	cmd := exec.Command("git", args...)
 	cmd.Dir = r.Root()
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com")
@@ -44,14 +53,16 @@ func gitCmd(t *testing.T, r *registry.Registry, args ...string) string {
 	return string(out)
 }
 
-func verdict(t *testing.T, r *registry.Registry, skill string, v lifecycle.Verdict) {
+// Verdict records one verdict (context "ctx " + v) or fails the test.
+func Verdict(t testing.TB, r *registry.Registry, skill string, v lifecycle.Verdict) {
 	t.Helper()
 	if _, _, err := r.RecordVerdicts([]registry.VerdictInput{{Skill: skill, Verdict: v, Context: "ctx " + string(v)}}, time.Now()); err != nil {
 		t.Fatalf("verdict %s %s: %v", skill, v, err)
 	}
 }
 
-func readFile(t *testing.T, path string) string {
+// ReadFile reads a file or fails the test.
+func ReadFile(t testing.TB, path string) string {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -60,6 +71,7 @@ func readFile(t *testing.T, path string) string {
 	return string(data)
 }
 
-func skillPath(r *registry.Registry, name string) string {
+// SkillPath is where New puts a skill's SKILL.md.
+func SkillPath(r *registry.Registry, name string) string {
 	return filepath.Join(r.Root(), "skills", name, "SKILL.md")
 }
