@@ -2,11 +2,7 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
 	"strconv"
 
 	"github.com/megagit/megagit/embedcache"
@@ -55,7 +51,7 @@ func syncRun(opts *syncOptions) error {
 	res, err := regsync.Sync(context.Background(), e.reg, regsync.Options{
 		Remote:     opts.remote,
 		DryRun:     opts.dryRun,
-		MergeFiles: mergeEmbeddingCache,
+		MergeFiles: embedcache.Merge3,
 		Progress:   func(s string) { fmt.Fprintf(a.errOut, "megagit: %s\n", s) },
 	})
 	if res != nil {
@@ -108,113 +104,4 @@ func short12(h string) string {
 		return h[:12]
 	}
 	return h
-}
-
-// cacheIndexFile is the part of an embedding cache's index.json the merge
-// needs; embedcache owns the format.
-type cacheIndexFile struct {
-	Model string `json:"model"`
-	Dim   int    `json:"dim"`
-	Dtype string `json:"dtype"`
-	Rows  []struct {
-		Skill  string `json:"skill"`
-		Field  string `json:"field"`
-		SHA256 string `json:"sha256"`
-	} `json:"rows"`
-}
-
-// mergeEmbeddingCache merges the two sides of one model's cache row by
-// row: our rows stay; a (skill, field) only they have is added; when both
-// have it with different texts, theirs wins only if ours is still the
-// base's (they re-embedded a text we did not touch). Vectors are looked up
-// by text sha, so nothing is ever re-embedded here; a row whose text no
-// longer matches the merged skill is simply recomputed by the next embed.
-func mergeEmbeddingCache(dir string, base, ours, theirs map[string][]byte) (map[string][]byte, error) {
-	tmp, err := os.MkdirTemp("", "megagit-cache-merge-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(tmp)
-	var idx [3]cacheIndexFile
-	var caches [3]*embedcache.Cache
-	var warned error
-	for i, files := range []map[string][]byte{base, ours, theirs} {
-		if files["index.json"] == nil {
-			continue
-		}
-		if err := json.Unmarshal(files["index.json"], &idx[i]); err != nil {
-			return nil, fmt.Errorf("%s/index.json: %v", dir, err)
-		}
-		d := filepath.Join(tmp, strconv.Itoa(i))
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
-		for name, data := range files {
-			if err := os.WriteFile(filepath.Join(d, name), data, 0o644); err != nil {
-				return nil, err
-			}
-		}
-		caches[i] = embedcache.OpenCache(d, idx[i].Model, idx[i].Dim, func(s string) { warned = fmt.Errorf("%s", s) })
-		if warned != nil {
-			return nil, warned
-		}
-	}
-	if caches[1] == nil || caches[2] == nil {
-		return nil, fmt.Errorf("%s: index.json missing on one side", dir)
-	}
-	if idx[1].Model != idx[2].Model || idx[1].Dim != idx[2].Dim {
-		return nil, fmt.Errorf("%s: the two caches are for different models", dir)
-	}
-	key := func(skill, field string) string { return skill + "\x00" + field }
-	shaOf := func(ix cacheIndexFile) map[string]string {
-		m := map[string]string{}
-		for _, r := range ix.Rows {
-			m[key(r.Skill, r.Field)] = r.SHA256
-		}
-		return m
-	}
-	baseSHA, oursSHA, theirsSHA := shaOf(idx[0]), shaOf(idx[1]), shaOf(idx[2])
-	type pick struct {
-		skill, field, sha string
-		from              *embedcache.Cache
-	}
-	var rows []pick
-	for _, row := range idx[1].Rows {
-		k := key(row.Skill, row.Field)
-		p := pick{row.Skill, row.Field, row.SHA256, caches[1]}
-		if t, ok := theirsSHA[k]; ok && t != row.SHA256 && row.SHA256 == baseSHA[k] {
-			p.sha, p.from = t, caches[2] // they re-embedded a text we did not touch
-		}
-		rows = append(rows, p)
-	}
-	for _, row := range idx[2].Rows {
-		if _, ok := oursSHA[key(row.Skill, row.Field)]; !ok {
-			rows = append(rows, pick{row.Skill, row.Field, row.SHA256, caches[2]})
-		}
-	}
-	// megagit embed writes rows skill by skill in name order; so does the
-	// merge, so the next embed finds nothing to rewrite.
-	sort.SliceStable(rows, func(i, j int) bool { return rows[i].skill < rows[j].skill })
-	outDir := filepath.Join(tmp, "merged")
-	merged := embedcache.OpenCache(outDir, idx[1].Model, idx[1].Dim, nil)
-	for _, p := range rows {
-		if vec, found := p.from.Get(p.sha); found {
-			merged.Put(p.skill, p.field, p.sha, vec)
-		}
-	}
-	if err := merged.Save(idx[1].Dtype == "float16"); err != nil {
-		return nil, err
-	}
-	out := map[string][]byte{}
-	for name := range ours {
-		out[name] = ours[name]
-	}
-	for _, name := range []string{"index.json", "vectors.npy"} {
-		data, err := os.ReadFile(filepath.Join(outDir, name))
-		if err != nil {
-			return nil, err
-		}
-		out[name] = data
-	}
-	return out, nil
 }
