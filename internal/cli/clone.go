@@ -15,7 +15,9 @@ type cloneOptions struct {
 	dir string
 }
 
-func newCloneCmd(a *app) *cobra.Command {
+// newCloneCmd parses `megagit clone` into options and hands them to runF,
+// or to cloneRun when runF is nil (tests pass a stub).
+func newCloneCmd(a *app, runF func(*cloneOptions) error) *cobra.Command {
 	opts := &cloneOptions{app: a}
 	return &cobra.Command{
 		Use:   "clone URL [DIR]",
@@ -30,6 +32,9 @@ func newCloneCmd(a *app) *cobra.Command {
 			opts.url = args[0]
 			if len(args) == 2 {
 				opts.dir = args[1]
+			}
+			if runF != nil {
+				return runF(opts)
 			}
 			return cloneRun(opts)
 		},

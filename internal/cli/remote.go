@@ -8,38 +8,63 @@ import (
 	"github.com/spf13/cobra"
 )
 
-type remoteOptions struct {
+type remoteListOptions struct {
 	app  *app
-	name string
-	url  string
 	json bool
 }
 
+type remoteAddOptions struct {
+	app  *app
+	name string
+	url  string
+}
+
+// newRemoteCmd is the remote group: on its own it lists the remotes; add
+// is its leaf.
 func newRemoteCmd(a *app) *cobra.Command {
-	opts := &remoteOptions{app: a}
+	cmd := newRemoteListCmd(a, nil)
+	cmd.AddCommand(newRemoteAddCmd(a, nil))
+	return cmd
+}
+
+// newRemoteListCmd parses `megagit remote` (the list) into options and
+// hands them to runF, or to remoteListRun when runF is nil.
+func newRemoteListCmd(a *app, runF func(*remoteListOptions) error) *cobra.Command {
+	opts := &remoteListOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "remote",
 		Short: "List or add the git remotes `megagit sync` shares the registry through",
 		Args:  exactArgs(0, "no arguments (or a subcommand: add)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
 			return remoteListRun(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")
-	add := &cobra.Command{
+	return cmd
+}
+
+// newRemoteAddCmd parses `megagit remote add` into options and hands them
+// to runF, or to remoteAddRun when runF is nil.
+func newRemoteAddCmd(a *app, runF func(*remoteAddOptions) error) *cobra.Command {
+	opts := &remoteAddOptions{app: a}
+	return &cobra.Command{
 		Use:   "add NAME URL",
 		Short: "Add a git remote (same as `git remote add NAME URL`)",
 		Args:  exactArgs(2, "a remote NAME and a URL"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.name, opts.url = args[0], args[1]
+			if runF != nil {
+				return runF(opts)
+			}
 			return remoteAddRun(opts)
 		},
 	}
-	cmd.AddCommand(add)
-	return cmd
 }
 
-func remoteAddRun(opts *remoteOptions) error {
+func remoteAddRun(opts *remoteAddOptions) error {
 	e, err := opts.app.open(nil)
 	if err != nil {
 		return err
@@ -51,7 +76,7 @@ func remoteAddRun(opts *remoteOptions) error {
 	return nil
 }
 
-func remoteListRun(opts *remoteOptions) error {
+func remoteListRun(opts *remoteListOptions) error {
 	e, err := opts.app.open(nil)
 	if err != nil {
 		return err

@@ -18,7 +18,9 @@ type syncOptions struct {
 	all    bool
 }
 
-func newSyncCmd(a *app) *cobra.Command {
+// newSyncCmd parses `megagit sync` into options and hands them to runF,
+// or to syncRun when runF is nil (tests pass a stub).
+func newSyncCmd(a *app, runF func(*syncOptions) error) *cobra.Command {
 	opts := &syncOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "sync [--remote NAME] [--dry-run]",
@@ -32,6 +34,9 @@ real conflict: sync stops before changing anything and names the files.
 Then it pushes; if the remote moved meanwhile it merges again (3 tries).`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
 			return syncRun(opts)
 		},
 	}

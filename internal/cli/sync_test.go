@@ -6,43 +6,16 @@ import (
 	"testing"
 
 	"github.com/megagit/megagit/registry/regsync"
-	"github.com/spf13/cobra"
 )
 
 func TestSyncFlags(t *testing.T) {
-	tests := []struct {
-		args    []string
-		want    syncOptions
-		wantErr bool
-	}{
-		{nil, syncOptions{}, false},
-		{[]string{"--remote", "up", "--dry-run"}, syncOptions{remote: "up", dryRun: true}, false},
-		{[]string{"--json", "--all"}, syncOptions{json: true, all: true}, false},
-		{[]string{"origin"}, syncOptions{}, true},
-	}
-	for _, tt := range tests {
-		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			cmd := newSyncCmd(&app{})
-			cmd.RunE = func(c *cobra.Command, args []string) error { return nil }
-			cmd.SilenceErrors, cmd.SilenceUsage = true, true
-			cmd.SetArgs(tt.args)
-			err := cmd.Execute()
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("err %v", err)
-			}
-			if err != nil {
-				return
-			}
-			o := syncOptions{}
-			o.remote, _ = cmd.Flags().GetString("remote")
-			o.dryRun, _ = cmd.Flags().GetBool("dry-run")
-			o.json, _ = cmd.Flags().GetBool("json")
-			o.all, _ = cmd.Flags().GetBool("all")
-			if o != tt.want {
-				t.Fatalf("got %+v, want %+v", o, tt.want)
-			}
-		})
-	}
+	runFlagCases(t, newSyncCmd, func(o *syncOptions) { o.app = nil }, []flagCase[syncOptions]{
+		{name: "defaults"},
+		{name: "remote and dry run", args: []string{"--remote", "up", "--dry-run"}, want: syncOptions{remote: "up", dryRun: true}},
+		{name: "json and all", args: []string{"--json", "--all"}, want: syncOptions{json: true, all: true}},
+		{name: "an argument", args: []string{"origin"}, wantErr: "expects no arguments"},
+		{name: "unknown flag", args: []string{"--force"}, wantErr: "unknown flag: --force"},
+	})
 }
 
 func TestPrintSyncReport(t *testing.T) {
