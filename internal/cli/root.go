@@ -173,13 +173,11 @@ func maxArgs(n int, what string) cobra.PositionalArgs {
 	}
 }
 
+// printError prints err once, as megagit: error: and any hint lines. The
+// message is printed as it was worded where it was made (lowercase, no
+// period at the end: internal/archtest checks megagit's own).
 func printError(w io.Writer, err error) {
-	msg := err.Error()
-	msg = strings.TrimSuffix(msg, ".")
-	if msg != "" {
-		msg = strings.ToLower(msg[:1]) + msg[1:]
-	}
-	fmt.Fprintf(w, "megagit: error: %s\n", msg)
+	fmt.Fprintf(w, "megagit: error: %s\n", err)
 	var h hintError
 	if errors.As(err, &h) {
 		for _, line := range h.hints {
