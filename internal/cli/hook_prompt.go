@@ -48,15 +48,11 @@ func hookPromptRun(opts *hookPromptOptions) {
 	})
 }
 
-// hookStartEnv is set by megagit-hook when it hands a prompt over: when it
-// started, in Unix nanoseconds, so the deadline counts from then.
-const hookStartEnv = "MEGAGIT_HOOK_START"
-
 // hookStart is when this hook call started: megagit-hook's start when it
 // handed the prompt over within the last second, else now.
 func hookStart() time.Time {
 	start := time.Now()
-	if ns, err := strconv.ParseInt(os.Getenv(hookStartEnv), 10, 64); err == nil {
+	if ns, err := strconv.ParseInt(os.Getenv(inject.StartEnv), 10, 64); err == nil {
 		if t := time.Unix(0, ns); t.Before(start) && start.Sub(t) < time.Second {
 			return t
 		}
