@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 )
 
 // Entry is one hook megagit adds to an agent's settings.
@@ -78,8 +80,11 @@ func AgentEntries(agent, command, lean string) ([]Entry, error) {
 }
 
 // oursRE matches `megagit [-C DIR] hook prompt|stop` and `megagit-hook
-// [-C DIR] prompt`.
-var oursRE = lazyRE(`(?:^|[\s/\\"'])megagit(?:(?:\.exe)?["']?\s+(?:-C\s+(?:"[^"]*"|'[^']*'|\S+)\s+)?hook|-hook(?:\.exe)?["']?(?:\s+-C\s+(?:"[^"]*"|'[^']*'|\S+))?)\s+(prompt|stop)\b`)
+// [-C DIR] prompt`. It is compiled on first use, not at program start,
+// which every megagit command (the prompt hook on every prompt) pays for.
+var oursRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[\s/\\"'])megagit(?:(?:\.exe)?["']?\s+(?:-C\s+(?:"[^"]*"|'[^']*'|\S+)\s+)?hook|-hook(?:\.exe)?["']?(?:\s+-C\s+(?:"[^"]*"|'[^']*'|\S+))?)\s+(prompt|stop)\b`)
+})
 
 // IsOurs reports whether a hook command runs `megagit hook prompt|stop`
 // or `megagit-hook prompt`;
