@@ -2,10 +2,9 @@
 // CLI, Gemini CLI): the agents, the event they send on stdin, what the
 // prompt hook prints back, the session memory the prompt hook writes and
 // the stop hook reads, the words that tie a shell command to a skill, and
-// the local decision log; and it merges megagit's entries into an agent's
-// settings file. It does no I/O: hook/inject (the prompt hook), hook/stop
-// (the stop hook) and the CLI do, and megagit-hook links this package, so
-// it stays small.
+// the local decision log. It does no I/O: hook/inject (the prompt hook),
+// hook/stop (the stop hook) and hook/install (the agents' settings files)
+// do. megagit-hook links this package, so it stays small.
 package hook
 
 import (
