@@ -28,7 +28,7 @@ func newHookCmd(a *app) *cobra.Command {
 prompt and stop always exit 0 and print nothing on failure; the reason goes
 to .megagit/local/hook.log (and stderr).`,
 	}
-	cmd.AddCommand(newHookPromptCmd(a), newHookStopCmd(a), newHookInstallCmd(a, false), newHookInstallCmd(a, true))
+	cmd.AddCommand(newHookPromptCmd(a, nil), newHookStopCmd(a, nil), newHookInstallCmd(a, nil), newHookUninstallCmd(a, nil))
 	return cmd
 }
 

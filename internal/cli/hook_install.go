@@ -18,7 +18,18 @@ type hookInstallOptions struct {
 	lean      string
 }
 
-func newHookInstallCmd(a *app, uninstall bool) *cobra.Command {
+// newHookInstallCmd parses `megagit hook install` into options and hands
+// them to runF, or to hookInstallRun when runF is nil (tests pass a stub).
+func newHookInstallCmd(a *app, runF func(*hookInstallOptions) error) *cobra.Command {
+	return hookInstallCmd(a, false, runF)
+}
+
+// newHookUninstallCmd is newHookInstallCmd for `megagit hook uninstall`.
+func newHookUninstallCmd(a *app, runF func(*hookInstallOptions) error) *cobra.Command {
+	return hookInstallCmd(a, true, runF)
+}
+
+func hookInstallCmd(a *app, uninstall bool, runF func(*hookInstallOptions) error) *cobra.Command {
 	opts := &hookInstallOptions{app: a, uninstall: uninstall}
 	use, short := "install", "Add megagit's hooks to an agent's settings file (idempotent; --dry-run shows the diff)"
 	if uninstall {
@@ -29,6 +40,15 @@ func newHookInstallCmd(a *app, uninstall bool) *cobra.Command {
 		Short: short,
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkAgentFlag(opts.agent); err != nil {
+				return err
+			}
+			if opts.scope != install.ScopeProject && opts.scope != install.ScopeUser {
+				return usageError{fmt.Errorf("--scope %q: want project or user", opts.scope)}
+			}
+			if runF != nil {
+				return runF(opts)
+			}
 			return hookInstallRun(opts)
 		},
 	}
@@ -47,12 +67,6 @@ func newHookInstallCmd(a *app, uninstall bool) *cobra.Command {
 // without one.
 func hookInstallRun(opts *hookInstallOptions) error {
 	a := opts.app
-	if err := checkAgentFlag(opts.agent); err != nil {
-		return err
-	}
-	if opts.scope != install.ScopeProject && opts.scope != install.ScopeUser {
-		return usageError{fmt.Errorf("--scope %q: want project or user", opts.scope)}
-	}
 	inst := install.Options{
 		Agent: opts.agent, Scope: opts.scope, Uninstall: opts.uninstall, DryRun: opts.dryRun,
 		Command: opts.command, Lean: opts.lean, Out: a.out, ErrOut: a.errOut,

@@ -20,13 +20,18 @@ type hookPromptOptions struct {
 	agent string
 }
 
-func newHookPromptCmd(a *app) *cobra.Command {
+// newHookPromptCmd parses `megagit hook prompt` into options and hands
+// them to runF, or to hookPromptRun when runF is nil (tests pass a stub).
+func newHookPromptCmd(a *app, runF func(*hookPromptOptions) error) *cobra.Command {
 	opts := &hookPromptOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "prompt --agent claude|codex|gemini",
 		Short: "Prompt hook: the agent's event JSON on stdin, the skills for this prompt on stdout",
 		Args:  exactArgs(0, "no arguments (the event comes on stdin)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
 			hookPromptRun(opts)
 			return nil // a hook never fails the agent
 		},

@@ -15,13 +15,18 @@ type hookStopOptions struct {
 	final      bool
 }
 
-func newHookStopCmd(a *app) *cobra.Command {
+// newHookStopCmd parses `megagit hook stop` into options and hands them
+// to runF, or to hookStopRun when runF is nil (tests pass a stub).
+func newHookStopCmd(a *app, runF func(*hookStopOptions) error) *cobra.Command {
 	opts := &hookStopOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "stop --agent claude|codex|gemini [--transcript FILE]",
 		Short: "Stop hook: turn the session's <skill-used/> tags and outcomes into verdicts, one commit",
 		Args:  exactArgs(0, "no arguments (the event comes on stdin)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
 			hookStopRun(opts)
 			return nil // a hook never fails the agent
 		},
