@@ -161,10 +161,6 @@ func open(dir string) (*inject.Env, error) {
 	return &inject.Env{Root: root, Local: local.Open(root, s.LockTimeout), Settings: s}, nil
 }
 
-// startEnv tells megagit when this hook call started (Unix nanoseconds),
-// so its deadline counts from then.
-const startEnv = "MEGAGIT_HOOK_START"
-
 // handOver runs `megagit hook prompt` on the event this process read:
 // megagit next to this binary, else on PATH. Its output is the hook's.
 func handOver(a cmdArgs, data []byte, start time.Time, out, errOut io.Writer) error {
@@ -179,7 +175,7 @@ func handOver(a cmdArgs, data []byte, start time.Time, out, errOut io.Writer) er
 	cmd := exec.Command(exe, append(args, "hook", "prompt", "--agent", a.agent)...)
 	cmd.Stdin = bytes.NewReader(data)
 	cmd.Stdout, cmd.Stderr = out, errOut
-	cmd.Env = append(os.Environ(), startEnv+"="+strconv.FormatInt(start.UnixNano(), 10))
+	cmd.Env = append(os.Environ(), inject.StartEnv+"="+strconv.FormatInt(start.UnixNano(), 10))
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("handing the prompt to %s: %w", exe, err)
 	}

@@ -50,6 +50,11 @@ type Options struct {
 	Open func(dir string) (*Env, error)
 }
 
+// StartEnv is set by megagit-hook when it hands a prompt over to `megagit
+// hook prompt`: when it started, in Unix nanoseconds, so the deadline
+// counts from then.
+const StartEnv = "MEGAGIT_HOOK_START"
+
 // Files the hooks keep in .megagit/local/, and their bounds.
 const (
 	LogFile          = "hook.log"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/hook/install"
 	"github.com/megagit/megagit/registry"
 	"github.com/spf13/cobra"
 )
@@ -139,8 +140,8 @@ func hookCheck(workTree string) registry.Check {
 	home, _ := os.UserHomeDir()
 	var found []string
 	for _, agent := range []string{hook.AgentClaude, hook.AgentCodex, hook.AgentGemini} {
-		for _, scope := range []string{hook.ScopeProject, hook.ScopeUser} {
-			p, err := hook.SettingsPath(agent, scope, workTree, home)
+		for _, scope := range []string{install.ScopeProject, install.ScopeUser} {
+			p, err := install.SettingsPath(agent, scope, workTree, home)
 			if err != nil {
 				continue
 			}
@@ -171,7 +172,7 @@ func settingsHaveOurs(data []byte) bool {
 		switch x := v.(type) {
 		case map[string]any:
 			for k, val := range x {
-				if s, ok := val.(string); ok && k == "command" && hook.IsOurs(s) {
+				if s, ok := val.(string); ok && k == "command" && install.IsOurs(s) {
 					return true
 				}
 				if walk(val) {

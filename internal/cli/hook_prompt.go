@@ -20,13 +20,18 @@ type hookPromptOptions struct {
 	agent string
 }
 
-func newHookPromptCmd(a *app) *cobra.Command {
+// newHookPromptCmd parses `megagit hook prompt` into options and hands
+// them to runF, or to hookPromptRun when runF is nil (tests pass a stub).
+func newHookPromptCmd(a *app, runF func(*hookPromptOptions) error) *cobra.Command {
 	opts := &hookPromptOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "prompt --agent claude|codex|gemini",
 		Short: "Prompt hook: the agent's event JSON on stdin, the skills for this prompt on stdout",
 		Args:  exactArgs(0, "no arguments (the event comes on stdin)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
 			hookPromptRun(opts)
 			return nil // a hook never fails the agent
 		},
@@ -48,15 +53,11 @@ func hookPromptRun(opts *hookPromptOptions) {
 	})
 }
 
-// hookStartEnv is set by megagit-hook when it hands a prompt over: when it
-// started, in Unix nanoseconds, so the deadline counts from then.
-const hookStartEnv = "MEGAGIT_HOOK_START"
-
 // hookStart is when this hook call started: megagit-hook's start when it
 // handed the prompt over within the last second, else now.
 func hookStart() time.Time {
 	start := time.Now()
-	if ns, err := strconv.ParseInt(os.Getenv(hookStartEnv), 10, 64); err == nil {
+	if ns, err := strconv.ParseInt(os.Getenv(inject.StartEnv), 10, 64); err == nil {
 		if t := time.Unix(0, ns); t.Before(start) && start.Sub(t) < time.Second {
 			return t
 		}

@@ -1,9 +1,11 @@
-package hook
+package stop
 
 import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/megagit/megagit/hook"
 )
 
 func readFixture(t *testing.T, name string) Transcript {
@@ -75,7 +77,7 @@ func TestReadClaudeTranscriptJunk(t *testing.T) {
 }
 
 func TestImplicitOutcome(t *testing.T) {
-	words := RelevantWords("docker-slim", []string{"Use when a Dockerfile produces large images"})
+	words := hook.RelevantWords("docker-slim", []string{"Use when a Dockerfile produces large images"})
 	mk := func(prompts ...string) []Turn {
 		ts := make([]Turn, len(prompts))
 		for i, p := range prompts {

@@ -1,17 +1,19 @@
-package hook
+package install
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/megagit/megagit/hook"
 )
 
-func TestInstallUninstall(t *testing.T) {
+func TestMergeRemove(t *testing.T) {
 	user := `{"model":"x","hooks":{"Stop":[{"hooks":[{"type":"command","command":"notify-send done"},{"type":"command","command":"/old/megagit hook stop --agent claude"}]}]},"z":1}`
-	entries, err := AgentEntries(AgentClaude, "megagit", "")
+	entries, err := AgentEntries(hook.AgentClaude, "megagit", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	once, err := Install([]byte(user), entries)
+	once, err := Merge([]byte(user), entries)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,22 +24,22 @@ func TestInstallUninstall(t *testing.T) {
 	if strings.Index(s, `"model"`) > strings.Index(s, `"hooks"`) || strings.Index(s, `"hooks"`) > strings.Index(s, `"z"`) {
 		t.Errorf("key order changed:\n%s", s)
 	}
-	twice, err := Install(once, entries)
+	twice, err := Merge(once, entries)
 	if err != nil || string(twice) != s {
 		t.Errorf("second install changed the file (%v):\n%s", err, twice)
 	}
-	back, err := Uninstall(twice)
+	back, err := Remove(twice)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if b := string(back); strings.Contains(b, "megagit") || !strings.Contains(b, "notify-send done") || !strings.Contains(b, `"z": 1`) {
 		t.Errorf("uninstall:\n%s", b)
 	}
-	empty, err := Uninstall([]byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"megagit hook stop"}]}]}}`))
+	empty, err := Remove([]byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"megagit hook stop"}]}]}}`))
 	if err != nil || strings.TrimSpace(string(empty)) != "{}" {
 		t.Errorf("uninstall of ours only = %q, %v", empty, err)
 	}
-	if _, err := Install([]byte(`[1]`), entries); err == nil {
+	if _, err := Merge([]byte(`[1]`), entries); err == nil {
 		t.Error("a non-object settings file was accepted")
 	}
 }
@@ -71,29 +73,5 @@ func TestDiff(t *testing.T) {
 	}
 	if Diff("a", "b", "same", "same") != "" {
 		t.Error("equal texts gave a diff")
-	}
-}
-
-func TestSanitizeIDAndProjectWords(t *testing.T) {
-	for in, want := range map[string]string{"0193-abc_D.e": "0193-abc_D.e", "../../etc/passwd": "_.._etc_passwd", "": "_", "..": "_"} {
-		if got := SanitizeID(in); got != want {
-			t.Errorf("SanitizeID(%q) = %q, want %q", in, got, want)
-		}
-	}
-	if got := ProjectWords("/home/dev/Payments-API_v2/"); got != "payments api v2" {
-		t.Errorf("ProjectWords = %q", got)
-	}
-}
-
-func TestRender(t *testing.T) {
-	if out, _ := Render(AgentClaude, OutputText, "ctx\n"); out != "ctx\n" {
-		t.Errorf("claude text = %q", out)
-	}
-	out, _ := Render(AgentGemini, OutputText, "ctx")
-	if out != `{"hookSpecificOutput":{"additionalContext":"ctx","hookEventName":"BeforeAgent"}}`+"\n" {
-		t.Errorf("gemini = %q", out)
-	}
-	if out, _ := Render(AgentCodex, OutputJSON, ""); out != "" {
-		t.Errorf("empty text rendered %q", out)
 	}
 }

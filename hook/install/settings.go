@@ -1,11 +1,15 @@
-package hook
+package install
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
+
+	"github.com/megagit/megagit/hook"
 )
 
 // Entry is one hook megagit adds to an agent's settings.
@@ -33,14 +37,14 @@ func SettingsPath(agent, scope, workTree, home string) (string, error) {
 		base = home
 	}
 	switch agent {
-	case AgentClaude:
+	case hook.AgentClaude:
 		return filepath.Join(base, ".claude", "settings.json"), nil
-	case AgentCodex:
+	case hook.AgentCodex:
 		return filepath.Join(base, ".codex", "hooks.json"), nil
-	case AgentGemini:
+	case hook.AgentGemini:
 		return filepath.Join(base, ".gemini", "settings.json"), nil
 	}
-	return "", CheckAgent(agent)
+	return "", hook.CheckAgent(agent)
 }
 
 // AgentEntries are megagit's hooks for an agent; command runs megagit
@@ -60,30 +64,33 @@ func AgentEntries(agent, command, lean string) ([]Entry, error) {
 	}
 	stop := command + " hook stop --agent " + agent
 	switch agent {
-	case AgentClaude:
+	case hook.AgentClaude:
 		return []Entry{
 			{Event: "UserPromptSubmit", Command: prompt, Timeout: 10},
 			{Event: "Stop", Command: stop, Timeout: 60},
 			{Event: "SessionEnd", Command: stop, Timeout: 60},
 		}, nil
-	case AgentCodex:
+	case hook.AgentCodex:
 		return []Entry{{Event: "UserPromptSubmit", Command: prompt}, {Event: "Stop", Command: stop}}, nil
-	case AgentGemini:
+	case hook.AgentGemini:
 		return []Entry{
 			{Event: "BeforeAgent", Command: prompt, Timeout: 10000, Name: "megagit-prompt"},
 			{Event: "AfterAgent", Command: stop, Timeout: 60000, Name: "megagit-stop"},
 		}, nil
 	}
-	return nil, CheckAgent(agent)
+	return nil, hook.CheckAgent(agent)
 }
 
 // oursRE matches `megagit [-C DIR] hook prompt|stop` and `megagit-hook
-// [-C DIR] prompt`.
-var oursRE = lazyRE(`(?:^|[\s/\\"'])megagit(?:(?:\.exe)?["']?\s+(?:-C\s+(?:"[^"]*"|'[^']*'|\S+)\s+)?hook|-hook(?:\.exe)?["']?(?:\s+-C\s+(?:"[^"]*"|'[^']*'|\S+))?)\s+(prompt|stop)\b`)
+// [-C DIR] prompt`. It is compiled on first use, not at program start,
+// which every megagit command (the prompt hook on every prompt) pays for.
+var oursRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[\s/\\"'])megagit(?:(?:\.exe)?["']?\s+(?:-C\s+(?:"[^"]*"|'[^']*'|\S+)\s+)?hook|-hook(?:\.exe)?["']?(?:\s+-C\s+(?:"[^"]*"|'[^']*'|\S+))?)\s+(prompt|stop)\b`)
+})
 
 // IsOurs reports whether a hook command runs `megagit hook prompt|stop`
 // or `megagit-hook prompt`;
-// uninstall removes exactly these and nothing else.
+// Remove takes out exactly these and nothing else.
 func IsOurs(command string) bool { return oursRE().MatchString(command) }
 
 func ourKind(command string) string {
@@ -106,11 +113,11 @@ type handler struct {
 	Command string `json:"command"`
 }
 
-// Install merges entries into a settings file's bytes (empty = a new
+// Merge merges entries into a settings file's bytes (empty = a new
 // file). Every other key, event, group and handler is kept; one of ours with
 // the same command is kept as is, an outdated or duplicate one of ours for
 // the same event is replaced, so a second install changes nothing.
-func Install(data []byte, entries []Entry) ([]byte, error) {
+func Merge(data []byte, entries []Entry) ([]byte, error) {
 	root, hooks, err := openHooks(data)
 	if err != nil {
 		return nil, err
@@ -144,9 +151,9 @@ func Install(data []byte, entries []Entry) ([]byte, error) {
 	return format(root.marshal())
 }
 
-// Uninstall removes megagit's handlers (IsOurs) from every event, then the
+// Remove removes megagit's handlers (IsOurs) from every event, then the
 // groups and events they leave empty, and "hooks" if nothing is left in it.
-func Uninstall(data []byte) ([]byte, error) {
+func Remove(data []byte) ([]byte, error) {
 	root, hooks, err := openHooks(data)
 	if err != nil {
 		return nil, err

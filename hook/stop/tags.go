@@ -1,15 +1,12 @@
-// Package hook is megagit's side of the agent hook protocols (Claude Code,
-// Codex CLI, Gemini CLI): it parses what an agent sends on stdin, renders
-// what goes back, reads session transcripts, extracts <skill-used/> tags,
-// derives seed 001's implicit outcomes and merges megagit's entries into an
-// agent's settings file. It does no registry I/O: the CLI wires it up.
-package hook
+package stop
 
 import (
 	"html"
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/megagit/megagit/hook"
 )
 
 // lazyRE compiles a regular expression on first use, not at program start:
@@ -77,7 +74,7 @@ func ParseTags(text string) []Tag {
 		default:
 			continue
 		}
-		reason := clip(attrs["reason"], 500)
+		reason := hook.Clip(attrs["reason"], 500)
 		out = append(out, Tag{Name: name, Verdict: verdict, Reason: reason, Index: len(out)})
 	}
 	return out
