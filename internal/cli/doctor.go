@@ -23,7 +23,9 @@ type doctorOptions struct {
 	timeout time.Duration
 }
 
-func newDoctorCmd(a *app) *cobra.Command {
+// newDoctorCmd parses `megagit doctor` into options and hands them to runF,
+// or to doctorRun when runF is nil (tests pass a stub).
+func newDoctorCmd(a *app, runF func(*doctorOptions) error) *cobra.Command {
 	opts := &doctorOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "doctor [--json] [--fix]",
@@ -33,6 +35,9 @@ when nothing fails and 10 when something does. --fix finishes an interrupted
 write and rebuilds evidence from the ledgers (megagit resync), then checks again.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
 			return doctorRun(opts)
 		},
 	}

@@ -109,15 +109,15 @@ func newRootCmd(a *app) *cobra.Command {
 	root.PersistentFlags().StringVarP(&a.dir, "dir", "C", "", "run as if megagit was started in `DIR`")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(
-		newInitCmd(a),
+		newInitCmd(a, nil),
 		newSkillCmd(a),
-		newLintCmd(a),
+		newLintCmd(a, nil),
 		newVerdictCmd(a, nil),
-		newLogCmd(a),
-		newUnarchiveCmd(a),
-		newRevertCmd(a),
-		newResyncCmd(a),
-		newConfigCmd(a),
+		newLogCmd(a, nil),
+		newUnarchiveCmd(a, nil),
+		newRevertCmd(a, nil),
+		newResyncCmd(a, nil),
+		newConfigCmd(a, nil),
 		newRouteCmd(a),
 		newWhyCmd(a),
 		newModelCmd(a),
@@ -130,7 +130,7 @@ func newRootCmd(a *app) *cobra.Command {
 		newRemoteCmd(a),
 		newSyncCmd(a),
 		newCloneCmd(a),
-		newDoctorCmd(a),
+		newDoctorCmd(a, nil),
 		newServeCmd(a),
 		exitCodesTopic(),
 	)
