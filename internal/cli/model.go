@@ -12,7 +12,7 @@ import (
 
 func newModelCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "model", Short: "List, train, adapt and choose the semantic model"}
-	cmd.AddCommand(newModelListCmd(a), newModelUseCmd(a), newModelPullCmd(a), newModelTrainCmd(a), newModelAdaptCmd(a))
+	cmd.AddCommand(newModelListCmd(a), newModelUseCmd(a), newModelPullCmd(a, nil), newModelTrainCmd(a), newModelAdaptCmd(a))
 	return cmd
 }
 
