@@ -14,21 +14,21 @@ import (
 )
 
 func TestCacheFlags(t *testing.T) {
-	dir := t.TempDir()
-	for _, tc := range []struct {
-		args []string
-		code int
-	}{
-		{[]string{"status"}, exitNotRegistry},
-		{[]string{"verify", "--json"}, exitNotRegistry},
-		{[]string{"status", "extra"}, exitUsage},
-		{[]string{"verify", "--bogus"}, exitUsage},
-	} {
-		var out, errOut bytes.Buffer
-		if got := run(append([]string{"-C", dir, "cache"}, tc.args...), nil, &out, &errOut); got != tc.code {
-			t.Errorf("cache %v: exit %d, want %d (%s)", tc.args, got, tc.code, errOut.String())
-		}
-	}
+	clear := func(o *cacheOptions) { o.app = nil }
+	t.Run("status", func(t *testing.T) {
+		testFlags(t, newCacheStatusCmd, clear, []flagCase[cacheOptions]{
+			{name: "no flags", want: cacheOptions{}},
+			{name: "json", args: []string{"--json"}, want: cacheOptions{json: true}},
+			{name: "an argument", args: []string{"extra"}, wantErr: "expects no arguments"},
+		})
+	})
+	t.Run("verify", func(t *testing.T) {
+		testFlags(t, newCacheVerifyCmd, clear, []flagCase[cacheOptions]{
+			{name: "no flags", want: cacheOptions{verify: true}},
+			{name: "json", args: []string{"--json"}, want: cacheOptions{json: true, verify: true}},
+			{name: "unknown flag", args: []string{"--bogus"}, wantErr: "unknown flag: --bogus"},
+		})
+	})
 }
 
 // gitHome gives in-process runs a git identity.

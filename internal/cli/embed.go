@@ -22,7 +22,9 @@ type embedOptions struct {
 	float16 bool // read through config (model.cache_float16), which the flag overrides
 }
 
-func newEmbedCmd(a *app) *cobra.Command {
+// newEmbedCmd parses `megagit embed` into options and hands them to runF,
+// or to embedRun when runF is nil (tests pass a stub).
+func newEmbedCmd(a *app, runF func(*embedOptions) error) *cobra.Command {
 	opts := &embedOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "embed [--all] [--float16]",
@@ -43,6 +45,9 @@ check. --float16 (or model.cache_float16: true) halves the committed size.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.flags = cmd.Flags()
+			if runF != nil {
+				return runF(opts)
+			}
 			return embedRun(opts)
 		},
 	}

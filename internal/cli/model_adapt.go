@@ -20,6 +20,7 @@ import (
 
 type modelAdaptOptions struct {
 	app        *app
+	ctx        context.Context
 	fromLedger bool
 	out        string
 	holdout    float64
@@ -27,7 +28,9 @@ type modelAdaptOptions struct {
 	json       bool
 }
 
-func newModelAdaptCmd(a *app) *cobra.Command {
+// newModelAdaptCmd parses `megagit model adapt` into options and hands them
+// to runF, or to modelAdaptRun when runF is nil (tests pass a stub).
+func newModelAdaptCmd(a *app, runF func(*modelAdaptOptions) error) *cobra.Command {
 	opts := &modelAdaptOptions{app: a, fromLedger: true, holdout: 0.2, cfg: train.DefaultAdaptConfig()}
 	cmd := &cobra.Command{
 		Use:   "adapt [--from-ledger] [--out DIR]",
@@ -58,7 +61,11 @@ shares it; switch to it with "megagit model use --dir DIR".`,
 			if c.Epochs < 1 || !(c.LR > 0) || !(opts.holdout > 0 && opts.holdout < 1) {
 				return usageError{errors.New("--epochs must be positive, --lr above 0 and --holdout between 0 and 1")}
 			}
-			return modelAdaptRun(cmd.Context(), opts)
+			opts.ctx = cmd.Context()
+			if runF != nil {
+				return runF(opts)
+			}
+			return modelAdaptRun(opts)
 		},
 	}
 	f := cmd.Flags()
@@ -89,7 +96,8 @@ type adaptReport struct {
 	Commit        string             `json:"commit,omitempty"`
 }
 
-func modelAdaptRun(ctx context.Context, opts *modelAdaptOptions) error {
+func modelAdaptRun(opts *modelAdaptOptions) error {
+	ctx := opts.ctx
 	if ctx == nil {
 		ctx = context.Background()
 	}

@@ -22,6 +22,7 @@ import (
 
 type modelTrainOptions struct {
 	app         *app
+	ctx         context.Context
 	pairs       string
 	out         string
 	id          string
@@ -32,7 +33,9 @@ type modelTrainOptions struct {
 	args        []string // the command line (flags as given), for the recipe
 }
 
-func newModelTrainCmd(a *app) *cobra.Command {
+// newModelTrainCmd parses `megagit model train` into options and hands them
+// to runF, or to modelTrainRun when runF is nil (tests pass a stub).
+func newModelTrainCmd(a *app, runF func(*modelTrainOptions) error) *cobra.Command {
 	opts := &modelTrainOptions{app: a, cfg: train.DefaultConfig()}
 	cmd := &cobra.Command{
 		Use:   "train --pairs FILE.jsonl[.gz] --out DIR",
@@ -64,7 +67,11 @@ gives the same model as an uninterrupted run. Delete that folder when done.`,
 			cmd.Flags().Visit(func(f *pflag.Flag) {
 				opts.args = append(opts.args, "--"+f.Name+"="+f.Value.String())
 			})
-			return modelTrainRun(cmd.Context(), opts)
+			opts.ctx = cmd.Context()
+			if runF != nil {
+				return runF(opts)
+			}
+			return modelTrainRun(opts)
 		},
 	}
 	f := cmd.Flags()
@@ -83,7 +90,8 @@ gives the same model as an uninterrupted run. Delete that folder when done.`,
 	return cmd
 }
 
-func modelTrainRun(ctx context.Context, opts *modelTrainOptions) error {
+func modelTrainRun(opts *modelTrainOptions) error {
+	ctx := opts.ctx
 	if ctx == nil {
 		ctx = context.Background()
 	}
