@@ -121,7 +121,7 @@ func newRootCmd(a *app) *cobra.Command {
 		newRouteCmd(a),
 		newWhyCmd(a),
 		newModelCmd(a),
-		newEmbedCmd(a),
+		newEmbedCmd(a, nil),
 		newCacheCmd(a),
 		newEvalCmd(a),
 		newHookCmd(a),

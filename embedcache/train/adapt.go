@@ -1,4 +1,4 @@
-package embedcache
+package train
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/megagit/megagit/embedcache"
 )
 
 // ErrTooLittleEvidence means a registry's verdicts cannot train and judge an
@@ -154,7 +156,7 @@ func holdHash(skill, context string) float64 {
 // context, Neg = every context the skill was harmful for, so the skill must
 // sit closer to contexts it helped than to those it harmed. Pairs with a
 // side the tokenizer reads as nothing are dropped.
-func AdaptPairs(tok *Tokenizer, d AdaptData) []Pair {
+func AdaptPairs(tok *embedcache.Tokenizer, d AdaptData) []Pair {
 	negs := make([][][]int32, len(d.Skills))
 	for _, h := range d.Harmful {
 		if ids := tok.IDs(h.Context); len(ids) > 0 {
@@ -187,13 +189,13 @@ type AdaptMetrics struct {
 // the routing score max(cos(q, full), cos(q, name)). Ties count against the
 // model (a skill tied with another is not ranked above it), so a model that
 // cannot tell skills apart scores low rather than by luck of order.
-func EvaluateAdapt(e Embedder, d AdaptData) (AdaptMetrics, error) {
+func EvaluateAdapt(e embedcache.Embedder, d AdaptData) (AdaptMetrics, error) {
 	var m AdaptMetrics
 	texts := make([]string, 0, 2*len(d.Skills))
 	for _, s := range d.Skills {
 		texts = append(texts, s.Full, s.Name)
 	}
-	docs, err := e.Embed(texts, Document)
+	docs, err := e.Embed(texts, embedcache.Document)
 	if err != nil {
 		return m, err
 	}
@@ -202,7 +204,7 @@ func EvaluateAdapt(e Embedder, d AdaptData) (AdaptMetrics, error) {
 		for i, q := range qs {
 			texts[i] = q.Context
 		}
-		vecs, err := e.Embed(texts, Query)
+		vecs, err := e.Embed(texts, embedcache.Query)
 		if err != nil {
 			return nil, err
 		}
@@ -303,7 +305,7 @@ type AdaptResult struct {
 	Keep          bool
 	Why           string
 	Pairs         int
-	Train         TrainConfig
+	Train         Config
 	Table         []float32 // vocab × Dim, after the int8 round trip when Quantize
 	Dim           int
 }
@@ -311,7 +313,7 @@ type AdaptResult struct {
 // Adapt fine-tunes base on d.Train and judges base and result on d.Held and
 // d.Harmful. It fails with ErrTooLittleEvidence before training when the
 // evidence cannot support a verdict.
-func Adapt(ctx context.Context, base *StaticModel, d AdaptData, cfg AdaptConfig, progress func(TrainProgress)) (*AdaptResult, error) {
+func Adapt(ctx context.Context, base *embedcache.StaticModel, d AdaptData, cfg AdaptConfig, progress func(Progress)) (*AdaptResult, error) {
 	if n := d.Helpful(); n < MinAdaptHelpful {
 		return nil, fmt.Errorf("%w: %d usable helpful contexts, need at least %d", ErrTooLittleEvidence, n, MinAdaptHelpful)
 	}
@@ -327,7 +329,7 @@ func Adapt(ctx context.Context, base *StaticModel, d AdaptData, cfg AdaptConfig,
 		return nil, err
 	}
 	init, dim := base.Table()
-	tc := DefaultTrainConfig()
+	tc := DefaultConfig()
 	tc.Dim, tc.Epochs, tc.LR, tc.Seed = dim, cfg.Epochs, cfg.LR, cfg.Seed
 	tc.Batch = cfg.Batch
 	if tc.Batch <= 0 {
@@ -340,10 +342,10 @@ func Adapt(ctx context.Context, base *StaticModel, d AdaptData, cfg AdaptConfig,
 		return nil, err
 	}
 	if cfg.Quantize {
-		q, scales := QuantizeRows(table, vocab, dim)
-		table = DequantizeRows(q, scales, vocab, dim)
+		q, scales := embedcache.QuantizeRows(table, vocab, dim)
+		table = embedcache.DequantizeRows(q, scales, vocab, dim)
 	}
-	adapted, err := NewStatic(base.ID()+"-adapted", dim, table)
+	adapted, err := embedcache.NewStatic(base.ID()+"-adapted", dim, table)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package embedcache
+package train
 
 import (
 	"math"

@@ -1,4 +1,4 @@
-package embedcache
+package train
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/megagit/megagit/embedcache"
 )
 
 const pairsFixture = `{"a": "pdf tools", "b": "Merge and split PDF documents", "source": "pypi"}
@@ -63,7 +65,7 @@ func TestReadPairs(t *testing.T) {
 }
 
 func TestLoadPairsCache(t *testing.T) {
-	tok, err := DefaultTokenizer()
+	tok, err := embedcache.DefaultTokenizer()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package embedcache
+package train
 
 import (
 	"bufio"
@@ -11,6 +11,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/megagit/megagit/embedcache"
 )
 
 // PairsInfo describes a loaded pairs file for a model's recipe.
@@ -26,7 +28,7 @@ var pairsMagic = [8]byte{'M', 'G', 'P', 'A', 'I', 'R', 'S', '1'}
 // LoadPairs reads and tokenises a pairs file, caching the token ids in
 // cacheDir (when not empty) under the file's sha256, the tokenizer's sha256
 // and max, so a resumed training run skips the tokenising.
-func LoadPairs(path string, max int, tok *Tokenizer, cacheDir string, workers int) ([]Pair, PairsInfo, error) {
+func LoadPairs(path string, max int, tok *embedcache.Tokenizer, cacheDir string, workers int) ([]Pair, PairsInfo, error) {
 	var info PairsInfo
 	sum, err := fileSHA256(path)
 	if err != nil {

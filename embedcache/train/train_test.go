@@ -1,4 +1,4 @@
-package embedcache
+package train
 
 import (
 	"context"
@@ -97,7 +97,7 @@ func TestGradientFiniteDifference(t *testing.T) {
 		if negs && len(batch[0].Neg)+len(batch[1].Neg)+len(batch[2].Neg) == 0 {
 			batch[0].Neg = [][]int32{{1, 2}}
 		}
-		table := initTable(vocab, TrainConfig{Dim: d, InitStd: 0.1, Seed: 5}, nil)
+		table := initTable(vocab, Config{Dim: d, InitStd: 0.1, Seed: 5}, nil)
 		grad := make([]float32, len(table))
 		w := newLossWorkspace(d, 20, 2)
 		loss := w.lossAndGrad(table, batch, grad)
@@ -144,8 +144,8 @@ func fixture(n, vocab int) []Pair {
 	return out
 }
 
-func smallConfig() TrainConfig {
-	cfg := DefaultTrainConfig()
+func smallConfig() Config {
+	cfg := DefaultConfig()
 	cfg.Dim, cfg.Batch, cfg.Epochs, cfg.Seed = 8, 32, 4, 7
 	return cfg
 }
@@ -153,7 +153,7 @@ func smallConfig() TrainConfig {
 func TestTrainLossGoesDown(t *testing.T) {
 	pairs := fixture(640, 60)
 	var first, last float64
-	_, err := Train(context.Background(), pairs, 60, smallConfig(), nil, func(p TrainProgress) {
+	_, err := Train(context.Background(), pairs, 60, smallConfig(), nil, func(p Progress) {
 		if p.Step == 1 {
 			first = p.Loss
 		}
@@ -197,7 +197,7 @@ func TestTrainResume(t *testing.T) {
 	cfg := smallConfig()
 	cfg.CheckpointDir, cfg.CheckpointEvery = t.TempDir(), 3
 	ctx, cancel := context.WithCancel(context.Background())
-	_, err = Train(ctx, pairs, 50, cfg, nil, func(p TrainProgress) {
+	_, err = Train(ctx, pairs, 50, cfg, nil, func(p Progress) {
 		if p.Step == 17 { // not a multiple of CheckpointEvery: the cancel path saves
 			cancel()
 		}
@@ -206,7 +206,7 @@ func TestTrainResume(t *testing.T) {
 		t.Fatalf("interrupted run: %v", err)
 	}
 	resumedFrom := -1
-	got, err := Train(context.Background(), pairs, 50, cfg, nil, func(p TrainProgress) { resumedFrom = p.Resumed })
+	got, err := Train(context.Background(), pairs, 50, cfg, nil, func(p Progress) { resumedFrom = p.Resumed })
 	if err != nil {
 		t.Fatal(err)
 	}

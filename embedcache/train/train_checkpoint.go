@@ -1,4 +1,4 @@
-package embedcache
+package train
 
 import (
 	"bufio"
@@ -21,7 +21,7 @@ var checkpointMagic = [8]byte{'M', 'G', 'C', 'K', 'P', 'T', '1', '\n'}
 
 // fingerprint identifies a training run: a checkpoint only resumes the run
 // with the same pairs, vocabulary, warm start and hyperparameters.
-func fingerprint(pairs []Pair, vocab int, cfg TrainConfig, init []float32) [32]byte {
+func fingerprint(pairs []Pair, vocab int, cfg Config, init []float32) [32]byte {
 	h := sha256.New()
 	cfg.CheckpointDir, cfg.CheckpointEvery = "", 0
 	fmt.Fprintf(h, "%d %+v %d\n", vocab, cfg, len(pairs))

@@ -1,4 +1,4 @@
-package embedcache
+package train
 
 import (
 	"context"
@@ -18,9 +18,9 @@ type Pair struct {
 	Neg  [][]int32
 }
 
-// TrainConfig holds the hyperparameters; DefaultTrainConfig gives the
+// Config holds the hyperparameters; DefaultConfig gives the
 // reference recipe from ../shared/data/README.md.
-type TrainConfig struct {
+type Config struct {
 	Dim        int     // vector length
 	Epochs     int     // passes over the pairs
 	Batch      int     // pairs per step (each pair is a negative for the others)
@@ -39,18 +39,18 @@ type TrainConfig struct {
 	CheckpointEvery int
 }
 
-// DefaultTrainConfig is the reference recipe (batch 8192, Adam one-cycle
+// DefaultConfig is the reference recipe (batch 8192, Adam one-cycle
 // peaking at 0.05, N(0, 0.1) init, scale 20, 3 epochs) at 256 dimensions.
-func DefaultTrainConfig() TrainConfig {
-	return TrainConfig{
+func DefaultConfig() Config {
+	return Config{
 		Dim: 256, Epochs: 3, Batch: 8192, LR: 0.05, WarmupFrac: 0.1, Scale: 20,
 		InitStd: 0.1, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, Seed: 1,
 		CheckpointEvery: 20,
 	}
 }
 
-// TrainProgress is reported after every step so a CLI can draw a bar.
-type TrainProgress struct {
+// Progress is reported after every step so a CLI can draw a bar.
+type Progress struct {
 	Step, Steps int           // completed steps / total steps
 	Epoch       int           // 1-based epoch of the last step
 	Loss        float64       // loss of the last step
@@ -69,7 +69,7 @@ type TrainProgress struct {
 // Adam is dense, like the reference PyTorch run: every row's moments decay
 // and move each step, also for rows the batch did not touch. At 30k×256 that
 // costs ~10 ms a step, small next to the batch's three B×B×dim products.
-func Train(ctx context.Context, pairs []Pair, vocab int, cfg TrainConfig, init []float32, progress func(TrainProgress)) ([]float32, error) {
+func Train(ctx context.Context, pairs []Pair, vocab int, cfg Config, init []float32, progress func(Progress)) ([]float32, error) {
 	if err := cfg.validate(len(pairs), vocab, init); err != nil {
 		return nil, err
 	}
@@ -121,7 +121,7 @@ func Train(ctx context.Context, pairs []Pair, vocab int, cfg TrainConfig, init [
 		epochLoss += loss
 		epochSteps++
 		if progress != nil {
-			progress(TrainProgress{Step: st.step, Steps: steps, Epoch: epoch + 1, Loss: loss,
+			progress(Progress{Step: st.step, Steps: steps, Epoch: epoch + 1, Loss: loss,
 				AvgLoss: epochLoss / float64(epochSteps), LR: lr, Elapsed: time.Since(start), Resumed: from})
 		}
 		if cfg.CheckpointDir != "" && cfg.CheckpointEvery > 0 && st.step%cfg.CheckpointEvery == 0 && st.step < steps {
@@ -138,7 +138,7 @@ func Train(ctx context.Context, pairs []Pair, vocab int, cfg TrainConfig, init [
 	return st.table, nil
 }
 
-func (cfg TrainConfig) validate(n, vocab int, init []float32) error {
+func (cfg Config) validate(n, vocab int, init []float32) error {
 	switch {
 	case n < 2:
 		return fmt.Errorf("train: need at least 2 pairs, got %d", n)
@@ -162,7 +162,7 @@ type trainState struct {
 }
 
 // initTable draws N(0, σ) from the seed or copies the warm-start table.
-func initTable(vocab int, cfg TrainConfig, init []float32) []float32 {
+func initTable(vocab int, cfg Config, init []float32) []float32 {
 	t := make([]float32, vocab*cfg.Dim)
 	if init != nil {
 		copy(t, init)
@@ -183,7 +183,7 @@ func epochOrder(n int, seed uint64, e int) []int {
 
 // oneCycle is a linear warm-up from LR/25 to LR over WarmupFrac of the steps,
 // then a cosine decay to LR/25/1e4 (PyTorch's OneCycleLR shape).
-func oneCycle(cfg TrainConfig, step, steps int) float64 {
+func oneCycle(cfg Config, step, steps int) float64 {
 	lo, end := cfg.LR/25, cfg.LR/25/1e4
 	warm := int(math.Round(cfg.WarmupFrac * float64(steps)))
 	if step < warm {
@@ -198,7 +198,7 @@ func oneCycle(cfg TrainConfig, step, steps int) float64 {
 }
 
 // adamStep applies one dense Adam update with bias correction and zeroes grad.
-func adamStep(st *trainState, grad []float32, cfg TrainConfig, lr float64, workers int) {
+func adamStep(st *trainState, grad []float32, cfg Config, lr float64, workers int) {
 	st.adamStep++
 	t := float64(st.adamStep)
 	b1, b2 := float32(cfg.Beta1), float32(cfg.Beta2)

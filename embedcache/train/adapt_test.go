@@ -1,4 +1,4 @@
-package embedcache
+package train
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/megagit/megagit/embedcache"
 )
 
 func adaptSkill(id, desc string) AdaptSkill {
@@ -57,9 +59,9 @@ func synthVerdicts() []AdaptVerdict {
 }
 
 // randomBase is a small static model that knows nothing: N(0, 0.1) rows.
-func randomBase(t *testing.T, dim int, seed uint64) *StaticModel {
+func randomBase(t *testing.T, dim int, seed uint64) *embedcache.StaticModel {
 	t.Helper()
-	tok, err := DefaultTokenizer()
+	tok, err := embedcache.DefaultTokenizer()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +70,7 @@ func randomBase(t *testing.T, dim int, seed uint64) *StaticModel {
 	for i := range table {
 		table[i] = float32(r.NormFloat64() * 0.1)
 	}
-	m, err := NewStatic("synthetic-base", dim, table)
+	m, err := embedcache.NewStatic("synthetic-base", dim, table)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,8 +194,8 @@ func TestEvaluateAdapt(t *testing.T) {
 		t.Errorf("metrics = %+v, want perfect held-backs and no harmful top-1", got)
 	}
 	// A zero model ties everything: ties count against it.
-	tok, _ := DefaultTokenizer()
-	zero, err := NewStatic("zero", 4, make([]float32, tok.VocabSize()*4))
+	tok, _ := embedcache.DefaultTokenizer()
+	zero, err := embedcache.NewStatic("zero", 4, make([]float32, tok.VocabSize()*4))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,10 +234,10 @@ func TestAdaptLearnsUnseenVocabulary(t *testing.T) {
 		t.Errorf("adapted id %q", id)
 	}
 	dir := t.TempDir()
-	if err := SaveStatic(dir, id, res.Dim, res.Table, true, map[string]any{"base": base.ID()}); err != nil {
+	if err := embedcache.SaveStatic(dir, id, res.Dim, res.Table, true, map[string]any{"base": base.ID()}); err != nil {
 		t.Fatal(err)
 	}
-	loaded, err := LoadStatic(os.DirFS(dir), ".")
+	loaded, err := embedcache.LoadStatic(os.DirFS(dir), ".")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +318,7 @@ func TestAdaptRefusesTooLittleEvidence(t *testing.T) {
 }
 
 func TestAdaptPairs(t *testing.T) {
-	tok, err := DefaultTokenizer()
+	tok, err := embedcache.DefaultTokenizer()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package embedcache
+package train
 
 import (
 	"bufio"
@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/megagit/megagit/embedcache"
 )
 
 // TextPair is one line of a pairs file: A should embed near B.
@@ -70,7 +72,7 @@ func ReadPairs(path string, max int) ([]TextPair, string, error) {
 // TokenizePairs turns text pairs into id pairs on all cores, in input order.
 // Pairs where either side has no known token are dropped (they carry no
 // signal and would be a zero vector).
-func TokenizePairs(tok *Tokenizer, texts []TextPair, workers int) []Pair {
+func TokenizePairs(tok *embedcache.Tokenizer, texts []TextPair, workers int) []Pair {
 	ids := make([]Pair, len(texts))
 	parallelFor(len(texts), workers, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
