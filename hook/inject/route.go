@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/ranker/route"
+	"github.com/megagit/megagit/route"
 )
 
 // routePrompt routes a prompt for the hook: through a warm `megagit serve`

@@ -7,8 +7,8 @@ import (
 
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/ranker/route"
 	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/route"
 )
 
 // SessionFile is a session's memory file name under .megagit/local/.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/embedcache"
-	"github.com/megagit/megagit/ranker/route/dense"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/route/dense"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 )

@@ -11,7 +11,7 @@ import (
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/hook/inject"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/ranker/route"
+	"github.com/megagit/megagit/route"
 	"github.com/spf13/cobra"
 )
 

@@ -13,8 +13,8 @@ import (
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/embedcache/train"
-	"github.com/megagit/megagit/ranker/route/dense"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/route/dense"
 	"github.com/spf13/cobra"
 )
 

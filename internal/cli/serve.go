@@ -16,8 +16,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/megagit/megagit/ranker/route"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/route"
 	"github.com/spf13/cobra"
 )
 

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
-	"github.com/megagit/megagit/ranker/route"
+	"github.com/megagit/megagit/route"
 )
 
 func noErr(t testing.TB, err error) {

@@ -8,11 +8,11 @@ import (
 
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/ranker/route"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/route"
 )
 
-// The `megagit serve` protocol is in ranker/route (the megagit-hook binary
+// The `megagit serve` protocol is in route (the megagit-hook binary
 // is a client too); what depends on the config is here.
 
 // serveKey fingerprints the configuration that decides a ranking (the

@@ -12,7 +12,7 @@ import (
 
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/ranker/route"
+	"github.com/megagit/megagit/route"
 )
 
 // Channel is the dense channel: an embedder, each skill's vectors and the
