@@ -1,7 +1,8 @@
 // Package route routes prompts against one registry's skills: the router
 // the route, why, eval and serve commands and the prompt hook share, the
-// dense channel, the prompt hook's compiled index and the `megagit serve`
-// client. It imports neither git nor the config reader, so the small
+// dense channel's interface, the prompt hook's compiled index and the
+// `megagit serve` protocol (client and wire format; the server is package
+// server). It imports neither git nor the config reader, so the small
 // megagit-hook binary can link it and start quickly; for the same reason
 // the dense channel is an interface here (package dense implements it).
 package route

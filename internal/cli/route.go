@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/route"
 	"github.com/spf13/cobra"
 )
 
@@ -130,11 +131,11 @@ const routeServeTimeout = 5 * time.Second
 // routeOnce routes through `megagit serve` when one answers, else here.
 func routeOnce(opts *routeOptions, e *env, s routeSettings) ([]ranker.Doc, routeResult, error) {
 	if !opts.noServe {
-		docs, rr, err := served(e, opts.prompt, "", s, routeServeTimeout)
+		docs, rr, err := serveClient(e).Route(opts.prompt, "", s, routeServeTimeout)
 		if err == nil {
 			return docs, rr, nil
 		}
-		if !errors.Is(err, errNotServed) {
+		if !errors.Is(err, route.ErrNotServed) {
 			fmt.Fprintf(opts.app.errOut, "megagit: warning: %v; routing here\n", err)
 		}
 	}

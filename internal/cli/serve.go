@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/signal"
@@ -70,7 +67,7 @@ func serveRun(ctx context.Context, opts *serveOptions) error {
 	}
 	s.startWatch()
 	defer s.stopWatch()
-	path := serveSocketPath(e.reg)
+	path := route.SocketPath(e.reg.Root(), e.reg.LocalDir())
 	ln, err := listenSocket(path)
 	if err != nil {
 		return err
@@ -147,30 +144,18 @@ func (s *server) loop(ctx context.Context, ln net.Listener, idle time.Duration) 
 func (s *server) handle(c net.Conn) {
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
-	line, err := bufio.NewReader(io.LimitReader(c, 4<<20)).ReadBytes('\n')
+	req, err := route.ReadRequest(c)
 	if err != nil {
 		return
 	}
-	var req route.Request
-	if err := json.Unmarshal(line, &req); err != nil {
-		return
-	}
-	resp := s.answer(req)
-	out, err := json.Marshal(resp)
-	if err != nil {
-		return
-	}
-	_, _ = c.Write(append(out, '\n'))
+	_ = route.WriteResponse(c, s.answer(req))
 }
 
 // answer routes one request, or declines it when this server would not
 // answer as the client would.
 func (s *server) answer(req route.Request) route.Response {
-	switch {
-	case req.Proto != route.ServeProto || req.Version != version:
-		return route.Response{Declined: fmt.Sprintf("server is megagit %s (protocol %d)", version, route.ServeProto)}
-	case req.Root != s.root:
-		return route.Response{Declined: "server serves " + s.root}
+	if why := req.Decline(version, s.root); why != "" {
+		return route.Response{Declined: why}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -17,6 +17,7 @@ import (
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/route"
 )
 
 // serveTestRegistry writes a registry of n synthetic skills.
@@ -54,7 +55,7 @@ func startServeLog(t testing.TB, dir string) (*env, *syncBuffer) {
 		t.Fatal(err)
 	}
 	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
-		if _, _, err := served(e, "ping", "", routeSettings{}, time.Second); err == nil {
+		if _, _, err := serveClient(e).Route("ping", "", routeSettings{}, time.Second); err == nil {
 			return e, errOut
 		}
 		if time.Since(start) > 30*time.Second {
@@ -124,7 +125,7 @@ func checkServedLikeLocal(t *testing.T, e *env) []routeResult {
 	for _, format := range []string{"catalog", "compose"} {
 		s := routeSettings{TopK: 5, Format: format, Budget: 2000}
 		for _, p := range servePrompts {
-			docs, rr, err := served(e, p, "", s, 5*time.Second)
+			docs, rr, err := serveClient(e).Route(p, "", s, 5*time.Second)
 			if err != nil {
 				t.Fatalf("%q: %v", p, err)
 			}
@@ -133,7 +134,7 @@ func checkServedLikeLocal(t *testing.T, e *env) []routeResult {
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("%s %q: served %+v\nin-process %+v", format, p, got, want)
 			}
-			docs, rr, err = served(e, p, "kafka-tools", s, 5*time.Second)
+			docs, rr, err = serveClient(e).Route(p, "kafka-tools", s, 5*time.Second)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -196,7 +197,7 @@ func TestServeSeesEditsAndDeclinesOtherSettings(t *testing.T) {
 	e := startServe(t, dir)
 	s := routeSettings{TopK: 3, Format: "catalog", Budget: 2000}
 	const prompt = "zanzibar quokka export"
-	if docs, rr, err := served(e, prompt, "", s, 5*time.Second); err != nil || rr.Res.K != 0 {
+	if docs, rr, err := serveClient(e).Route(prompt, "", s, 5*time.Second); err != nil || rr.Res.K != 0 {
 		t.Fatalf("before the edit: %v, %+v", err, seen(docs, rr))
 	}
 	p := filepath.Join(dir, "skills", "s005", "SKILL.md")
@@ -204,7 +205,7 @@ func TestServeSeesEditsAndDeclinesOtherSettings(t *testing.T) {
 	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	docs, rr, err := served(e, prompt, "", s, 5*time.Second)
+	docs, rr, err := serveClient(e).Route(prompt, "", s, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +215,7 @@ func TestServeSeesEditsAndDeclinesOtherSettings(t *testing.T) {
 
 	other := *e.cfg
 	other.Model.FusionW = 0.9
-	if _, _, err := served(&env{reg: e.reg, cfg: &other}, prompt, "", s, 5*time.Second); !errors.Is(err, errNotServed) {
+	if _, _, err := serveClient(&env{reg: e.reg, cfg: &other}).Route(prompt, "", s, 5*time.Second); !errors.Is(err, route.ErrNotServed) {
 		t.Errorf("a client with another fusion weight: err %v, want a decline", err)
 	}
 }
@@ -280,7 +281,7 @@ func BenchmarkServed(b *testing.B) {
 	const prompt = "my docker build cache is flaky in the ci pipeline"
 	b.Run("serve", func(b *testing.B) {
 		for b.Loop() {
-			if _, _, err := served(e, prompt, "", s, 10*time.Second); err != nil {
+			if _, _, err := serveClient(e).Route(prompt, "", s, 10*time.Second); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -315,7 +316,7 @@ func TestHookPromptIgnoresABadServer(t *testing.T) {
 	want, _ := hookOnce(t, dir, "", prompt)
 	e := reopen(t, dir)
 	for _, answer := range []string{"not json\n", `{"docs":[],"emitted":[5],"candidates":1}` + "\n"} {
-		ln, err := listenSocket(serveSocketPath(e.reg))
+		ln, err := listenSocket(route.SocketPath(e.reg.Root(), e.reg.LocalDir()))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -52,7 +52,7 @@ func agree(t *testing.T, e *env, prompt string) []string {
 	local, err := e.router(&app{errOut: &bytes.Buffer{}})
 	noErr(t, err)
 	s := routeSettings{TopK: 3, Format: "catalog", Budget: 2000}
-	docs, rr, err := served(e, prompt, "", s, 5*time.Second)
+	docs, rr, err := serveClient(e).Route(prompt, "", s, 5*time.Second)
 	if err != nil {
 		t.Fatalf("%q: %v", prompt, err)
 	}
@@ -170,7 +170,7 @@ func TestServeWatchSeesConfigEdits(t *testing.T) {
 	e, log := startServeLog(t, dir)
 	cfg := filepath.Join(dir, ".megagit", "config.yaml")
 	noErr(t, os.WriteFile(cfg, []byte("route:\n  mmr_lambda: 0.5\n"), 0o644))
-	if _, _, err := served(e, quokka, "", routeSettings{TopK: 3, Format: "catalog"}, 5*time.Second); !errors.Is(err, errNotServed) {
+	if _, _, err := serveClient(e).Route(quokka, "", routeSettings{TopK: 3, Format: "catalog"}, 5*time.Second); !errors.Is(err, route.ErrNotServed) {
 		t.Errorf("a client with the old settings: err %v, want a decline", err)
 	}
 	checkServedLikeLocal(t, reopen(t, dir))

@@ -4,11 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"time"
 
 	"github.com/megagit/megagit/config"
-	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/route"
 )
 
@@ -30,18 +27,7 @@ func serveKey(cfg *config.Config) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// serveSocketPath is where a registry's server listens.
-func serveSocketPath(reg *registry.Registry) string {
-	return route.SocketPath(reg.Root(), reg.LocalDir())
-}
-
-// errNotServed means no `megagit serve` answered for this registry, or it
-// declined: the caller routes in-process.
-var errNotServed = route.ErrNotServed
-
-// served asks this registry's `megagit serve`, if one runs, to route a
-// prompt, within timeout (see route.Ask).
-func served(e *env, prompt, project string, s routeSettings, timeout time.Duration) ([]ranker.Doc, routeResult, error) {
-	req := route.Request{Version: version, Root: e.reg.Root(), Config: serveKey(e.cfg), Prompt: prompt, Project: project, Settings: s}
-	return route.Ask(serveSocketPath(e.reg), req, timeout)
+// serveClient is e's client of its registry's `megagit serve`.
+func serveClient(e *env) route.Client {
+	return route.Client{Version: version, Root: e.reg.Root(), LocalDir: e.reg.LocalDir(), Config: serveKey(e.cfg)}
 }
