@@ -131,7 +131,7 @@ func newRootCmd(a *app) *cobra.Command {
 		newSyncCmd(a),
 		newCloneCmd(a),
 		newDoctorCmd(a, nil),
-		newServeCmd(a),
+		newServeCmd(a, nil),
 		exitCodesTopic(),
 	)
 	return root

@@ -1,7 +1,6 @@
-package cli
+package server
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/routetest"
 )
 
 func noErr(t testing.TB, err error) {
@@ -23,40 +23,32 @@ func noErr(t testing.TB, err error) {
 	}
 }
 
-// newTestServer sets a server up as serveRun does, without the socket.
-func newTestServer(t testing.TB, dir string) (*server, *syncBuffer) {
+// newTestServer sets a server up as Run does, without the socket.
+func newTestServer(t testing.TB, dir string) (*server, *routetest.Log) {
 	t.Helper()
-	errOut := &syncBuffer{}
-	a := &app{dir: dir, out: &bytes.Buffer{}, errOut: errOut, now: time.Now}
-	e, err := a.open(nil)
+	log := &routetest.Log{}
+	opts := testOptions(dir, log)
+	r, err := opts.Open()
 	noErr(t, err)
-	s := &server{app: a, root: e.reg.Root()}
+	s := &server{opts: opts, root: r.Root}
 	noErr(t, s.refresh())
 	s.startWatch()
 	t.Cleanup(s.stopWatch)
-	return s, errOut
-}
-
-// reopen loads a registry's configuration as a new client would.
-func reopen(t *testing.T, dir string) *env {
-	t.Helper()
-	e, err := (&app{dir: dir, errOut: &bytes.Buffer{}}).open(nil)
-	noErr(t, err)
-	return e
+	return s, log
 }
 
 // agree routes prompt through the server and in this process, fails on any
 // difference, and returns the names served.
-func agree(t *testing.T, e *env, prompt string) []string {
+func agree(t *testing.T, r Registry, prompt string) []string {
 	t.Helper()
-	local, err := e.router(&app{errOut: &bytes.Buffer{}})
+	local, err := r.Router()
 	noErr(t, err)
-	s := routeSettings{TopK: 3, Format: "catalog", Budget: 2000}
-	docs, rr, err := serveClient(e).Route(prompt, "", s, 5*time.Second)
+	s := route.Settings{TopK: 3, Format: "catalog", Budget: 2000}
+	docs, rr, err := clientOf(r).Route(prompt, "", s, 5*time.Second)
 	if err != nil {
 		t.Fatalf("%q: %v", prompt, err)
 	}
-	got, want := seen(docs, rr), seen(local.Docs, local.Route(prompt, s))
+	got, want := routetest.SeenOf(docs, rr), routetest.SeenOf(local.Docs, local.Route(prompt, s))
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("%q: served %+v\nin-process %+v", prompt, got, want)
 	}
@@ -99,7 +91,7 @@ func editInPlace(t *testing.T, p, name, description string) {
 }
 
 // watching fails unless the server watches the registry (on Linux).
-func watching(t *testing.T, log *syncBuffer) {
+func watching(t *testing.T, log *routetest.Log) {
 	t.Helper()
 	if runtime.GOOS == "linux" && strings.Contains(log.String(), "cannot watch") {
 		t.Fatalf("the server does not watch: %s", log.String())
@@ -122,12 +114,12 @@ func TestServeWatchSeesInPlaceEdit(t *testing.T) {
 	if got := agree(t, e, quokka); len(got) != 0 {
 		t.Fatalf("before the edit: %v", got)
 	}
-	key, err := route.SkillsKey(e.reg.Root(), e.cfg.Roots)
+	key, err := route.SkillsKey(e.Root, e.Roots)
 	noErr(t, err)
 	editInPlace(t, filepath.Join(dir, "skills", "s005", "SKILL.md"), "s005", "Export quokka census data from Zanzibar.")
 	// The stat fingerprint (the check without a watch) sees it too, by the
 	// change time.
-	if again, err := route.SkillsKey(e.reg.Root(), e.cfg.Roots); err != nil || again == key {
+	if again, err := route.SkillsKey(e.Root, e.Roots); err != nil || again == key {
 		t.Errorf("SkillsKey missed an in-place edit (err %v)", err)
 	}
 	if got := agree(t, e, quokka); first(got) != "s005" {
@@ -170,7 +162,7 @@ func TestServeWatchSeesConfigEdits(t *testing.T) {
 	e, log := startServeLog(t, dir)
 	cfg := filepath.Join(dir, ".megagit", "config.yaml")
 	noErr(t, os.WriteFile(cfg, []byte("route:\n  mmr_lambda: 0.5\n"), 0o644))
-	if _, _, err := serveClient(e).Route(quokka, "", routeSettings{TopK: 3, Format: "catalog"}, 5*time.Second); !errors.Is(err, route.ErrNotServed) {
+	if _, _, err := clientOf(e).Route(quokka, "", route.Settings{TopK: 3, Format: "catalog"}, 5*time.Second); !errors.Is(err, route.ErrNotServed) {
 		t.Errorf("a client with the old settings: err %v, want a decline", err)
 	}
 	checkServedLikeLocal(t, reopen(t, dir))
@@ -300,7 +292,7 @@ func TestServeWatchChecksOnlyAfterChanges(t *testing.T) {
 // registry, watched (the barrier) and not (a stat per SKILL.md), and the
 // watch upkeep a changed registry adds to the latter:
 //
-//	MEGAGIT_BENCH_REGISTRY=/tmp/hx1000 go test ./internal/cli -run x -bench ServeCheck
+//	MEGAGIT_BENCH_REGISTRY=/tmp/hx1000 go test ./route/server -run x -bench ServeCheck
 func BenchmarkServeCheck(b *testing.B) {
 	dir := os.Getenv("MEGAGIT_BENCH_REGISTRY")
 	if dir == "" {
@@ -326,7 +318,7 @@ func BenchmarkServeCheck(b *testing.B) {
 	// What a changed registry adds to the full check: renewing the watches.
 	b.Run("resync", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := s.watch.sync(s.env.cfg.Roots); err != nil {
+			if _, err := s.watch.sync(s.env.Roots); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -1,4 +1,4 @@
-package cli
+package server
 
 import (
 	"errors"
@@ -16,7 +16,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/megagit/megagit/config"
-	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/local"
 	"golang.org/x/sys/unix"
 )
 
@@ -77,20 +77,20 @@ func (s *server) startWatch() {
 		return
 	}
 	w := &serveWatch{
-		w: fw, root: s.root, meta: filepath.Join(s.root, registry.MetaDir), local: s.env.reg.LocalDir(),
+		w: fw, root: s.root, meta: filepath.Join(s.root, local.MetaDir), local: s.env.LocalDir,
 		done: make(chan struct{}), watched: map[string]bool{}, touched: map[string]bool{},
 		dirty: true, wake: make(chan struct{}, 1),
 	}
 	go w.run()
 	s.watch = w
-	if _, err := w.sync(s.env.cfg.Roots); err != nil {
+	if _, err := w.sync(s.env.Roots); err != nil {
 		s.unwatch(err)
 	}
 }
 
 // unwatch falls back to checking the registry on every request.
 func (s *server) unwatch(err error) {
-	fmt.Fprintf(s.app.errOut, "megagit: warning: cannot watch %s for changes (%v); checking it on every request\n", s.root, err)
+	fmt.Fprintf(s.opts.Log, "megagit: warning: cannot watch %s for changes (%v); checking it on every request\n", s.root, err)
 	s.stopWatch()
 }
 
@@ -238,7 +238,7 @@ func (w *serveWatch) sync(roots []string) (renewed bool, err error) {
 			}
 		}
 	}
-	nearest(filepath.Join(w.root, filepath.FromSlash(registry.LedgerDir)))
+	nearest(filepath.Join(w.root, filepath.FromSlash(local.LedgerDir)))
 	rebuild := all || w.want == nil
 	kids := map[string][]string{}
 	for _, r := range roots {
