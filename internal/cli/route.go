@@ -23,7 +23,9 @@ type routeOptions struct {
 	flags      flagLookup
 }
 
-func newRouteCmd(a *app) *cobra.Command {
+// newRouteCmd parses `megagit route` into options and hands them to runF,
+// or to routeRun when runF is nil (tests pass a stub).
+func newRouteCmd(a *app, runF func(*routeOptions) error) *cobra.Command {
 	opts := &routeOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "route PROMPT",
@@ -32,6 +34,9 @@ func newRouteCmd(a *app) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.prompt = args[0]
 			opts.flags = cmd.Flags()
+			if runF != nil {
+				return runF(opts)
+			}
 			return routeRun(opts)
 		},
 	}

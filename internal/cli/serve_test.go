@@ -64,6 +64,16 @@ func checkServedLikeLocal(t *testing.T, e *env) []routeResult {
 	return routetest.CheckLikeLocal(t, serveClient(e), local)
 }
 
+func TestServeFlags(t *testing.T) {
+	testFlags(t, newServeCmd, func(o *serveOptions) { o.app = nil }, []flagCase[serveOptions]{
+		{name: "none", args: nil, want: serveOptions{}},
+		{name: "idle", args: []string{"--idle", "90s"}, want: serveOptions{idle: 90 * time.Second}},
+		{name: "bad idle", args: []string{"--idle", "soon"}, wantErr: `invalid argument "soon" for "--idle"`},
+		{name: "an argument", args: []string{"now"}, wantErr: "expects no arguments"},
+		{name: "unknown flag", args: []string{"--socket", "x"}, wantErr: "unknown flag: --socket"},
+	})
+}
+
 func TestServeRoutesLikeInProcess(t *testing.T) {
 	dir := serveTestRegistry(t, 60)
 	checkServedLikeLocal(t, startServe(t, dir))
