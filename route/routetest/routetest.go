@@ -115,12 +115,14 @@ type Log struct {
 	b  bytes.Buffer
 }
 
+// Write appends p, from any goroutine.
 func (l *Log) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.Write(p)
 }
 
+// String is everything written so far.
 func (l *Log) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
