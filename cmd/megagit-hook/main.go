@@ -65,10 +65,10 @@ func run(args []string, in io.Reader, out, errOut io.Writer) int {
 		herr := handOver(a, data, start, out, errOut)
 		switch {
 		case herr != nil:
-			inject.Log(errOut, registryOf(a, data), now(), a.agent, "prompt", herr)
+			hook.Log(errOut, registryOf(a, data), now(), a.agent, "prompt", herr)
 		case errors.Is(err, inject.ErrOtherVersion):
 			// Answered, but every prompt will be handed over: say why.
-			inject.Log(errOut, registryOf(a, data), now(), a.agent, "prompt",
+			hook.Log(errOut, registryOf(a, data), now(), a.agent, "prompt",
 				fmt.Errorf("note: megagit-hook and megagit are different versions (%v), so every prompt goes through megagit, which is slower: install both from the same release", err))
 		}
 	}
@@ -79,7 +79,7 @@ func run(args []string, in io.Reader, out, errOut io.Writer) int {
 // nil when there is none.
 func registryOf(a cmdArgs, data []byte) *local.Dir {
 	in, _ := hook.ParseInput(data, true)
-	root, err := local.Find(inject.RegistryDir(a.dir, in.Cwd))
+	root, err := local.Find(hook.RegistryDir(a.dir, in.Cwd))
 	if err != nil {
 		return nil
 	}

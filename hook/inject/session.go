@@ -1,8 +1,6 @@
 package inject
 
 import (
-	"errors"
-	"os"
 	"time"
 
 	"github.com/megagit/megagit/hook"
@@ -10,18 +8,6 @@ import (
 	"github.com/megagit/megagit/registry/local"
 	"github.com/megagit/megagit/route"
 )
-
-// SessionFile is a session's memory file name under .megagit/local/.
-func SessionFile(id string) string { return SessionDir + "/" + hook.SanitizeID(id) + ".json" }
-
-// LoadSession reads a session's memory; missing or junk is a fresh one.
-func LoadSession(dir local.Dir, id string) (*hook.Session, error) {
-	data, err := dir.Read(SessionFile(id))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, err
-	}
-	return hook.ParseSession(id, data), nil
-}
 
 // sessionMaxAge is how long an idle session's memory is kept.
 const sessionMaxAge = 30 * 24 * time.Hour
@@ -36,11 +22,11 @@ func savePromptSession(dir local.Dir, s *hook.Session, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	if err := dir.WriteCache(SessionFile(s.ID), data); err != nil {
+	if err := dir.WriteCache(hook.SessionFile(s.ID), data); err != nil {
 		return err
 	}
 	// Housekeeping, at most once a day: sessions idle for 30 days go.
-	_, _ = dir.Prune(SessionDir, sessionMaxAge, time.Now())
+	_, _ = dir.Prune(hook.SessionDir, sessionMaxAge, time.Now())
 	return nil
 }
 

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/hook"
-	"github.com/megagit/megagit/hook/inject"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/local"
 )
@@ -45,7 +44,7 @@ type Options struct {
 
 // Run is the stop hook: it reads the agent's event from opts.In and
 // records the session's verdicts. It prints nothing on stdout, whatever
-// happens: a failure, even a panic, is logged (see inject.Log) and the
+// happens: a failure, even a panic, is logged (see hook.Log) and the
 // agent carries on.
 func Run(opts Options) {
 	var reg *registry.Registry
@@ -67,7 +66,7 @@ func logError(opts Options, reg *registry.Registry, err error) {
 		l := reg.Local()
 		dir = &l
 	}
-	inject.Log(opts.ErrOut, dir, opts.Now(), opts.Agent, "stop", err)
+	hook.Log(opts.ErrOut, dir, opts.Now(), opts.Agent, "stop", err)
 }
 
 // work applies the session's verdicts. Explicit ones come only from
@@ -79,7 +78,7 @@ func work(opts Options, regOut **registry.Registry) error {
 	if err := hook.CheckAgent(opts.Agent); err != nil {
 		return err
 	}
-	data, err := inject.ReadInput(opts.In)
+	data, err := hook.ReadInput(opts.In)
 	if err != nil {
 		return err
 	}
@@ -101,14 +100,14 @@ func work(opts Options, regOut **registry.Registry) error {
 	if in.SessionID == "" {
 		return fmt.Errorf("%w: no session_id", hook.ErrBadInput)
 	}
-	reg, err := opts.Open(inject.RegistryDir(opts.Dir, in.Cwd))
+	reg, err := opts.Open(hook.RegistryDir(opts.Dir, in.Cwd))
 	if reg != nil {
 		*regOut = reg
 	}
 	if err != nil {
 		return err
 	}
-	sess, err := inject.LoadSession(reg.Local(), in.SessionID)
+	sess, err := hook.LoadSession(reg.Local(), in.SessionID)
 	if err != nil || len(sess.Injections) == 0 {
 		return err // nothing was injected: no verdict can be about this session
 	}
@@ -149,5 +148,5 @@ func saveSession(reg *registry.Registry, s *hook.Session, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	return reg.WriteLocal(inject.SessionFile(s.ID), data)
+	return reg.WriteLocal(hook.SessionFile(s.ID), data)
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/hook"
-	"github.com/megagit/megagit/hook/inject"
 	"github.com/megagit/megagit/registry"
 	"github.com/spf13/cobra"
 )
@@ -34,10 +33,10 @@ to .megagit/local/hook.log (and stderr).`,
 
 // Local files the hooks keep in .megagit/local/ (see hook/inject).
 const (
-	hookLogName      = inject.LogFile
-	decisionLogName  = inject.DecisionLog
-	hookLogMaxBytes  = inject.LogMaxBytes
-	decisionMaxBytes = inject.DecisionMaxBytes
+	hookLogName      = hook.LogFile
+	decisionLogName  = hook.DecisionLog
+	hookLogMaxBytes  = hook.LogMaxBytes
+	decisionMaxBytes = hook.DecisionMaxBytes
 )
 
 // openHookEnv opens the registry and its config without printing anything:
@@ -62,7 +61,7 @@ func openHookEnv(dir string) (*env, error) {
 
 // loadSession reads a session's memory; missing or junk is a fresh one.
 func loadSession(reg *registry.Registry, id string) (*hook.Session, error) {
-	return inject.LoadSession(reg.Local(), id)
+	return hook.LoadSession(reg.Local(), id)
 }
 
 func checkAgentFlag(agent string) error {

@@ -79,7 +79,7 @@ func openPromptEnv(dir string) (*inject.Env, error) {
 	ie = promptEnv(e)
 	if err := inject.SaveSettings(ie.Local, ie.Root, version, config.EnvNames(), ie.Settings); err != nil {
 		line := fmt.Sprintf("%s prompt: note: saving %s: %v", time.Now().UTC().Format(time.RFC3339), inject.SettingsFile, err)
-		_ = ie.Local.Append(inject.LogFile, []byte(line), inject.LogMaxBytes)
+		_ = ie.Local.Append(hook.LogFile, []byte(line), hook.LogMaxBytes)
 	}
 	return ie, nil
 }
