@@ -1,7 +1,6 @@
 package ranker
 
 import (
-	"fmt"
 	"math"
 	"strings"
 )
@@ -107,8 +106,8 @@ func LexicalProfile() DynamicK {
 // KDecision is the dynamic-K outcome with the statistics behind it, for
 // telemetry and `why`.
 type KDecision struct {
-	K      int    `json:"k"`
-	Reason string `json:"reason"`
+	K      int     `json:"k"`
+	Reason KReason `json:"reason"`
 	// ZTop1 is the leader's z-score over the top-20; ZEnt the entropy of
 	// the softmax of the top-10 z-scores; Elbow the index of the largest
 	// raw gap in the top-9 (-1 when not reached).
@@ -121,7 +120,7 @@ type KDecision struct {
 // len(scores).
 func (c DynamicK) Decide(scores []float64) KDecision {
 	if len(scores) == 0 {
-		return KDecision{Reason: "empty", Elbow: -1}
+		return KDecision{Reason: ReasonEmpty, Elbow: -1}
 	}
 	zTop1, zEnt := zStats(scores)
 	d := c.decide(scores[0], zTop1, zEnt, scores)
@@ -172,17 +171,17 @@ func (c DynamicK) decide(top1, zTop1, zEnt float64, scores []float64) KDecision 
 	d := KDecision{ZTop1: zTop1, ZEnt: zEnt, Elbow: -1}
 	switch {
 	case c.AbsFloor > 0 && top1 < c.AbsFloor:
-		d.Reason = "abs-floor"
+		d.Reason = ReasonAbsFloor
 	case zTop1 < c.AbstainZTop1 && zEnt > c.AbstainZEnt:
-		d.Reason = "uniform-null"
+		d.Reason = ReasonUniformNull
 	case zEnt > c.VeryAmbigZEnt:
-		d.K, d.Reason = c.KVeryAmbig, "very-ambiguous"
+		d.K, d.Reason = c.KVeryAmbig, ReasonVeryAmbiguous
 	case zEnt > c.AmbigZEnt:
-		d.K, d.Reason = c.KAmbig, "ambiguous"
+		d.K, d.Reason = c.KAmbig, ReasonAmbiguous
 	default:
 		d.Elbow = elbow(scores)
 		d.K = min(max(d.Elbow+1, c.KMin), c.KMax)
-		d.Reason = fmt.Sprintf("gap-cut@%d", d.Elbow)
+		d.Reason = GapCut(d.Elbow)
 	}
 	return d
 }

@@ -11,7 +11,7 @@ func TestDynamicKSeedExamples(t *testing.T) {
 		name   string
 		scores []float64
 		k      int
-		reason string
+		reason KReason
 		zTop1  float64
 		zEnt   float64
 	}{
@@ -56,7 +56,7 @@ func TestDynamicKBranches(t *testing.T) {
 		cfg    DynamicK
 		scores []float64
 		k      int
-		reason string
+		reason KReason
 	}{
 		{"empty", DefaultDynamicK(), nil, 0, "empty"},
 		{"one score", DefaultDynamicK(), []float64{0.5}, 1, "gap-cut@0"},
@@ -115,5 +115,38 @@ func TestProfiles(t *testing.T) {
 	}
 	if c := LexicalProfile(); c.AbsFloor != LexicalAbsFloor || c.KMin != ProfileFor(LexicalTier).KMin {
 		t.Errorf("lexical profile = %+v", c)
+	}
+}
+
+// The reasons are read by tools (route --json, the decision log, hook.log,
+// tune): their text must never change.
+func TestReasonTexts(t *testing.T) {
+	tests := []struct {
+		r       KReason
+		text    string
+		dynamic bool
+	}{
+		{ReasonAbsFloor, "abs-floor", true},
+		{ReasonUniformNull, "uniform-null", true},
+		{ReasonVeryAmbiguous, "very-ambiguous", true},
+		{ReasonAmbiguous, "ambiguous", true},
+		{GapCut(0), "gap-cut@0", true},
+		{GapCut(7), "gap-cut@7", true},
+		{GapCut(12), "gap-cut@12", true},
+		{ReasonEmpty, "empty", false},
+		{ReasonEmptyQuery, "empty-query", false},
+		{ReasonNoMatch, "no-match", false},
+		{ReasonFixed, "fixed", false},
+		{ReasonLexicalDominant, "lexical-dominant", false},
+		{ReasonBudget, "+budget", false},
+		{"gap-cut", "gap-cut", false},
+	}
+	for _, tt := range tests {
+		if string(tt.r) != tt.text {
+			t.Errorf("reason %q, want %q", tt.r, tt.text)
+		}
+		if tt.r.Dynamic() != tt.dynamic {
+			t.Errorf("%q.Dynamic() = %v, want %v", tt.r, !tt.dynamic, tt.dynamic)
+		}
 	}
 }

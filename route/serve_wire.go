@@ -37,7 +37,7 @@ type Response struct {
 	Docs       []ranker.Doc     `json:"docs,omitempty"`
 	Ranked     []WireBreakdown  `json:"ranked,omitempty"`
 	Emitted    []int            `json:"emitted,omitempty"`
-	Reason     string           `json:"reason"`
+	Reason     ranker.KReason   `json:"reason"`
 	Decision   ranker.KDecision `json:"decision"`
 	Rendered   ranker.Rendered  `json:"rendered"`
 	Candidates int              `json:"candidates"`

@@ -35,7 +35,7 @@ func decisionRecord(agent string, in hook.Input, s *Settings, docs []ranker.Doc,
 	d := hook.Decision{
 		Time: now.UTC().Format(time.RFC3339Nano), Session: in.SessionID, Agent: agent,
 		PromptSHA: hook.PromptHash(in.Prompt), Terms: topTerms(in.Prompt, 8),
-		K: len(injected) + len(already), Reason: rr.Res.Reason,
+		K: len(injected) + len(already), Reason: string(rr.Res.Reason),
 		ZTop1: ranker.Round4(rr.Res.Decision.ZTop1), ZEnt: ranker.Round4(rr.Res.Decision.ZEnt),
 		Shadow: s.Shadow, Skills: []hook.DecisionSkill{}, Candidates: rr.Candidates, Served: rr.Served,
 	}

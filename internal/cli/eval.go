@@ -116,18 +116,18 @@ func (q evalQuery) kind() string {
 
 // evalRow is one query's outcome for one system, and its --per-query line.
 type evalRow struct {
-	ID        string   `json:"id"`
-	Kind      string   `json:"kind"`
-	Query     string   `json:"query"`
-	Gold      []string `json:"gold"`
-	Emitted   []string `json:"emitted"`
-	Ranked    []string `json:"ranked"`
-	K         int      `json:"k"`
-	Reason    string   `json:"reason"`
-	Tokens    int      `json:"tokens"`
-	LatencyMS float64  `json:"latency_ms"`
-	Coverage  float64  `json:"coverage"`
-	RR        float64  `json:"rr"`
+	ID        string         `json:"id"`
+	Kind      string         `json:"kind"`
+	Query     string         `json:"query"`
+	Gold      []string       `json:"gold"`
+	Emitted   []string       `json:"emitted"`
+	Ranked    []string       `json:"ranked"`
+	K         int            `json:"k"`
+	Reason    ranker.KReason `json:"reason"`
+	Tokens    int            `json:"tokens"`
+	LatencyMS float64        `json:"latency_ms"`
+	Coverage  float64        `json:"coverage"`
+	RR        float64        `json:"rr"`
 
 	score ranker.QueryScore
 }
@@ -217,7 +217,7 @@ func evalRoute(rt *router, b evalBench, rs routeSettings, progress func(int)) []
 }
 
 // newEvalRow scores one query for one system.
-func newEvalRow(q evalQuery, docs []ranker.Doc, ranked []string, emitted []int, tokens int, reason string, lat time.Duration) evalRow {
+func newEvalRow(q evalQuery, docs []ranker.Doc, ranked []string, emitted []int, tokens int, reason ranker.KReason, lat time.Duration) evalRow {
 	o := ranker.Outcome{ID: q.ID, Gold: q.Gold, Ranked: ranked, Tokens: tokens}
 	em := make([]string, len(emitted))
 	for j, d := range emitted {

@@ -52,7 +52,7 @@ func newRouteCmd(a *app, runF func(*routeOptions) error) *cobra.Command {
 // routeJSON is `route --json`'s stable shape.
 type routeJSON struct {
 	K      int               `json:"k"`
-	Reason string            `json:"reason"`
+	Reason ranker.KReason    `json:"reason"`
 	Skills []routedSkill     `json:"skills"`
 	Tokens int               `json:"tokens"`
 	Text   string            `json:"text"`
@@ -97,7 +97,7 @@ func routeRun(opts *routeOptions) error {
 	}
 	reason := rr.Res.Reason
 	if len(rr.Rendered.Included) < len(rr.Res.Emitted) {
-		reason += "+budget" // the token budget dropped some of what dynamic K chose
+		reason += ranker.ReasonBudget // the token budget dropped some of what dynamic K chose
 	}
 	out := routeJSON{K: len(rr.Rendered.Included), Reason: reason, Skills: []routedSkill{},
 		Tokens: rr.Rendered.Tokens, Text: rr.Rendered.Text}

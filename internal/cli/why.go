@@ -44,7 +44,7 @@ type whyJSON struct {
 	Of      int              `json:"of"`
 	Emitted bool             `json:"emitted"`
 	K       int              `json:"k"`
-	Reason  string           `json:"reason"`
+	Reason  ranker.KReason   `json:"reason"`
 	Terms   ranker.Breakdown `json:"terms"`
 	// Semantic splits the dense score into its two cosines, when a model is on.
 	Semantic *semanticParts `json:"semantic,omitempty"`

@@ -37,7 +37,7 @@ type Seen struct {
 
 // SeenOf is what a user sees of rr, whose doc indices point into docs.
 func SeenOf(docs []ranker.Doc, rr route.Result) Seen {
-	r := Seen{Reason: rr.Res.Reason, Text: rr.Rendered.Text}
+	r := Seen{Reason: string(rr.Res.Reason), Text: rr.Rendered.Text}
 	score := map[int]float64{}
 	for _, b := range rr.Res.Ranked {
 		score[b.Doc] = b.Final
