@@ -123,7 +123,12 @@ func (c DynamicK) Decide(scores []float64) KDecision {
 		return KDecision{Reason: ReasonEmpty, Elbow: -1}
 	}
 	zTop1, zEnt := zStats(scores)
-	d := c.decide(scores[0], zTop1, zEnt, scores)
+	at := elbow(scores)
+	d := KDecision{ZTop1: zTop1, ZEnt: zEnt, Elbow: -1}
+	d.K, d.Reason = c.decide(scores[0], zTop1, zEnt, at)
+	if d.Reason.IsGapCut() {
+		d.Elbow = at // reported only where it decided
+	}
 	d.K = min(d.K, len(scores))
 	return d
 }
@@ -166,24 +171,20 @@ func zStats(scores []float64) (zTop1, zEnt float64) {
 }
 
 // decide applies seed 000's branches in order: abs floor, uniform-null,
-// very-ambiguous, ambiguous, elbow cut.
-func (c DynamicK) decide(top1, zTop1, zEnt float64, scores []float64) KDecision {
-	d := KDecision{ZTop1: zTop1, ZEnt: zEnt, Elbow: -1}
+// very-ambiguous, ambiguous, elbow cut (after the score at index elbowAt,
+// the scores' elbow). Decide and tune's replays both come through here.
+func (c DynamicK) decide(top1, zTop1, zEnt float64, elbowAt int) (k int, r KReason) {
 	switch {
 	case c.AbsFloor > 0 && top1 < c.AbsFloor:
-		d.Reason = ReasonAbsFloor
+		return 0, ReasonAbsFloor
 	case zTop1 < c.AbstainZTop1 && zEnt > c.AbstainZEnt:
-		d.Reason = ReasonUniformNull
+		return 0, ReasonUniformNull
 	case zEnt > c.VeryAmbigZEnt:
-		d.K, d.Reason = c.KVeryAmbig, ReasonVeryAmbiguous
+		return c.KVeryAmbig, ReasonVeryAmbiguous
 	case zEnt > c.AmbigZEnt:
-		d.K, d.Reason = c.KAmbig, ReasonAmbiguous
-	default:
-		d.Elbow = elbow(scores)
-		d.K = min(max(d.Elbow+1, c.KMin), c.KMax)
-		d.Reason = GapCut(d.Elbow)
+		return c.KAmbig, ReasonAmbiguous
 	}
-	return d
+	return min(max(elbowAt+1, c.KMin), c.KMax), GapCut(elbowAt)
 }
 
 // elbow is the index of the largest consecutive raw gap among the top-9

@@ -39,9 +39,8 @@ func TestDynamicKSeedExamples(t *testing.T) {
 // written, fall in the uniform-null branch.
 func TestDynamicKSeedExample3Ambiguous(t *testing.T) {
 	scores := []float64{0.55, 0.53, 0.51, 0.49, 0.47, 0.45, 0.43, 0.41, 0.39, 0.37}
-	d := DefaultDynamicK().decide(scores[0], 2.10, 1.82, scores)
-	if d.K != 5 || d.Reason != "ambiguous" {
-		t.Errorf("decide = (%d, %q), want (5, \"ambiguous\")", d.K, d.Reason)
+	if k, r := DefaultDynamicK().decide(scores[0], 2.10, 1.82, elbow(scores)); k != 5 || r != "ambiguous" {
+		t.Errorf("decide = (%d, %q), want (5, \"ambiguous\")", k, r)
 	}
 	got := DefaultDynamicK().Decide(scores)
 	if math.Abs(got.ZTop1-1.567) > 0.01 || math.Abs(got.ZEnt-1.918) > 0.01 || got.Reason != "uniform-null" {
