@@ -29,10 +29,9 @@ type evalOptions struct {
 	flags        flagLookup
 }
 
-func newEvalCmd(a *app) *cobra.Command { return evalCmd(a, evalRun) }
-
-// evalCmd parses into options and hands them to runF (a stub in tests).
-func evalCmd(a *app, runF func(*evalOptions) error) *cobra.Command {
+// newEvalCmd parses `megagit eval` into options and hands them to runF, or
+// to evalRun when runF is nil (tests pass a stub).
+func newEvalCmd(a *app, runF func(*evalOptions) error) *cobra.Command {
 	opts := &evalOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "eval DIR",
@@ -75,7 +74,10 @@ grid order; eval prints how to keep it in .megagit/config.yaml.`,
 				return usageError{errors.New("--sweep cannot be combined with --baseline or --per-query")}
 			}
 			opts.grid = grid
-			return runF(opts)
+			if runF != nil {
+				return runF(opts)
+			}
+			return evalRun(opts)
 		},
 	}
 	f := cmd.Flags()

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -40,18 +39,9 @@ func TestEvalFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var got *evalOptions
-			a := &app{out: &bytes.Buffer{}, errOut: &bytes.Buffer{}}
-			cmd := evalCmd(a, func(o *evalOptions) error { got = o; return nil })
-			cmd.SetArgs(tt.args)
-			cmd.SetOut(&bytes.Buffer{})
-			cmd.SetErr(&bytes.Buffer{})
-			err := cmd.Execute()
+			got, err := parseOnly(t, newEvalCmd, tt.args...)
 			if tt.wantErr != "" {
-				var u usageError
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.As(err, &u) {
-					t.Fatalf("err = %v, want usage error containing %q", err, tt.wantErr)
-				}
+				wantUsageError(t, err, tt.wantErr)
 				return
 			}
 			if err != nil {

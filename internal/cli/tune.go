@@ -17,7 +17,9 @@ type tuneOptions struct {
 	json  bool
 }
 
-func newTuneCmd(a *app) *cobra.Command {
+// newTuneCmd parses `megagit tune` into options and hands them to runF, or
+// to tuneRun when runF is nil (tests pass a stub).
+func newTuneCmd(a *app, runF func(*tuneOptions) error) *cobra.Command {
 	opts := &tuneOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "tune [--apply]",
@@ -37,6 +39,9 @@ commit (dynamic_k.abs_floor, abstain_z_top1, abstain_z_ent, ambig_z_ent,
 very_ambig_z_ent).`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
 			return tuneRun(opts)
 		},
 	}
