@@ -1,19 +1,13 @@
 package cli
 
 import (
-	"reflect"
 	"testing"
 
 	"github.com/megagit/megagit/eval"
 )
 
 func TestEvalFlags(t *testing.T) {
-	tests := []struct {
-		name    string
-		args    []string
-		want    evalOptions
-		wantErr string
-	}{
+	testFlags(t, newEvalCmd, func(o *evalOptions) { o.app, o.flags = nil, nil }, []flagCase[evalOptions]{
 		{name: "dir only", args: []string{"bench"},
 			want: evalOptions{dir: "bench", baselineText: "name+description"}},
 		{name: "everything", args: []string{"b", "--queries", "q.jsonl", "--json", "--per-query", "p.jsonl", "--baseline",
@@ -33,23 +27,7 @@ func TestEvalFlags(t *testing.T) {
 		{name: "bad format", args: []string{"b", "--format", "yaml"}, wantErr: "want catalog or compose"},
 		{name: "bad baseline text", args: []string{"b", "--baseline-text", "body"}, wantErr: "--baseline-text"},
 		{name: "negative budget", args: []string{"b", "--budget", "-1"}, wantErr: "must not be negative"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := parseOnly(t, newEvalCmd, tt.args...)
-			if tt.wantErr != "" {
-				wantUsageError(t, err, tt.wantErr)
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			got.app, got.flags = nil, nil
-			if !reflect.DeepEqual(*got, tt.want) {
-				t.Errorf("options = %+v, want %+v", *got, tt.want)
-			}
-		})
-	}
+	})
 }
 
 func TestSweepQuoteJoin(t *testing.T) {
