@@ -1,7 +1,7 @@
 // Package embedcache turns text into vectors and keeps skill vectors cached
 // in the registry. The built-in embedder is megagit's own static model (one
 // vector per WordPiece token, sentence = normalised mean), trained by the Go
-// trainer in this package and shipped inside the binary; ONNX sentence models
+// trainer in embedcache/train and shipped inside the binary; ONNX sentence models
 // plug in behind the same Embedder interface.
 package embedcache
 

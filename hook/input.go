@@ -1,3 +1,10 @@
+// Package hook is what megagit's agent hooks share (Claude Code, Codex
+// CLI, Gemini CLI): the agents, the event they send on stdin, what the
+// prompt hook prints back, the session memory the prompt hook writes and
+// the stop hook reads, the words that tie a shell command to a skill, and
+// the local decision log. It does no I/O: hook/inject (the prompt hook),
+// hook/stop (the stop hook) and hook/install (the agents' settings files)
+// do. megagit-hook links this package, so it stays small.
 package hook
 
 import (

@@ -52,7 +52,7 @@ const MaxPromptMemory = 4000
 // MaxSessionPrompts is how many of the latest prompts a session file
 // keeps; the file is read and written on every prompt, so it must not
 // grow with the session. The prompts serve the stop hook's implicit
-// outcomes, which look at most SuccessWindow (5) prompts past an
+// outcomes, which look at most stop.SuccessWindow (5) prompts past an
 // injection, and the stop hook runs after every turn, so an outcome is
 // settled long before its prompts are dropped; 16 leaves room for stop
 // runs that failed or never came. (The prompt that triggered an injection,
@@ -102,7 +102,7 @@ func (s *Session) Injected(skill string) *Injection {
 // AddPrompt remembers a prompt and returns its turn index, which is also
 // its index in Prompts.
 func (s *Session) AddPrompt(p string) int {
-	s.Prompts = append(s.Prompts, clip(p, MaxPromptMemory))
+	s.Prompts = append(s.Prompts, Clip(p, MaxPromptMemory))
 	return len(s.Prompts) - 1
 }
 
@@ -123,51 +123,18 @@ func (s *Session) Mark(key string) {
 	}
 }
 
-// Turns rebuilds turns from remembered prompts, for agents whose transcript
-// megagit does not read; final is the turn's last answer, if known. Turns
-// before FirstTurn have empty prompts (no correction or success signal),
-// except those that triggered an injection: they get their prompt back
-// from it, so LocateTurn still finds the injection's own turn.
-func (s *Session) Turns(final, finalKey string) []Turn {
-	turns := make([]Turn, len(s.Prompts))
-	for i, p := range s.Prompts {
-		turns[i].Prompt = p
+// Clip shortens s to at most n bytes on a rune boundary, on one line: a
+// remembered prompt is Clip(prompt, MaxPromptMemory), and the stop hook
+// finds an injection's turn by clipping transcript prompts the same way.
+func Clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
 	}
-	for _, inj := range s.Injections {
-		if t := inj.Turn; t >= 0 && t < min(s.FirstTurn, len(turns)) {
-			turns[t].Prompt = inj.Prompt
-		}
+	for n > 0 && !isRuneStart(s[n]) {
+		n--
 	}
-	if final != "" && len(turns) > 0 {
-		last := &turns[len(turns)-1]
-		last.Texts = append(last.Texts, Text{Key: finalKey, Text: final})
-	}
-	return turns
+	return s[:n] + "…"
 }
 
-// LocateTurn finds the transcript turn of an injection: the turn whose
-// prompt equals the remembered one, nearest to the remembered index; the
-// remembered index itself when no prompt matches.
-func LocateTurn(turns []Turn, inj Injection) int {
-	want := strings.Join(strings.Fields(inj.Prompt), " ")
-	best, bestDist := -1, 0
-	for i, t := range turns {
-		if clip(t.Prompt, MaxPromptMemory) != want {
-			continue
-		}
-		d := i - inj.Turn
-		if d < 0 {
-			d = -d
-		}
-		if best < 0 || d < bestDist {
-			best, bestDist = i, d
-		}
-	}
-	if best >= 0 {
-		return best
-	}
-	if inj.Turn < len(turns) {
-		return inj.Turn
-	}
-	return -1
-}
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -138,7 +138,7 @@ func (p *Baseline) Rank(query string) (order []int, scores []float64) {
 // abstain, no floor) picks K from the raw BM25 scores instead.
 func (p *Baseline) Emit(order []int, scores []float64, dynamic bool) ([]int, KDecision) {
 	k := BaselineTopK
-	d := KDecision{K: k, Reason: "fixed", Elbow: -1}
+	d := KDecision{K: k, Reason: ReasonFixed, Elbow: -1}
 	if dynamic {
 		d = DefaultDynamicK().Decide(scores)
 		k = d.K

@@ -1,7 +1,6 @@
 package ranker
 
 import (
-	"fmt"
 	"math"
 	"strings"
 )
@@ -107,8 +106,8 @@ func LexicalProfile() DynamicK {
 // KDecision is the dynamic-K outcome with the statistics behind it, for
 // telemetry and `why`.
 type KDecision struct {
-	K      int    `json:"k"`
-	Reason string `json:"reason"`
+	K      int     `json:"k"`
+	Reason KReason `json:"reason"`
 	// ZTop1 is the leader's z-score over the top-20; ZEnt the entropy of
 	// the softmax of the top-10 z-scores; Elbow the index of the largest
 	// raw gap in the top-9 (-1 when not reached).
@@ -121,10 +120,15 @@ type KDecision struct {
 // len(scores).
 func (c DynamicK) Decide(scores []float64) KDecision {
 	if len(scores) == 0 {
-		return KDecision{Reason: "empty", Elbow: -1}
+		return KDecision{Reason: ReasonEmpty, Elbow: -1}
 	}
 	zTop1, zEnt := zStats(scores)
-	d := c.decide(scores[0], zTop1, zEnt, scores)
+	at := elbow(scores)
+	d := KDecision{ZTop1: zTop1, ZEnt: zEnt, Elbow: -1}
+	d.K, d.Reason = c.decide(scores[0], zTop1, zEnt, at)
+	if d.Reason.IsGapCut() {
+		d.Elbow = at // reported only where it decided
+	}
 	d.K = min(d.K, len(scores))
 	return d
 }
@@ -167,24 +171,20 @@ func zStats(scores []float64) (zTop1, zEnt float64) {
 }
 
 // decide applies seed 000's branches in order: abs floor, uniform-null,
-// very-ambiguous, ambiguous, elbow cut.
-func (c DynamicK) decide(top1, zTop1, zEnt float64, scores []float64) KDecision {
-	d := KDecision{ZTop1: zTop1, ZEnt: zEnt, Elbow: -1}
+// very-ambiguous, ambiguous, elbow cut (after the score at index elbowAt,
+// the scores' elbow). Decide and tune's replays both come through here.
+func (c DynamicK) decide(top1, zTop1, zEnt float64, elbowAt int) (k int, r KReason) {
 	switch {
 	case c.AbsFloor > 0 && top1 < c.AbsFloor:
-		d.Reason = "abs-floor"
+		return 0, ReasonAbsFloor
 	case zTop1 < c.AbstainZTop1 && zEnt > c.AbstainZEnt:
-		d.Reason = "uniform-null"
+		return 0, ReasonUniformNull
 	case zEnt > c.VeryAmbigZEnt:
-		d.K, d.Reason = c.KVeryAmbig, "very-ambiguous"
+		return c.KVeryAmbig, ReasonVeryAmbiguous
 	case zEnt > c.AmbigZEnt:
-		d.K, d.Reason = c.KAmbig, "ambiguous"
-	default:
-		d.Elbow = elbow(scores)
-		d.K = min(max(d.Elbow+1, c.KMin), c.KMax)
-		d.Reason = fmt.Sprintf("gap-cut@%d", d.Elbow)
+		return c.KAmbig, ReasonAmbiguous
 	}
-	return d
+	return min(max(elbowAt+1, c.KMin), c.KMax), GapCut(elbowAt)
 }
 
 // elbow is the index of the largest consecutive raw gap among the top-9

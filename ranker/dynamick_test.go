@@ -11,7 +11,7 @@ func TestDynamicKSeedExamples(t *testing.T) {
 		name   string
 		scores []float64
 		k      int
-		reason string
+		reason KReason
 		zTop1  float64
 		zEnt   float64
 	}{
@@ -39,9 +39,8 @@ func TestDynamicKSeedExamples(t *testing.T) {
 // written, fall in the uniform-null branch.
 func TestDynamicKSeedExample3Ambiguous(t *testing.T) {
 	scores := []float64{0.55, 0.53, 0.51, 0.49, 0.47, 0.45, 0.43, 0.41, 0.39, 0.37}
-	d := DefaultDynamicK().decide(scores[0], 2.10, 1.82, scores)
-	if d.K != 5 || d.Reason != "ambiguous" {
-		t.Errorf("decide = (%d, %q), want (5, \"ambiguous\")", d.K, d.Reason)
+	if k, r := DefaultDynamicK().decide(scores[0], 2.10, 1.82, elbow(scores)); k != 5 || r != "ambiguous" {
+		t.Errorf("decide = (%d, %q), want (5, \"ambiguous\")", k, r)
 	}
 	got := DefaultDynamicK().Decide(scores)
 	if math.Abs(got.ZTop1-1.567) > 0.01 || math.Abs(got.ZEnt-1.918) > 0.01 || got.Reason != "uniform-null" {
@@ -56,7 +55,7 @@ func TestDynamicKBranches(t *testing.T) {
 		cfg    DynamicK
 		scores []float64
 		k      int
-		reason string
+		reason KReason
 	}{
 		{"empty", DefaultDynamicK(), nil, 0, "empty"},
 		{"one score", DefaultDynamicK(), []float64{0.5}, 1, "gap-cut@0"},
@@ -115,5 +114,38 @@ func TestProfiles(t *testing.T) {
 	}
 	if c := LexicalProfile(); c.AbsFloor != LexicalAbsFloor || c.KMin != ProfileFor(LexicalTier).KMin {
 		t.Errorf("lexical profile = %+v", c)
+	}
+}
+
+// The reasons are read by tools (route --json, the decision log, hook.log,
+// tune): their text must never change.
+func TestReasonTexts(t *testing.T) {
+	tests := []struct {
+		r       KReason
+		text    string
+		dynamic bool
+	}{
+		{ReasonAbsFloor, "abs-floor", true},
+		{ReasonUniformNull, "uniform-null", true},
+		{ReasonVeryAmbiguous, "very-ambiguous", true},
+		{ReasonAmbiguous, "ambiguous", true},
+		{GapCut(0), "gap-cut@0", true},
+		{GapCut(7), "gap-cut@7", true},
+		{GapCut(12), "gap-cut@12", true},
+		{ReasonEmpty, "empty", false},
+		{ReasonEmptyQuery, "empty-query", false},
+		{ReasonNoMatch, "no-match", false},
+		{ReasonFixed, "fixed", false},
+		{ReasonLexicalDominant, "lexical-dominant", false},
+		{ReasonBudget, "+budget", false},
+		{"gap-cut", "gap-cut", false},
+	}
+	for _, tt := range tests {
+		if string(tt.r) != tt.text {
+			t.Errorf("reason %q, want %q", tt.r, tt.text)
+		}
+		if tt.r.Dynamic() != tt.dynamic {
+			t.Errorf("%q.Dynamic() = %v, want %v", tt.r, !tt.dynamic, tt.dynamic)
+		}
 	}
 }

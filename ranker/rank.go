@@ -3,6 +3,7 @@ package ranker
 import (
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -41,16 +42,70 @@ func candidate(b Breakdown, denseFloor float64) bool {
 	return *b.Dense >= denseFloor
 }
 
+// KReason names the branch that chose how many skills a prompt gets. Its
+// text is read by people and tools (`route --json`, the decision log,
+// hook.log), so a value never changes once shipped.
+type KReason string
+
+// The reasons dynamic K (seed 000's branches, in the order Decide tries
+// them), Rank's gates around it and the render give.
+const (
+	ReasonAbsFloor      KReason = "abs-floor"      // the top score is below the floor: abstain
+	ReasonUniformNull   KReason = "uniform-null"   // a weak leader over flat scores: abstain
+	ReasonVeryAmbiguous KReason = "very-ambiguous" // flatter still: K = KVeryAmbig
+	ReasonAmbiguous     KReason = "ambiguous"      // flat: K = KAmbig
+	gapCutPrefix        KReason = "gap-cut@"       // GapCut(N): K cut after the largest gap, at N
+	ReasonEmpty         KReason = "empty"          // no score to decide on
+	ReasonEmptyQuery    KReason = "empty-query"    // the prompt has no term and no dense channel
+	ReasonNoMatch       KReason = "no-match"       // no skill matches the prompt in any channel
+	ReasonFixed         KReason = "fixed"          // dynamic K is off: K is the fixed TopK
+	// ReasonLexicalDominant: one skill's raw BM25F score leads the rest by
+	// far (seed 003's fast path), so it alone is emitted.
+	ReasonLexicalDominant KReason = "lexical-dominant"
+	// ReasonBudget is appended to the reason when the render's token
+	// budget dropped some of what K chose.
+	ReasonBudget KReason = "+budget"
+)
+
+// gapCuts are GapCut's reasons for every elbow dynamic K can find, made
+// once: tune replays Decide's branches a million times.
+var gapCuts = func() (r [elbowWidth - 1]KReason) {
+	for i := range r {
+		r[i] = gapCutPrefix + KReason(strconv.Itoa(i))
+	}
+	return r
+}()
+
+// GapCut is the reason of an elbow cut after the score at index elbow.
+func GapCut(elbow int) KReason {
+	if elbow >= 0 && elbow < len(gapCuts) {
+		return gapCuts[elbow]
+	}
+	return gapCutPrefix + KReason(strconv.Itoa(elbow))
+}
+
+// IsGapCut reports whether the elbow cut chose K.
+func (r KReason) IsGapCut() bool { return strings.HasPrefix(string(r), string(gapCutPrefix)) }
+
+// Dynamic reports whether dynamic K's own thresholds chose K (not a gate
+// around it, a fixed K or the lexical fast path): the decisions tune can
+// replay under other thresholds.
+func (r KReason) Dynamic() bool {
+	switch r {
+	case ReasonAbsFloor, ReasonUniformNull, ReasonVeryAmbiguous, ReasonAmbiguous:
+		return true
+	}
+	return r.IsGapCut()
+}
+
 // Result is one query's full ranking: every skill's breakdown (archived
 // last, ties by id), the dynamic-K decision and what is emitted.
 type Result struct {
 	Ranked []Breakdown
 	// K is how many skills are emitted, len(Emitted).
 	K int
-	// Reason names the branch that chose K: "gap-cut@N", "ambiguous",
-	// "very-ambiguous", "uniform-null", "abs-floor", "lexical-dominant",
-	// "fixed", "empty-query", "no-match" or "empty".
-	Reason   string
+	// Reason names the branch that chose K.
+	Reason   KReason
 	Decision KDecision
 	// Emitted are doc indices to inject, in order, after dynamic K, the
 	// TopK cap and MMR.
@@ -80,15 +135,15 @@ func (ix *Index) Rank(text string, opt Options) Result {
 	var k int
 	switch {
 	case q.empty && opt.Dense == nil:
-		res.Reason = "empty-query"
+		res.Reason = ReasonEmptyQuery
 	case !anyRelevant:
-		res.Reason = "no-match"
+		res.Reason = ReasonNoMatch
 	case opt.NoDynamicK:
 		k = opt.TopK
 		if k <= 0 {
 			k = DefaultTopK
 		}
-		res.Reason = "fixed"
+		res.Reason = ReasonFixed
 	default:
 		prof := ix.cfg.DynamicK
 		if opt.Profile != nil {
@@ -99,8 +154,8 @@ func (ix *Index) Rank(text string, opt Options) Result {
 		if opt.TopK > 0 {
 			k = min(k, opt.TopK)
 		}
-		if w, ok := ix.dominant(cands); ok && (opt.Dense == nil || !strings.HasPrefix(res.Reason, "gap-cut")) {
-			res.Reason = "lexical-dominant"
+		if w, ok := ix.dominant(cands); ok && (opt.Dense == nil || !res.Reason.IsGapCut()) {
+			res.Reason = ReasonLexicalDominant
 			res.Emitted = []int{w}
 			res.K = 1
 			return res
@@ -117,7 +172,7 @@ func (ix *Index) Rank(text string, opt Options) Result {
 		}
 	}
 	if len(pick) == 0 && k > 0 {
-		res.Reason = "no-match" // K allowed some, but no skill matches in any channel
+		res.Reason = ReasonNoMatch // K allowed some, but no skill matches in any channel
 	}
 	final := make([]float64, n)
 	for _, b := range res.Ranked {

@@ -44,7 +44,7 @@ func TestRankNullAndEmpty(t *testing.T) {
 	}
 	for _, tt := range tests {
 		r := ix.Rank(tt.query, Options{})
-		if r.Reason != tt.reason || len(r.Emitted) != 0 {
+		if string(r.Reason) != tt.reason || len(r.Emitted) != 0 {
 			t.Errorf("Rank(%q) = %q %v, want %q and nothing", tt.query, r.Reason, r.Emitted, tt.reason)
 		}
 		if len(r.Ranked) != len(testDocs()) {

@@ -65,10 +65,10 @@ func run(args []string, in io.Reader, out, errOut io.Writer) int {
 		herr := handOver(a, data, start, out, errOut)
 		switch {
 		case herr != nil:
-			inject.Log(errOut, registryOf(a, data), now(), a.agent, "prompt", herr)
+			hook.Log(errOut, registryOf(a, data), now(), a.agent, "prompt", herr)
 		case errors.Is(err, inject.ErrOtherVersion):
 			// Answered, but every prompt will be handed over: say why.
-			inject.Log(errOut, registryOf(a, data), now(), a.agent, "prompt",
+			hook.Log(errOut, registryOf(a, data), now(), a.agent, "prompt",
 				fmt.Errorf("note: megagit-hook and megagit are different versions (%v), so every prompt goes through megagit, which is slower: install both from the same release", err))
 		}
 	}
@@ -79,7 +79,7 @@ func run(args []string, in io.Reader, out, errOut io.Writer) int {
 // nil when there is none.
 func registryOf(a cmdArgs, data []byte) *local.Dir {
 	in, _ := hook.ParseInput(data, true)
-	root, err := local.Find(inject.RegistryDir(a.dir, in.Cwd))
+	root, err := local.Find(hook.RegistryDir(a.dir, in.Cwd))
 	if err != nil {
 		return nil
 	}
@@ -161,10 +161,6 @@ func open(dir string) (*inject.Env, error) {
 	return &inject.Env{Root: root, Local: local.Open(root, s.LockTimeout), Settings: s}, nil
 }
 
-// startEnv tells megagit when this hook call started (Unix nanoseconds),
-// so its deadline counts from then.
-const startEnv = "MEGAGIT_HOOK_START"
-
 // handOver runs `megagit hook prompt` on the event this process read:
 // megagit next to this binary, else on PATH. Its output is the hook's.
 func handOver(a cmdArgs, data []byte, start time.Time, out, errOut io.Writer) error {
@@ -179,7 +175,7 @@ func handOver(a cmdArgs, data []byte, start time.Time, out, errOut io.Writer) er
 	cmd := exec.Command(exe, append(args, "hook", "prompt", "--agent", a.agent)...)
 	cmd.Stdin = bytes.NewReader(data)
 	cmd.Stdout, cmd.Stderr = out, errOut
-	cmd.Env = append(os.Environ(), startEnv+"="+strconv.FormatInt(start.UnixNano(), 10))
+	cmd.Env = append(os.Environ(), inject.StartEnv+"="+strconv.FormatInt(start.UnixNano(), 10))
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("handing the prompt to %s: %w", exe, err)
 	}

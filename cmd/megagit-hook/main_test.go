@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/hook/inject"
 )
 
@@ -117,7 +118,7 @@ func (f *fixture) hook(dir, prompt string, env ...string) string {
 }
 
 func (f *fixture) hookLog() string {
-	data, _ := os.ReadFile(filepath.Join(f.root, ".megagit", "local", inject.LogFile))
+	data, _ := os.ReadFile(filepath.Join(f.root, ".megagit", "local", hook.LogFile))
 	return string(data)
 }
 

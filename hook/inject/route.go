@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/ranker/route"
+	"github.com/megagit/megagit/route"
 )
 
 // routePrompt routes a prompt for the hook: through a warm `megagit serve`
@@ -16,8 +16,8 @@ import (
 func routePrompt(opts Options, e *Env, st *state, prompt, project string) ([]ranker.Doc, route.Result, error) {
 	s := e.Settings
 	left := s.Deadline - time.Since(opts.Start)
-	req := route.Request{Version: opts.Version, Root: e.Root, Config: s.ServeKey, Prompt: prompt, Project: project, Settings: s.Route}
-	docs, rr, err := route.Ask(route.SocketPath(e.Root, e.Local.Path()), req, left/2)
+	c := route.Client{Version: opts.Version, Root: e.Root, LocalDir: e.Local.Path(), Config: s.ServeKey}
+	docs, rr, err := c.Route(prompt, project, s.Route, left/2)
 	if err == nil {
 		return docs, rr, nil
 	}

@@ -5,17 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime/debug"
-	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/ranker/route"
 	"github.com/megagit/megagit/registry/local"
-	"golang.org/x/term"
+	"github.com/megagit/megagit/route"
 )
 
 // Env is one registry as the prompt hook sees it.
@@ -50,14 +47,10 @@ type Options struct {
 	Open func(dir string) (*Env, error)
 }
 
-// Files the hooks keep in .megagit/local/, and their bounds.
-const (
-	LogFile          = "hook.log"
-	DecisionLog      = "decisions.jsonl"
-	SessionDir       = "sessions"
-	LogMaxBytes      = 1 << 20
-	DecisionMaxBytes = 4 << 20 // about 10,000 decisions; the oldest half goes when full
-)
+// StartEnv is set by megagit-hook when it hands a prompt over to `megagit
+// hook prompt`: when it started, in Unix nanoseconds, so the deadline
+// counts from then.
+const StartEnv = "MEGAGIT_HOOK_START"
 
 // DefaultDeadline is hook.deadline_ms's default, used before the config is read.
 const DefaultDeadline = 500 * time.Millisecond
@@ -121,13 +114,13 @@ func Run(opts Options) (stdin []byte, err error) {
 			case errors.Is(r.err, ErrStale):
 				return st.input, r.err
 			case r.err != nil:
-				Log(opts.ErrOut, st.localDir(), opts.Now(), opts.Agent, "prompt", r.err)
+				hook.Log(opts.ErrOut, st.localDir(), opts.Now(), opts.Agent, "prompt", r.err)
 			default:
 				fmt.Fprint(opts.Out, r.out)
 			}
 			return nil, nil
 		case <-timer.C:
-			Log(opts.ErrOut, st.localDir(), opts.Now(), opts.Agent, "prompt", fmt.Errorf("%w (%s)", errDeadline, time.Since(opts.Start).Round(time.Millisecond)))
+			hook.Log(opts.ErrOut, st.localDir(), opts.Now(), opts.Agent, "prompt", fmt.Errorf("%w (%s)", errDeadline, time.Since(opts.Start).Round(time.Millisecond)))
 			st.guard.wait(cacheGrace)
 			return nil, nil
 		}
@@ -160,13 +153,13 @@ func work(opts Options, st *state) (string, error) {
 	if err := hook.CheckAgent(opts.Agent); err != nil {
 		return "", err
 	}
-	data, err := ReadInput(opts.In)
+	data, err := hook.ReadInput(opts.In)
 	st.input = data
 	if err != nil {
 		return "", err
 	}
 	in, perr := hook.ParseInput(data, true)
-	e, err := opts.Open(RegistryDir(opts.Dir, in.Cwd))
+	e, err := opts.Open(hook.RegistryDir(opts.Dir, in.Cwd))
 	if errors.Is(err, ErrStale) {
 		return "", err
 	}
@@ -188,7 +181,7 @@ func work(opts Options, st *state) (string, error) {
 
 	var sess *hook.Session
 	if in.SessionID != "" {
-		if sess, err = LoadSession(e.Local, in.SessionID); err != nil {
+		if sess, err = hook.LoadSession(e.Local, in.SessionID); err != nil {
 			return "", err
 		}
 		sess.Agent = opts.Agent
@@ -225,7 +218,7 @@ func work(opts Options, st *state) (string, error) {
 	dec := decisionRecord(opts.Agent, in, s, docs, rr, rendered.Included, already, now)
 	dec.LatencyMS = float64(time.Since(opts.Start).Microseconds()) / 1000
 	if line, err := json.Marshal(dec); err == nil {
-		if err := e.Local.Append(DecisionLog, line, DecisionMaxBytes); err != nil {
+		if err := e.Local.Append(hook.DecisionLog, line, hook.DecisionMaxBytes); err != nil {
 			return "", err
 		}
 	}
@@ -235,50 +228,9 @@ func work(opts Options, st *state) (string, error) {
 	return hook.Render(opts.Agent, s.Output, text)
 }
 
-// RegistryDir picks where a hook looks for the registry: -C when given (an
-// install can pin a registry), else the agent's cwd, else the process's.
-func RegistryDir(dir, cwd string) string {
-	switch {
-	case dir != "":
-		return dir
-	case cwd != "":
-		return cwd
-	}
-	return "."
-}
-
-// ReadInput reads stdin up to the protocol's cap; a terminal is not read
-// (a person running `hook stop --transcript F` by hand).
-func ReadInput(in io.Reader) ([]byte, error) {
-	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		return nil, nil
-	}
-	data, err := io.ReadAll(io.LimitReader(in, hook.MaxInput+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > hook.MaxInput {
-		return nil, fmt.Errorf("%w: stdin larger than %d bytes", hook.ErrBadInput, hook.MaxInput)
-	}
-	return data, nil
-}
-
-// Log records why a hook did nothing: in hook.log when a registry was
-// found, and on stderr (agents show a hook's stderr only in debug views).
-func Log(errOut io.Writer, dir *local.Dir, now time.Time, agent, verb string, err error) {
-	msg := strings.Join(strings.Fields(err.Error()), " ")
-	line := fmt.Sprintf("%s %s %s: %s", now.UTC().Format(time.RFC3339), agent, verb, msg)
-	fmt.Fprintf(errOut, "megagit: hook %s: %s\n", verb, msg)
-	if dir != nil {
-		if lerr := dir.Append(LogFile, []byte(line), LogMaxBytes); lerr != nil {
-			fmt.Fprintf(errOut, "megagit: hook log: %v\n", lerr)
-		}
-	}
-}
-
 // note records in hook.log how a prompt was routed when that was not the
 // configured way; the hook's output is unaffected.
 func note(opts Options, e *Env, err error) {
 	line := fmt.Sprintf("%s prompt: note: %s", opts.Now().UTC().Format(time.RFC3339), err)
-	_ = e.Local.Append(LogFile, []byte(line), LogMaxBytes)
+	_ = e.Local.Append(hook.LogFile, []byte(line), hook.LogMaxBytes)
 }

@@ -1,27 +1,13 @@
 package inject
 
 import (
-	"errors"
-	"os"
 	"time"
 
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/ranker/route"
 	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/route"
 )
-
-// SessionFile is a session's memory file name under .megagit/local/.
-func SessionFile(id string) string { return SessionDir + "/" + hook.SanitizeID(id) + ".json" }
-
-// LoadSession reads a session's memory; missing or junk is a fresh one.
-func LoadSession(dir local.Dir, id string) (*hook.Session, error) {
-	data, err := dir.Read(SessionFile(id))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, err
-	}
-	return hook.ParseSession(id, data), nil
-}
 
 // sessionMaxAge is how long an idle session's memory is kept.
 const sessionMaxAge = 30 * 24 * time.Hour
@@ -36,11 +22,11 @@ func savePromptSession(dir local.Dir, s *hook.Session, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	if err := dir.WriteCache(SessionFile(s.ID), data); err != nil {
+	if err := dir.WriteCache(hook.SessionFile(s.ID), data); err != nil {
 		return err
 	}
 	// Housekeeping, at most once a day: sessions idle for 30 days go.
-	_, _ = dir.Prune(SessionDir, sessionMaxAge, time.Now())
+	_, _ = dir.Prune(hook.SessionDir, sessionMaxAge, time.Now())
 	return nil
 }
 
@@ -49,7 +35,7 @@ func decisionRecord(agent string, in hook.Input, s *Settings, docs []ranker.Doc,
 	d := hook.Decision{
 		Time: now.UTC().Format(time.RFC3339Nano), Session: in.SessionID, Agent: agent,
 		PromptSHA: hook.PromptHash(in.Prompt), Terms: topTerms(in.Prompt, 8),
-		K: len(injected) + len(already), Reason: rr.Res.Reason,
+		K: len(injected) + len(already), Reason: string(rr.Res.Reason),
 		ZTop1: ranker.Round4(rr.Res.Decision.ZTop1), ZEnt: ranker.Round4(rr.Res.Decision.ZEnt),
 		Shadow: s.Shadow, Skills: []hook.DecisionSkill{}, Candidates: rr.Candidates, Served: rr.Served,
 	}

@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/ranker/route"
 	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/route"
 )
 
 // How the prompt hook uses the configured semantic model.

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/ranker/route"
 	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/route"
 )
 
 // TestSettingsRoundTrip checks saved settings read back exactly (every

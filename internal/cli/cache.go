@@ -30,18 +30,33 @@ ignores. verify checks the same and exits 10 when a cache is corrupt, was
 written by another build of the model (the drift anchor moved), or lags
 behind the skills, saying what to run.`,
 	}
-	cmd.AddCommand(newCacheSubCmd(a, "status", "Show the embedding caches: rows, stale and missing skills, integrity", false),
-		newCacheSubCmd(a, "verify", "Check integrity and model drift of the embedding caches; exit 10 on a problem", true))
+	cmd.AddCommand(newCacheStatusCmd(a, nil), newCacheVerifyCmd(a, nil))
 	return cmd
 }
 
-func newCacheSubCmd(a *app, verb, short string, verify bool) *cobra.Command {
+// newCacheStatusCmd parses `megagit cache status` into options and hands
+// them to runF, or to cacheRun when runF is nil (tests pass a stub).
+func newCacheStatusCmd(a *app, runF func(*cacheOptions) error) *cobra.Command {
+	return newCacheSubCmd(a, "status", "Show the embedding caches: rows, stale and missing skills, integrity", false, runF)
+}
+
+// newCacheVerifyCmd is newCacheStatusCmd that fails on a problem.
+func newCacheVerifyCmd(a *app, runF func(*cacheOptions) error) *cobra.Command {
+	return newCacheSubCmd(a, "verify", "Check integrity and model drift of the embedding caches; exit 10 on a problem", true, runF)
+}
+
+func newCacheSubCmd(a *app, verb, short string, verify bool, runF func(*cacheOptions) error) *cobra.Command {
 	opts := &cacheOptions{app: a, verify: verify}
 	cmd := &cobra.Command{
 		Use:   verb + " [--json]",
 		Short: short,
 		Args:  exactArgs(0, "no arguments"),
-		RunE:  func(cmd *cobra.Command, args []string) error { return cacheRun(opts) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return cacheRun(opts)
+		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the report as JSON")
 	return cmd

@@ -14,21 +14,21 @@ import (
 )
 
 func TestCacheFlags(t *testing.T) {
-	dir := t.TempDir()
-	for _, tc := range []struct {
-		args []string
-		code int
-	}{
-		{[]string{"status"}, exitNotRegistry},
-		{[]string{"verify", "--json"}, exitNotRegistry},
-		{[]string{"status", "extra"}, exitUsage},
-		{[]string{"verify", "--bogus"}, exitUsage},
-	} {
-		var out, errOut bytes.Buffer
-		if got := run(append([]string{"-C", dir, "cache"}, tc.args...), nil, &out, &errOut); got != tc.code {
-			t.Errorf("cache %v: exit %d, want %d (%s)", tc.args, got, tc.code, errOut.String())
-		}
-	}
+	clear := func(o *cacheOptions) { o.app = nil }
+	t.Run("status", func(t *testing.T) {
+		testFlags(t, newCacheStatusCmd, clear, []flagCase[cacheOptions]{
+			{name: "no flags", want: cacheOptions{}},
+			{name: "json", args: []string{"--json"}, want: cacheOptions{json: true}},
+			{name: "an argument", args: []string{"extra"}, wantErr: "expects no arguments"},
+		})
+	})
+	t.Run("verify", func(t *testing.T) {
+		testFlags(t, newCacheVerifyCmd, clear, []flagCase[cacheOptions]{
+			{name: "no flags", want: cacheOptions{verify: true}},
+			{name: "json", args: []string{"--json"}, want: cacheOptions{json: true, verify: true}},
+			{name: "unknown flag", args: []string{"--bogus"}, wantErr: "unknown flag: --bogus"},
+		})
+	})
 }
 
 // gitHome gives in-process runs a git identity.
@@ -142,37 +142,10 @@ func mustBuiltin(t *testing.T) embedcache.Embedder {
 	return m
 }
 
-// sizeEmbedder records the size of every Embed call.
-type sizeEmbedder struct{ calls []int }
-
-func (e *sizeEmbedder) ID() string { return "sizes" }
-func (e *sizeEmbedder) Dim() int   { return 2 }
-func (e *sizeEmbedder) Embed(texts []string, _ embedcache.Kind) ([][]float32, error) {
-	e.calls = append(e.calls, len(texts))
-	out := make([][]float32, len(texts))
-	for i := range out {
-		out[i] = []float32{1, 0}
-	}
-	return out, nil
-}
-
-func TestEmbedChunksAndBar(t *testing.T) {
-	items := make([]embedcache.DocText, 150)
-	for i := range items {
-		items[i] = embedcache.DocText{Skill: "s", Field: "f", Text: strings.Repeat("x", i+1)}
-	}
-	e := &sizeEmbedder{}
-	var done []int
-	vecs, err := embedChunks(e, items, func(n int) { done = append(done, n) })
-	if err != nil || len(vecs) != 150 {
-		t.Fatalf("%d vectors, %v", len(vecs), err)
-	}
-	if !reflect.DeepEqual(e.calls, []int{64, 64, 22}) || !reflect.DeepEqual(done, []int{64, 128, 150}) {
-		t.Fatalf("calls %v, progress %v", e.calls, done)
-	}
+func TestEmbedBar(t *testing.T) {
 	var buf bytes.Buffer
 	bar := newEmbedBar(&buf, 150, true)
-	for _, n := range done {
+	for _, n := range []int{64, 128, 150} {
 		bar(n)
 	}
 	if s := buf.String(); !strings.Contains(s, "embedding") || !strings.Contains(s, "150/150") {

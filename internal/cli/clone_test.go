@@ -3,7 +3,7 @@ package cli
 import "testing"
 
 func TestCloneFlags(t *testing.T) {
-	runFlagCases(t, newCloneCmd, func(o *cloneOptions) { o.app = nil }, []flagCase[cloneOptions]{
+	testFlags(t, newCloneCmd, func(o *cloneOptions) { o.app = nil }, []flagCase[cloneOptions]{
 		{name: "url", args: []string{"git@host:team/skills.git"}, want: cloneOptions{url: "git@host:team/skills.git"}},
 		{name: "url and dir", args: []string{"file:///srv/skills.git", "mine"}, want: cloneOptions{url: "file:///srv/skills.git", dir: "mine"}},
 		{name: "no url", wantErr: "expects a URL and an optional DIR"},

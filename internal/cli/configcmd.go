@@ -13,13 +13,20 @@ type configOptions struct {
 	json bool
 }
 
-func newConfigCmd(a *app) *cobra.Command {
+// newConfigCmd parses `megagit config` into options and hands them to runF,
+// or to configRun when runF is nil (tests pass a stub).
+func newConfigCmd(a *app, runF func(*configOptions) error) *cobra.Command {
 	opts := &configOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "config",
 		Short: "Show the effective settings and where each came from (default, file, env, flag)",
 		Args:  exactArgs(0, "no arguments"),
-		RunE:  func(cmd *cobra.Command, args []string) error { return configRun(opts) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return configRun(opts)
+		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")
 	return cmd

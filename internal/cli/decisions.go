@@ -18,13 +18,18 @@ type decisionsOptions struct {
 	n    int
 }
 
-func newDecisionsCmd(a *app) *cobra.Command {
+// newDecisionsCmd parses `megagit decisions` into options and hands them to
+// runF, or to decisionsRun when runF is nil (tests pass a stub).
+func newDecisionsCmd(a *app, runF func(*decisionsOptions) error) *cobra.Command {
 	opts := &decisionsOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "decisions [--json] [-n N]",
 		Short: "The prompt hook's local decision log, with the verdicts each decision's skills got later",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
 			return decisionsRun(opts)
 		},
 	}

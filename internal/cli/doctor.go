@@ -10,6 +10,7 @@ import (
 
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/hook/install"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/regsync"
 	"github.com/spf13/cobra"
@@ -23,7 +24,9 @@ type doctorOptions struct {
 	timeout time.Duration
 }
 
-func newDoctorCmd(a *app) *cobra.Command {
+// newDoctorCmd parses `megagit doctor` into options and hands them to runF,
+// or to doctorRun when runF is nil (tests pass a stub).
+func newDoctorCmd(a *app, runF func(*doctorOptions) error) *cobra.Command {
 	opts := &doctorOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "doctor [--json] [--fix]",
@@ -33,6 +36,9 @@ when nothing fails and 10 when something does. --fix finishes an interrupted
 write and rebuilds evidence from the ledgers (megagit resync), then checks again.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
 			return doctorRun(opts)
 		},
 	}
@@ -143,8 +149,8 @@ func hookCheck(workTree string) registry.Check {
 	home, _ := os.UserHomeDir()
 	var found []string
 	for _, agent := range []string{hook.AgentClaude, hook.AgentCodex, hook.AgentGemini} {
-		for _, scope := range []string{hook.ScopeProject, hook.ScopeUser} {
-			p, err := hook.SettingsPath(agent, scope, workTree, home)
+		for _, scope := range []string{install.ScopeProject, install.ScopeUser} {
+			p, err := install.SettingsPath(agent, scope, workTree, home)
 			if err != nil {
 				continue
 			}
@@ -175,7 +181,7 @@ func settingsHaveOurs(data []byte) bool {
 		switch x := v.(type) {
 		case map[string]any:
 			for k, val := range x {
-				if s, ok := val.(string); ok && k == "command" && hook.IsOurs(s) {
+				if s, ok := val.(string); ok && k == "command" && install.IsOurs(s) {
 					return true
 				}
 				if walk(val) {

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/registry"
-	"github.com/spf13/cobra"
 )
 
 // procEnv is an environment for megagit child processes: a private HOME
@@ -155,40 +154,13 @@ func TestKilledVerdictsLeaveARepairableRegistry(t *testing.T) {
 }
 
 func TestDoctorFlags(t *testing.T) {
-	tests := []struct {
-		args    []string
-		json    bool
-		fix     bool
-		offline bool
-		wantErr bool
-	}{
-		{nil, false, false, false, false},
-		{[]string{"--json", "--fix"}, true, true, false, false},
-		{[]string{"--offline"}, false, false, true, false},
-		{[]string{"extra"}, false, false, false, true},
-	}
-	for _, tt := range tests {
-		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			cmd := newDoctorCmd(&app{})
-			cmd.RunE = func(c *cobra.Command, args []string) error { return nil }
-			cmd.SilenceErrors, cmd.SilenceUsage = true, true
-			cmd.SetArgs(tt.args)
-			err := cmd.Execute()
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("err %v", err)
-			}
-			if err != nil {
-				return
-			}
-			if v, _ := cmd.Flags().GetBool("json"); v != tt.json {
-				t.Fatalf("json %v", v)
-			}
-			if v, _ := cmd.Flags().GetBool("fix"); v != tt.fix {
-				t.Fatalf("fix %v", v)
-			}
-			if v, _ := cmd.Flags().GetBool("offline"); v != tt.offline {
-				t.Fatalf("offline %v", v)
-			}
-		})
-	}
+	testFlags(t, newDoctorCmd, func(o *doctorOptions) { o.app = nil }, []flagCase[doctorOptions]{
+		{name: "defaults", want: doctorOptions{timeout: 5 * time.Second}},
+		{name: "json and fix", args: []string{"--json", "--fix"}, want: doctorOptions{json: true, fix: true, timeout: 5 * time.Second}},
+		{name: "offline", args: []string{"--offline"}, want: doctorOptions{offline: true, timeout: 5 * time.Second}},
+		{name: "timeout", args: []string{"--timeout", "30s"}, want: doctorOptions{timeout: 30 * time.Second}},
+		{name: "timeout without unit", args: []string{"--timeout", "30"}, wantErr: `invalid argument "30"`},
+		{name: "an argument", args: []string{"extra"}, wantErr: "expects no arguments"},
+		{name: "unknown flag", args: []string{"--repair"}, wantErr: "unknown flag: --repair"},
+	})
 }

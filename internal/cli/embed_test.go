@@ -1,25 +1,20 @@
 package cli
 
 import (
-	"bytes"
 	"testing"
 )
 
 // Flag parsing only: the run itself is covered by embed.txtar.
 func TestEmbedFlags(t *testing.T) {
-	dir := t.TempDir()
-	for _, tc := range []struct {
-		args []string
-		code int
-	}{
-		{nil, exitNotRegistry},
-		{[]string{"--all", "--float16"}, exitNotRegistry},
-		{[]string{"extra"}, exitUsage},
-		{[]string{"--bogus"}, exitUsage},
-	} {
-		var out, errOut bytes.Buffer
-		if got := run(append([]string{"-C", dir, "embed"}, tc.args...), nil, &out, &errOut); got != tc.code {
-			t.Errorf("embed %v: exit %d, want %d (%s)", tc.args, got, tc.code, errOut.String())
+	testFlags(t, newEmbedCmd, func(o *embedOptions) {
+		if o.flags == nil {
+			t.Error("embed did not keep its flags for the configuration")
 		}
-	}
+		o.app, o.flags = nil, nil
+	}, []flagCase[embedOptions]{
+		{name: "no flags", want: embedOptions{}},
+		{name: "all, float16", args: []string{"--all", "--float16"}, want: embedOptions{all: true, float16: true}},
+		{name: "an argument", args: []string{"extra"}, wantErr: "expects no arguments"},
+		{name: "unknown flag", args: []string{"--bogus"}, wantErr: "unknown flag: --bogus"},
+	})
 }

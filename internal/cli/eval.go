@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/config"
+	"github.com/megagit/megagit/eval"
 	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/registry"
 	"github.com/spf13/cobra"
 )
 
@@ -25,14 +27,13 @@ type evalOptions struct {
 	format       string
 	budget       int
 	sweep        []string    // raw --sweep flags
-	grid         []sweepAxis // parsed --sweep flags
+	grid         []eval.Axis // parsed --sweep flags
 	flags        flagLookup
 }
 
-func newEvalCmd(a *app) *cobra.Command { return evalCmd(a, evalRun) }
-
-// evalCmd parses into options and hands them to runF (a stub in tests).
-func evalCmd(a *app, runF func(*evalOptions) error) *cobra.Command {
+// newEvalCmd parses `megagit eval` into options and hands them to runF, or
+// to evalRun when runF is nil (tests pass a stub).
+func newEvalCmd(a *app, runF func(*evalOptions) error) *cobra.Command {
 	opts := &evalOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "eval DIR",
@@ -67,7 +68,7 @@ grid order; eval prints how to keep it in .megagit/config.yaml.`,
 			if opts.topK < 0 || opts.budget < 0 {
 				return usageError{errors.New("--top-k and --budget must not be negative")}
 			}
-			grid, err := parseSweep(opts.sweep)
+			grid, err := eval.ParseSweep(opts.sweep)
 			if err != nil {
 				return usageError{err}
 			}
@@ -75,7 +76,10 @@ grid order; eval prints how to keep it in .megagit/config.yaml.`,
 				return usageError{errors.New("--sweep cannot be combined with --baseline or --per-query")}
 			}
 			opts.grid = grid
-			return runF(opts)
+			if runF != nil {
+				return runF(opts)
+			}
+			return evalRun(opts)
 		},
 	}
 	f := cmd.Flags()
@@ -93,51 +97,6 @@ grid order; eval prints how to keep it in .megagit/config.yaml.`,
 	return cmd
 }
 
-// evalQuery is one line of queries.jsonl.
-type evalQuery struct {
-	ID    string   `json:"id"`
-	Query string   `json:"query"`
-	Gold  []string `json:"gold"`
-	Kind  string   `json:"kind,omitempty"`
-}
-
-// kind is the query's own kind, else single/multi/null from its gold size.
-func (q evalQuery) kind() string {
-	switch {
-	case q.Kind != "":
-		return q.Kind
-	case len(q.Gold) == 0:
-		return "null"
-	case len(q.Gold) == 1:
-		return "single"
-	}
-	return "multi"
-}
-
-// evalRow is one query's outcome for one system, and its --per-query line.
-type evalRow struct {
-	ID        string   `json:"id"`
-	Kind      string   `json:"kind"`
-	Query     string   `json:"query"`
-	Gold      []string `json:"gold"`
-	Emitted   []string `json:"emitted"`
-	Ranked    []string `json:"ranked"`
-	K         int      `json:"k"`
-	Reason    string   `json:"reason"`
-	Tokens    int      `json:"tokens"`
-	LatencyMS float64  `json:"latency_ms"`
-	Coverage  float64  `json:"coverage"`
-	RR        float64  `json:"rr"`
-
-	score ranker.QueryScore
-}
-
-// evalBench is a loaded benchmark folder.
-type evalBench struct {
-	docs    []ranker.Doc
-	queries []evalQuery
-}
-
 func evalRun(opts *evalOptions) error {
 	a := opts.app
 	cfg, _, err := config.Load("", opts.flags)
@@ -150,39 +109,50 @@ func evalRun(opts *evalOptions) error {
 	if opts.queries != "" {
 		qfile = evalPath(a, opts.queries)
 	}
-	b, err := loadEvalBench(a, dir, qfile)
+	warn := func(msg string) { fmt.Fprintf(a.errOut, "megagit: warning: %s\n", msg) }
+	b, err := eval.Load(dir, qfile, func(s []*registry.Skill) []ranker.Doc { return skillDocs(s, nil) }, warn)
 	if err != nil {
 		return err
 	}
-	head := evalJSON{Benchmark: dir, Queries: qfile, Skills: len(b.docs),
-		Settings: evalSettings{Format: rs.Format, Budget: rs.Budget, TopK: rs.TopK, DynamicK: !rs.NoDynamic}}
+	o := eval.Options{Config: cfg, Settings: rs, Router: evalRouter}
 	if opts.grid != nil {
-		return evalSweepRun(opts, cfg, b, rs, head)
+		return evalSweepRun(opts, b, o)
 	}
 
 	start := time.Now()
-	rt := newRouter(b.docs, rankerConfig(cfg), evalSemantic(a, cfg, b.docs), cfg.DynamicK)
-	rows := evalRoute(rt, b, rs, newEvalProgress(a.errOut, len(b.queries)))
-	out := head
-	out.evalSystem = summarizeEval("megagit", rows)
+	o.Dense = evalSemantic(a, cfg, b.Docs)
+	o.Progress = newEvalProgress(a.errOut, len(b.Queries))
+	rows := eval.Run(b, o)
+	out := eval.Report{Head: b.Head(rs), System: eval.Summarize("megagit", rows)}
 	if opts.baseline {
-		text := ranker.BaselineText(opts.baselineText)
-		fixed, dyn := runEvalBaseline(b, text)
-		plain, plainDyn := summarizeEval("plain-bm25", fixed), summarizeEval("plain-bm25+dynk", dyn)
-		plain.Text, plainDyn.Text = string(text), string(text)
+		plain, plainDyn := eval.Baselines(b, ranker.BaselineText(opts.baselineText))
 		out.Baseline, out.BaselineDynamicK = &plain, &plainDyn
 	}
 	fmt.Fprintf(a.errOut, "megagit: evaluated %d queries on %d skills in %s\n",
-		len(b.queries), len(b.docs), time.Since(start).Round(time.Millisecond))
+		len(b.Queries), len(b.Docs), time.Since(start).Round(time.Millisecond))
 	if opts.perQuery != "" {
-		if err := writePerQuery(evalPath(a, opts.perQuery), rows); err != nil {
+		if err := eval.WritePerQuery(evalPath(a, opts.perQuery), rows); err != nil {
 			return err
 		}
 	}
 	if opts.json {
 		return printJSON(a.out, out)
 	}
-	return printEvalTable(a.out, out)
+	header, table := out.Table()
+	return printTable(a.out, header, table)
+}
+
+// evalRouter routes a benchmark's docs as `megagit route` would with cfg.
+func evalRouter(docs []ranker.Doc, cfg *config.Config, sem *semantic) *router {
+	return newRouter(docs, rankerConfig(cfg), sem, cfg.DynamicK)
+}
+
+// evalPath makes a relative path relative to -C.
+func evalPath(a *app, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(a.workDir(), p)
 }
 
 // evalRouteSettings are the route settings of the config, with eval's flags.
@@ -197,66 +167,6 @@ func evalRouteSettings(cfg *config.Config, opts *evalOptions) routeSettings {
 		rs.Format = opts.format
 	}
 	return rs
-}
-
-// evalRoute routes every query of b through rt and scores it.
-func evalRoute(rt *router, b evalBench, rs routeSettings, progress func(int)) []evalRow {
-	rows := make([]evalRow, len(b.queries))
-	for i, q := range b.queries {
-		t0 := time.Now()
-		rr := rt.Route(q.Query, rs)
-		lat := time.Since(t0)
-		ranked := make([]string, len(rr.Res.Ranked))
-		for j, br := range rr.Res.Ranked {
-			ranked[j] = br.ID
-		}
-		rows[i] = newEvalRow(q, b.docs, ranked, rr.Rendered.Included, rr.Rendered.Tokens, rr.Res.Reason, lat)
-		progress(i + 1)
-	}
-	return rows
-}
-
-// newEvalRow scores one query for one system.
-func newEvalRow(q evalQuery, docs []ranker.Doc, ranked []string, emitted []int, tokens int, reason string, lat time.Duration) evalRow {
-	o := ranker.Outcome{ID: q.ID, Gold: q.Gold, Ranked: ranked, Tokens: tokens}
-	em := make([]string, len(emitted))
-	for j, d := range emitted {
-		em[j] = docs[d].ID
-	}
-	o.Emitted = em
-	s := ranker.Score(o)
-	return evalRow{
-		ID: q.ID, Kind: q.kind(), Query: q.Query, Gold: q.Gold, Emitted: em,
-		Ranked: ranked[:min(10, len(ranked))], K: len(em), Reason: reason, Tokens: tokens,
-		LatencyMS: float64(lat.Nanoseconds()) / 1e6, Coverage: s.Coverage, RR: s.MRR, score: s,
-	}
-}
-
-// runEvalBaseline scores the plain BM25 reference: its top 5, and the same
-// ranking cut by seed 000's default dynamic K. Both inject a catalog with
-// no budget.
-func runEvalBaseline(b evalBench, text ranker.BaselineText) (fixed, dyn []evalRow) {
-	bl := ranker.NewBaseline(b.docs, text)
-	for _, q := range b.queries {
-		for _, dynamic := range []bool{false, true} {
-			t0 := time.Now()
-			order, scores := bl.Rank(q.Query)
-			emitted, d := bl.Emit(order, scores, dynamic)
-			r := ranker.RenderCatalog(b.docs, emitted, 0)
-			lat := time.Since(t0)
-			ranked := make([]string, len(order))
-			for j, i := range order {
-				ranked[j] = b.docs[i].ID
-			}
-			row := newEvalRow(q, b.docs, ranked, emitted, r.Tokens, d.Reason, lat)
-			if dynamic {
-				dyn = append(dyn, row)
-			} else {
-				fixed = append(fixed, row)
-			}
-		}
-	}
-	return fixed, dyn
 }
 
 // newEvalProgress reports progress on a terminal for long runs only.

@@ -12,7 +12,9 @@ type unarchiveOptions struct {
 	reason string
 }
 
-func newUnarchiveCmd(a *app) *cobra.Command {
+// newUnarchiveCmd parses `megagit unarchive` into options and hands them to runF,
+// or to unarchiveRun when runF is nil (tests pass a stub).
+func newUnarchiveCmd(a *app, runF func(*unarchiveOptions) error) *cobra.Command {
 	opts := &unarchiveOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "unarchive NAME --reason R",
@@ -20,6 +22,9 @@ func newUnarchiveCmd(a *app) *cobra.Command {
 		Args:  exactArgs(1, "a skill NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.skill = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
 			return unarchiveRun(opts)
 		},
 	}
@@ -46,7 +51,9 @@ type revertOptions struct {
 	ref string
 }
 
-func newRevertCmd(a *app) *cobra.Command {
+// newRevertCmd parses `megagit revert` into options and hands them to runF,
+// or to revertRun when runF is nil (tests pass a stub).
+func newRevertCmd(a *app, runF func(*revertOptions) error) *cobra.Command {
 	opts := &revertOptions{app: a}
 	return &cobra.Command{
 		Use:   "revert REF",
@@ -54,6 +61,9 @@ func newRevertCmd(a *app) *cobra.Command {
 		Args:  exactArgs(1, "a commit hash or verdict id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ref = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
 			return revertRun(opts)
 		},
 	}
@@ -80,7 +90,9 @@ type resyncOptions struct {
 	skill string
 }
 
-func newResyncCmd(a *app) *cobra.Command {
+// newResyncCmd parses `megagit resync` into options and hands them to runF,
+// or to resyncRun when runF is nil (tests pass a stub).
+func newResyncCmd(a *app, runF func(*resyncOptions) error) *cobra.Command {
 	opts := &resyncOptions{app: a}
 	return &cobra.Command{
 		Use:   "resync [NAME]",
@@ -89,6 +101,9 @@ func newResyncCmd(a *app) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.skill = args[0]
+			}
+			if runF != nil {
+				return runF(opts)
 			}
 			return resyncRun(opts)
 		},

@@ -2,11 +2,9 @@ package cli
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/hook"
-	"github.com/megagit/megagit/hook/inject"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/local"
 	"github.com/spf13/cobra"
@@ -30,16 +28,16 @@ func newHookCmd(a *app) *cobra.Command {
 prompt and stop always exit 0 and print nothing on failure; the reason goes
 to .megagit/local/hook.log (and stderr).`,
 	}
-	cmd.AddCommand(newHookPromptCmd(a), newHookStopCmd(a), newHookInstallCmd(a, false), newHookInstallCmd(a, true))
+	cmd.AddCommand(newHookPromptCmd(a, nil), newHookStopCmd(a, nil), newHookInstallCmd(a, nil), newHookUninstallCmd(a, nil))
 	return cmd
 }
 
 // Local files the hooks keep in .megagit/local/ (see hook/inject).
 const (
-	hookLogName      = inject.LogFile
-	decisionLogName  = inject.DecisionLog
-	hookLogMaxBytes  = inject.LogMaxBytes
-	decisionMaxBytes = inject.DecisionMaxBytes
+	hookLogName      = hook.LogFile
+	decisionLogName  = hook.DecisionLog
+	hookLogMaxBytes  = hook.LogMaxBytes
+	decisionMaxBytes = hook.DecisionMaxBytes
 )
 
 // openHookEnv opens the registry and its config without printing anything:
@@ -62,29 +60,9 @@ func openHookEnv(dir string) (*env, error) {
 	return &env{reg: reg, cfg: cfg}, cfgErr
 }
 
-// hookLog records why a hook did nothing: in hook.log when a registry was
-// found, and on stderr.
-func hookLog(a *app, reg *registry.Registry, agent, verb string, err error) {
-	var dir *local.Dir
-	if reg != nil {
-		l := reg.Local()
-		dir = &l
-	}
-	inject.Log(a.errOut, dir, a.now(), agent, verb, err)
-}
-
 // loadSession reads a session's memory; missing or junk is a fresh one.
 func loadSession(reg *registry.Registry, id string) (*hook.Session, error) {
-	return inject.LoadSession(reg.Local(), id)
-}
-
-func saveSession(reg *registry.Registry, s *hook.Session, now time.Time) error {
-	s.Updated = now.UTC().Format(time.RFC3339)
-	data, err := s.Marshal()
-	if err != nil {
-		return err
-	}
-	return reg.Local().Write(inject.SessionFile(s.ID), data)
+	return hook.LoadSession(reg.Local(), id)
 }
 
 func checkAgentFlag(agent string) error {

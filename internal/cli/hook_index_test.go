@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/megagit/megagit/ranker/route"
+	"github.com/megagit/megagit/route"
 	"golang.org/x/sys/unix"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/hook/inject"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/ranker/route"
+	"github.com/megagit/megagit/route"
 	"github.com/spf13/cobra"
 )
 
@@ -20,13 +20,18 @@ type hookPromptOptions struct {
 	agent string
 }
 
-func newHookPromptCmd(a *app) *cobra.Command {
+// newHookPromptCmd parses `megagit hook prompt` into options and hands
+// them to runF, or to hookPromptRun when runF is nil (tests pass a stub).
+func newHookPromptCmd(a *app, runF func(*hookPromptOptions) error) *cobra.Command {
 	opts := &hookPromptOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "prompt --agent claude|codex|gemini",
 		Short: "Prompt hook: the agent's event JSON on stdin, the skills for this prompt on stdout",
 		Args:  exactArgs(0, "no arguments (the event comes on stdin)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
 			hookPromptRun(opts)
 			return nil // a hook never fails the agent
 		},
@@ -48,15 +53,11 @@ func hookPromptRun(opts *hookPromptOptions) {
 	})
 }
 
-// hookStartEnv is set by megagit-hook when it hands a prompt over: when it
-// started, in Unix nanoseconds, so the deadline counts from then.
-const hookStartEnv = "MEGAGIT_HOOK_START"
-
 // hookStart is when this hook call started: megagit-hook's start when it
 // handed the prompt over within the last second, else now.
 func hookStart() time.Time {
 	start := time.Now()
-	if ns, err := strconv.ParseInt(os.Getenv(hookStartEnv), 10, 64); err == nil {
+	if ns, err := strconv.ParseInt(os.Getenv(inject.StartEnv), 10, 64); err == nil {
 		if t := time.Unix(0, ns); t.Before(start) && start.Sub(t) < time.Second {
 			return t
 		}
@@ -78,7 +79,7 @@ func openPromptEnv(dir string) (*inject.Env, error) {
 	ie = promptEnv(e)
 	if err := inject.SaveSettings(ie.Local, ie.Root, version, config.EnvNames(), ie.Settings); err != nil {
 		line := fmt.Sprintf("%s prompt: note: saving %s: %v", time.Now().UTC().Format(time.RFC3339), inject.SettingsFile, err)
-		_ = ie.Local.Append(inject.LogFile, []byte(line), inject.LogMaxBytes)
+		_ = ie.Local.Append(hook.LogFile, []byte(line), hook.LogMaxBytes)
 	}
 	return ie, nil
 }

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/megagit/megagit/hook/inject"
 )
 
 // TestHookStart checks a prompt handed over by megagit-hook keeps the
@@ -22,9 +24,9 @@ func TestHookStart(t *testing.T) {
 		{env: "junk", maxAge: 100 * time.Millisecond},
 		{env: "", maxAge: 100 * time.Millisecond},
 	} {
-		t.Setenv(hookStartEnv, tt.env)
+		t.Setenv(inject.StartEnv, tt.env)
 		if age := time.Since(hookStart()); age < tt.minAge || age > tt.maxAge {
-			t.Errorf("%s=%q: start %s ago, want %s to %s", hookStartEnv, tt.env, age, tt.minAge, tt.maxAge)
+			t.Errorf("%s=%q: start %s ago, want %s to %s", inject.StartEnv, tt.env, age, tt.minAge, tt.maxAge)
 		}
 	}
 }

@@ -13,7 +13,9 @@ type initOptions struct {
 	dir string
 }
 
-func newInitCmd(a *app) *cobra.Command {
+// newInitCmd parses `megagit init` into options and hands them to runF,
+// or to initRun when runF is nil (tests pass a stub).
+func newInitCmd(a *app, runF func(*initOptions) error) *cobra.Command {
 	opts := &initOptions{app: a}
 	return &cobra.Command{
 		Use:   "init [DIR]",
@@ -26,6 +28,9 @@ func newInitCmd(a *app) *cobra.Command {
 				if a.dir != "" && !isAbs(args[0]) {
 					opts.dir = a.dir + "/" + args[0]
 				}
+			}
+			if runF != nil {
+				return runF(opts)
 			}
 			return initRun(opts)
 		},

@@ -17,13 +17,20 @@ type lintOptions struct {
 	json bool
 }
 
-func newLintCmd(a *app) *cobra.Command {
+// newLintCmd parses `megagit lint` into options and hands them to runF,
+// or to lintRun when runF is nil (tests pass a stub).
+func newLintCmd(a *app, runF func(*lintOptions) error) *cobra.Command {
 	opts := &lintOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "lint",
 		Short: "Report every problem in every skill: file, line, field, message",
 		Args:  exactArgs(0, "no arguments"),
-		RunE:  func(cmd *cobra.Command, args []string) error { return lintRun(opts) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return lintRun(opts)
+		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")
 	return cmd

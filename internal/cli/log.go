@@ -13,7 +13,9 @@ type logOptions struct {
 	json  bool
 }
 
-func newLogCmd(a *app) *cobra.Command {
+// newLogCmd parses `megagit log` into options and hands them to runF,
+// or to logRun when runF is nil (tests pass a stub).
+func newLogCmd(a *app, runF func(*logOptions) error) *cobra.Command {
 	opts := &logOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "log [NAME]",
@@ -22,6 +24,9 @@ func newLogCmd(a *app) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.skill = args[0]
+			}
+			if runF != nil {
+				return runF(opts)
 			}
 			return logRun(opts)
 		},

@@ -12,7 +12,7 @@ import (
 
 func newModelCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "model", Short: "List, train, adapt and choose the semantic model"}
-	cmd.AddCommand(newModelListCmd(a), newModelUseCmd(a), newModelPullCmd(a), newModelTrainCmd(a), newModelAdaptCmd(a))
+	cmd.AddCommand(newModelListCmd(a, nil), newModelUseCmd(a, nil), newModelPullCmd(a, nil), newModelTrainCmd(a, nil), newModelAdaptCmd(a, nil))
 	return cmd
 }
 
@@ -23,7 +23,10 @@ type modelUseOptions struct {
 	profile string
 }
 
-func newModelUseCmd(a *app) *cobra.Command {
+// newModelUseCmd parses `megagit model use` into options and hands them to
+// runF, or to modelUseRun when runF is nil (tests pass a stub). Its --dir
+// is the model folder: the global -C DIR is taken out before cobra parses.
+func newModelUseCmd(a *app, runF func(*modelUseOptions) error) *cobra.Command {
 	opts := &modelUseOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "use ID | --dir DIR [--profile ID] | none",
@@ -38,6 +41,9 @@ func newModelUseCmd(a *app) *cobra.Command {
 			}
 			if opts.profile != "" && opts.dir == "" {
 				return usageError{fmt.Errorf("--profile goes with --dir (a model ID is its own profile)")}
+			}
+			if runF != nil {
+				return runF(opts)
 			}
 			return modelUseRun(opts)
 		},

@@ -12,23 +12,27 @@ import (
 
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/embedcache"
-	"github.com/megagit/megagit/ranker/route/dense"
+	"github.com/megagit/megagit/embedcache/train"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/route/dense"
 	"github.com/spf13/cobra"
 )
 
 type modelAdaptOptions struct {
 	app        *app
+	ctx        context.Context
 	fromLedger bool
 	out        string
 	holdout    float64
-	cfg        embedcache.AdaptConfig
+	cfg        train.AdaptConfig
 	json       bool
 }
 
-func newModelAdaptCmd(a *app) *cobra.Command {
-	opts := &modelAdaptOptions{app: a, fromLedger: true, holdout: 0.2, cfg: embedcache.DefaultAdaptConfig()}
+// newModelAdaptCmd parses `megagit model adapt` into options and hands them
+// to runF, or to modelAdaptRun when runF is nil (tests pass a stub).
+func newModelAdaptCmd(a *app, runF func(*modelAdaptOptions) error) *cobra.Command {
+	opts := &modelAdaptOptions{app: a, fromLedger: true, holdout: 0.2, cfg: train.DefaultAdaptConfig()}
 	cmd := &cobra.Command{
 		Use:   "adapt [--from-ledger] [--out DIR]",
 		Short: "Fine-tune the active static model on this registry's verdicts",
@@ -58,7 +62,11 @@ shares it; switch to it with "megagit model use --dir DIR".`,
 			if c.Epochs < 1 || !(c.LR > 0) || !(opts.holdout > 0 && opts.holdout < 1) {
 				return usageError{errors.New("--epochs must be positive, --lr above 0 and --holdout between 0 and 1")}
 			}
-			return modelAdaptRun(cmd.Context(), opts)
+			opts.ctx = cmd.Context()
+			if runF != nil {
+				return runF(opts)
+			}
+			return modelAdaptRun(opts)
 		},
 	}
 	f := cmd.Flags()
@@ -74,22 +82,23 @@ shares it; switch to it with "megagit model use --dir DIR".`,
 
 // adaptReport is what `model adapt --json` prints.
 type adaptReport struct {
-	Base          string                  `json:"base_model"`
-	Helpful       int                     `json:"helpful_contexts"`
-	Trained       int                     `json:"trained"`
-	HeldBack      int                     `json:"held_back"`
-	Harmful       int                     `json:"harmful_contexts"`
-	Contradictory int                     `json:"contradictory_dropped"`
-	Before        embedcache.AdaptMetrics `json:"before"`
-	After         embedcache.AdaptMetrics `json:"after"`
-	Kept          string                  `json:"kept"` // "new" or "old"
-	Why           string                  `json:"why"`
-	ID            string                  `json:"id,omitempty"`
-	Out           string                  `json:"out,omitempty"`
-	Commit        string                  `json:"commit,omitempty"`
+	Base          string             `json:"base_model"`
+	Helpful       int                `json:"helpful_contexts"`
+	Trained       int                `json:"trained"`
+	HeldBack      int                `json:"held_back"`
+	Harmful       int                `json:"harmful_contexts"`
+	Contradictory int                `json:"contradictory_dropped"`
+	Before        train.AdaptMetrics `json:"before"`
+	After         train.AdaptMetrics `json:"after"`
+	Kept          string             `json:"kept"` // "new" or "old"
+	Why           string             `json:"why"`
+	ID            string             `json:"id,omitempty"`
+	Out           string             `json:"out,omitempty"`
+	Commit        string             `json:"commit,omitempty"`
 }
 
-func modelAdaptRun(ctx context.Context, opts *modelAdaptOptions) error {
+func modelAdaptRun(opts *modelAdaptOptions) error {
+	ctx := opts.ctx
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -110,10 +119,10 @@ func modelAdaptRun(ctx context.Context, opts *modelAdaptOptions) error {
 	}
 	fmt.Fprintf(a.errOut, "megagit: %d helpful contexts (%d trained, %d held back) over %d skills, %d harmful, %d contradictory dropped\n",
 		data.Helpful(), len(data.Train), len(data.Held), data.SkillsWithEvidence, len(data.Harmful), data.Contradictory)
-	res, err := embedcache.Adapt(ctx, base, data, opts.cfg, nil)
-	if errors.Is(err, embedcache.ErrTooLittleEvidence) {
+	res, err := train.Adapt(ctx, base, data, opts.cfg, nil)
+	if errors.Is(err, train.ErrTooLittleEvidence) {
 		return withHint(fmt.Errorf("%w: %w", local.ErrInvalid, err),
-			fmt.Sprintf("record verdicts with a context (megagit verdict NAME HELPFUL --context \"the prompt\"); adapt needs %d or more helpful contexts and a skill with two or more", embedcache.MinAdaptHelpful))
+			fmt.Sprintf("record verdicts with a context (megagit verdict NAME HELPFUL --context \"the prompt\"); adapt needs %d or more helpful contexts and a skill with two or more", train.MinAdaptHelpful))
 	}
 	if err != nil {
 		return err
@@ -122,7 +131,7 @@ func modelAdaptRun(ctx context.Context, opts *modelAdaptOptions) error {
 		Harmful: len(data.Harmful), Contradictory: data.Contradictory, Before: res.Before, After: res.After, Kept: "old", Why: res.Why}
 	if res.Keep {
 		rep.Kept = "new"
-		rep.ID = embedcache.AdaptedID(base.ID(), a.now(), res.Table)
+		rep.ID = train.AdaptedID(base.ID(), a.now(), res.Table)
 		if err := writeAdapted(opts, e, base, data, res, &rep); err != nil {
 			return err
 		}
@@ -168,43 +177,43 @@ func activeStatic(e *env) (*embedcache.StaticModel, error) {
 
 // registryAdaptData reads the skills (as routing embeds them) and the
 // explicit verdicts with a context.
-func registryAdaptData(a *app, e *env, holdout float64) (embedcache.AdaptData, error) {
+func registryAdaptData(a *app, e *env, holdout float64) (train.AdaptData, error) {
 	skills, problems, err := e.reg.Skills()
 	if err != nil {
-		return embedcache.AdaptData{}, err
+		return train.AdaptData{}, err
 	}
 	warnProblems(a, problems)
 	ledgers, err := e.reg.Ledgers()
 	if err != nil {
-		return embedcache.AdaptData{}, err
+		return train.AdaptData{}, err
 	}
 	docs := skillDocs(skills, ledgers)
-	as := make([]embedcache.AdaptSkill, len(docs))
+	as := make([]train.AdaptSkill, len(docs))
 	for i, d := range docs {
 		full, name := dense.DocTexts(d)
-		as[i] = embedcache.AdaptSkill{ID: d.ID, Full: full, Name: name}
+		as[i] = train.AdaptSkill{ID: d.ID, Full: full, Name: name}
 	}
-	var vs []embedcache.AdaptVerdict
+	var vs []train.AdaptVerdict
 	for _, entries := range ledgers {
 		for _, en := range entries {
 			if en.Source != registry.SourceExplicit || en.Action != "" || strings.TrimSpace(en.Context) == "" {
 				continue
 			}
 			if en.Verdict == "HELPFUL" || en.Verdict == "HARMFUL" {
-				vs = append(vs, embedcache.AdaptVerdict{Skill: en.Skill, Context: en.Context, Helpful: en.Verdict == "HELPFUL"})
+				vs = append(vs, train.AdaptVerdict{Skill: en.Skill, Context: en.Context, Helpful: en.Verdict == "HELPFUL"})
 			}
 		}
 	}
 	// Ledgers are a map: order by skill so duplicates keep their first
 	// spelling whatever the map order (within a skill the ledger order stays).
 	sort.SliceStable(vs, func(i, j int) bool { return vs[i].Skill < vs[j].Skill })
-	return embedcache.BuildAdaptData(as, vs, holdout), nil
+	return train.BuildAdaptData(as, vs, holdout), nil
 }
 
 // writeAdapted saves the kept model. A folder inside the registry's
 // .megagit/models/ is committed (and only it), so the team gets it with the
 // next pull; any other folder is just written.
-func writeAdapted(opts *modelAdaptOptions, e *env, base *embedcache.StaticModel, d embedcache.AdaptData, res *embedcache.AdaptResult, rep *adaptReport) error {
+func writeAdapted(opts *modelAdaptOptions, e *env, base *embedcache.StaticModel, d train.AdaptData, res *train.AdaptResult, rep *adaptReport) error {
 	root := e.reg.Root()
 	out := opts.out
 	if out == "" {

@@ -16,13 +16,20 @@ type modelListOptions struct {
 	json bool
 }
 
-func newModelListCmd(a *app) *cobra.Command {
+// newModelListCmd parses `megagit model list` into options and hands them
+// to runF, or to modelListRun when runF is nil (tests pass a stub).
+func newModelListCmd(a *app, runF func(*modelListOptions) error) *cobra.Command {
 	opts := &modelListOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "Show the built-in model and the known model profiles",
 		Args:  exactArgs(0, "no arguments"),
-		RunE:  func(cmd *cobra.Command, args []string) error { return modelListRun(opts) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return modelListRun(opts)
+		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")
 	return cmd

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/embedcache"
+	"github.com/megagit/megagit/embedcache/train"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -21,18 +22,21 @@ import (
 
 type modelTrainOptions struct {
 	app         *app
+	ctx         context.Context
 	pairs       string
 	out         string
 	id          string
 	checkpoints string
-	cfg         embedcache.TrainConfig
+	cfg         train.Config
 	maxPairs    int
 	quantize    bool
 	args        []string // the command line (flags as given), for the recipe
 }
 
-func newModelTrainCmd(a *app) *cobra.Command {
-	opts := &modelTrainOptions{app: a, cfg: embedcache.DefaultTrainConfig()}
+// newModelTrainCmd parses `megagit model train` into options and hands them
+// to runF, or to modelTrainRun when runF is nil (tests pass a stub).
+func newModelTrainCmd(a *app, runF func(*modelTrainOptions) error) *cobra.Command {
+	opts := &modelTrainOptions{app: a, cfg: train.DefaultConfig()}
 	cmd := &cobra.Command{
 		Use:   "train --pairs FILE.jsonl[.gz] --out DIR",
 		Short: "Train a static embedding model on text pairs (CPU, resumable)",
@@ -63,7 +67,11 @@ gives the same model as an uninterrupted run. Delete that folder when done.`,
 			cmd.Flags().Visit(func(f *pflag.Flag) {
 				opts.args = append(opts.args, "--"+f.Name+"="+f.Value.String())
 			})
-			return modelTrainRun(cmd.Context(), opts)
+			opts.ctx = cmd.Context()
+			if runF != nil {
+				return runF(opts)
+			}
+			return modelTrainRun(opts)
 		},
 	}
 	f := cmd.Flags()
@@ -82,7 +90,8 @@ gives the same model as an uninterrupted run. Delete that folder when done.`,
 	return cmd
 }
 
-func modelTrainRun(ctx context.Context, opts *modelTrainOptions) error {
+func modelTrainRun(opts *modelTrainOptions) error {
+	ctx := opts.ctx
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -95,7 +104,7 @@ func modelTrainRun(ctx context.Context, opts *modelTrainOptions) error {
 	}
 	workers := runtime.GOMAXPROCS(0)
 	t0 := time.Now()
-	pairs, info, err := embedcache.LoadPairs(opts.pairs, opts.maxPairs, tok, opts.checkpoints, workers)
+	pairs, info, err := train.LoadPairs(opts.pairs, opts.maxPairs, tok, opts.checkpoints, workers)
 	if err != nil {
 		return err
 	}
@@ -109,7 +118,7 @@ func modelTrainRun(ctx context.Context, opts *modelTrainOptions) error {
 	cfg := opts.cfg
 	cfg.CheckpointDir = opts.checkpoints
 	t1 := time.Now()
-	table, err := embedcache.Train(ctx, pairs, tok.VocabSize(), cfg, nil, trainProgress(errOut))
+	table, err := train.Train(ctx, pairs, tok.VocabSize(), cfg, nil, trainProgress(errOut))
 	if errors.Is(err, context.Canceled) {
 		return withHint(errors.New("training interrupted"), "run the same command again to resume from the last checkpoint")
 	}
@@ -139,10 +148,10 @@ func modelTrainRun(ctx context.Context, opts *modelTrainOptions) error {
 
 // trainProgress draws a bar on a terminal and prints a status line every
 // 10 s otherwise (logs of long background runs).
-func trainProgress(w io.Writer) func(embedcache.TrainProgress) {
+func trainProgress(w io.Writer) func(train.Progress) {
 	if isTTY(w) {
 		var bar *progressbar.ProgressBar
-		return func(p embedcache.TrainProgress) {
+		return func(p train.Progress) {
 			if bar == nil {
 				bar = progressbar.NewOptions(p.Steps, progressbar.OptionSetWriter(w),
 					progressbar.OptionSetDescription("training"), progressbar.OptionShowCount(),
@@ -154,7 +163,7 @@ func trainProgress(w io.Writer) func(embedcache.TrainProgress) {
 		}
 	}
 	var last time.Time
-	return func(p embedcache.TrainProgress) {
+	return func(p train.Progress) {
 		if last.IsZero() && p.Resumed > 0 {
 			fmt.Fprintf(w, "megagit: resumed from the checkpoint at step %d\n", p.Resumed)
 		}

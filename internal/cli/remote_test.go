@@ -3,12 +3,12 @@ package cli
 import "testing"
 
 func TestRemoteFlags(t *testing.T) {
-	runFlagCases(t, newRemoteListCmd, func(o *remoteListOptions) { o.app = nil }, []flagCase[remoteListOptions]{
+	testFlags(t, newRemoteListCmd, func(o *remoteListOptions) { o.app = nil }, []flagCase[remoteListOptions]{
 		{name: "list"},
 		{name: "list as JSON", args: []string{"--json"}, want: remoteListOptions{json: true}},
 		{name: "not a subcommand", args: []string{"show"}, wantErr: "expects no arguments (or a subcommand: add)"},
 	})
-	runFlagCases(t, newRemoteAddCmd, func(o *remoteAddOptions) { o.app = nil }, []flagCase[remoteAddOptions]{
+	testFlags(t, newRemoteAddCmd, func(o *remoteAddOptions) { o.app = nil }, []flagCase[remoteAddOptions]{
 		{name: "add", args: []string{"origin", "https://example.com/team/skills.git"},
 			want: remoteAddOptions{name: "origin", url: "https://example.com/team/skills.git"}},
 		{name: "add without a URL", args: []string{"origin"}, wantErr: "expects a remote NAME and a URL"},

@@ -110,29 +110,29 @@ func newRootCmd(a *app) *cobra.Command {
 	root.PersistentFlags().StringVarP(&a.dir, "dir", "C", "", "run as if megagit was started in `DIR`")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(
-		newInitCmd(a),
+		newInitCmd(a, nil),
 		newSkillCmd(a),
-		newLintCmd(a),
+		newLintCmd(a, nil),
 		newVerdictCmd(a, nil),
-		newLogCmd(a),
-		newUnarchiveCmd(a),
-		newRevertCmd(a),
-		newResyncCmd(a),
-		newConfigCmd(a),
-		newRouteCmd(a),
-		newWhyCmd(a),
+		newLogCmd(a, nil),
+		newUnarchiveCmd(a, nil),
+		newRevertCmd(a, nil),
+		newResyncCmd(a, nil),
+		newConfigCmd(a, nil),
+		newRouteCmd(a, nil),
+		newWhyCmd(a, nil),
 		newModelCmd(a),
-		newEmbedCmd(a),
+		newEmbedCmd(a, nil),
 		newCacheCmd(a),
-		newEvalCmd(a),
+		newEvalCmd(a, nil),
 		newHookCmd(a),
-		newDecisionsCmd(a),
-		newTuneCmd(a),
+		newDecisionsCmd(a, nil),
+		newTuneCmd(a, nil),
 		newRemoteCmd(a),
 		newSyncCmd(a, nil),
 		newCloneCmd(a, nil),
-		newDoctorCmd(a),
-		newServeCmd(a),
+		newDoctorCmd(a, nil),
+		newServeCmd(a, nil),
 		exitCodesTopic(),
 	)
 	return root
@@ -174,13 +174,11 @@ func maxArgs(n int, what string) cobra.PositionalArgs {
 	}
 }
 
+// printError prints err once, as megagit: error: and any hint lines. The
+// message is printed as it was worded where it was made (lowercase, no
+// period at the end: internal/archtest checks megagit's own).
 func printError(w io.Writer, err error) {
-	msg := err.Error()
-	msg = strings.TrimSuffix(msg, ".")
-	if msg != "" {
-		msg = strings.ToLower(msg[:1]) + msg[1:]
-	}
-	fmt.Fprintf(w, "megagit: error: %s\n", msg)
+	fmt.Fprintf(w, "megagit: error: %s\n", err)
 	var h hintError
 	if errors.As(err, &h) {
 		for _, line := range h.hints {

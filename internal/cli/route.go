@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/route"
 	"github.com/spf13/cobra"
 )
 
@@ -22,7 +23,9 @@ type routeOptions struct {
 	flags      flagLookup
 }
 
-func newRouteCmd(a *app) *cobra.Command {
+// newRouteCmd parses `megagit route` into options and hands them to runF,
+// or to routeRun when runF is nil (tests pass a stub).
+func newRouteCmd(a *app, runF func(*routeOptions) error) *cobra.Command {
 	opts := &routeOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "route PROMPT",
@@ -31,6 +34,9 @@ func newRouteCmd(a *app) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.prompt = args[0]
 			opts.flags = cmd.Flags()
+			if runF != nil {
+				return runF(opts)
+			}
 			return routeRun(opts)
 		},
 	}
@@ -46,7 +52,7 @@ func newRouteCmd(a *app) *cobra.Command {
 // routeJSON is `route --json`'s stable shape.
 type routeJSON struct {
 	K      int               `json:"k"`
-	Reason string            `json:"reason"`
+	Reason ranker.KReason    `json:"reason"`
 	Skills []routedSkill     `json:"skills"`
 	Tokens int               `json:"tokens"`
 	Text   string            `json:"text"`
@@ -91,7 +97,7 @@ func routeRun(opts *routeOptions) error {
 	}
 	reason := rr.Res.Reason
 	if len(rr.Rendered.Included) < len(rr.Res.Emitted) {
-		reason += "+budget" // the token budget dropped some of what dynamic K chose
+		reason += ranker.ReasonBudget // the token budget dropped some of what dynamic K chose
 	}
 	out := routeJSON{K: len(rr.Rendered.Included), Reason: reason, Skills: []routedSkill{},
 		Tokens: rr.Rendered.Tokens, Text: rr.Rendered.Text}
@@ -130,11 +136,11 @@ const routeServeTimeout = 5 * time.Second
 // routeOnce routes through `megagit serve` when one answers, else here.
 func routeOnce(opts *routeOptions, e *env, s routeSettings) ([]ranker.Doc, routeResult, error) {
 	if !opts.noServe {
-		docs, rr, err := served(e, opts.prompt, "", s, routeServeTimeout)
+		docs, rr, err := serveClient(e).Route(opts.prompt, "", s, routeServeTimeout)
 		if err == nil {
 			return docs, rr, nil
 		}
-		if !errors.Is(err, errNotServed) {
+		if !errors.Is(err, route.ErrNotServed) {
 			fmt.Fprintf(opts.app.errOut, "megagit: warning: %v; routing here\n", err)
 		}
 	}

@@ -3,11 +3,11 @@ package cli
 import (
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/ranker/route"
-	"github.com/megagit/megagit/ranker/route/dense"
+	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/dense"
 )
 
-// The router, its settings and results live in ranker/route, shared with
+// The router, its settings and results live in route, shared with
 // the megagit-hook binary.
 type (
 	router        = route.Router

@@ -8,7 +8,7 @@ import (
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/ranker/route/dense"
+	"github.com/megagit/megagit/route/dense"
 )
 
 // loadEmbedder resolves the configured model and its profile (with the

@@ -8,7 +8,7 @@ import (
 
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/ranker/route/dense"
+	"github.com/megagit/megagit/route/dense"
 )
 
 func TestFolderProfile(t *testing.T) {

@@ -1,32 +1,29 @@
 package cli
 
 import (
-	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"net"
-	"os"
-	"os/signal"
-	"path/filepath"
-	"slices"
-	"sync"
-	"syscall"
 	"time"
 
-	"github.com/megagit/megagit/ranker/route"
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/config"
+	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/server"
 	"github.com/spf13/cobra"
 )
+
+// The server is route/server and the protocol route (the megagit-hook
+// binary is a client too); what depends on the config is here.
 
 type serveOptions struct {
 	app  *app
 	idle time.Duration
 }
 
-func newServeCmd(a *app) *cobra.Command {
+// newServeCmd parses `megagit serve` into options and hands them to runF,
+// or to serveRun when runF is nil (tests pass a stub).
+func newServeCmd(a *app, runF func(*serveOptions) error) *cobra.Command {
 	opts := &serveOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -37,270 +34,48 @@ func newServeCmd(a *app) *cobra.Command {
 			"request), so answers are always those the command itself would give; a client whose\n" +
 			"settings differ routes in-process.",
 		Args: exactArgs(0, "no arguments"),
-		RunE: func(cmd *cobra.Command, args []string) error { return serveRun(cmd.Context(), opts) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return serveRun(cmd.Context(), opts)
+		},
 	}
 	cmd.Flags().DurationVar(&opts.idle, "idle", 0, "exit after this long without a request (0: never)")
 	return cmd
 }
 
-// server holds one registry's warm router and rebuilds it when the skills,
-// ledgers or configuration change.
-type server struct {
-	app  *app
-	root string
-
-	mu      sync.Mutex
-	env     *env
-	cfgStat route.Stamp
-	cfgKey  string
-	docsKey string
-	rt      *router
-	watch   *serveWatch // nil: check the registry on every request
-}
-
+// serveRun serves the registry until ctx ends or the server stops.
 func serveRun(ctx context.Context, opts *serveOptions) error {
 	a := opts.app
-	e, err := a.open(nil)
-	if err != nil {
-		return err
-	}
-	s := &server{app: a, root: e.reg.Root()}
-	if err := s.refresh(); err != nil {
-		return err
-	}
-	s.startWatch()
-	defer s.stopWatch()
-	path := serveSocketPath(e.reg)
-	ln, err := listenSocket(path)
-	if err != nil {
-		return err
-	}
-	defer os.Remove(path)
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	fmt.Fprintf(a.errOut, "megagit: serving %s on %s (%d skills); Ctrl-C stops\n", s.root, path, len(s.rt.Docs))
-	return s.loop(ctx, ln, opts.idle)
-}
-
-// listenSocket listens on path, replacing a socket no server answers on
-// (one left by a killed server) but never a live one.
-func listenSocket(path string) (net.Listener, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, err
-	}
-	if c, err := net.DialTimeout("unix", path, 200*time.Millisecond); err == nil {
-		c.Close()
-		return nil, fmt.Errorf("%w: a megagit serve already answers on %s", local.ErrLocked, path)
-	}
-	_ = os.Remove(path)
-	old := syscall.Umask(0o077) // the socket is the user's alone
-	ln, err := net.Listen("unix", path)
-	syscall.Umask(old)
-	if err != nil {
-		return nil, fmt.Errorf("serve: %w", err)
-	}
-	ln.(*net.UnixListener).SetUnlinkOnClose(true)
-	return ln, nil
-}
-
-// loop accepts connections until ctx ends or no request came for idle.
-func (s *server) loop(ctx context.Context, ln net.Listener, idle time.Duration) error {
-	var last sync.Mutex
-	lastReq := time.Now()
-	go func() {
-		<-ctx.Done()
-		ln.Close()
-	}()
-	if idle > 0 {
-		go func() {
-			for range time.Tick(idle / 4) {
-				last.Lock()
-				quiet := time.Since(lastReq)
-				last.Unlock()
-				if quiet >= idle {
-					fmt.Fprintf(s.app.errOut, "megagit: no request for %s; stopping\n", idle)
-					ln.Close()
-					return
-				}
-			}
-		}()
-	}
-	for {
-		c, err := ln.Accept()
+	return server.Run(ctx, server.Options{Version: version, Idle: opts.idle, Log: a.errOut, Open: func() (server.Registry, error) {
+		e, err := a.open(nil)
 		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
-				return nil
-			}
-			return err
+			return server.Registry{}, err
 		}
-		last.Lock()
-		lastReq = time.Now()
-		last.Unlock()
-		go s.handle(c)
-	}
+		return server.Registry{
+			Root: e.reg.Root(), LocalDir: e.reg.LocalDir(), Roots: e.cfg.Roots, Key: serveKey(e.cfg),
+			Router: func() (*route.Router, error) { return e.router(a) },
+		}, nil
+	}})
 }
 
-// handle answers one request; a malformed one just closes the connection.
-func (s *server) handle(c net.Conn) {
-	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
-	line, err := bufio.NewReader(io.LimitReader(c, 4<<20)).ReadBytes('\n')
-	if err != nil {
-		return
-	}
-	var req route.Request
-	if err := json.Unmarshal(line, &req); err != nil {
-		return
-	}
-	resp := s.answer(req)
-	out, err := json.Marshal(resp)
-	if err != nil {
-		return
-	}
-	_, _ = c.Write(append(out, '\n'))
+// serveKey fingerprints the configuration that decides a ranking (the
+// per-call output settings travel in the request).
+func serveKey(cfg *config.Config) string {
+	b, _ := json.Marshal(struct {
+		Roots    []string
+		Blend    config.Blend
+		Lexical  config.Lexical
+		DynamicK config.DynamicK
+		Model    config.Model
+		MMR      float64
+	}{cfg.Roots, cfg.Blend, cfg.Lexical, cfg.DynamicK, cfg.Model, cfg.Route.MMR})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
-// answer routes one request, or declines it when this server would not
-// answer as the client would.
-func (s *server) answer(req route.Request) route.Response {
-	switch {
-	case req.Proto != route.ServeProto || req.Version != version:
-		return route.Response{Declined: fmt.Sprintf("server is megagit %s (protocol %d)", version, route.ServeProto)}
-	case req.Root != s.root:
-		return route.Response{Declined: "server serves " + s.root}
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	// Rank with the warm router while the skills are checked for changes
-	// (the watch's barrier, or a stat per SKILL.md when something changed
-	// or nothing is watched): the answer waits for both and is re-ranked
-	// only if something changed.
-	now := make(chan freshness, 1)
-	go func() { now <- s.check() }()
-	var rr routeResult
-	ranked := s.rt != nil && req.Config == s.cfgKey
-	if ranked {
-		rr = s.rt.RouteWithProject(req.Prompt, req.Project, req.Settings)
-	}
-	if changed, err := s.settle(<-now); err != nil {
-		return route.Response{Declined: err.Error()}
-	} else if changed {
-		ranked = false
-	}
-	if req.Config != s.cfgKey {
-		return route.Response{Declined: "client settings differ from the server's"}
-	}
-	if !ranked {
-		rr = s.rt.RouteWithProject(req.Prompt, req.Project, req.Settings)
-	}
-	return route.ToWire(s.rt.Docs, rr, req.Settings.Format == "compose")
-}
-
-// freshness is what the router was built from: the config file's route.Stamp and
-// the skills' and ledgers' fingerprint (route.SkillsKey) under the current roots.
-// same says instead that the watch saw nothing change; watchErr that the
-// watch failed.
-type freshness struct {
-	cfg      route.Stamp
-	docs     string
-	err      error
-	same     bool
-	watchErr error
-}
-
-func (s *server) freshness() freshness {
-	f := freshness{cfg: route.StatAll([]string{configFile(s.root)})[0]}
-	if s.env != nil {
-		f.docs, f.err = route.SkillsKey(s.env.reg.Root(), s.env.cfg.Roots)
-	}
-	return f
-}
-
-// check is the freshness a request needs: "the same" when the watch saw
-// nothing change, else the full check, made after the watches are renewed
-// so that a change the check misses raises an event.
-func (s *server) check() freshness {
-	w := s.watch
-	if w == nil || s.env == nil {
-		return s.freshness()
-	}
-	if w.fresh() {
-		return freshness{same: true}
-	}
-	_, err := w.sync(s.env.cfg.Roots)
-	f := s.freshness()
-	f.watchErr = err
-	return f
-}
-
-// settle applies a check's outcome. A failed check, or watches renewed
-// after it (the roots changed with the config), leave the server dirty.
-func (s *server) settle(f freshness) (changed bool, err error) {
-	if f.watchErr != nil {
-		s.unwatch(f.watchErr)
-	}
-	var roots []string
-	if s.env != nil {
-		roots = s.env.cfg.Roots
-	}
-	changed, err = s.apply(f)
-	switch {
-	case s.watch == nil:
-	case err != nil:
-		s.watch.markDirty(false)
-	case !slices.Equal(roots, s.env.cfg.Roots):
-		if renewed, werr := s.watch.sync(s.env.cfg.Roots); werr != nil {
-			s.unwatch(werr)
-		} else if renewed {
-			s.watch.markDirty(false)
-		}
-	}
-	return changed, err
-}
-
-// refresh brings the router up to date with the registry.
-func (s *server) refresh() error {
-	_, err := s.apply(s.freshness())
-	return err
-}
-
-// apply reloads the configuration when its file changed and rebuilds the
-// router when the configuration or the skills and ledgers changed; changed
-// says the router was replaced.
-func (s *server) apply(f freshness) (changed bool, err error) {
-	if f.err != nil {
-		return false, f.err
-	}
-	if f.same {
-		if s.rt != nil {
-			return false, nil
-		}
-		f = s.freshness()
-	}
-	if s.env == nil || f.cfg != s.cfgStat {
-		e, err := s.app.open(nil)
-		if err != nil {
-			return false, err
-		}
-		s.env, s.cfgStat = e, f.cfg
-		if key := serveKey(e.cfg); key != s.cfgKey {
-			s.cfgKey, s.rt = key, nil
-		}
-		// The roots may have changed with the configuration.
-		if f.docs, err = route.SkillsKey(s.env.reg.Root(), s.env.cfg.Roots); err != nil {
-			return false, err
-		}
-	}
-	if s.rt != nil && f.docs == s.docsKey {
-		return false, nil
-	}
-	rt, err := s.env.router(s.app)
-	if err != nil {
-		return false, err
-	}
-	s.rt, s.docsKey = rt, f.docs
-	return true, nil
+// serveClient is e's client of its registry's `megagit serve`.
+func serveClient(e *env) route.Client {
+	return route.Client{Version: version, Root: e.reg.Root(), LocalDir: e.reg.LocalDir(), Config: serveKey(e.cfg)}
 }

@@ -6,17 +6,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/hook"
-	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/routetest"
 )
 
 // serveTestRegistry writes a registry of n synthetic skills.
@@ -31,119 +32,46 @@ func serveTestRegistry(t *testing.T, n int) string {
 // startServe runs `megagit serve` in this process until the test ends.
 func startServe(t testing.TB, dir string) *env {
 	t.Helper()
-	e, _ := startServeLog(t, dir)
-	return e
-}
-
-// startServeLog is startServe that also returns the server's stderr.
-func startServeLog(t testing.TB, dir string) (*env, *syncBuffer) {
-	t.Helper()
-	errOut := &syncBuffer{}
-	a := &app{dir: dir, out: &bytes.Buffer{}, errOut: errOut, now: time.Now}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- serveRun(ctx, &serveOptions{app: a}) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	})
+	log := &routetest.Log{}
+	a := &app{dir: dir, out: &bytes.Buffer{}, errOut: log, now: time.Now}
+	routetest.Start(t, func(ctx context.Context) error { return serveRun(ctx, &serveOptions{app: a}) })
 	e, err := a.open(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
-		if _, _, err := served(e, "ping", "", routeSettings{}, time.Second); err == nil {
-			return e, errOut
-		}
-		if time.Since(start) > 30*time.Second {
-			t.Fatalf("serve did not answer: %s", errOut.String())
-		}
+	routetest.WaitServed(t, serveClient(e), log)
+	return e
+}
+
+// reopen loads a registry's configuration as a new client would.
+func reopen(t *testing.T, dir string) *env {
+	t.Helper()
+	e, err := (&app{dir: dir, errOut: &bytes.Buffer{}}).open(nil)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return e
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// routed is what a user sees of one routed prompt.
-type routed struct {
-	Names  []string
-	Scores []float64
-	Reason string
-	Text   string
-}
-
-func seen(docs []ranker.Doc, rr routeResult) routed {
-	r := routed{Reason: rr.Res.Reason, Text: rr.Rendered.Text}
-	score := map[int]float64{}
-	for _, b := range rr.Res.Ranked {
-		score[b.Doc] = b.Final
-	}
-	for _, d := range rr.Res.Emitted {
-		r.Names = append(r.Names, docs[d].ID)
-		r.Scores = append(r.Scores, score[d])
-	}
-	return r
-}
-
-// servePrompts are prompts with a clear match, several weak ones, and none.
-var servePrompts = []string{
-	"my docker image build cache is flaky in the pipeline",
-	"stripe webhook signature fails with a timeout",
-	"postgres migration is slow",
-	"thanks, that's all",
-	"react render latency and redis leak",
-	"",
-}
-
-// checkServedLikeLocal routes every prompt through the server and in this
-// process, in both formats, with and without project words, and fails on
-// any difference a user could see. It returns the served answers.
+// checkServedLikeLocal routes every prompt through the server and with the
+// router megagit builds in this process (see routetest.CheckLikeLocal).
 func checkServedLikeLocal(t *testing.T, e *env) []routeResult {
 	t.Helper()
 	local, err := e.router(&app{errOut: &bytes.Buffer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var all []routeResult
-	for _, format := range []string{"catalog", "compose"} {
-		s := routeSettings{TopK: 5, Format: format, Budget: 2000}
-		for _, p := range servePrompts {
-			docs, rr, err := served(e, p, "", s, 5*time.Second)
-			if err != nil {
-				t.Fatalf("%q: %v", p, err)
-			}
-			all = append(all, rr)
-			got, want := seen(docs, rr), seen(local.Docs, local.Route(p, s))
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("%s %q: served %+v\nin-process %+v", format, p, got, want)
-			}
-			docs, rr, err = served(e, p, "kafka-tools", s, 5*time.Second)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, want = seen(docs, rr), seen(local.Docs, local.RouteWithProject(p, "kafka-tools", s))
-			if !reflect.DeepEqual(got.Names, want.Names) || got.Reason != want.Reason {
-				t.Errorf("%q with project: served %+v\nin-process %+v", p, got, want)
-			}
-		}
-	}
-	return all
+	return routetest.CheckLikeLocal(t, serveClient(e), local)
+}
+
+func TestServeFlags(t *testing.T) {
+	testFlags(t, newServeCmd, func(o *serveOptions) { o.app = nil }, []flagCase[serveOptions]{
+		{name: "none", args: nil, want: serveOptions{}},
+		{name: "idle", args: []string{"--idle", "90s"}, want: serveOptions{idle: 90 * time.Second}},
+		{name: "bad idle", args: []string{"--idle", "soon"}, wantErr: `invalid argument "soon" for "--idle"`},
+		{name: "an argument", args: []string{"now"}, wantErr: "expects no arguments"},
+		{name: "unknown flag", args: []string{"--socket", "x"}, wantErr: "unknown flag: --socket"},
+	})
 }
 
 func TestServeRoutesLikeInProcess(t *testing.T) {
@@ -196,25 +124,25 @@ func TestServeSeesEditsAndDeclinesOtherSettings(t *testing.T) {
 	e := startServe(t, dir)
 	s := routeSettings{TopK: 3, Format: "catalog", Budget: 2000}
 	const prompt = "zanzibar quokka export"
-	if docs, rr, err := served(e, prompt, "", s, 5*time.Second); err != nil || rr.Res.K != 0 {
-		t.Fatalf("before the edit: %v, %+v", err, seen(docs, rr))
+	if docs, rr, err := serveClient(e).Route(prompt, "", s, 5*time.Second); err != nil || rr.Res.K != 0 {
+		t.Fatalf("before the edit: %v, %+v", err, routetest.SeenOf(docs, rr))
 	}
 	p := filepath.Join(dir, "skills", "s005", "SKILL.md")
 	text := "---\nname: s005\ndescription: Export quokka census data from Zanzibar.\n---\n\n# Export\n"
 	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	docs, rr, err := served(e, prompt, "", s, 5*time.Second)
+	docs, rr, err := serveClient(e).Route(prompt, "", s, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := seen(docs, rr).Names; len(got) == 0 || got[0] != "s005" {
+	if got := routetest.SeenOf(docs, rr).Names; len(got) == 0 || got[0] != "s005" {
 		t.Errorf("after editing s005, served %v, want s005 first", got)
 	}
 
 	other := *e.cfg
 	other.Model.FusionW = 0.9
-	if _, _, err := served(&env{reg: e.reg, cfg: &other}, prompt, "", s, 5*time.Second); !errors.Is(err, errNotServed) {
+	if _, _, err := serveClient(&env{reg: e.reg, cfg: &other}).Route(prompt, "", s, 5*time.Second); !errors.Is(err, route.ErrNotServed) {
 		t.Errorf("a client with another fusion weight: err %v, want a decline", err)
 	}
 }
@@ -280,7 +208,7 @@ func BenchmarkServed(b *testing.B) {
 	const prompt = "my docker build cache is flaky in the ci pipeline"
 	b.Run("serve", func(b *testing.B) {
 		for b.Loop() {
-			if _, _, err := served(e, prompt, "", s, 10*time.Second); err != nil {
+			if _, _, err := serveClient(e).Route(prompt, "", s, 10*time.Second); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -315,7 +243,7 @@ func TestHookPromptIgnoresABadServer(t *testing.T) {
 	want, _ := hookOnce(t, dir, "", prompt)
 	e := reopen(t, dir)
 	for _, answer := range []string{"not json\n", `{"docs":[],"emitted":[5],"candidates":1}` + "\n"} {
-		ln, err := listenSocket(serveSocketPath(e.reg))
+		ln, err := net.Listen("unix", route.SocketPath(e.reg.Root(), e.reg.LocalDir()))
 		if err != nil {
 			t.Fatal(err)
 		}

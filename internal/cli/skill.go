@@ -13,7 +13,7 @@ import (
 
 func newSkillCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "skill", Short: "Add, list and show skills"}
-	cmd.AddCommand(newSkillAddCmd(a), newSkillListCmd(a), newSkillShowCmd(a))
+	cmd.AddCommand(newSkillAddCmd(a, nil), newSkillListCmd(a, nil), newSkillShowCmd(a, nil))
 	return cmd
 }
 
@@ -24,7 +24,9 @@ type skillAddOptions struct {
 	bodyFile    string
 }
 
-func newSkillAddCmd(a *app) *cobra.Command {
+// newSkillAddCmd parses `megagit skill add` into options and hands
+// them to runF, or to skillAddRun when runF is nil (tests pass a stub).
+func newSkillAddCmd(a *app, runF func(*skillAddOptions) error) *cobra.Command {
 	opts := &skillAddOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "add NAME --description TEXT [--body-file F]",
@@ -32,6 +34,9 @@ func newSkillAddCmd(a *app) *cobra.Command {
 		Args:  exactArgs(1, "a skill NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.name = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
 			return skillAddRun(opts)
 		},
 	}
@@ -74,13 +79,20 @@ type skillListOptions struct {
 	json bool
 }
 
-func newSkillListCmd(a *app) *cobra.Command {
+// newSkillListCmd parses `megagit skill list` into options and hands
+// them to runF, or to skillListRun when runF is nil (tests pass a stub).
+func newSkillListCmd(a *app, runF func(*skillListOptions) error) *cobra.Command {
 	opts := &skillListOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List skills with their status and evidence",
 		Args:  exactArgs(0, "no arguments"),
-		RunE:  func(cmd *cobra.Command, args []string) error { return skillListRun(opts) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return skillListRun(opts)
+		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")
 	return cmd
@@ -163,7 +175,9 @@ type skillShowOptions struct {
 	json bool
 }
 
-func newSkillShowCmd(a *app) *cobra.Command {
+// newSkillShowCmd parses `megagit skill show` into options and hands
+// them to runF, or to skillShowRun when runF is nil (tests pass a stub).
+func newSkillShowCmd(a *app, runF func(*skillShowOptions) error) *cobra.Command {
 	opts := &skillShowOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "show NAME",
@@ -171,6 +185,9 @@ func newSkillShowCmd(a *app) *cobra.Command {
 		Args:  exactArgs(1, "a skill NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.name = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
 			return skillShowRun(opts)
 		},
 	}

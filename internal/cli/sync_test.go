@@ -9,7 +9,7 @@ import (
 )
 
 func TestSyncFlags(t *testing.T) {
-	runFlagCases(t, newSyncCmd, func(o *syncOptions) { o.app = nil }, []flagCase[syncOptions]{
+	testFlags(t, newSyncCmd, func(o *syncOptions) { o.app = nil }, []flagCase[syncOptions]{
 		{name: "defaults"},
 		{name: "remote and dry run", args: []string{"--remote", "up", "--dry-run"}, want: syncOptions{remote: "up", dryRun: true}},
 		{name: "json and all", args: []string{"--json", "--all"}, want: syncOptions{json: true, all: true}},

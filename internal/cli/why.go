@@ -18,7 +18,9 @@ type whyOptions struct {
 	json   bool
 }
 
-func newWhyCmd(a *app) *cobra.Command {
+// newWhyCmd parses `megagit why` into options and hands them to runF, or
+// to whyRun when runF is nil (tests pass a stub).
+func newWhyCmd(a *app, runF func(*whyOptions) error) *cobra.Command {
 	opts := &whyOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "why PROMPT NAME",
@@ -26,6 +28,9 @@ func newWhyCmd(a *app) *cobra.Command {
 		Args:  exactArgs(2, "a PROMPT and a skill NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.prompt, opts.skill = args[0], args[1]
+			if runF != nil {
+				return runF(opts)
+			}
 			return whyRun(opts)
 		},
 	}
@@ -39,7 +44,7 @@ type whyJSON struct {
 	Of      int              `json:"of"`
 	Emitted bool             `json:"emitted"`
 	K       int              `json:"k"`
-	Reason  string           `json:"reason"`
+	Reason  ranker.KReason   `json:"reason"`
 	Terms   ranker.Breakdown `json:"terms"`
 	// Semantic splits the dense score into its two cosines, when a model is on.
 	Semantic *semanticParts `json:"semantic,omitempty"`

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/registrytest"
 	"github.com/megagit/megagit/skillfile"
 )
 
@@ -98,17 +98,8 @@ func benchTeam(b *testing.B, n int) []*registry.Registry {
 		}
 	}
 	// One commit adds them all, as a plain `git add skills && git commit` would.
-	wt, err := r.Repo().Worktree()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := wt.Add("skills"); err != nil {
-		b.Fatal(err)
-	}
-	sig := &object.Signature{Name: "Bench", Email: "bench@example.com", When: time.Now()}
-	if _, err := wt.Commit("bench: add skills\n", &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
-		b.Fatal(err)
-	}
+	registrytest.Git(b, r, "add", "skills")
+	registrytest.Git(b, r, "commit", "-qm", "bench: add skills")
 	bare := dir + "/remote.git"
 	if _, err := git.PlainInit(bare, true); err != nil {
 		b.Fatal(err)

@@ -1,0 +1,153 @@
+// Package install adds megagit's hooks to an agent's settings file (Claude
+// Code, Codex CLI, Gemini CLI) and takes them out again: it finds the file
+// for a scope, merges or removes megagit's entries and keeps everything
+// else in the user's order, picks how the agent will run megagit and
+// megagit-hook, and writes the file atomically.
+package install
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/megagit/megagit/registry/local"
+)
+
+// Options are one `megagit hook install` or `megagit hook uninstall`
+// call's, with the agent and scope already checked.
+type Options struct {
+	Agent     string
+	Scope     string // ScopeProject or ScopeUser
+	Uninstall bool
+	DryRun    bool   // print the diff on Out and write nothing
+	Command   string // how the agent runs megagit; "": this binary (see commands)
+	Lean      string // how it runs megagit-hook for prompts; "none": it does not; "": the one next to this binary
+	// Root and WorkTree are the registry's, "" when none was found (a
+	// user-scope install can do without one).
+	Root, WorkTree string
+	Out, ErrOut    io.Writer
+}
+
+// Run installs or uninstalls megagit's hooks for one agent and scope and
+// says what it did on ErrOut.
+func Run(opts Options) error {
+	home, err := os.UserHomeDir()
+	if err != nil && opts.Scope == ScopeUser {
+		return err
+	}
+	path, err := SettingsPath(opts.Agent, opts.Scope, opts.WorkTree, home)
+	if err != nil {
+		return err
+	}
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	var updated []byte
+	if opts.Uninstall {
+		if len(old) == 0 {
+			fmt.Fprintf(opts.ErrOut, "megagit: %s does not exist; nothing to remove\n", path)
+			return nil
+		}
+		updated, err = Remove(old)
+	} else {
+		var entries []Entry
+		command, lean := commands(opts)
+		if entries, err = AgentEntries(opts.Agent, command, lean); err == nil {
+			updated, err = Merge(old, entries)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", local.ErrInvalid, path, err)
+	}
+	if string(updated) == string(old) {
+		fmt.Fprintf(opts.ErrOut, "megagit: %s is up to date\n", path)
+		return nil
+	}
+	if opts.DryRun {
+		fmt.Fprint(opts.Out, Diff(path, path, string(old), string(updated)))
+		return nil
+	}
+	if err := writeSettings(path, updated); err != nil {
+		return err
+	}
+	verb := "installed megagit hooks in"
+	if opts.Uninstall {
+		verb = "removed megagit hooks from"
+	}
+	fmt.Fprintf(opts.ErrOut, "megagit: %s %s\n", verb, path)
+	return nil
+}
+
+// commands is how the agent will run megagit, and megagit-hook for
+// prompts ("" when it is not to be used): --command and --hook-command if
+// given; else `megagit` when the binary on PATH is this one (portable,
+// survives upgrades, fine to commit in a project's settings), else this
+// binary's absolute path, and the megagit-hook next to it the same way. A
+// user-scope install pins the registry with -C (every project then routes
+// against it); so does a project install whose registry is not at the work
+// tree's root, since the agent runs hooks from there.
+func commands(opts Options) (command, lean string) {
+	command, lean = opts.Command, opts.Lean
+	if command == "" {
+		command = "megagit"
+		exe, err := os.Executable()
+		if err == nil {
+			exe, _ = filepath.EvalSymlinks(exe)
+		}
+		onPath, lerr := exec.LookPath("megagit")
+		if err == nil && (lerr != nil || !sameFile(onPath, exe)) {
+			command = ShellQuote(exe)
+			if strings.HasPrefix(exe, os.TempDir()) {
+				fmt.Fprintf(opts.ErrOut, "megagit: warning: %s is a temporary binary (go run?); install megagit (go install ./cmd/...) and run this again\n", exe)
+			}
+		}
+		if lean == "" && err == nil {
+			lean = leanCommand(opts, command, exe)
+		}
+	}
+	if lean == "none" {
+		lean = ""
+	}
+	if opts.Root != "" && (opts.Scope == ScopeUser || opts.Root != opts.WorkTree) {
+		command += " -C " + ShellQuote(opts.Root)
+		if lean != "" {
+			lean += " -C " + ShellQuote(opts.Root)
+		}
+	}
+	return command, lean
+}
+
+// leanCommand runs the megagit-hook next to the megagit binary exe (run
+// as command): by name when that is the one on PATH, else by path; ""
+// with a note when there is none.
+func leanCommand(opts Options, command, exe string) string {
+	sibling := filepath.Join(filepath.Dir(exe), "megagit-hook")
+	if st, err := os.Stat(sibling); err != nil || !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
+		fmt.Fprintf(opts.ErrOut, "megagit: note: no megagit-hook next to %s: prompts run `megagit hook prompt`, which starts slower (install both: go install ./cmd/...)\n", exe)
+		return ""
+	}
+	if onPath, err := exec.LookPath("megagit-hook"); command == "megagit" && err == nil && sameFile(onPath, sibling) {
+		return "megagit-hook"
+	}
+	return ShellQuote(sibling)
+}
+
+func sameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// writeSettings replaces the settings file atomically, keeping its mode.
+func writeSettings(path string, data []byte) error {
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
+	return local.WriteFileAtomic(path, data, mode)
+}

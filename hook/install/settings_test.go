@@ -1,0 +1,77 @@
+package install
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/megagit/megagit/hook"
+)
+
+func TestMergeRemove(t *testing.T) {
+	user := `{"model":"x","hooks":{"Stop":[{"hooks":[{"type":"command","command":"notify-send done"},{"type":"command","command":"/old/megagit hook stop --agent claude"}]}]},"z":1}`
+	entries, err := AgentEntries(hook.AgentClaude, "megagit", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	once, err := Merge([]byte(user), entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(once)
+	if strings.Count(s, "hook stop --agent claude") != 2 || strings.Contains(s, "/old/megagit") || !strings.Contains(s, "notify-send done") {
+		t.Errorf("install:\n%s", s)
+	}
+	if strings.Index(s, `"model"`) > strings.Index(s, `"hooks"`) || strings.Index(s, `"hooks"`) > strings.Index(s, `"z"`) {
+		t.Errorf("key order changed:\n%s", s)
+	}
+	twice, err := Merge(once, entries)
+	if err != nil || string(twice) != s {
+		t.Errorf("second install changed the file (%v):\n%s", err, twice)
+	}
+	back, err := Remove(twice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := string(back); strings.Contains(b, "megagit") || !strings.Contains(b, "notify-send done") || !strings.Contains(b, `"z": 1`) {
+		t.Errorf("uninstall:\n%s", b)
+	}
+	empty, err := Remove([]byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"megagit hook stop"}]}]}}`))
+	if err != nil || strings.TrimSpace(string(empty)) != "{}" {
+		t.Errorf("uninstall of ours only = %q, %v", empty, err)
+	}
+	if _, err := Merge([]byte(`[1]`), entries); err == nil {
+		t.Error("a non-object settings file was accepted")
+	}
+}
+
+func TestIsOurs(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"megagit hook prompt --agent claude":                 true,
+		"/usr/local/bin/megagit hook stop --agent codex":     true,
+		"'/path with space/megagit' -C /srv/reg hook prompt": true,
+		"megagit -C '/a b' hook stop":                        true,
+		"notmegagitx hook prompt":                            false,
+		"megagit route foo":                                  false,
+		"echo megagit hook prompt is great | tee":            true,
+		"$HOME/bin/branch-context.sh":                        false,
+		"megagit-hook prompt --agent claude":                 true,
+		"'/opt/mg/megagit-hook' -C /srv/reg prompt":          true,
+		"/usr/bin/megagit-hook --version":                    false,
+		"megagit-hooks prompt":                               false,
+	} {
+		if got := IsOurs(cmd); got != want {
+			t.Errorf("IsOurs(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+}
+
+func TestDiff(t *testing.T) {
+	got := Diff("a", "b", "x\ny\nz\n", "x\nY\nz\n")
+	want := "--- a\n+++ b\n@@ -1,3 +1,3 @@\n x\n-y\n+Y\n z\n"
+	if got != want {
+		t.Errorf("Diff =\n%s\nwant\n%s", got, want)
+	}
+	if Diff("a", "b", "same", "same") != "" {
+		t.Error("equal texts gave a diff")
+	}
+}

@@ -1,0 +1,75 @@
+package hook
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/megagit/megagit/registry/local"
+	"golang.org/x/term"
+)
+
+// Files the hooks keep in .megagit/local/, and their bounds.
+const (
+	LogFile          = "hook.log"
+	DecisionLog      = "decisions.jsonl"
+	SessionDir       = "sessions"
+	LogMaxBytes      = 1 << 20
+	DecisionMaxBytes = 4 << 20 // about 10,000 decisions; the oldest half goes when full
+)
+
+// RegistryDir picks where a hook looks for the registry: -C when given (an
+// install can pin a registry), else the agent's cwd, else the process's.
+func RegistryDir(dir, cwd string) string {
+	switch {
+	case dir != "":
+		return dir
+	case cwd != "":
+		return cwd
+	}
+	return "."
+}
+
+// ReadInput reads stdin up to the protocol's cap; a terminal is not read
+// (a person running `hook stop --transcript F` by hand).
+func ReadInput(in io.Reader) ([]byte, error) {
+	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return nil, nil
+	}
+	data, err := io.ReadAll(io.LimitReader(in, MaxInput+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxInput {
+		return nil, fmt.Errorf("%w: stdin larger than %d bytes", ErrBadInput, MaxInput)
+	}
+	return data, nil
+}
+
+// Log records why a hook did nothing: in hook.log when a registry was
+// found, and on stderr (agents show a hook's stderr only in debug views).
+func Log(errOut io.Writer, dir *local.Dir, now time.Time, agent, verb string, err error) {
+	msg := strings.Join(strings.Fields(err.Error()), " ")
+	line := fmt.Sprintf("%s %s %s: %s", now.UTC().Format(time.RFC3339), agent, verb, msg)
+	fmt.Fprintf(errOut, "megagit: hook %s: %s\n", verb, msg)
+	if dir != nil {
+		if lerr := dir.Append(LogFile, []byte(line), LogMaxBytes); lerr != nil {
+			fmt.Fprintf(errOut, "megagit: hook log: %v\n", lerr)
+		}
+	}
+}
+
+// SessionFile is a session's memory file name under .megagit/local/.
+func SessionFile(id string) string { return SessionDir + "/" + SanitizeID(id) + ".json" }
+
+// LoadSession reads a session's memory; missing or junk is a fresh one.
+func LoadSession(dir local.Dir, id string) (*Session, error) {
+	data, err := dir.Read(SessionFile(id))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	return ParseSession(id, data), nil
+}

@@ -1,0 +1,152 @@
+// Package stop is the stop hook: after each turn, and when a session
+// ends, it reads what happened (the Claude Code transcript, or the session
+// memory and the turn's final answer for Codex and Gemini CLI), takes the
+// <skill-used/> tags the model wrote about skills injected in the session,
+// derives seed 001's implicit outcomes, and records them all as verdicts
+// in one commit. It needs the git store, so only the megagit binary runs
+// it; megagit-hook never links it.
+package stop
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/local"
+)
+
+// Options are one stop hook call's.
+type Options struct {
+	Agent string
+	Dir   string // -C: where to look for the registry instead of the agent's cwd
+	// Transcript is a Claude Code transcript to read instead of the
+	// event's transcript_path (a person running the hook after a
+	// session); it settles pending outcomes.
+	Transcript string
+	// Session is the session id; "": the event's, or the transcript
+	// file's name.
+	Session string
+	// Final says the session is over: every pending implicit outcome is
+	// settled.
+	Final  bool
+	Now    func() time.Time
+	In     io.Reader
+	ErrOut io.Writer
+	// Open finds the registry from a folder and opens it with its config.
+	// When it returns a registry and an error, the error is logged in that
+	// registry.
+	Open func(dir string) (*registry.Registry, error)
+}
+
+// Run is the stop hook: it reads the agent's event from opts.In and
+// records the session's verdicts. It prints nothing on stdout, whatever
+// happens: a failure, even a panic, is logged (see hook.Log) and the
+// agent carries on.
+func Run(opts Options) {
+	var reg *registry.Registry
+	defer func() {
+		if p := recover(); p != nil {
+			logError(opts, reg, fmt.Errorf("panic: %v", p))
+		}
+	}()
+	if err := work(opts, &reg); err != nil {
+		logError(opts, reg, err)
+	}
+}
+
+// logError records why the stop hook did (part of) nothing: in hook.log
+// when a registry was found, and on stderr.
+func logError(opts Options, reg *registry.Registry, err error) {
+	var dir *local.Dir
+	if reg != nil {
+		l := reg.Local()
+		dir = &l
+	}
+	hook.Log(opts.ErrOut, dir, opts.Now(), opts.Agent, "stop", err)
+}
+
+// work applies the session's verdicts. Explicit ones come only from
+// <skill-used/> tags in assistant text and only for skills injected in this
+// session, at most one per skill and session (the first); implicit ones are
+// seed 001 outcomes, one per injection once settled. The ledger is checked
+// too, so a rerun on the same transcript records nothing new.
+func work(opts Options, regOut **registry.Registry) error {
+	if err := hook.CheckAgent(opts.Agent); err != nil {
+		return err
+	}
+	data, err := hook.ReadInput(opts.In)
+	if err != nil {
+		return err
+	}
+	var in hook.Input
+	if len(strings.TrimSpace(string(data))) > 0 || opts.Transcript == "" {
+		if in, err = hook.ParseInput(data, false); err != nil {
+			return err
+		}
+	}
+	if opts.Transcript != "" {
+		in.TranscriptPath = opts.Transcript
+	}
+	if opts.Session != "" {
+		in.SessionID = opts.Session
+	}
+	if in.SessionID == "" && in.TranscriptPath != "" {
+		in.SessionID = strings.TrimSuffix(filepath.Base(in.TranscriptPath), ".jsonl")
+	}
+	if in.SessionID == "" {
+		return fmt.Errorf("%w: no session_id", hook.ErrBadInput)
+	}
+	reg, err := opts.Open(hook.RegistryDir(opts.Dir, in.Cwd))
+	if reg != nil {
+		*regOut = reg
+	}
+	if err != nil {
+		return err
+	}
+	sess, err := hook.LoadSession(reg.Local(), in.SessionID)
+	if err != nil || len(sess.Injections) == 0 {
+		return err // nothing was injected: no verdict can be about this session
+	}
+	turns, err := sessionTurns(opts.Agent, in, sess)
+	if err != nil {
+		return err
+	}
+	final := opts.Final || opts.Transcript != "" || in.SessionEnded()
+	ledgers, err := reg.Ledgers()
+	if err != nil {
+		return err
+	}
+	logf := func(err error) { logError(opts, reg, err) }
+	inputs := explicitVerdicts(logf, sess, turns, ledgers)
+	inputs = append(inputs, implicitVerdicts(sess, turns, ledgers, final)...)
+	var keep []registry.VerdictInput
+	for _, v := range inputs {
+		if _, err := reg.Skill(v.Skill); err != nil {
+			logf(fmt.Errorf("dropped %s verdict for %s: %w", v.Verdict, v.Skill, err))
+			continue
+		}
+		keep = append(keep, v)
+	}
+	if len(keep) > 0 {
+		if _, _, err := reg.RecordVerdicts(keep, opts.Now()); err != nil {
+			return err // session memory not saved: the next stop retries
+		}
+	}
+	sess.Stopped = true
+	return saveSession(reg, sess, opts.Now())
+}
+
+// saveSession saves the session's memory, with the tags and outcomes now
+// applied, atomically: a hook killed mid-write leaves the old file.
+func saveSession(reg *registry.Registry, s *hook.Session, now time.Time) error {
+	s.Updated = now.UTC().Format(time.RFC3339)
+	data, err := s.Marshal()
+	if err != nil {
+		return err
+	}
+	return reg.Local().Write(hook.SessionFile(s.ID), data)
+}

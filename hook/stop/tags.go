@@ -1,0 +1,81 @@
+package stop
+
+import (
+	"html"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/megagit/megagit/hook"
+)
+
+// lazyRE compiles a regular expression on first use, not at program start:
+// every megagit command pays for package initialisation (the prompt hook
+// on every prompt), and the prompt hook uses none of these.
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
+// Tag is one <skill-used name=".." verdict=".." reason=".."/> report.
+type Tag struct {
+	Name    string
+	Verdict string // HELPFUL, HARMFUL or NEUTRAL (upper case)
+	Reason  string
+	// Index is the tag's position among the valid tags of its text, so a
+	// (message, index) pair names one report for de-duplication.
+	Index int
+}
+
+// MaxTagText caps how much of one message is scanned for tags.
+const MaxTagText = 1 << 20
+
+var (
+	tagRE  = lazyRE(`<skill-used\b([^<>]*?)/?>`)
+	attrRE = lazyRE(`([A-Za-z_][A-Za-z0-9_-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')`)
+	nameRE = lazyRE(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
+)
+
+// ParseTags returns the well-formed tags in text, in order. A tag needs a
+// valid skill name (lowercase letters, digits, hyphens, at most 64) and one
+// of the three verdict words (any case); anything else, including the
+// template "HELPFUL|HARMFUL|NEUTRAL" the injection shows, is skipped.
+// Attribute values are HTML-unescaped and reasons folded to one line.
+func ParseTags(text string) []Tag {
+	if len(text) > MaxTagText {
+		text = text[:MaxTagText]
+	}
+	if !strings.Contains(text, "<skill-used") {
+		return nil
+	}
+	var out []Tag
+	for _, m := range tagRE().FindAllStringSubmatch(text, -1) {
+		if len(m[1]) > 4096 {
+			continue // no real tag is this long
+		}
+		attrs := map[string]string{}
+		for _, a := range attrRE().FindAllStringSubmatch(m[1], -1) {
+			key := strings.ToLower(a[1])
+			if _, dup := attrs[key]; dup {
+				continue // first value wins, like an HTML parser
+			}
+			val := a[2]
+			if val == "" {
+				val = a[3]
+			}
+			attrs[key] = html.UnescapeString(val)
+		}
+		name := strings.TrimSpace(attrs["name"])
+		verdict := strings.ToUpper(strings.TrimSpace(attrs["verdict"]))
+		if len(name) > 64 || !nameRE().MatchString(name) {
+			continue
+		}
+		switch verdict {
+		case "HELPFUL", "HARMFUL", "NEUTRAL":
+		default:
+			continue
+		}
+		reason := hook.Clip(attrs["reason"], 500)
+		out = append(out, Tag{Name: name, Verdict: verdict, Reason: reason, Index: len(out)})
+	}
+	return out
+}

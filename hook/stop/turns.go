@@ -1,0 +1,74 @@
+package stop
+
+import (
+	"os"
+	"strings"
+
+	"github.com/megagit/megagit/hook"
+)
+
+// sessionTurns reads the Claude Code transcript, or rebuilds the turns from
+// the session memory and the event's final answer (Codex, Gemini CLI).
+func sessionTurns(agent string, in hook.Input, sess *hook.Session) ([]Turn, error) {
+	if agent == hook.AgentClaude && in.TranscriptPath != "" {
+		f, err := os.Open(in.TranscriptPath)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		t, err := ReadClaudeTranscript(f)
+		return t.Turns, err
+	}
+	final := in.FinalAnswer()
+	return rememberedTurns(sess, final, "final:"+hook.PromptHash(final)[:16]), nil
+}
+
+// rememberedTurns rebuilds turns from remembered prompts, for agents whose
+// transcript megagit does not read; final is the turn's last answer, if
+// known. Turns before FirstTurn have empty prompts (no correction or
+// success signal), except those that triggered an injection: they get
+// their prompt back from it, so LocateTurn still finds the injection's own
+// turn.
+func rememberedTurns(s *hook.Session, final, finalKey string) []Turn {
+	turns := make([]Turn, len(s.Prompts))
+	for i, p := range s.Prompts {
+		turns[i].Prompt = p
+	}
+	for _, inj := range s.Injections {
+		if t := inj.Turn; t >= 0 && t < min(s.FirstTurn, len(turns)) {
+			turns[t].Prompt = inj.Prompt
+		}
+	}
+	if final != "" && len(turns) > 0 {
+		last := &turns[len(turns)-1]
+		last.Texts = append(last.Texts, Text{Key: finalKey, Text: final})
+	}
+	return turns
+}
+
+// LocateTurn finds the transcript turn of an injection: the turn whose
+// prompt equals the remembered one, nearest to the remembered index; the
+// remembered index itself when no prompt matches.
+func LocateTurn(turns []Turn, inj hook.Injection) int {
+	want := strings.Join(strings.Fields(inj.Prompt), " ")
+	best, bestDist := -1, 0
+	for i, t := range turns {
+		if hook.Clip(t.Prompt, hook.MaxPromptMemory) != want {
+			continue
+		}
+		d := i - inj.Turn
+		if d < 0 {
+			d = -d
+		}
+		if best < 0 || d < bestDist {
+			best, bestDist = i, d
+		}
+	}
+	if best >= 0 {
+		return best
+	}
+	if inj.Turn < len(turns) {
+		return inj.Turn
+	}
+	return -1
+}

@@ -1,0 +1,83 @@
+package stop
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/lifecycle"
+	"github.com/megagit/megagit/registry"
+)
+
+// ledgerHas reports whether the ledger already holds a verdict of this
+// session for skill from source.
+func ledgerHas(ledgers map[string][]registry.Entry, skill, session, source string) bool {
+	for _, en := range ledgers[skill] {
+		if en.Session == session && en.Source == source && en.Action == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// explicitVerdicts turns the session's new <skill-used/> tags into
+// verdicts, marking each tag processed; log records the tags it ignores.
+func explicitVerdicts(log func(error), sess *hook.Session, turns []Turn, ledgers map[string][]registry.Entry) []registry.VerdictInput {
+	var out []registry.VerdictInput
+	for ti, turn := range turns {
+		for _, tx := range turn.Texts {
+			for _, tag := range ParseTags(tx.Text) {
+				key := tx.Key + "/" + strconv.Itoa(tag.Index)
+				if sess.Seen(key) {
+					continue
+				}
+				sess.Mark(key)
+				inj := sess.Injected(tag.Name)
+				if inj == nil {
+					log(fmt.Errorf("ignored tag for %s: not injected in session %s", tag.Name, sess.ID))
+					continue
+				}
+				if at := LocateTurn(turns, *inj); inj.Explicit || (at >= 0 && ti < at) ||
+					ledgerHas(ledgers, tag.Name, sess.ID, registry.SourceExplicit) {
+					continue
+				}
+				inj.Explicit = true
+				out = append(out, registry.VerdictInput{
+					Skill: tag.Name, Verdict: lifecycle.Verdict(tag.Verdict), Reason: tag.Reason,
+					Context: inj.Prompt, Session: sess.ID,
+				})
+			}
+		}
+	}
+	return out
+}
+
+// implicitVerdicts turns the settled implicit outcomes of the session's
+// injections into verdicts, once per injection.
+func implicitVerdicts(sess *hook.Session, turns []Turn, ledgers map[string][]registry.Entry, final bool) []registry.VerdictInput {
+	var out []registry.VerdictInput
+	for i := range sess.Injections {
+		inj := &sess.Injections[i]
+		if inj.Implicit || ledgerHas(ledgers, inj.Skill, sess.ID, registry.SourceImplicit) {
+			inj.Implicit = true
+			continue
+		}
+		o := ImplicitOutcome(turns, LocateTurn(turns, *inj), inj.Words, final)
+		if !o.Settled {
+			continue
+		}
+		inj.Implicit = true
+		v := lifecycle.Neutral
+		switch {
+		case o.Value > 0:
+			v = lifecycle.Helpful
+		case o.Value < 0:
+			v = lifecycle.Harmful
+		}
+		out = append(out, registry.VerdictInput{
+			Skill: inj.Skill, Verdict: v, Reason: "implicit " + o.Signal + ": " + o.Detail,
+			Context: inj.Prompt, Session: sess.ID, Implicit: true, Outcome: o.Value,
+		})
+	}
+	return out
+}

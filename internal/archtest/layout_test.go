@@ -1,0 +1,150 @@
+package archtest
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/megagit/megagit"
+
+// pure rooms take values and return values: no files, no network, no
+// environment, no clock of their own.
+var pure = []string{"ranker", "lifecycle"}
+
+// impure are the imports a pure room must not have.
+var impure = []string{"os", "os/exec", "os/signal", "io/fs", "io/ioutil", "net", "syscall", "golang.org/x/sys/unix"}
+
+// pkg is one package of the module as its non-test files import it.
+type pkg struct {
+	dir     string
+	imports map[string]bool
+	files   map[string]*ast.File // by file name
+}
+
+// loadModule parses the imports of every package in the module.
+func loadModule(t *testing.T) map[string]*pkg {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("module root not found: %v", err)
+	}
+	pkgs := map[string]*pkg{}
+	fset := token.NewFileSet()
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		ip := module
+		if rel != "." {
+			ip += "/" + filepath.ToSlash(rel)
+		}
+		p := pkgs[ip]
+		if p == nil {
+			p = &pkg{dir: filepath.Dir(path), imports: map[string]bool{}, files: map[string]*ast.File{}}
+			pkgs[ip] = p
+		}
+		p.files[name] = f
+		for _, im := range f.Imports {
+			s, _ := strconv.Unquote(im.Path.Value)
+			p.imports[s] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkgs
+}
+
+func TestPureRoomsStayPure(t *testing.T) {
+	pkgs := loadModule(t)
+	for _, name := range pure {
+		p := pkgs[module+"/"+name]
+		if p == nil {
+			t.Errorf("pure package %s not found", name)
+			continue
+		}
+		for im := range p.imports {
+			if slices.Contains(impure, im) || strings.HasPrefix(im, "net/") {
+				t.Errorf("%s imports %s: a pure room does no I/O", name, im)
+			}
+			if strings.HasPrefix(im, module+"/") && !slices.Contains(pure, strings.TrimPrefix(im, module+"/")) {
+				t.Errorf("%s imports %s: a pure room imports only other pure rooms", name, im)
+			}
+		}
+		for file, f := range p.files {
+			ast.Inspect(f, func(n ast.Node) bool {
+				sel, ok := n.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				if x, ok := sel.X.(*ast.Ident); ok && x.Name == "time" && (sel.Sel.Name == "Now" || sel.Sel.Name == "Since" || sel.Sel.Name == "Until") {
+					t.Errorf("%s: %s uses time.%s: the clock comes in as an argument", name, file, sel.Sel.Name)
+				}
+				return true
+			})
+		}
+	}
+}
+
+// Imports flow one way: cmd -> internal/cli -> the rooms that do I/O ->
+// the pure rooms. Nothing but cmd/megagit imports internal/cli, and only
+// config reads viper.
+func TestImportsFlowOneWay(t *testing.T) {
+	pkgs := loadModule(t)
+	for ip, p := range pkgs {
+		for im := range p.imports {
+			switch {
+			case strings.HasPrefix(im, module+"/internal/cli") && ip != module+"/cmd/megagit":
+				t.Errorf("%s imports %s: only cmd/megagit runs the commands", ip, im)
+			case strings.HasPrefix(im, module+"/cmd/"):
+				t.Errorf("%s imports %s: a command is never imported", ip, im)
+			case strings.HasPrefix(im, "github.com/spf13/viper") && ip != module+"/config":
+				t.Errorf("%s imports viper: config is its only reader", ip)
+			case strings.HasPrefix(im, "github.com/spf13/cobra") && !strings.HasPrefix(ip, module+"/internal/cli"):
+				t.Errorf("%s imports cobra: commands live in internal/cli", ip)
+			}
+		}
+	}
+	// registry/local is the file layout every room shares: it imports no room.
+	if p := pkgs[module+"/registry/local"]; p != nil {
+		for im := range p.imports {
+			if strings.HasPrefix(im, module+"/") {
+				t.Errorf("registry/local imports %s: the layout helpers import no room", im)
+			}
+		}
+	}
+	if p := pkgs[module+"/cmd/megagit"]; p != nil {
+		for im := range p.imports {
+			if strings.HasPrefix(im, module+"/") && im != module+"/internal/cli" {
+				t.Errorf("cmd/megagit imports %s: its main only calls internal/cli", im)
+			}
+		}
+	}
+}

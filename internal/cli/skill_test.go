@@ -1,0 +1,35 @@
+package cli
+
+import "testing"
+
+func TestSkillFlags(t *testing.T) {
+	t.Run("add", func(t *testing.T) {
+		testFlags(t, newSkillAddCmd, func(o *skillAddOptions) { o.app = nil }, []flagCase[skillAddOptions]{
+			{name: "name and description", args: []string{"flaky-tests", "--description", "Find why tests fail randomly"},
+				want: skillAddOptions{name: "flaky-tests", description: "Find why tests fail randomly"}},
+			{name: "body from stdin", args: []string{"flaky-tests", "--description", "d", "--body-file", "-"},
+				want: skillAddOptions{name: "flaky-tests", description: "d", bodyFile: "-"}},
+			{name: "no name", args: []string{"--description", "d"}, wantErr: "expects a skill NAME"},
+			{name: "two names", args: []string{"a", "b"}, wantErr: "expects a skill NAME"},
+			{name: "description without text", args: []string{"a", "--description"}, wantErr: "flag needs an argument: --description"},
+			{name: "unknown flag", args: []string{"a", "--desc", "d"}, wantErr: "unknown flag: --desc"},
+		})
+	})
+	t.Run("list", func(t *testing.T) {
+		testFlags(t, newSkillListCmd, func(o *skillListOptions) { o.app = nil }, []flagCase[skillListOptions]{
+			{name: "table", want: skillListOptions{}},
+			{name: "json", args: []string{"--json"}, want: skillListOptions{json: true}},
+			{name: "an argument", args: []string{"flaky-tests"}, wantErr: "expects no arguments"},
+			{name: "unknown flag", args: []string{"--all"}, wantErr: "unknown flag: --all"},
+		})
+	})
+	t.Run("show", func(t *testing.T) {
+		testFlags(t, newSkillShowCmd, func(o *skillShowOptions) { o.app = nil }, []flagCase[skillShowOptions]{
+			{name: "name", args: []string{"flaky-tests"}, want: skillShowOptions{name: "flaky-tests"}},
+			{name: "json", args: []string{"--json", "flaky-tests"}, want: skillShowOptions{name: "flaky-tests", json: true}},
+			{name: "no name", wantErr: "expects a skill NAME"},
+			{name: "bad json value", args: []string{"a", "--json=maybe"}, wantErr: `invalid argument "maybe"`},
+			{name: "unknown flag", args: []string{"a", "-v"}, wantErr: "unknown shorthand flag: 'v'"},
+		})
+	})
+}

@@ -1,0 +1,200 @@
+// Package dense is routing's dense channel: a semantic model's vectors
+// of every skill, read from the embedding caches, scoring prompts by
+// cosine. It is apart from package route, which takes it as a route.Dense,
+// so the megagit-hook binary links no model code.
+package dense
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/megagit/megagit/embedcache"
+	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/route"
+)
+
+// Channel is the dense channel: an embedder, each skill's vectors and the
+// model's profile.
+type Channel struct {
+	Emb  embedcache.Embedder
+	Prof embedcache.Profile
+	full [][]float32 // per doc: name + description
+	name [][]float32 // per doc: name alone
+}
+
+// ErrNoVectors: a model too slow to embed the registry on the fly (ONNX)
+// has no cached vector yet, so routing stays lexical until `megagit embed`.
+var ErrNoVectors = errors.New("no vectors yet")
+
+// DocTexts are the two texts embedded per skill (seed 000: semantic =
+// max(cos(q, full_doc), cos(q, name))).
+func DocTexts(d ranker.Doc) (full, name string) {
+	name = strings.ReplaceAll(d.ID, "-", " ")
+	return name + ": " + d.Description, name
+}
+
+// EmbedItems are the texts routing embeds per skill, keyed as New
+// keys them, so routing finds every vector `megagit embed` committed.
+func EmbedItems(docs []ranker.Doc) []embedcache.DocText {
+	items := make([]embedcache.DocText, 0, 2*len(docs))
+	for _, d := range docs {
+		full, name := DocTexts(d)
+		items = append(items, embedcache.DocText{Skill: d.ID, Field: "full", Text: full}, embedcache.DocText{Skill: d.ID, Field: "name", Text: name})
+	}
+	return items
+}
+
+// New embeds every doc, reading and filling the caches in dirs
+// (first = committed cache, read only; last = local cache, written). Only
+// a static model (cheap) embeds a registry no cache knows: a slower model
+// fails with ErrNoVectors until `megagit embed` has run.
+func New(emb embedcache.Embedder, prof embedcache.Profile, docs []ranker.Doc, cacheDirs []string, warn func(string)) (*Channel, error) {
+	vecs, err := CachedVectors(emb, EmbedItems(docs), cacheDirs, warn, prof.Kind == "static")
+	if err != nil {
+		return nil, err
+	}
+	s := &Channel{Emb: emb, Prof: prof, full: make([][]float32, len(docs)), name: make([][]float32, len(docs))}
+	for i := range docs {
+		s.full[i], s.name[i] = vecs[2*i], vecs[2*i+1]
+	}
+	return s, nil
+}
+
+// CachedVectors takes vectors from the read-only caches when present and
+// computes the rest through the writable (last) cache, saving it. Unless
+// cheap, it computes nothing when no cache holds a vector of the model
+// (ErrNoVectors): embedding a whole registry is `megagit embed`'s job.
+func CachedVectors(emb embedcache.Embedder, items []embedcache.DocText, dirs []string, warn func(string), cheap bool) ([][]float32, error) {
+	if warn == nil {
+		warn = func(string) {}
+	}
+	if len(dirs) == 0 {
+		texts := make([]string, len(items))
+		for i, it := range items {
+			texts[i] = it.Text
+		}
+		return emb.Embed(texts, embedcache.Document)
+	}
+	out := make([][]float32, len(items))
+	var missing []int
+	held := 0 // rows of this model in any cache
+	drift := DriftCheck(emb, warn)
+	for _, dir := range dirs[:len(dirs)-1] {
+		c := embedcache.OpenCache(dir, embedcache.CacheKey(emb), emb.Dim(), warn)
+		if drift(dir, c) {
+			continue
+		}
+		held += c.Len() - AnchorRows(c)
+		for i, it := range items {
+			if out[i] == nil {
+				out[i], _ = c.View(embedcache.TextSHA(it.Text)) // read only: scored, never changed
+			}
+		}
+	}
+	var rest []embedcache.DocText
+	for i, it := range items {
+		if out[i] == nil {
+			missing = append(missing, i)
+			rest = append(rest, it)
+		}
+	}
+	if len(rest) == 0 {
+		return out, nil
+	}
+	local := embedcache.OpenCache(dirs[len(dirs)-1], embedcache.CacheKey(emb), emb.Dim(), warn)
+	if drift(dirs[len(dirs)-1], local) {
+		local.Retain(func(string, string, string) bool { return false }) // rebuilt below
+	}
+	if !cheap && held+local.Len()-AnchorRows(local) == 0 {
+		return nil, ErrNoVectors
+	}
+	vecs, err := embedcache.EmbedDocs(emb, local, rest)
+	if err != nil {
+		return nil, err
+	}
+	for j, i := range missing {
+		out[i] = vecs[j]
+	}
+	if local.Dirty() {
+		if err := local.Save(false); err != nil {
+			warn(fmt.Sprintf("could not save the local embedding cache: %v", err))
+		}
+	}
+	return out, nil
+}
+
+// AnchorRows is 1 when c holds a drift anchor row, which is no skill's.
+func AnchorRows(c *embedcache.Cache) int {
+	if _, ok := c.Anchor(); ok {
+		return 1
+	}
+	return 0
+}
+
+// DriftCheck returns a test of a cache's drift anchor against emb (seed
+// 001 risk 1): true, with a warning, when the cache's rows were written by
+// a different model under the same key and must not be scored. The anchor
+// is embedded at most once per process, and only for a cache that has one.
+func DriftCheck(emb embedcache.Embedder, warn func(string)) func(dir string, c *embedcache.Cache) bool {
+	var fresh []float32
+	return func(dir string, c *embedcache.Cache) bool {
+		stored, ok := c.Anchor()
+		if !ok {
+			return false
+		}
+		if fresh == nil {
+			v, err := embedcache.EmbedAnchor(emb)
+			if err != nil {
+				return false
+			}
+			fresh = v
+		}
+		if cos := embedcache.Cosine(stored, fresh); cos < embedcache.DriftThreshold {
+			warn(fmt.Sprintf("%s was written by a different %s (drift anchor cosine %.2f < %.2f): ignoring it; run `megagit embed --all`",
+				dir, emb.ID(), cos, embedcache.DriftThreshold))
+			return true
+		}
+		return false
+	}
+}
+
+// DenseProfile implements route.Dense.
+func (s *Channel) DenseProfile() route.DenseProfile {
+	return route.DenseProfile{FusionW: s.Prof.FusionW, AbsFloor: s.Prof.AbsFloor, Tier: s.Prof.Tier}
+}
+
+// Scores is the per-doc dense relevance for a prompt, in doc order.
+func (s *Channel) Scores(prompt string) ([]float64, error) {
+	qv, err := s.Emb.Embed([]string{prompt}, embedcache.Query)
+	if err != nil {
+		return nil, err
+	}
+	q := qv[0]
+	out := make([]float64, len(s.full))
+	for i := range s.full {
+		out[i] = math.Max(dot(q, s.full[i]), dot(q, s.name[i]))
+	}
+	return out, nil
+}
+
+// Parts returns the two cosines behind one doc's semantic score.
+func (s *Channel) Parts(prompt string, doc int) (full, name float64, err error) {
+	qv, err := s.Emb.Embed([]string{prompt}, embedcache.Query)
+	if err != nil {
+		return 0, 0, err
+	}
+	return dot(qv[0], s.full[doc]), dot(qv[0], s.name[doc]), nil
+}
+
+func dot(a, b []float32) float64 {
+	if len(a) != len(b) {
+		return 0
+	}
+	var s float32
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return float64(s)
+}

@@ -1,0 +1,171 @@
+// Package route routes prompts against one registry's skills: the router
+// the route, why, eval and serve commands and the prompt hook share, the
+// dense channel's interface, the prompt hook's compiled index and the
+// `megagit serve` protocol (client and wire format; the server is package
+// server). It imports neither git nor the config reader, so the small
+// megagit-hook binary can link it and start quickly; for the same reason
+// the dense channel is an interface here (package dense implements it).
+package route
+
+import "github.com/megagit/megagit/ranker"
+
+// Router routes prompts against one loaded set of skills; route, why, eval
+// and the prompt hook all go through it so they decide identically.
+type Router struct {
+	Index *ranker.Index
+	Docs  []ranker.Doc
+	Sem   Dense // nil: lexical only
+	prof  *ranker.DynamicK
+}
+
+// Settings are the per-call output choices.
+type Settings struct {
+	TopK      int
+	NoDynamic bool
+	Format    string
+	Budget    int
+}
+
+// Result is one routed prompt, rendered.
+type Result struct {
+	Res      ranker.Result
+	Rendered ranker.Rendered
+	// Candidates counts the skills ranked and not archived (Res.Ranked of
+	// an answer from `megagit serve` holds only the head of the ranking).
+	Candidates int
+	Served     bool // answered by `megagit serve`
+}
+
+// Dense is a semantic model's channel (package dense): the dense
+// relevance of every doc to a prompt, and the model's routing profile.
+type Dense interface {
+	Scores(prompt string) ([]float64, error)
+	DenseProfile() DenseProfile
+}
+
+// DenseProfile is what routing takes from a model's profile: the weight
+// of the dense channel in the fused score, its abstention floor (a
+// cosine) and its dynamic-K tier.
+type DenseProfile struct {
+	FusionW, AbsFloor float64
+	Tier              string
+}
+
+// DynamicKOverride is what the config's dynamic_k section overrides of a
+// semantic model's profile: its tier (K bounds) and abstention floor.
+type DynamicKOverride struct {
+	Tier     string
+	AbsFloor float64
+}
+
+// New indexes docs; with a semantic channel the model's profile sets the
+// fusion weight and the dynamic-K floor and tier, unless the config
+// overrode them (dk). With snap (a snapshot of an index of the same docs)
+// the index is restored instead of analysing every doc again; restored is
+// false when snap is nil or does not fit and the index was built.
+func New(docs []ranker.Doc, cfg ranker.Config, sem Dense, dk DynamicKOverride, snap *ranker.Snapshot) (r *Router, restored bool) {
+	r = &Router{Docs: docs, Sem: sem}
+	if sem != nil {
+		prof := sem.DenseProfile()
+		w := prof.FusionW
+		cfg.Fusion = ranker.Fusion{Mode: ranker.FusionLinear, DenseWeight: w}
+		p := cfg.DynamicK // the lexical profile with the config's overrides
+		if dk.Tier == "" && prof.Tier != "" {
+			t := ranker.ProfileFor(prof.Tier)
+			p.KMin, p.KMax, p.KAmbig, p.KVeryAmbig = t.KMin, t.KMax, t.KAmbig, t.KVeryAmbig
+		}
+		// Abstention uses both channels: each has a floor on its own scale
+		// (share of the attainable BM25F score, cosine), and the fused
+		// score's floor is their mix with the fusion weights.
+		p.AbsFloor = (1-w)*cfg.DynamicK.AbsFloor + w*prof.AbsFloor
+		if dk.AbsFloor > 0 {
+			p.AbsFloor = dk.AbsFloor
+		}
+		r.prof = &p
+	}
+	if snap != nil {
+		if ix, err := ranker.NewIndexFromSnapshot(docs, cfg, snap); err == nil {
+			r.Index = ix
+			return r, true
+		}
+	}
+	r.Index = ranker.NewIndex(docs, cfg)
+	return r, false
+}
+
+// Rank scores every skill and decides K.
+func (r *Router) Rank(prompt string, s Settings) ranker.Result {
+	opt := ranker.Options{TopK: s.TopK, NoDynamicK: s.NoDynamic, Profile: r.prof}
+	if r.Sem != nil {
+		dense, err := r.Sem.Scores(prompt)
+		if err == nil {
+			opt.Dense, opt.DenseFloor = dense, r.Sem.DenseProfile().AbsFloor
+		} else {
+			opt.Profile = nil // lexical fallback for this prompt
+		}
+	}
+	return r.Index.Rank(prompt, opt)
+}
+
+// Route ranks and renders what would be injected, within the budget.
+func (r *Router) Route(prompt string, s Settings) Result {
+	res := r.Rank(prompt, s)
+	out := Render(r.Docs, res.Emitted, s)
+	n := 0
+	for _, b := range res.Ranked {
+		if !b.Archived() {
+			n++
+		}
+	}
+	return Result{Res: res, Rendered: out, Candidates: n}
+}
+
+// RouteWithProject routes a prompt the way the prompt hook does. Seed 001
+// §1: the project name joins the query, as plain words. It may reorder and
+// pick among the skills the prompt itself matches, never add one the prompt
+// does not match, nor turn "nothing" into something: measured on
+// examples/demo, a project called "release-notes-bot" made a pytest prompt
+// pull release-notes and python-packaging otherwise.
+func (r *Router) RouteWithProject(prompt, project string, s Settings) Result {
+	rr := r.Route(prompt, s)
+	if project != "" && rr.Res.K > 0 {
+		if with := r.Route(prompt+"\n"+project, s); with.Res.K > 0 {
+			rr = projectFiltered(rr, with)
+		}
+	}
+	return rr
+}
+
+// projectFiltered keeps, from the ranking with the project words, only
+// the emitted skills the prompt alone matches (relevance > 0); if none is
+// left the prompt's own ranking stands.
+func projectFiltered(plain, with Result) Result {
+	matched := make([]bool, len(plain.Res.Ranked)) // by doc
+	for _, b := range plain.Res.Ranked {
+		if b.Relevance > 0 && !b.Archived() {
+			matched[b.Doc] = true
+		}
+	}
+	var keep []int
+	for _, d := range with.Res.Emitted {
+		if matched[d] {
+			keep = append(keep, d)
+		}
+	}
+	if len(keep) == 0 {
+		return plain
+	}
+	with.Res.Emitted, with.Res.K = keep, len(keep)
+	return with
+}
+
+// Render renders the given docs in the configured format and budget.
+func Render(docs []ranker.Doc, ids []int, s Settings) ranker.Rendered {
+	if len(ids) == 0 {
+		return ranker.Rendered{}
+	}
+	if s.Format == "compose" {
+		return ranker.RenderCompose(docs, ids, s.Budget)
+	}
+	return ranker.RenderCatalog(docs, ids, s.Budget)
+}

@@ -1,0 +1,305 @@
+// Package server is `megagit serve`: one registry's router kept warm
+// behind a unix socket and rebuilt when the skills, ledgers or
+// configuration change (watched with inotify on Linux, see watch.go). The
+// command that starts it passes in how to open the registry and build a
+// router, so the server knows nothing of the command line or the models.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/megagit/megagit/config"
+	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/route"
+)
+
+// Options are what the server takes from the command that starts it.
+type Options struct {
+	Version string        // megagit's version: a client of another version is declined
+	Idle    time.Duration // stop after this long without a request (0: never)
+	Log     io.Writer     // the server's messages (the command's stderr)
+	// Open opens the registry and reads its configuration: at the start,
+	// and again whenever the configuration file changed.
+	Open func() (Registry, error)
+}
+
+// Registry is one opening of the registry, what the server routes with.
+type Registry struct {
+	Root     string   // the registry's folder
+	LocalDir string   // its .megagit/local: the socket and the watch's barrier
+	Roots    []string // the skill roots the configuration names
+	// Key fingerprints the configuration a ranking depends on; a client
+	// sends its own, and one whose key differs is declined.
+	Key string
+	// Router reads the skills and ledgers into a router with the
+	// configured model.
+	Router func() (*route.Router, error)
+}
+
+// server holds one registry's warm router and rebuilds it when the skills,
+// ledgers or configuration change.
+type server struct {
+	opts Options
+	root string
+
+	mu      sync.Mutex
+	env     *Registry
+	cfgStat route.Stamp
+	cfgKey  string
+	docsKey string
+	rt      *route.Router
+	watch   *serveWatch // nil: check the registry on every request
+}
+
+// Run serves the registry opts.Open opens until ctx ends, an interrupt or
+// SIGTERM arrives, or no request came for opts.Idle.
+func Run(ctx context.Context, opts Options) error {
+	r, err := opts.Open()
+	if err != nil {
+		return err
+	}
+	s := &server{opts: opts, root: r.Root}
+	if err := s.refresh(); err != nil {
+		return err
+	}
+	s.startWatch()
+	defer s.stopWatch()
+	path := route.SocketPath(r.Root, r.LocalDir)
+	ln, err := listenSocket(path)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(path)
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fmt.Fprintf(opts.Log, "megagit: serving %s on %s (%d skills); Ctrl-C stops\n", s.root, path, len(s.rt.Docs))
+	return s.loop(ctx, ln, opts.Idle)
+}
+
+// listenSocket listens on path, replacing a socket no server answers on
+// (one left by a killed server) but never a live one.
+func listenSocket(path string) (net.Listener, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	if c, err := net.DialTimeout("unix", path, 200*time.Millisecond); err == nil {
+		c.Close()
+		return nil, fmt.Errorf("%w: a megagit serve already answers on %s", local.ErrLocked, path)
+	}
+	_ = os.Remove(path)
+	old := syscall.Umask(0o077) // the socket is the user's alone
+	ln, err := net.Listen("unix", path)
+	syscall.Umask(old)
+	if err != nil {
+		return nil, fmt.Errorf("serve: %w", err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(true)
+	return ln, nil
+}
+
+// loop accepts connections until ctx ends or no request came for idle.
+func (s *server) loop(ctx context.Context, ln net.Listener, idle time.Duration) error {
+	var last sync.Mutex
+	lastReq := time.Now()
+	go func() {
+		<-ctx.Done()
+		ln.Close()
+	}()
+	if idle > 0 {
+		go func() {
+			for range time.Tick(idle / 4) {
+				last.Lock()
+				quiet := time.Since(lastReq)
+				last.Unlock()
+				if quiet >= idle {
+					fmt.Fprintf(s.opts.Log, "megagit: no request for %s; stopping\n", idle)
+					ln.Close()
+					return
+				}
+			}
+		}()
+	}
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			return err
+		}
+		last.Lock()
+		lastReq = time.Now()
+		last.Unlock()
+		go s.handle(c)
+	}
+}
+
+// handle answers one request; a malformed one just closes the connection.
+func (s *server) handle(c net.Conn) {
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+	req, err := route.ReadRequest(c)
+	if err != nil {
+		return
+	}
+	_ = route.WriteResponse(c, s.answer(req))
+}
+
+// answer routes one request, or declines it when this server would not
+// answer as the client would.
+func (s *server) answer(req route.Request) route.Response {
+	if why := req.Decline(s.opts.Version, s.root); why != "" {
+		return route.Response{Declined: why}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// Rank with the warm router while the skills are checked for changes
+	// (the watch's barrier, or a stat per SKILL.md when something changed
+	// or nothing is watched): the answer waits for both and is re-ranked
+	// only if something changed.
+	now := make(chan freshness, 1)
+	go func() { now <- s.check() }()
+	var rr route.Result
+	ranked := s.rt != nil && req.Config == s.cfgKey
+	if ranked {
+		rr = s.rt.RouteWithProject(req.Prompt, req.Project, req.Settings)
+	}
+	if changed, err := s.settle(<-now); err != nil {
+		return route.Response{Declined: err.Error()}
+	} else if changed {
+		ranked = false
+	}
+	if req.Config != s.cfgKey {
+		return route.Response{Declined: "client settings differ from the server's"}
+	}
+	if !ranked {
+		rr = s.rt.RouteWithProject(req.Prompt, req.Project, req.Settings)
+	}
+	return route.ToWire(s.rt.Docs, rr, req.Settings.Format == "compose")
+}
+
+// freshness is what the router was built from: the config file's route.Stamp and
+// the skills' and ledgers' fingerprint (route.SkillsKey) under the current roots.
+// same says instead that the watch saw nothing change; watchErr that the
+// watch failed.
+type freshness struct {
+	cfg      route.Stamp
+	docs     string
+	err      error
+	same     bool
+	watchErr error
+}
+
+func (s *server) freshness() freshness {
+	f := freshness{cfg: route.StatAll([]string{configFile(s.root)})[0]}
+	if s.env != nil {
+		f.docs, f.err = route.SkillsKey(s.env.Root, s.env.Roots)
+	}
+	return f
+}
+
+// check is the freshness a request needs: "the same" when the watch saw
+// nothing change, else the full check, made after the watches are renewed
+// so that a change the check misses raises an event.
+func (s *server) check() freshness {
+	w := s.watch
+	if w == nil || s.env == nil {
+		return s.freshness()
+	}
+	if w.fresh() {
+		return freshness{same: true}
+	}
+	_, err := w.sync(s.env.Roots)
+	f := s.freshness()
+	f.watchErr = err
+	return f
+}
+
+// settle applies a check's outcome. A failed check, or watches renewed
+// after it (the roots changed with the config), leave the server dirty.
+func (s *server) settle(f freshness) (changed bool, err error) {
+	if f.watchErr != nil {
+		s.unwatch(f.watchErr)
+	}
+	var roots []string
+	if s.env != nil {
+		roots = s.env.Roots
+	}
+	changed, err = s.apply(f)
+	switch {
+	case s.watch == nil:
+	case err != nil:
+		s.watch.markDirty(false)
+	case !slices.Equal(roots, s.env.Roots):
+		if renewed, werr := s.watch.sync(s.env.Roots); werr != nil {
+			s.unwatch(werr)
+		} else if renewed {
+			s.watch.markDirty(false)
+		}
+	}
+	return changed, err
+}
+
+// refresh brings the router up to date with the registry.
+func (s *server) refresh() error {
+	_, err := s.apply(s.freshness())
+	return err
+}
+
+// apply reloads the configuration when its file changed and rebuilds the
+// router when the configuration or the skills and ledgers changed; changed
+// says the router was replaced.
+func (s *server) apply(f freshness) (changed bool, err error) {
+	if f.err != nil {
+		return false, f.err
+	}
+	if f.same {
+		if s.rt != nil {
+			return false, nil
+		}
+		f = s.freshness()
+	}
+	if s.env == nil || f.cfg != s.cfgStat {
+		e, err := s.opts.Open()
+		if err != nil {
+			return false, err
+		}
+		s.env, s.cfgStat = &e, f.cfg
+		if e.Key != s.cfgKey {
+			s.cfgKey, s.rt = e.Key, nil
+		}
+		// The roots may have changed with the configuration.
+		if f.docs, err = route.SkillsKey(e.Root, e.Roots); err != nil {
+			return false, err
+		}
+	}
+	if s.rt != nil && f.docs == s.docsKey {
+		return false, nil
+	}
+	rt, err := s.env.Router()
+	if err != nil {
+		return false, err
+	}
+	s.rt, s.docsKey = rt, f.docs
+	return true, nil
+}
+
+// configFile is the registry's configuration file, whose changes the
+// server follows.
+func configFile(root string) string {
+	return filepath.Join(root, local.MetaDir, config.FileName)
+}
