@@ -1,4 +1,4 @@
-package cli
+package dense
 
 import (
 	"errors"
@@ -8,7 +8,6 @@ import (
 
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/route/dense"
 )
 
 func TestFolderProfile(t *testing.T) {
@@ -56,7 +55,7 @@ func (c *countingEmbedder) Embed(texts []string, kind embedcache.Kind) ([][]floa
 // never embeds a registry no cache knows, but tops up a cache that exists.
 func TestSlowModelEmbedsOnlyWhatACacheMisses(t *testing.T) {
 	docs := []ranker.Doc{{ID: "docker-slim", Description: "Shrink images."}, {ID: "flaky-tests", Description: "Flaky CI."}}
-	items := dense.EmbedItems(docs)
+	items := EmbedItems(docs)
 	root := t.TempDir()
 	dirs := []string{filepath.Join(root, "committed"), filepath.Join(root, "local")}
 	emb := &countingEmbedder{seen: map[string]bool{}}
@@ -70,11 +69,11 @@ func TestSlowModelEmbedsOnlyWhatACacheMisses(t *testing.T) {
 		return out
 	}
 
-	_, err := dense.CachedVectors(emb, items, dirs, nil, false)
-	if got := embedded(); !errors.Is(err, dense.ErrNoVectors) || !slices.Equal(got, []bool{false, false, false, false}) {
-		t.Fatalf("empty caches: err %v, embedded %v; want dense.ErrNoVectors and nothing embedded", err, got)
+	_, err := CachedVectors(emb, items, dirs, nil, false)
+	if got := embedded(); !errors.Is(err, ErrNoVectors) || !slices.Equal(got, []bool{false, false, false, false}) {
+		t.Fatalf("empty caches: err %v, embedded %v; want ErrNoVectors and nothing embedded", err, got)
 	}
-	_, err = dense.CachedVectors(emb, items, dirs, nil, true)
+	_, err = CachedVectors(emb, items, dirs, nil, true)
 	if got := embedded(); err != nil || !slices.Equal(got, []bool{true, true, true, true}) {
 		t.Fatalf("cheap model: err %v, embedded %v; want every text", err, got)
 	}
@@ -87,7 +86,7 @@ func TestSlowModelEmbedsOnlyWhatACacheMisses(t *testing.T) {
 	if err := committed.Save(false); err != nil {
 		t.Fatal(err)
 	}
-	vecs, err := dense.CachedVectors(emb, items, []string{dirs[0], filepath.Join(root, "local2")}, nil, false)
+	vecs, err := CachedVectors(emb, items, []string{dirs[0], filepath.Join(root, "local2")}, nil, false)
 	if got := embedded(); err != nil || !slices.Equal(got, []bool{false, false, true, true}) {
 		t.Fatalf("partial cache: err %v, embedded %v; want only the second skill's texts", err, got)
 	}
