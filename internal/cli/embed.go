@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/megagit/megagit/config"
@@ -58,7 +57,7 @@ check. --float16 (or model.cache_float16: true) halves the committed size.`,
 
 // activeEmbedder is the configured model; nil when routing is lexical.
 func activeEmbedder(e *env) (embedcache.Embedder, error) {
-	emb, _, err := loadEmbedder(e.cfg, e.reg.Root())
+	emb, _, err := dense.Load(e.cfg, e.reg.Root())
 	if errors.Is(err, embedcache.ErrNoBuiltin) {
 		return nil, withHint(err, "point model.dir at a static model folder: megagit model use --dir DIR")
 	}
@@ -69,20 +68,8 @@ func activeEmbedder(e *env) (embedcache.Embedder, error) {
 // Runtime or the model's files are missing: embed, unlike routing, has no
 // lexical fallback. Such a model is a configuration problem (exit 5).
 func modelLoadHint(cfg *config.Config, err error) error {
-	var hint string
-	switch {
-	case errors.Is(err, embedcache.ErrNoRuntime) && !embedcache.ONNXSupported:
-		hint = "this megagit was built without ONNX support: build it with cgo (CGO_ENABLED=1, no -tags noonnx), or embed with the built-in model: `megagit model use " + embedcache.BuiltinID + "`"
-	case errors.Is(err, embedcache.ErrNoRuntime):
-		hint = "install ONNX Runtime with scripts/install-onnxruntime.sh, or point MEGAGIT_ONNXRUNTIME_LIB (config model.onnxruntime) at the library"
-	case errors.Is(err, embedcache.ErrNoModel) && cfg.Model.Dir != "":
-		hint = "model.dir needs model.onnx and tokenizer.json: pick a folder holding both with `megagit model use --dir DIR`, or install a known model with `megagit model pull ID`"
-	case errors.Is(err, embedcache.ErrNoModel):
-		prof, _ := onnxProfile(cfg.Model.ID)
-		if hint = installHint(prof); !strings.Contains(hint, "--dir") {
-			hint += ", or use a folder holding its model.onnx and tokenizer.json: `megagit model use --dir DIR --profile " + prof.ID + "`"
-		}
-	default:
+	hint := dense.LoadHint(cfg, err)
+	if hint == "" {
 		return err
 	}
 	return withHint(fmt.Errorf("%w: %w", config.ErrInvalid, err), hint)

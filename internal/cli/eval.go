@@ -11,6 +11,8 @@ import (
 	"github.com/megagit/megagit/eval"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/dense"
 	"github.com/spf13/cobra"
 )
 
@@ -120,7 +122,7 @@ func evalRun(opts *evalOptions) error {
 	}
 
 	start := time.Now()
-	o.Dense = evalSemantic(a, cfg, b.Docs)
+	o.Dense = dense.ForBench(cfg, b.Docs, a.say)
 	o.Progress = newEvalProgress(a.errOut, len(b.Queries))
 	rows := eval.Run(b, o)
 	out := eval.Report{Head: b.Head(rs), System: eval.Summarize("megagit", rows)}
@@ -143,7 +145,7 @@ func evalRun(opts *evalOptions) error {
 }
 
 // evalRouter routes a benchmark's docs as `megagit route` would with cfg.
-func evalRouter(docs []ranker.Doc, cfg *config.Config, sem *semantic) *router {
+func evalRouter(docs []ranker.Doc, cfg *config.Config, sem *dense.Channel) *route.Router {
 	return newRouter(docs, rankerConfig(cfg), sem, cfg.DynamicK)
 }
 
@@ -156,9 +158,9 @@ func evalPath(a *app, p string) string {
 }
 
 // evalRouteSettings are the route settings of the config, with eval's flags.
-func evalRouteSettings(cfg *config.Config, opts *evalOptions) routeSettings {
+func evalRouteSettings(cfg *config.Config, opts *evalOptions) route.Settings {
 	// --top-k, --format and --budget are bound to route.* by config.Load.
-	rs := routeSettings{TopK: cfg.Route.TopK, Format: cfg.Route.Format, Budget: cfg.Route.Budget,
+	rs := route.Settings{TopK: cfg.Route.TopK, Format: cfg.Route.Format, Budget: cfg.Route.Budget,
 		NoDynamic: opts.noDynamicK || !cfg.Route.Dynamic}
 	if opts.topK > 0 {
 		rs.TopK = opts.topK

@@ -8,6 +8,7 @@ import (
 
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/eval"
+	"github.com/megagit/megagit/route/dense"
 )
 
 // evalSweepRun embeds the benchmark once and re-ranks it per grid setting.
@@ -57,7 +58,7 @@ func sweepPlural(n int, noun string) string {
 // sweepSemantic is the dense channel the sweep ranks with, the benchmark's
 // skills embedded once (nil: lexical routing). A grid that sweeps a model
 // setting needs a model.
-func sweepSemantic(a *app, cfg *config.Config, b *eval.Bench, grid []eval.Axis) (*semantic, error) {
+func sweepSemantic(a *app, cfg *config.Config, b *eval.Bench, grid []eval.Axis) (*dense.Channel, error) {
 	needs := ""
 	for _, ax := range grid {
 		if strings.HasPrefix(ax.Key, "model.") {
@@ -71,7 +72,7 @@ func sweepSemantic(a *app, cfg *config.Config, b *eval.Bench, grid []eval.Axis) 
 		}
 		return nil, nil
 	}
-	sem := evalSemantic(a, cfg, b.Docs)
+	sem := dense.ForBench(cfg, b.Docs, a.say)
 	if sem == nil && needs != "" {
 		return nil, fmt.Errorf("--sweep %s: the model could not be loaded (see the warning above)", needs)
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/megagit/megagit/route"
 )
 
 // TestGenBenchRegistry writes a synthetic registry for the hook latency
@@ -141,7 +143,7 @@ func BenchmarkHookRoute(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := routeSettings{TopK: e.cfg.Route.TopK, NoDynamic: !e.cfg.Route.Dynamic, Format: e.cfg.Route.Format, Budget: e.cfg.Route.Budget}
+	s := route.Settings{TopK: e.cfg.Route.TopK, NoDynamic: !e.cfg.Route.Dynamic, Format: e.cfg.Route.Format, Budget: e.cfg.Route.Budget}
 	b.ReportAllocs()
 	for b.Loop() {
 		rt.Route("the docker image build is slow and the cache layer is huge", s)

@@ -1,8 +1,10 @@
 package cli
 
+import "github.com/megagit/megagit/route"
+
 // hookRouter builds the prompt hook's router for e (see inject.Env.Router):
 // from the compiled index when it is fresh, rebuilding it otherwise.
-func hookRouter(e *env) (*router, error) { return promptEnv(e).Router() }
+func hookRouter(e *env) (*route.Router, error) { return promptEnv(e).Router() }
 
 type discard struct{}
 

@@ -76,7 +76,7 @@ func testHookCompiledIndex(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := routeSettings{TopK: e.cfg.Route.TopK, Format: e.cfg.Route.Format, Budget: e.cfg.Route.Budget}
+		s := route.Settings{TopK: e.cfg.Route.TopK, Format: e.cfg.Route.Format, Budget: e.cfg.Route.Budget}
 		for _, p := range prompts {
 			got, exp := hr.Route(p, s), want.Route(p, s)
 			if format == "compose" && exp.Rendered.Text != "" && !strings.Contains(got.Rendered.Text, "## Steps") {

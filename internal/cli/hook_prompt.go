@@ -12,6 +12,7 @@ import (
 	"github.com/megagit/megagit/hook/inject"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/dense"
 	"github.com/spf13/cobra"
 )
 
@@ -110,7 +111,7 @@ func promptEnv(e *env) *inject.Env {
 func hookSettings(cfg *config.Config, root string) *inject.Settings {
 	s := &inject.Settings{
 		Deadline: cfg.Hook.Deadline, Shadow: cfg.Hook.Shadow, Output: cfg.Hook.Output, LogPrompts: cfg.Hook.LogPrompts,
-		Route:       routeSettings{TopK: cfg.Route.TopK, NoDynamic: !cfg.Route.Dynamic, Format: cfg.Route.Format, Budget: cfg.Route.Budget},
+		Route:       route.Settings{TopK: cfg.Route.TopK, NoDynamic: !cfg.Route.Dynamic, Format: cfg.Route.Format, Budget: cfg.Route.Budget},
 		Roots:       cfg.Roots,
 		LockTimeout: cfg.Lock.Timeout,
 		Ranker:      rankerConfig(cfg),
@@ -118,7 +119,7 @@ func hookSettings(cfg *config.Config, root string) *inject.Settings {
 		ServeKey:    serveKey(cfg),
 	}
 	switch id := cfg.Model.ID; {
-	case usesONNX(cfg, root):
+	case dense.UsesONNX(cfg, root):
 		s.Model = inject.ModelONNX
 	case cfg.Model.Dir != "":
 		s.Model = inject.ModelOther

@@ -157,7 +157,7 @@ func modelAdaptRun(opts *modelAdaptOptions) error {
 
 // activeStatic is the model routing uses here, which must be a static one.
 func activeStatic(e *env) (*embedcache.StaticModel, error) {
-	emb, _, err := loadEmbedder(e.cfg, e.reg.Root())
+	emb, _, err := dense.Load(e.cfg, e.reg.Root())
 	if errors.Is(err, embedcache.ErrNoBuiltin) {
 		return nil, withHint(err, "point model.dir at a static model folder: megagit model use --dir DIR")
 	}

@@ -3,11 +3,10 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/embedcache"
+	"github.com/megagit/megagit/route/dense"
 	"github.com/spf13/cobra"
 )
 
@@ -35,52 +34,9 @@ func newModelListCmd(a *app, runF func(*modelListOptions) error) *cobra.Command 
 	return cmd
 }
 
-// modelRow is one line of `model list`.
-type modelRow struct {
-	embedcache.Profile
-	Installed bool   `json:"installed"`
-	Active    bool   `json:"active"`
-	Where     string `json:"where"`
-	// Folder marks model.dir's row: a local folder, not a known profile.
-	Folder bool `json:"folder,omitempty"`
-	// Supported is false for ONNX models in a build without ONNX support.
-	Supported bool `json:"supported"`
-	// Runtime is the ONNX Runtime library ONNX rows load (ONNX rows only).
-	Runtime *runtimeInfo `json:"onnxruntime,omitempty"`
-}
-
-// runtimeInfo is where ONNX models look for ONNX Runtime.
-type runtimeInfo struct {
-	Path  string `json:"path"`
-	Found bool   `json:"found"`
-}
-
 func modelListRun(opts *modelListOptions) error {
 	cfg, root := modelConfig(opts.app)
-	rt := &runtimeInfo{Path: embedcache.RuntimePath(cfg.Model.ONNXRuntime)}
-	if _, err := os.Stat(rt.Path); err == nil && rt.Path != "" {
-		rt.Found = true
-	}
-	active := ""
-	if p, known := embedcache.ProfileFor(cfg.Model.ID); known && cfg.Model.Dir == "" {
-		active = p.ID
-	}
-	var rows []modelRow
-	for _, p := range embedcache.Profiles() {
-		r := modelRow{Profile: p, Active: p.ID == active, Supported: true}
-		if p.Builtin {
-			_, err := embedcache.Builtin()
-			r.Installed, r.Where = err == nil, "built in"
-		} else if p.Kind == "onnx" {
-			r.Where, _ = embedcache.ModelCacheDir(p.ID)
-			r.Installed = r.Where != "" && embedcache.CheckONNXDir(r.Where) == nil
-			r.Supported, r.Runtime = embedcache.ONNXSupported, rt
-		}
-		rows = append(rows, r)
-	}
-	if cfg.Model.Dir != "" {
-		rows = append(rows, folderRow(cfg, root, rt))
-	}
+	rows, rt := dense.ModelRows(cfg, root)
 	defer runtimeFooter(opts.app.errOut, rt)
 	if opts.json {
 		return printJSON(opts.app.out, rows)
@@ -88,25 +44,7 @@ func modelListRun(opts *modelListOptions) error {
 	return printModelTable(opts.app.out, rows)
 }
 
-// folderRow describes model.dir's folder as routing will load it.
-func folderRow(cfg *config.Config, root string, rt *runtimeInfo) modelRow {
-	dir := modelDirPath(cfg, root)
-	r := modelRow{Active: true, Folder: true, Where: dir, Supported: true}
-	if isONNXDir(dir) {
-		r.Profile, _ = folderProfile(cfg.Model.ID, dir)
-		r.Installed = embedcache.CheckONNXDir(dir) == nil
-		r.Supported, r.Runtime = embedcache.ONNXSupported, rt
-		return r
-	}
-	r.Profile = embedcache.StaticProfile
-	r.ID, r.Builtin, r.Measured = filepath.Base(dir), false, false
-	if m, err := embedcache.LoadStatic(os.DirFS(dir), "."); err == nil {
-		r.ID, r.Dim, r.Installed = m.ID(), m.Dim(), true
-	}
-	return r
-}
-
-func printModelTable(w io.Writer, rows []modelRow) error {
+func printModelTable(w io.Writer, rows []dense.ModelRow) error {
 	table := make([][]string, 0, len(rows))
 	for _, r := range rows {
 		name := r.ID
@@ -134,7 +72,7 @@ func printModelTable(w io.Writer, rows []modelRow) error {
 }
 
 // runtimeFooter says, on stderr, whether ONNX models can run here.
-func runtimeFooter(w io.Writer, rt *runtimeInfo) {
+func runtimeFooter(w io.Writer, rt *dense.RuntimeInfo) {
 	switch {
 	case !embedcache.ONNXSupported:
 		fmt.Fprintln(w, "megagit: this megagit was built without ONNX support: it routes with BM25F and the built-in model (ONNX models fall back to BM25F)")

@@ -87,7 +87,7 @@ func routeRun(opts *routeOptions) error {
 		budget = opts.budget
 	}
 	noDynamic := opts.noDynamicK || !e.cfg.Route.Dynamic
-	docs, rr, err := routeOnce(opts, e, routeSettings{TopK: topK, NoDynamic: noDynamic, Format: format, Budget: budget})
+	docs, rr, err := routeOnce(opts, e, route.Settings{TopK: topK, NoDynamic: noDynamic, Format: format, Budget: budget})
 	if err != nil {
 		return err
 	}
@@ -134,7 +134,7 @@ func routeRun(opts *routeOptions) error {
 const routeServeTimeout = 5 * time.Second
 
 // routeOnce routes through `megagit serve` when one answers, else here.
-func routeOnce(opts *routeOptions, e *env, s routeSettings) ([]ranker.Doc, routeResult, error) {
+func routeOnce(opts *routeOptions, e *env, s route.Settings) ([]ranker.Doc, route.Result, error) {
 	if !opts.noServe {
 		docs, rr, err := serveClient(e).Route(opts.prompt, "", s, routeServeTimeout)
 		if err == nil {
@@ -146,7 +146,7 @@ func routeOnce(opts *routeOptions, e *env, s routeSettings) ([]ranker.Doc, route
 	}
 	rt, err := e.router(opts.app)
 	if err != nil {
-		return nil, routeResult{}, err
+		return nil, route.Result{}, err
 	}
 	return rt.Docs, rt.Route(opts.prompt, s), nil
 }

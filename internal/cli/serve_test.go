@@ -55,7 +55,7 @@ func reopen(t *testing.T, dir string) *env {
 
 // checkServedLikeLocal routes every prompt through the server and with the
 // router megagit builds in this process (see routetest.CheckLikeLocal).
-func checkServedLikeLocal(t *testing.T, e *env) []routeResult {
+func checkServedLikeLocal(t *testing.T, e *env) []route.Result {
 	t.Helper()
 	local, err := e.router(&app{errOut: &bytes.Buffer{}})
 	if err != nil {
@@ -122,7 +122,7 @@ func TestServeRoutesLikeInProcessWithONNX(t *testing.T) {
 func TestServeSeesEditsAndDeclinesOtherSettings(t *testing.T) {
 	dir := serveTestRegistry(t, 20)
 	e := startServe(t, dir)
-	s := routeSettings{TopK: 3, Format: "catalog", Budget: 2000}
+	s := route.Settings{TopK: 3, Format: "catalog", Budget: 2000}
 	const prompt = "zanzibar quokka export"
 	if docs, rr, err := serveClient(e).Route(prompt, "", s, 5*time.Second); err != nil || rr.Res.K != 0 {
 		t.Fatalf("before the edit: %v, %+v", err, routetest.SeenOf(docs, rr))
@@ -204,7 +204,7 @@ func BenchmarkServed(b *testing.B) {
 		b.Skip("set MEGAGIT_BENCH_REGISTRY to a registry")
 	}
 	e := startServe(b, dir)
-	s := routeSettings{TopK: 10, Format: "catalog", Budget: 2000}
+	s := route.Settings{TopK: 10, Format: "catalog", Budget: 2000}
 	const prompt = "my docker build cache is flaky in the ci pipeline"
 	b.Run("serve", func(b *testing.B) {
 		for b.Loop() {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/route"
 	"github.com/spf13/cobra"
 )
 
@@ -70,7 +71,7 @@ func whyRun(opts *whyOptions) error {
 		return err
 	}
 	docs := rt.Docs
-	res := rt.Rank(opts.prompt, routeSettings{TopK: e.cfg.Route.TopK, NoDynamic: !e.cfg.Route.Dynamic})
+	res := rt.Rank(opts.prompt, route.Settings{TopK: e.cfg.Route.TopK, NoDynamic: !e.cfg.Route.Dynamic})
 	for pos, b := range res.Ranked {
 		if b.ID != opts.skill {
 			continue

@@ -1,7 +1,9 @@
 // Package dense is routing's dense channel: a semantic model's vectors
 // of every skill, read from the embedding caches, scoring prompts by
-// cosine. It is apart from package route, which takes it as a route.Dense,
-// so the megagit-hook binary links no model code.
+// cosine. It also decides which model a registry routes with (model.id or
+// model.dir, their profiles, `model use` and `model list`), since that
+// choice is what the channel loads. It is apart from package route, which
+// takes it as a route.Dense, so the megagit-hook binary links no model code.
 package dense
 
 import (

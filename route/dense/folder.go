@@ -1,4 +1,4 @@
-package cli
+package dense
 
 import (
 	"errors"
@@ -41,9 +41,9 @@ func isONNXDir(dir string) bool {
 	return false
 }
 
-// usesONNX says whether the configured model is an ONNX model, whose
+// UsesONNX says whether the configured model is an ONNX model, whose
 // session takes hundreds of milliseconds to start.
-func usesONNX(cfg *config.Config, root string) bool {
+func UsesONNX(cfg *config.Config, root string) bool {
 	if cfg.Model.Dir != "" {
 		return isONNXDir(modelDirPath(cfg, root))
 	}

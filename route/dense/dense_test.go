@@ -1,4 +1,4 @@
-package cli
+package dense
 
 import (
 	"errors"
@@ -8,33 +8,7 @@ import (
 
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/route/dense"
 )
-
-func TestFolderProfile(t *testing.T) {
-	tests := []struct {
-		name, id, dir string
-		want          string
-		known         bool
-	}{
-		{"default id: by folder name", embedcache.BuiltinID, "/m/all-MiniLM-L6-v2", "all-minilm-l6-v2", true},
-		{"unknown folder: defaults", embedcache.BuiltinID, "/m/tiny", "tiny", false},
-		{"profile id wins over the name", "bge-small", "/m/e5-small-v2", "bge-small-en-v1.5", true},
-		{"unknown id: by folder name", "nope", "/m/e5-small-v2", "e5-small-v2", true},
-		{"static id is no ONNX profile", "", "/m/" + embedcache.BuiltinID, embedcache.BuiltinID, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p, known := folderProfile(tt.id, tt.dir)
-			if p.ID != tt.want || known != tt.known || p.Kind != "onnx" {
-				t.Errorf("folderProfile(%q, %q) = %s (%s), %v; want %s (onnx), %v", tt.id, tt.dir, p.ID, p.Kind, known, tt.want, tt.known)
-			}
-			if isDefaultProfile(p) == tt.known {
-				t.Errorf("isDefaultProfile(%s) = %v, want %v", p.ID, !tt.known, !tt.known)
-			}
-		})
-	}
-}
 
 // countingEmbedder is a model that records the texts it is asked to embed.
 type countingEmbedder struct{ seen map[string]bool }
@@ -56,7 +30,7 @@ func (c *countingEmbedder) Embed(texts []string, kind embedcache.Kind) ([][]floa
 // never embeds a registry no cache knows, but tops up a cache that exists.
 func TestSlowModelEmbedsOnlyWhatACacheMisses(t *testing.T) {
 	docs := []ranker.Doc{{ID: "docker-slim", Description: "Shrink images."}, {ID: "flaky-tests", Description: "Flaky CI."}}
-	items := dense.EmbedItems(docs)
+	items := EmbedItems(docs)
 	root := t.TempDir()
 	dirs := []string{filepath.Join(root, "committed"), filepath.Join(root, "local")}
 	emb := &countingEmbedder{seen: map[string]bool{}}
@@ -70,11 +44,11 @@ func TestSlowModelEmbedsOnlyWhatACacheMisses(t *testing.T) {
 		return out
 	}
 
-	_, err := dense.CachedVectors(emb, items, dirs, nil, false)
-	if got := embedded(); !errors.Is(err, dense.ErrNoVectors) || !slices.Equal(got, []bool{false, false, false, false}) {
-		t.Fatalf("empty caches: err %v, embedded %v; want dense.ErrNoVectors and nothing embedded", err, got)
+	_, err := CachedVectors(emb, items, dirs, nil, false)
+	if got := embedded(); !errors.Is(err, ErrNoVectors) || !slices.Equal(got, []bool{false, false, false, false}) {
+		t.Fatalf("empty caches: err %v, embedded %v; want ErrNoVectors and nothing embedded", err, got)
 	}
-	_, err = dense.CachedVectors(emb, items, dirs, nil, true)
+	_, err = CachedVectors(emb, items, dirs, nil, true)
 	if got := embedded(); err != nil || !slices.Equal(got, []bool{true, true, true, true}) {
 		t.Fatalf("cheap model: err %v, embedded %v; want every text", err, got)
 	}
@@ -87,7 +61,7 @@ func TestSlowModelEmbedsOnlyWhatACacheMisses(t *testing.T) {
 	if err := committed.Save(false); err != nil {
 		t.Fatal(err)
 	}
-	vecs, err := dense.CachedVectors(emb, items, []string{dirs[0], filepath.Join(root, "local2")}, nil, false)
+	vecs, err := CachedVectors(emb, items, []string{dirs[0], filepath.Join(root, "local2")}, nil, false)
 	if got := embedded(); err != nil || !slices.Equal(got, []bool{false, false, true, true}) {
 		t.Fatalf("partial cache: err %v, embedded %v; want only the second skill's texts", err, got)
 	}

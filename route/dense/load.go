@@ -1,0 +1,101 @@
+package dense
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/megagit/megagit/config"
+	"github.com/megagit/megagit/embedcache"
+	"github.com/megagit/megagit/ranker"
+)
+
+// Load resolves the configured model and its profile (with the config's
+// fusion override); a nil embedder means none. root is the registry's
+// root ("" outside one), against which a relative model.dir resolves.
+func Load(cfg *config.Config, root string) (embedcache.Embedder, embedcache.Profile, error) {
+	emb, prof, err := resolve(cfg, root)
+	if cfg.Model.FusionW > 0 {
+		prof.FusionW = cfg.Model.FusionW
+	}
+	if cfg.Model.AbsFloor > 0 {
+		prof.AbsFloor = cfg.Model.AbsFloor
+	}
+	return emb, prof, err
+}
+
+// resolve opens the configured model: model.dir's folder, or model.id
+// (the built-in model, or an ONNX profile installed by `megagit model
+// pull`).
+func resolve(cfg *config.Config, root string) (embedcache.Embedder, embedcache.Profile, error) {
+	if cfg.Model.Dir != "" {
+		return loadFolder(cfg, root)
+	}
+	id := cfg.Model.ID
+	switch id {
+	case "", "none", "lexical":
+		return nil, embedcache.Profile{}, nil
+	case embedcache.BuiltinID:
+		m, err := embedcache.Builtin()
+		if err != nil {
+			return nil, embedcache.Profile{}, err
+		}
+		return m, embedcache.StaticProfile, nil
+	}
+	if prof, known := onnxProfile(id); known {
+		return loadONNXProfile(cfg, prof)
+	}
+	return nil, embedcache.Profile{}, fmt.Errorf("model %q is not available in this build (run `megagit model list`)", id)
+}
+
+// ForRegistry is the configured model's channel over a registry's docs,
+// its vectors read from the committed cache under root and kept in the
+// local cache under localDir; nil means routing falls back to lexical.
+// say gets each line to print on stderr (warnings, a note), since
+// routing's fallback must be visible but this package prints nothing.
+func ForRegistry(cfg *config.Config, root, localDir string, docs []ranker.Doc, say func(line string)) *Channel {
+	emb, prof, err := Load(cfg, root)
+	if err != nil {
+		if !errors.Is(err, embedcache.ErrNoBuiltin) || cfg.Model.ID != embedcache.BuiltinID {
+			say(fmt.Sprintf("megagit: warning: %v; routing lexically", err))
+		}
+		return nil
+	}
+	if emb == nil {
+		return nil
+	}
+	committed := embedcache.CacheDir(root, emb.ID())
+	dirs := []string{committed, filepath.Join(localDir, "embeddings", filepath.Base(committed))}
+	s, err := New(emb, prof, docs, dirs, func(msg string) { say("megagit: warning: " + msg) })
+	switch {
+	case errors.Is(err, ErrNoVectors):
+		say(fmt.Sprintf("megagit: warning: no vectors for model %s yet: run `megagit embed`; routing lexically", emb.ID()))
+		return nil
+	case err != nil:
+		say(fmt.Sprintf("megagit: warning: embedding skills with %s failed: %v; routing lexically", emb.ID(), err))
+		return nil
+	}
+	if isDefaultProfile(prof) {
+		say(defaultProfileNote(emb.ID()))
+	}
+	return s
+}
+
+// ForBench is the configured model's channel over a benchmark's docs,
+// embedded without caches; nil means the benchmark is evaluated
+// lexically, with a warning line passed to say.
+func ForBench(cfg *config.Config, docs []ranker.Doc, say func(line string)) *Channel {
+	emb, prof, err := Load(cfg, "")
+	if err != nil || emb == nil {
+		if err != nil {
+			say(fmt.Sprintf("megagit: warning: %v; evaluating lexically", err))
+		}
+		return nil
+	}
+	s, err := New(emb, prof, docs, nil, func(string) {})
+	if err != nil {
+		say(fmt.Sprintf("megagit: warning: %v; evaluating lexically", err))
+		return nil
+	}
+	return s
+}
