@@ -6,6 +6,7 @@ import (
 
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/hook/stop"
 	"github.com/megagit/megagit/ranker"
 	"github.com/spf13/cobra"
 )
@@ -70,7 +71,7 @@ func tuneRun(opts *tuneOptions) error {
 	if err != nil {
 		return err
 	}
-	cases := e.reg.TuneCases(ds, ledgers)
+	cases := stop.TuneCases(e.reg.Local(), ds, ledgers)
 	res := tuneJSON{Decisions: len(ds), Replayable: len(cases),
 		Tuning: ranker.Tune(cases, rankerConfig(e.cfg).DynamicK, e.cfg.Route.TopK)}
 	if opts.apply && res.Changed {
