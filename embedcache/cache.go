@@ -71,8 +71,11 @@ func CacheDir(root, modelID string) string {
 	if safe == "" || strings.Trim(safe, ".") == "" {
 		safe = "_" + safe
 	}
-	return filepath.Join(root, ".megagit", "embeddings", safe)
+	return filepath.Join(embeddingsDir(root), safe)
 }
+
+// embeddingsDir is the registry's folder of committed caches, one per model.
+func embeddingsDir(root string) string { return filepath.Join(root, ".megagit", "embeddings") }
 
 // errNoCache is a cache that was never written: normal, not worth a warning.
 var errNoCache = errors.New("no cache yet")

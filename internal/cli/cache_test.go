@@ -67,7 +67,7 @@ func TestCacheJSON(t *testing.T) {
 	data, _ := os.ReadFile(skill)
 	os.WriteFile(skill, bytes.Replace(data, []byte("Shrink"), []byte("Slim down"), 1), 0o644)
 
-	var r cacheReport
+	var r embedcache.Report
 	if err := json.Unmarshal([]byte(mustRun(t, exitProblems, "-C", reg, "cache", "verify", "--json")), &r); err != nil {
 		t.Fatal(err)
 	}
@@ -75,13 +75,13 @@ func TestCacheJSON(t *testing.T) {
 		t.Fatalf("report: %+v", r)
 	}
 	c := r.Caches[0]
-	want := cacheState{Kind: "committed", Dir: ".megagit/embeddings/megagit-static-v1", Integrity: cacheOK, Model: r.Model,
+	want := embedcache.CacheState{Kind: "committed", Dir: ".megagit/embeddings/megagit-static-v1", Integrity: embedcache.IntegrityOK, Model: r.Model,
 		Dtype: "float32", Dim: 256, Rows: 4, Skills: 1, Stale: []string{"docker-slim"}, Missing: []string{}, Orphans: []string{},
 		Anchor: "ok", Cosine: c.Cosine}
 	if !reflect.DeepEqual(c, want) || *c.Cosine < 0.999 {
 		t.Fatalf("committed:\n got %+v\nwant %+v", c, want)
 	}
-	if r.Caches[1].Kind != "local" || r.Caches[1].Integrity != cacheAbsent {
+	if r.Caches[1].Kind != "local" || r.Caches[1].Integrity != embedcache.IntegrityAbsent {
 		t.Fatalf("local: %+v", r.Caches[1])
 	}
 	// The skill file is the user's uncommitted edit, the cache files are not:
@@ -90,7 +90,7 @@ func TestCacheJSON(t *testing.T) {
 		t.Fatalf("problems: %+v", r.Problems)
 	}
 	// status reports the same and exits 0.
-	var s cacheReport
+	var s embedcache.Report
 	if err := json.Unmarshal([]byte(mustRun(t, 0, "-C", reg, "cache", "status", "--json")), &s); err != nil || !reflect.DeepEqual(s.Problems, r.Problems) {
 		t.Fatalf("status: %v %+v", err, s.Problems)
 	}

@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -50,7 +48,7 @@ func decisionsRun(opts *decisionsOptions) error {
 	if err != nil {
 		return err
 	}
-	ds, err := readDecisions(e.reg)
+	ds, err := hook.ReadDecisions(e.reg.Local())
 	if err != nil {
 		return err
 	}
@@ -63,7 +61,7 @@ func decisionsRun(opts *decisionsOptions) error {
 	}
 	out := make([]decisionJSON, len(ds))
 	for i, d := range ds {
-		out[i] = decisionJSON{Decision: d, Verdicts: sessionVerdicts(d, ledgers)}
+		out[i] = decisionJSON{Decision: d, Verdicts: registry.SessionVerdicts(d, ledgers)}
 	}
 	if opts.json {
 		return printJSON(opts.app.out, out)
@@ -89,36 +87,6 @@ func decisionsRun(opts *decisionsOptions) error {
 			strconv.Itoa(d.K), d.Reason, strings.Join(skills, ", "), fmt.Sprintf("%.1f", d.LatencyMS), terms}
 	}
 	return printTable(opts.app.out, []string{"TIME", "SESSION", "K", "REASON", "SKILLS", "MS", "TERMS"}, rows)
-}
-
-func readDecisions(reg *registry.Registry) ([]hook.Decision, error) {
-	data, err := reg.Local().Read(decisionLogName)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, err
-	}
-	return hook.ParseDecisions(data), nil
-}
-
-// sessionVerdicts joins a decision with the ledger: the verdicts its
-// emitted skills got in the same session, at or after the decision.
-func sessionVerdicts(d hook.Decision, ledgers map[string][]registry.Entry) map[string][]string {
-	out := map[string][]string{}
-	if d.Session == "" {
-		return out
-	}
-	for _, s := range d.Skills {
-		for _, en := range ledgers[s.Name] {
-			if en.Session != d.Session || en.Action != "" || en.At < d.Time[:min(len(d.Time), 19)] {
-				continue
-			}
-			word := en.Verdict
-			if en.Source == registry.SourceImplicit {
-				word = fmt.Sprintf("implicit %+.2f", en.Outcome)
-			}
-			out[s.Name] = append(out[s.Name], word)
-		}
-	}
-	return out
 }
 
 func clipID(s string) string {

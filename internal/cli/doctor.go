@@ -1,15 +1,10 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/megagit/megagit/embedcache"
-	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/hook/install"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/regsync"
@@ -87,7 +82,7 @@ func doctorRun(opts *doctorOptions) error {
 			Detail: "an interrupted write (a killed megagit) was found and finished"})
 	}
 	checks = append(checks, cacheChecks(root)...)
-	checks = append(checks, hookCheck(e.reg.WorkTree()))
+	checks = append(checks, install.DoctorCheck(e.reg.WorkTree()))
 	failed := 0
 	for _, c := range checks {
 		if c.Status == registry.CheckFail {
@@ -116,86 +111,19 @@ func doctorRun(opts *doctorOptions) error {
 // cacheChecks verifies each committed embedding cache: index.json reads
 // and names the vectors.npy it was written with, and the array reads.
 func cacheChecks(root string) []registry.Check {
-	dirs, _ := filepath.Glob(filepath.Join(root, ".megagit", "embeddings", "*"))
+	dirs := embedcache.CheckCommitted(root)
 	if len(dirs) == 0 {
 		return []registry.Check{{Name: "cache", Status: registry.CheckOK, Detail: "no embedding cache committed"}}
 	}
 	var out []registry.Check
 	for _, d := range dirs {
-		name := "cache " + filepath.Base(d)
-		if err := checkCacheDir(d); err != nil {
-			out = append(out, registry.Check{Name: name, Status: registry.CheckFail, Detail: err.Error(),
+		name := "cache " + d.Name
+		if d.Err != nil {
+			out = append(out, registry.Check{Name: name, Status: registry.CheckFail, Detail: d.Err.Error(),
 				Hint: "run `megagit cache verify` for the exact fix (routing ignores a broken cache meanwhile)"})
 			continue
 		}
 		out = append(out, registry.Check{Name: name, Status: registry.CheckOK, Detail: "index.json matches vectors.npy"})
 	}
 	return out
-}
-
-// checkCacheDir is the integrity part of `megagit cache verify` (shared
-// through embedcache.Inspect), for every model's folder.
-func checkCacheDir(d string) error {
-	ins := embedcache.Inspect(d)
-	if !ins.Present {
-		return fmt.Errorf("index.json is missing")
-	}
-	return ins.Err
-}
-
-// hookCheck looks for megagit's hooks in the agent settings files of the
-// project and the user.
-func hookCheck(workTree string) registry.Check {
-	home, _ := os.UserHomeDir()
-	var found []string
-	for _, agent := range []string{hook.AgentClaude, hook.AgentCodex, hook.AgentGemini} {
-		for _, scope := range []string{install.ScopeProject, install.ScopeUser} {
-			p, err := install.SettingsPath(agent, scope, workTree, home)
-			if err != nil {
-				continue
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				continue
-			}
-			if settingsHaveOurs(data) {
-				found = append(found, p)
-			}
-		}
-	}
-	if len(found) == 0 {
-		return registry.Check{Name: "hooks", Status: registry.CheckWarn, Detail: "no agent settings file runs megagit's hooks",
-			Hint: "run `megagit hook install` so prompts are routed and sessions leave verdicts"}
-	}
-	return registry.Check{Name: "hooks", Status: registry.CheckOK, Detail: "installed in " + strings.Join(found, ", ")}
-}
-
-// settingsHaveOurs walks any JSON for a "command" string that runs megagit.
-func settingsHaveOurs(data []byte) bool {
-	var v any
-	if json.Unmarshal(data, &v) != nil {
-		return false
-	}
-	var walk func(any) bool
-	walk = func(v any) bool {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, val := range x {
-				if s, ok := val.(string); ok && k == "command" && install.IsOurs(s) {
-					return true
-				}
-				if walk(val) {
-					return true
-				}
-			}
-		case []any:
-			for _, val := range x {
-				if walk(val) {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	return walk(v)
 }

@@ -60,11 +60,6 @@ func openHookEnv(dir string) (*env, error) {
 	return &env{reg: reg, cfg: cfg}, cfgErr
 }
 
-// loadSession reads a session's memory; missing or junk is a fresh one.
-func loadSession(reg *registry.Registry, id string) (*hook.Session, error) {
-	return hook.LoadSession(reg.Local(), id)
-}
-
 func checkAgentFlag(agent string) error {
 	if err := hook.CheckAgent(agent); err != nil {
 		return usageError{fmt.Errorf("--agent: %w", err)}

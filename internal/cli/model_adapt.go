@@ -7,13 +7,10 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sort"
-	"strings"
 
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/embedcache/train"
-	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/local"
 	"github.com/megagit/megagit/route/dense"
 	"github.com/spf13/cobra"
@@ -132,9 +129,11 @@ func modelAdaptRun(opts *modelAdaptOptions) error {
 	if res.Keep {
 		rep.Kept = "new"
 		rep.ID = train.AdaptedID(base.ID(), a.now(), res.Table)
-		if err := writeAdapted(opts, e, base, data, res, &rep); err != nil {
+		saved, err := train.SaveAdapted(e.reg, opts.out, rep.ID, base, data, res, opts.holdout)
+		if err != nil {
 			return err
 		}
+		rep.Out, rep.Commit = displayPath(saved.Dir), saved.Commit
 	}
 	if opts.json {
 		return printJSON(a.out, rep)
@@ -157,10 +156,7 @@ func modelAdaptRun(opts *modelAdaptOptions) error {
 
 // activeStatic is the model routing uses here, which must be a static one.
 func activeStatic(e *env) (*embedcache.StaticModel, error) {
-	emb, _, err := dense.Load(e.cfg, e.reg.Root())
-	if errors.Is(err, embedcache.ErrNoBuiltin) {
-		return nil, withHint(err, "point model.dir at a static model folder: megagit model use --dir DIR")
-	}
+	emb, err := activeEmbedder(e)
 	if err != nil {
 		return nil, err
 	}
@@ -193,82 +189,7 @@ func registryAdaptData(a *app, e *env, holdout float64) (train.AdaptData, error)
 		full, name := dense.DocTexts(d)
 		as[i] = train.AdaptSkill{ID: d.ID, Full: full, Name: name}
 	}
-	var vs []train.AdaptVerdict
-	for _, entries := range ledgers {
-		for _, en := range entries {
-			if en.Source != registry.SourceExplicit || en.Action != "" || strings.TrimSpace(en.Context) == "" {
-				continue
-			}
-			if en.Verdict == "HELPFUL" || en.Verdict == "HARMFUL" {
-				vs = append(vs, train.AdaptVerdict{Skill: en.Skill, Context: en.Context, Helpful: en.Verdict == "HELPFUL"})
-			}
-		}
-	}
-	// Ledgers are a map: order by skill so duplicates keep their first
-	// spelling whatever the map order (within a skill the ledger order stays).
-	sort.SliceStable(vs, func(i, j int) bool { return vs[i].Skill < vs[j].Skill })
-	return train.BuildAdaptData(as, vs, holdout), nil
-}
-
-// writeAdapted saves the kept model. A folder inside the registry's
-// .megagit/models/ is committed (and only it), so the team gets it with the
-// next pull; any other folder is just written.
-func writeAdapted(opts *modelAdaptOptions, e *env, base *embedcache.StaticModel, d train.AdaptData, res *train.AdaptResult, rep *adaptReport) error {
-	root := e.reg.Root()
-	out := opts.out
-	if out == "" {
-		out = filepath.Join(root, filepath.FromSlash(registry.ModelsDir), rep.ID)
-	}
-	abs, err := filepath.Abs(out)
-	if err != nil {
-		return err
-	}
-	tc := res.Train
-	recipe := map[string]any{
-		"adapter": "megagit model adapt (embedcache.Adapt)", "base_model": base.ID(), "base_dtype": base.Meta().Dtype,
-		"source": "ledger: explicit verdicts with a context", "helpful_contexts": d.Helpful(), "trained": len(d.Train),
-		"held_back": len(d.Held), "harmful_contexts": len(d.Harmful), "contradictory_dropped": d.Contradictory,
-		"skills": len(d.Skills), "skills_with_evidence": d.SkillsWithEvidence, "pairs": res.Pairs,
-		"holdout": opts.holdout, "epochs": tc.Epochs, "batch": tc.Batch, "lr": tc.LR, "warmup_frac": tc.WarmupFrac,
-		"scale": tc.Scale, "seed": tc.Seed, "optimizer": "Adam (warm start from the base table)",
-		"before": res.Before, "after": res.After, "decision": res.Why,
-	}
-	rel, err := filepath.Rel(root, abs)
-	inModels := err == nil && filepath.IsLocal(rel) && strings.HasPrefix(filepath.ToSlash(rel), registry.ModelsDir+"/")
-	if !inModels {
-		if err := embedcache.SaveStatic(abs, rep.ID, res.Dim, res.Table, true, recipe); err != nil {
-			return err
-		}
-		rep.Out = displayPath(abs)
-		return nil
-	}
-	tmp, err := os.MkdirTemp("", "megagit-adapt-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	if err := embedcache.SaveStatic(tmp, rep.ID, res.Dim, res.Table, true, recipe); err != nil {
-		return err
-	}
-	files := map[string][]byte{}
-	for _, name := range []string{"model.json", "vectors.npy", "scales.npy"} {
-		data, err := os.ReadFile(filepath.Join(tmp, name))
-		if err != nil {
-			return err
-		}
-		files[filepath.ToSlash(rel)+"/"+name] = data
-	}
-	msg := fmt.Sprintf("model(%s): adapt %s to this registry's verdicts\n\n%s.\n\nMegagit-Action: adapt\nMegagit-Model: %s\nMegagit-Base-Model: %s\n",
-		rep.ID, base.ID(), res.Why, rep.ID, base.ID())
-	hash, err := e.reg.CommitFiles(msg, files)
-	if err != nil {
-		return err
-	}
-	if !hash.IsZero() {
-		rep.Commit = hash.String()
-	}
-	rep.Out = displayPath(abs)
-	return nil
+	return train.BuildAdaptData(as, train.LedgerVerdicts(ledgers), holdout), nil
 }
 
 // displayPath is p relative to the current directory when below it, so the

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/registry"
-	"github.com/megagit/megagit/skillfile"
 	"github.com/spf13/cobra"
 )
 
@@ -50,7 +49,7 @@ func skillAddRun(opts *skillAddOptions) error {
 	switch opts.bodyFile {
 	case "":
 	case "-":
-		data, err := readAllLimited(opts.app.in, skillfile.MaxSize)
+		data, err := registry.ReadSkillBytes(opts.app.in)
 		if err != nil {
 			return fmt.Errorf("read body from stdin: %w", err)
 		}

@@ -6,8 +6,8 @@ import (
 
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/hook/stop"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/registry"
 	"github.com/spf13/cobra"
 )
 
@@ -63,7 +63,7 @@ func tuneRun(opts *tuneOptions) error {
 	if err != nil {
 		return err
 	}
-	ds, err := readDecisions(e.reg)
+	ds, err := hook.ReadDecisions(e.reg.Local())
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func tuneRun(opts *tuneOptions) error {
 	if err != nil {
 		return err
 	}
-	cases := tuneCases(e.reg, ds, ledgers)
+	cases := stop.TuneCases(e.reg.Local(), ds, ledgers)
 	res := tuneJSON{Decisions: len(ds), Replayable: len(cases),
 		Tuning: ranker.Tune(cases, rankerConfig(e.cfg).DynamicK, e.cfg.Route.TopK)}
 	if opts.apply && res.Changed {
@@ -129,45 +129,4 @@ func printTune(opts *tuneOptions, r tuneJSON) {
 
 func f3(x float64) string {
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", x), "0"), ".")
-}
-
-// tuneCases keeps decisions dynamic K decided (not no-match, fixed or the
-// lexical fast path) and labels them from the session's explicit verdicts.
-func tuneCases(reg *registry.Registry, ds []hook.Decision, ledgers map[string][]registry.Entry) []ranker.TuneCase {
-	var out []ranker.TuneCase
-	stopped := map[string]bool{}
-	for _, d := range ds {
-		if len(d.Scores) == 0 || !ranker.KReason(d.Reason).Dynamic() {
-			continue
-		}
-		c := ranker.TuneCase{Scores: d.Scores, ZTop1: d.ZTop1, ZEnt: d.ZEnt, Candidates: d.Candidates}
-		if len(d.Skills) > 0 && d.Session != "" && !d.Shadow {
-			v := sessionVerdicts(d, ledgers)
-			judged := 0
-			for i, s := range d.Skills {
-				for _, word := range v[s.Name] {
-					switch word {
-					case "HELPFUL":
-						c.Label, c.NeedK = ranker.LabelHelpful, i+1
-					case "HARMFUL", "NEUTRAL":
-						judged++
-					}
-				}
-			}
-			if c.Label == ranker.LabelNone {
-				s, ok := stopped[d.Session]
-				if !ok {
-					if sess, err := loadSession(reg, d.Session); err == nil {
-						s = sess.Stopped
-					}
-					stopped[d.Session] = s
-				}
-				if judged > 0 || s {
-					c.Label = ranker.LabelUnhelpful
-				}
-			}
-		}
-		out = append(out, c)
-	}
-	return out
 }

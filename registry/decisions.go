@@ -1,0 +1,30 @@
+package registry
+
+import (
+	"fmt"
+
+	"github.com/megagit/megagit/hook"
+)
+
+// SessionVerdicts joins a decision with the ledger: the verdicts its
+// emitted skills got in the same session, at or after the decision, per
+// skill ("HELPFUL", "implicit +0.10", ...).
+func SessionVerdicts(d hook.Decision, ledgers map[string][]Entry) map[string][]string {
+	out := map[string][]string{}
+	if d.Session == "" {
+		return out
+	}
+	for _, s := range d.Skills {
+		for _, en := range ledgers[s.Name] {
+			if en.Session != d.Session || en.Action != "" || en.At < d.Time[:min(len(d.Time), 19)] {
+				continue
+			}
+			word := en.Verdict
+			if en.Source == SourceImplicit {
+				word = fmt.Sprintf("implicit %+.2f", en.Outcome)
+			}
+			out[s.Name] = append(out[s.Name], word)
+		}
+	}
+	return out
+}
