@@ -21,7 +21,7 @@ func TuneCases(dir local.Dir, ds []hook.Decision, ledgers map[string][]registry.
 		}
 		c := ranker.TuneCase{Scores: d.Scores, ZTop1: d.ZTop1, ZEnt: d.ZEnt, Candidates: d.Candidates}
 		if len(d.Skills) > 0 && d.Session != "" && !d.Shadow {
-			v := registry.SessionVerdicts(d, ledgers)
+			v := SessionVerdicts(d, ledgers)
 			judged := 0
 			for i, s := range d.Skills {
 				for _, word := range v[s.Name] {

@@ -1,10 +1,11 @@
-package registry_test
+package stop_test
 
 import (
 	"reflect"
 	"testing"
 
 	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/hook/stop"
 	"github.com/megagit/megagit/registry"
 )
 
@@ -21,10 +22,10 @@ func TestSessionVerdicts(t *testing.T) {
 		"b": {{Skill: "b", Verdict: "NEUTRAL", Source: registry.SourceImplicit, Outcome: 0.1, Session: "s1", At: "2025-03-01T10:01:00Z"}},
 	}
 	want := map[string][]string{"a": {"HELPFUL"}, "b": {"implicit +0.10"}}
-	if got := registry.SessionVerdicts(d, ledgers); !reflect.DeepEqual(got, want) {
+	if got := stop.SessionVerdicts(d, ledgers); !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
-	if got := registry.SessionVerdicts(hook.Decision{Skills: d.Skills, Time: d.Time}, ledgers); len(got) != 0 {
+	if got := stop.SessionVerdicts(hook.Decision{Skills: d.Skills, Time: d.Time}, ledgers); len(got) != 0 {
 		t.Fatalf("no session: %v", got)
 	}
 }

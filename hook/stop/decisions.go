@@ -1,15 +1,16 @@
-package registry
+package stop
 
 import (
 	"fmt"
 
 	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/registry"
 )
 
 // SessionVerdicts joins a decision with the ledger: the verdicts its
 // emitted skills got in the same session, at or after the decision, per
 // skill ("HELPFUL", "implicit +0.10", ...).
-func SessionVerdicts(d hook.Decision, ledgers map[string][]Entry) map[string][]string {
+func SessionVerdicts(d hook.Decision, ledgers map[string][]registry.Entry) map[string][]string {
 	out := map[string][]string{}
 	if d.Session == "" {
 		return out
@@ -20,7 +21,7 @@ func SessionVerdicts(d hook.Decision, ledgers map[string][]Entry) map[string][]s
 				continue
 			}
 			word := en.Verdict
-			if en.Source == SourceImplicit {
+			if en.Source == registry.SourceImplicit {
 				word = fmt.Sprintf("implicit %+.2f", en.Outcome)
 			}
 			out[s.Name] = append(out[s.Name], word)
