@@ -7,6 +7,7 @@ import (
 
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -92,14 +93,14 @@ func cacheRun(opts *cacheOptions) error {
 
 // buildCacheReport gathers what embedcache.Status reads besides the cache
 // folders: the active model, the skills' texts and git's view of a folder.
-func buildCacheReport(a *app, e *env) (*embedcache.Report, error) {
+func buildCacheReport(a *app, e *workspace.Workspace) (*embedcache.Report, error) {
 	emb, err := activeEmbedder(e)
 	if err != nil {
 		return nil, err
 	}
-	in := embedcache.StatusInput{Root: e.reg.Root(), LocalDir: e.reg.LocalDir(), Embedder: emb, ModelID: e.cfg.Model.ID,
+	in := embedcache.StatusInput{Root: e.Reg.Root(), LocalDir: e.Reg.LocalDir(), Embedder: emb, ModelID: e.Cfg.Model.ID,
 		HeadState: func(dir string, names ...string) (untracked, modified bool) {
-			state, err := e.reg.HeadState(dir, names...)
+			state, err := e.Reg.HeadState(dir, names...)
 			return err == nil && state == registry.PathUntracked, err == nil && state == registry.PathModified
 		}}
 	if emb != nil {

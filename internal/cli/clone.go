@@ -62,11 +62,11 @@ func cloneRun(opts *cloneOptions) error {
 	if err != nil {
 		return err
 	}
-	skills, problems, err := e.reg.Skills()
+	skills, problems, err := e.Reg.Skills()
 	if err != nil {
 		return err
 	}
-	warnProblems(a, problems)
+	a.warnProblems(problems)
 	fmt.Fprintf(a.errOut, "megagit: cloned %s: %d skill(s); record verdicts, then `megagit sync`\n", opts.url, len(skills))
 	fmt.Fprintln(a.out, reg.Root())
 	return nil

@@ -5,6 +5,7 @@ import (
 
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -35,7 +36,7 @@ func newConfigCmd(a *app, runF func(*configOptions) error) *cobra.Command {
 func configRun(opts *configOptions) error {
 	file := ""
 	if root, err := local.Find(opts.app.workDir()); err == nil {
-		file = configFile(root)
+		file = workspace.ConfigFile(root)
 	}
 	_, settings, err := config.Load(file, nil)
 	if err != nil {

@@ -48,14 +48,14 @@ func decisionsRun(opts *decisionsOptions) error {
 	if err != nil {
 		return err
 	}
-	ds, err := hook.ReadDecisions(e.reg.Local())
+	ds, err := hook.ReadDecisions(e.Reg.Local())
 	if err != nil {
 		return err
 	}
 	if opts.n > 0 && len(ds) > opts.n {
 		ds = ds[len(ds)-opts.n:]
 	}
-	ledgers, err := e.reg.Ledgers()
+	ledgers, err := e.Reg.Ledgers()
 	if err != nil {
 		return err
 	}

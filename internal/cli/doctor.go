@@ -56,14 +56,14 @@ func doctorRun(opts *doctorOptions) error {
 		return err
 	}
 	if opts.fix {
-		debris, err := e.reg.RemoveTempDebris()
+		debris, err := e.Reg.RemoveTempDebris()
 		if err != nil {
 			return fmt.Errorf("fix: %w", err)
 		}
 		if len(debris) > 0 {
 			fmt.Fprintf(a.errOut, "megagit: fix: removed %d temp file(s) of interrupted writes\n", len(debris))
 		}
-		results, _, err := e.reg.Resync("")
+		results, _, err := e.Reg.Resync("")
 		if err != nil {
 			return fmt.Errorf("fix: %w", err)
 		}
@@ -73,16 +73,16 @@ func doctorRun(opts *doctorOptions) error {
 	if opts.offline {
 		timeout = 0
 	}
-	checks := e.reg.Doctor()
+	checks := e.Reg.Doctor()
 	if timeout > 0 {
-		checks = append(checks, regsync.RemoteCheck(e.reg, timeout))
+		checks = append(checks, regsync.RemoteCheck(e.Reg, timeout))
 	}
 	if journal && !registry.JournalPending(root) {
 		checks = append(checks, registry.Check{Name: "recovery", Status: registry.CheckWarn,
 			Detail: "an interrupted write (a killed megagit) was found and finished"})
 	}
 	checks = append(checks, cacheChecks(root)...)
-	checks = append(checks, install.DoctorCheck(e.reg.WorkTree()))
+	checks = append(checks, install.DoctorCheck(e.Reg.WorkTree()))
 	failed := 0
 	for _, c := range checks {
 		if c.Status == registry.CheckFail {

@@ -10,6 +10,7 @@ import (
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/route/dense"
+	"github.com/megagit/megagit/workspace"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 )
@@ -56,8 +57,8 @@ check. --float16 (or model.cache_float16: true) halves the committed size.`,
 }
 
 // activeEmbedder is the configured model; nil when routing is lexical.
-func activeEmbedder(e *env) (embedcache.Embedder, error) {
-	emb, _, err := dense.Load(e.cfg, e.reg.Root())
+func activeEmbedder(e *workspace.Workspace) (embedcache.Embedder, error) {
+	emb, _, err := dense.Load(e.Cfg, e.Reg.Root())
 	if errors.Is(err, embedcache.ErrNoBuiltin) {
 		return nil, withHint(err, "point model.dir at a static model folder: megagit model use --dir DIR")
 	}
@@ -76,8 +77,9 @@ func modelLoadHint(cfg *config.Config, err error) error {
 }
 
 // currentItems are the texts routing embeds for the registry's skills now.
-func currentItems(a *app, e *env) ([]embedcache.DocText, error) {
-	docs, err := e.docs(a)
+func currentItems(a *app, e *workspace.Workspace) ([]embedcache.DocText, error) {
+	docs, problems, err := e.Docs()
+	a.warnProblems(problems)
 	if err != nil {
 		return nil, err
 	}
@@ -92,10 +94,10 @@ func embedRun(opts *embedOptions) error {
 	}
 	emb, err := activeEmbedder(e)
 	if err != nil {
-		return modelLoadHint(e.cfg, err)
+		return modelLoadHint(e.Cfg, err)
 	}
 	if emb == nil {
-		return withHint(fmt.Errorf("%w: no semantic model is active (model.id is %q), nothing to embed", config.ErrInvalid, e.cfg.Model.ID),
+		return withHint(fmt.Errorf("%w: no semantic model is active (model.id is %q), nothing to embed", config.ErrInvalid, e.Cfg.Model.ID),
 			"choose one with `megagit model use "+embedcache.BuiltinID+"` or `megagit model use --dir DIR`")
 	}
 	items, err := currentItems(a, e)
@@ -103,18 +105,18 @@ func embedRun(opts *embedOptions) error {
 		return err
 	}
 	warn := func(msg string) { fmt.Fprintf(a.errOut, "megagit: warning: %s\n", msg) }
-	p, err := embedcache.NewPlan(emb, e.reg.Root(), items, opts.all, warn)
+	p, err := embedcache.NewPlan(emb, e.Reg.Root(), items, opts.all, warn)
 	if err != nil {
 		return err
 	}
 	if err := p.Compute(newEmbedBar(a.errOut, p.Todo(), isTTY(a.errOut))); err != nil {
 		return err
 	}
-	files, err := p.Files(e.cfg.Model.CacheFloat16)
+	files, err := p.Files(e.Cfg.Model.CacheFloat16)
 	if err != nil {
 		return err
 	}
-	return commitEmbeddings(a, e.reg, p, emb.ID(), files)
+	return commitEmbeddings(a, e.Reg, p, emb.ID(), files)
 }
 
 // commitEmbeddings records the cache files in a commit of their own.

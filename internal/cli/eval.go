@@ -13,6 +13,7 @@ import (
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/dense"
+	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -112,11 +113,11 @@ func evalRun(opts *evalOptions) error {
 		qfile = evalPath(a, opts.queries)
 	}
 	warn := func(msg string) { fmt.Fprintf(a.errOut, "megagit: warning: %s\n", msg) }
-	b, err := eval.Load(dir, qfile, func(s []*registry.Skill) []ranker.Doc { return skillDocs(s, nil) }, warn)
+	b, err := eval.Load(dir, qfile, func(s []*registry.Skill) []ranker.Doc { return workspace.SkillDocs(s, nil) }, warn)
 	if err != nil {
 		return err
 	}
-	o := eval.Options{Config: cfg, Settings: rs, Router: evalRouter}
+	o := eval.Options{Config: cfg, Settings: rs, Router: workspace.NewRouter}
 	if opts.grid != nil {
 		return evalSweepRun(opts, b, o)
 	}
@@ -142,11 +143,6 @@ func evalRun(opts *evalOptions) error {
 	}
 	header, table := out.Table()
 	return printTable(a.out, header, table)
-}
-
-// evalRouter routes a benchmark's docs as `megagit route` would with cfg.
-func evalRouter(docs []ranker.Doc, cfg *config.Config, sem *dense.Channel) *route.Router {
-	return newRouter(docs, rankerConfig(cfg), sem, cfg.DynamicK)
 }
 
 // evalPath makes a relative path relative to -C.

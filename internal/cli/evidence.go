@@ -37,7 +37,7 @@ func unarchiveRun(opts *unarchiveOptions) error {
 	if err != nil {
 		return err
 	}
-	hash, err := e.reg.Unarchive(opts.skill, opts.reason, opts.app.now())
+	hash, err := e.Reg.Unarchive(opts.skill, opts.reason, opts.app.now())
 	if err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ func revertRun(opts *revertOptions) error {
 	if err != nil {
 		return err
 	}
-	removed, hash, err := e.reg.Revert(opts.ref, opts.app.now())
+	removed, hash, err := e.Reg.Revert(opts.ref, opts.app.now())
 	if err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ func resyncRun(opts *resyncOptions) error {
 	if err != nil {
 		return err
 	}
-	results, hash, err := e.reg.Resync(opts.skill)
+	results, hash, err := e.Reg.Resync(opts.skill)
 	if err != nil {
 		return err
 	}

@@ -3,10 +3,7 @@ package cli
 import (
 	"fmt"
 
-	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/hook"
-	"github.com/megagit/megagit/registry"
-	"github.com/megagit/megagit/registry/local"
 	"github.com/spf13/cobra"
 )
 
@@ -39,26 +36,6 @@ const (
 	hookLogMaxBytes  = hook.LogMaxBytes
 	decisionMaxBytes = hook.DecisionMaxBytes
 )
-
-// openHookEnv opens the registry and its config without printing anything:
-// a hook's stdout belongs to the agent. When only the config is broken the
-// registry is still returned so the error can be logged there.
-func openHookEnv(dir string) (*env, error) {
-	root, err := local.Find(dir)
-	if err != nil {
-		return nil, err
-	}
-	cfg, _, cfgErr := config.Load(configFile(root), nil)
-	opts := registry.Options{Warn: func(string) {}}
-	if cfgErr == nil {
-		opts.Roots, opts.LockTimeout = cfg.Roots, cfg.Lock.Timeout
-	}
-	reg, err := registry.Open(root, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &env{reg: reg, cfg: cfg}, cfgErr
-}
 
 func checkAgentFlag(agent string) error {
 	if err := hook.CheckAgent(agent); err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/workspace"
 )
 
 // TestGenBenchRegistry writes a synthetic registry for the hook latency
@@ -76,23 +77,23 @@ func BenchmarkHookRouter(b *testing.B) {
 	if dir == "" {
 		b.Skip("set MEGAGIT_BENCH_REGISTRY")
 	}
-	e, err := openHookEnv(dir)
+	e, err := workspace.OpenHook(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Run("skills", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if _, _, err := e.reg.Skills(); err != nil {
+			if _, _, err := e.Reg.Skills(); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
-	skills, _, _ := e.reg.Skills()
-	led, _ := e.reg.Ledgers()
-	docs := skillDocs(skills, led)
+	skills, _, _ := e.Reg.Skills()
+	led, _ := e.Reg.Ledgers()
+	docs := workspace.SkillDocs(skills, led)
 	b.Run("index", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			newRouter(docs, rankerConfig(e.cfg), nil, e.cfg.DynamicK)
+			workspace.NewRouter(docs, e.Cfg, nil)
 		}
 	})
 	b.Run("hookRouter", func(b *testing.B) {
@@ -135,7 +136,7 @@ func BenchmarkHookRoute(b *testing.B) {
 	if dir == "" {
 		b.Skip("set MEGAGIT_BENCH_REGISTRY")
 	}
-	e, err := openHookEnv(dir)
+	e, err := workspace.OpenHook(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -143,7 +144,7 @@ func BenchmarkHookRoute(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := route.Settings{TopK: e.cfg.Route.TopK, NoDynamic: !e.cfg.Route.Dynamic, Format: e.cfg.Route.Format, Budget: e.cfg.Route.Budget}
+	s := route.Settings{TopK: e.Cfg.Route.TopK, NoDynamic: !e.Cfg.Route.Dynamic, Format: e.Cfg.Route.Format, Budget: e.Cfg.Route.Budget}
 	b.ReportAllocs()
 	for b.Loop() {
 		rt.Route("the docker image build is slow and the cache layer is huge", s)

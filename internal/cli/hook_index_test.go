@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/workspace"
 	"golang.org/x/sys/unix"
 )
 
@@ -62,21 +63,21 @@ func testHookCompiledIndex(t *testing.T) {
 	prompts := []string{"the docker image build is slow", "my tests fail randomly on ci", "hello", "postgres migration docker"}
 	check := func(step, format string) {
 		t.Helper()
-		e, err := openHookEnv(dir)
+		e, err := workspace.OpenHook(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.cfg.Model.ID = "none"
-		e.cfg.Route.Format = format
+		e.Cfg.Model.ID = "none"
+		e.Cfg.Route.Format = format
 		hr, err := hookRouter(e)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := e.router(&app{errOut: discard{}})
+		want, err := (&app{errOut: discard{}}).router(e)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := route.Settings{TopK: e.cfg.Route.TopK, Format: e.cfg.Route.Format, Budget: e.cfg.Route.Budget}
+		s := route.Settings{TopK: e.Cfg.Route.TopK, Format: e.Cfg.Route.Format, Budget: e.Cfg.Route.Budget}
 		for _, p := range prompts {
 			got, exp := hr.Route(p, s), want.Route(p, s)
 			if format == "compose" && exp.Rendered.Text != "" && !strings.Contains(got.Rendered.Text, "## Steps") {

@@ -72,7 +72,7 @@ func hookInstallRun(opts *hookInstallOptions) error {
 		Command: opts.command, Lean: opts.lean, Out: a.out, ErrOut: a.errOut,
 	}
 	if e, err := a.open(nil); err == nil {
-		inst.Root, inst.WorkTree = e.reg.Root(), e.reg.WorkTree()
+		inst.Root, inst.WorkTree = e.Reg.Root(), e.Reg.WorkTree()
 	} else if opts.scope == install.ScopeProject {
 		return err
 	}

@@ -7,12 +7,9 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/config"
-	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/hook/inject"
-	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/route"
-	"github.com/megagit/megagit/route/dense"
+	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -69,87 +66,18 @@ func hookStart() time.Time {
 // openPromptEnv opens the registry and its config for the prompt hook and
 // saves the resolved settings for megagit-hook.
 func openPromptEnv(dir string) (*inject.Env, error) {
-	e, err := openHookEnv(dir)
-	if e == nil {
+	w, err := workspace.OpenHook(dir)
+	if w == nil {
 		return nil, err
 	}
-	ie := &inject.Env{Root: e.reg.Root(), Local: e.reg.Local()}
+	ie := &inject.Env{Root: w.Reg.Root(), Local: w.Reg.Local()}
 	if err != nil {
 		return ie, err
 	}
-	ie = promptEnv(e)
+	ie = w.PromptEnv()
 	if err := inject.SaveSettings(ie.Local, ie.Root, version, config.EnvNames(), ie.Settings); err != nil {
 		line := fmt.Sprintf("%s prompt: note: saving %s: %v", time.Now().UTC().Format(time.RFC3339), inject.SettingsFile, err)
 		_ = ie.Local.Append(hook.LogFile, []byte(line), hook.LogMaxBytes)
 	}
 	return ie, nil
-}
-
-// promptEnv is the prompt hook's view of an opened registry.
-func promptEnv(e *env) *inject.Env {
-	return &inject.Env{
-		Root: e.reg.Root(), Local: e.reg.Local(), Settings: hookSettings(e.cfg, e.reg.Root()),
-		Docs: func() ([]ranker.Doc, error) {
-			skills, _, err := e.reg.Skills()
-			if err != nil {
-				return nil, err
-			}
-			ledgers, err := e.reg.Ledgers()
-			if err != nil {
-				return nil, err
-			}
-			return skillDocs(skills, ledgers), nil
-		},
-		Prewarm: prewarmModel,
-		Semantic: func(model string, docs []ranker.Doc) route.Dense {
-			return denseOf(e.semanticFor(&app{errOut: discard{}}, docs))
-		},
-	}
-}
-
-// hookSettings resolves what the prompt hook needs from the config.
-func hookSettings(cfg *config.Config, root string) *inject.Settings {
-	s := &inject.Settings{
-		Deadline: cfg.Hook.Deadline, Shadow: cfg.Hook.Shadow, Output: cfg.Hook.Output, LogPrompts: cfg.Hook.LogPrompts,
-		Route:       route.Settings{TopK: cfg.Route.TopK, NoDynamic: !cfg.Route.Dynamic, Format: cfg.Route.Format, Budget: cfg.Route.Budget},
-		Roots:       cfg.Roots,
-		LockTimeout: cfg.Lock.Timeout,
-		Ranker:      rankerConfig(cfg),
-		DynamicK:    dkOverride(cfg.DynamicK),
-		ServeKey:    serveKey(cfg),
-	}
-	switch id := cfg.Model.ID; {
-	case dense.UsesONNX(cfg, root):
-		s.Model = inject.ModelONNX
-	case cfg.Model.Dir != "":
-		s.Model = inject.ModelOther
-	case id == "" || id == "none" || id == "lexical":
-		s.Model = inject.ModelNone
-	case id == embedcache.BuiltinID:
-		s.Model = inject.ModelBuiltin
-	default:
-		s.Model = inject.ModelOther // megagit warns and routes lexically
-	}
-	return s
-}
-
-// prewarmModel starts loading a static model (the tokenizer and, for the
-// built-in model, its table) on another core while the prompt hook reads
-// the compiled index: both load once per process, so semanticFor then
-// waits for this load instead of starting its own.
-func prewarmModel(model string) {
-	load := func(f func()) {
-		go func() {
-			// A panic must not crash the hook (it always exits 0): the
-			// worker then meets the failed load and logs it.
-			defer func() { _ = recover() }()
-			f()
-		}()
-	}
-	switch model {
-	case inject.ModelBuiltin:
-		load(func() { _, _ = embedcache.Builtin() })
-	case inject.ModelOther:
-		load(func() { _, _ = embedcache.DefaultTokenizer() })
-	}
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/hook/stop"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -46,11 +47,11 @@ func hookStopRun(opts *hookStopOptions) {
 		Agent: opts.agent, Dir: a.dir, Transcript: opts.transcript, Session: opts.session, Final: opts.final,
 		Now: a.now, In: a.in, ErrOut: a.errOut,
 		Open: func(dir string) (*registry.Registry, error) {
-			e, err := openHookEnv(dir)
+			e, err := workspace.OpenHook(dir)
 			if e == nil {
 				return nil, err
 			}
-			return e.reg, err
+			return e.Reg, err
 		},
 	})
 }

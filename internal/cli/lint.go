@@ -36,7 +36,7 @@ func lintRun(opts *lintOptions) error {
 	if err != nil {
 		return err
 	}
-	problems, checked := e.reg.Lint(e.cfg.Roots)
+	problems, checked := e.Reg.Lint(e.Cfg.Roots)
 	errorsFound := 0
 	for _, p := range problems {
 		if p.Severity != "warning" {

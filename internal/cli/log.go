@@ -42,11 +42,11 @@ func logRun(opts *logOptions) error {
 		return err
 	}
 	if opts.skill != "" {
-		if _, err := e.reg.Skill(opts.skill); err != nil {
+		if _, err := e.Reg.Skill(opts.skill); err != nil {
 			return err
 		}
 	}
-	entries, err := e.reg.Log(opts.skill, opts.limit)
+	entries, err := e.Reg.Log(opts.skill, opts.limit)
 	if err != nil {
 		return err
 	}

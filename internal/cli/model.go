@@ -59,7 +59,7 @@ func modelUseRun(opts *modelUseOptions) error {
 	}
 	var set dense.Setting
 	if opts.dir != "" {
-		set, err = dense.FolderSetting(e.reg.Root(), opts.dir, opts.profile)
+		set, err = dense.FolderSetting(e.Reg.Root(), opts.dir, opts.profile)
 	} else {
 		set, err = dense.IDSetting(opts.id)
 	}
@@ -70,7 +70,7 @@ func modelUseRun(opts *modelUseOptions) error {
 	if err != nil {
 		return err
 	}
-	old, err := e.reg.ReadConfigFile()
+	old, err := e.Reg.ReadConfigFile()
 	if err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func modelUseRun(opts *modelUseOptions) error {
 	if err != nil {
 		return err
 	}
-	hash, err := e.reg.CommitConfig(data, set.Subject)
+	hash, err := e.Reg.CommitConfig(data, set.Subject)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/megagit/megagit/embedcache/train"
 	"github.com/megagit/megagit/registry/local"
 	"github.com/megagit/megagit/route/dense"
+	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -129,7 +130,7 @@ func modelAdaptRun(opts *modelAdaptOptions) error {
 	if res.Keep {
 		rep.Kept = "new"
 		rep.ID = train.AdaptedID(base.ID(), a.now(), res.Table)
-		saved, err := train.SaveAdapted(e.reg, opts.out, rep.ID, base, data, res, opts.holdout)
+		saved, err := train.SaveAdapted(e.Reg, opts.out, rep.ID, base, data, res, opts.holdout)
 		if err != nil {
 			return err
 		}
@@ -155,13 +156,13 @@ func modelAdaptRun(opts *modelAdaptOptions) error {
 }
 
 // activeStatic is the model routing uses here, which must be a static one.
-func activeStatic(e *env) (*embedcache.StaticModel, error) {
+func activeStatic(e *workspace.Workspace) (*embedcache.StaticModel, error) {
 	emb, err := activeEmbedder(e)
 	if err != nil {
 		return nil, err
 	}
 	if emb == nil {
-		return nil, withHint(fmt.Errorf("%w: no semantic model is active (model.id is %q)", config.ErrInvalid, e.cfg.Model.ID),
+		return nil, withHint(fmt.Errorf("%w: no semantic model is active (model.id is %q)", config.ErrInvalid, e.Cfg.Model.ID),
 			"choose one with `megagit model use "+embedcache.BuiltinID+"` or `megagit model use --dir DIR`")
 	}
 	m, ok := emb.(*embedcache.StaticModel)
@@ -173,17 +174,17 @@ func activeStatic(e *env) (*embedcache.StaticModel, error) {
 
 // registryAdaptData reads the skills (as routing embeds them) and the
 // explicit verdicts with a context.
-func registryAdaptData(a *app, e *env, holdout float64) (train.AdaptData, error) {
-	skills, problems, err := e.reg.Skills()
+func registryAdaptData(a *app, e *workspace.Workspace, holdout float64) (train.AdaptData, error) {
+	skills, problems, err := e.Reg.Skills()
 	if err != nil {
 		return train.AdaptData{}, err
 	}
-	warnProblems(a, problems)
-	ledgers, err := e.reg.Ledgers()
+	a.warnProblems(problems)
+	ledgers, err := e.Reg.Ledgers()
 	if err != nil {
 		return train.AdaptData{}, err
 	}
-	docs := skillDocs(skills, ledgers)
+	docs := workspace.SkillDocs(skills, ledgers)
 	as := make([]train.AdaptSkill, len(docs))
 	for i, d := range docs {
 		full, name := dense.DocTexts(d)

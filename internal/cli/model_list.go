@@ -7,6 +7,7 @@ import (
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/route/dense"
+	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -95,7 +96,7 @@ func yesNo(b bool) string {
 func modelConfig(a *app) (*config.Config, string) {
 	file, root := "", ""
 	if r, err := registryRoot(a); err == nil {
-		file, root = configFile(r), r
+		file, root = workspace.ConfigFile(r), r
 	}
 	if cfg, _, err := config.Load(file, nil); err == nil {
 		return cfg, root

@@ -69,7 +69,7 @@ func remoteAddRun(opts *remoteAddOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := regsync.AddRemote(e.reg, opts.name, opts.url); err != nil {
+	if err := regsync.AddRemote(e.Reg, opts.name, opts.url); err != nil {
 		return err
 	}
 	fmt.Fprintf(opts.app.errOut, "megagit: added remote %s (%s); share verdicts with `megagit sync`\n", opts.name, opts.url)
@@ -81,7 +81,7 @@ func remoteListRun(opts *remoteListOptions) error {
 	if err != nil {
 		return err
 	}
-	remotes, err := regsync.Remotes(e.reg)
+	remotes, err := regsync.Remotes(e.Reg)
 	if err != nil {
 		return err
 	}

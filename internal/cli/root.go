@@ -6,13 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
-	"github.com/megagit/megagit/config"
-	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -199,35 +198,24 @@ func (a *app) workDir() string {
 	return "."
 }
 
-// env is everything a registry command needs: the registry and its config.
-type env struct {
-	reg *registry.Registry
-	cfg *config.Config
-}
-
-// open finds the registry, loads its config and opens it.
-func (a *app) open(flags flagLookup) (*env, error) {
-	root, err := local.Find(a.workDir())
-	if err != nil {
+// open opens the workspace around the working directory (flags override
+// its config), printing the registry's warnings on stderr.
+func (a *app) open(flags flagLookup) (*workspace.Workspace, error) {
+	w, err := workspace.Open(a.workDir(), flags, func(s string) { fmt.Fprintf(a.errOut, "megagit: warning: %s\n", s) })
+	if errors.Is(err, local.ErrNotRegistry) {
 		return nil, withHint(err, "create one with `megagit init`, or point at one with -C DIR")
 	}
-	cfg, _, err := config.Load(configFile(root), flags)
-	if err != nil {
-		return nil, err
-	}
-	reg, err := registry.Open(root, registry.Options{
-		Roots:       cfg.Roots,
-		LockTimeout: cfg.Lock.Timeout,
-		Warn:        func(s string) { fmt.Fprintf(a.errOut, "megagit: warning: %s\n", s) },
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &env{reg: reg, cfg: cfg}, nil
+	return w, err
 }
 
-func configFile(root string) string {
-	return root + string(os.PathSeparator) + ".megagit" + string(os.PathSeparator) + config.FileName
+// say prints one line on stderr: the rooms below cli pass their warnings
+// and notes here, since they print nothing themselves.
+func (a *app) say(line string) { fmt.Fprintln(a.errOut, line) }
+
+// router reads the workspace's skills into a router, warning on stderr
+// about skills that do not parse and a model that does not load.
+func (a *app) router(w *workspace.Workspace) (*route.Router, error) {
+	return w.Router(a.warnProblems, a.say)
 }
 
 // registryRoot finds the registry around the working directory.

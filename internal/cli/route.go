@@ -8,6 +8,7 @@ import (
 
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -73,7 +74,7 @@ func routeRun(opts *routeOptions) error {
 	if err != nil {
 		return err
 	}
-	topK, format, budget := e.cfg.Route.TopK, e.cfg.Route.Format, e.cfg.Route.Budget
+	topK, format, budget := e.Cfg.Route.TopK, e.Cfg.Route.Format, e.Cfg.Route.Budget
 	if opts.topK > 0 {
 		topK = opts.topK
 	}
@@ -86,7 +87,7 @@ func routeRun(opts *routeOptions) error {
 	if opts.budget > 0 {
 		budget = opts.budget
 	}
-	noDynamic := opts.noDynamicK || !e.cfg.Route.Dynamic
+	noDynamic := opts.noDynamicK || !e.Cfg.Route.Dynamic
 	docs, rr, err := routeOnce(opts, e, route.Settings{TopK: topK, NoDynamic: noDynamic, Format: format, Budget: budget})
 	if err != nil {
 		return err
@@ -134,7 +135,7 @@ func routeRun(opts *routeOptions) error {
 const routeServeTimeout = 5 * time.Second
 
 // routeOnce routes through `megagit serve` when one answers, else here.
-func routeOnce(opts *routeOptions, e *env, s route.Settings) ([]ranker.Doc, route.Result, error) {
+func routeOnce(opts *routeOptions, e *workspace.Workspace, s route.Settings) ([]ranker.Doc, route.Result, error) {
 	if !opts.noServe {
 		docs, rr, err := serveClient(e).Route(opts.prompt, "", s, routeServeTimeout)
 		if err == nil {
@@ -144,7 +145,7 @@ func routeOnce(opts *routeOptions, e *env, s route.Settings) ([]ranker.Doc, rout
 			fmt.Fprintf(opts.app.errOut, "megagit: warning: %v; routing here\n", err)
 		}
 	}
-	rt, err := e.router(opts.app)
+	rt, err := opts.app.router(e)
 	if err != nil {
 		return nil, route.Result{}, err
 	}

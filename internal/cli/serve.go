@@ -2,14 +2,11 @@ package cli
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"time"
 
-	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/server"
+	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -54,28 +51,13 @@ func serveRun(ctx context.Context, opts *serveOptions) error {
 			return server.Registry{}, err
 		}
 		return server.Registry{
-			Root: e.reg.Root(), LocalDir: e.reg.LocalDir(), Roots: e.cfg.Roots, Key: serveKey(e.cfg),
-			Router: func() (*route.Router, error) { return e.router(a) },
+			Root: e.Reg.Root(), LocalDir: e.Reg.LocalDir(), Roots: e.Cfg.Roots, Key: workspace.ServeKey(e.Cfg),
+			Router: func() (*route.Router, error) { return a.router(e) },
 		}, nil
 	}})
 }
 
-// serveKey fingerprints the configuration that decides a ranking (the
-// per-call output settings travel in the request).
-func serveKey(cfg *config.Config) string {
-	b, _ := json.Marshal(struct {
-		Roots    []string
-		Blend    config.Blend
-		Lexical  config.Lexical
-		DynamicK config.DynamicK
-		Model    config.Model
-		MMR      float64
-	}{cfg.Roots, cfg.Blend, cfg.Lexical, cfg.DynamicK, cfg.Model, cfg.Route.MMR})
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
-
 // serveClient is e's client of its registry's `megagit serve`.
-func serveClient(e *env) route.Client {
-	return route.Client{Version: version, Root: e.reg.Root(), LocalDir: e.reg.LocalDir(), Config: serveKey(e.cfg)}
+func serveClient(e *workspace.Workspace) route.Client {
+	return route.Client{Version: version, Root: e.Reg.Root(), LocalDir: e.Reg.LocalDir(), Config: workspace.ServeKey(e.Cfg)}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/routetest"
+	"github.com/megagit/megagit/workspace"
 )
 
 // serveTestRegistry writes a registry of n synthetic skills.
@@ -30,7 +31,7 @@ func serveTestRegistry(t *testing.T, n int) string {
 }
 
 // startServe runs `megagit serve` in this process until the test ends.
-func startServe(t testing.TB, dir string) *env {
+func startServe(t testing.TB, dir string) *workspace.Workspace {
 	t.Helper()
 	log := &routetest.Log{}
 	a := &app{dir: dir, out: &bytes.Buffer{}, errOut: log, now: time.Now}
@@ -44,7 +45,7 @@ func startServe(t testing.TB, dir string) *env {
 }
 
 // reopen loads a registry's configuration as a new client would.
-func reopen(t *testing.T, dir string) *env {
+func reopen(t *testing.T, dir string) *workspace.Workspace {
 	t.Helper()
 	e, err := (&app{dir: dir, errOut: &bytes.Buffer{}}).open(nil)
 	if err != nil {
@@ -55,9 +56,9 @@ func reopen(t *testing.T, dir string) *env {
 
 // checkServedLikeLocal routes every prompt through the server and with the
 // router megagit builds in this process (see routetest.CheckLikeLocal).
-func checkServedLikeLocal(t *testing.T, e *env) []route.Result {
+func checkServedLikeLocal(t *testing.T, e *workspace.Workspace) []route.Result {
 	t.Helper()
-	local, err := e.router(&app{errOut: &bytes.Buffer{}})
+	local, err := (&app{errOut: &bytes.Buffer{}}).router(e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,9 +141,9 @@ func TestServeSeesEditsAndDeclinesOtherSettings(t *testing.T) {
 		t.Errorf("after editing s005, served %v, want s005 first", got)
 	}
 
-	other := *e.cfg
+	other := *e.Cfg
 	other.Model.FusionW = 0.9
-	if _, _, err := serveClient(&env{reg: e.reg, cfg: &other}).Route(prompt, "", s, 5*time.Second); !errors.Is(err, route.ErrNotServed) {
+	if _, _, err := serveClient(&workspace.Workspace{Reg: e.Reg, Cfg: &other}).Route(prompt, "", s, 5*time.Second); !errors.Is(err, route.ErrNotServed) {
 		t.Errorf("a client with another fusion weight: err %v, want a decline", err)
 	}
 }
@@ -213,7 +214,7 @@ func BenchmarkServed(b *testing.B) {
 			}
 		}
 	})
-	rt, err := e.router(&app{errOut: &bytes.Buffer{}})
+	rt, err := (&app{errOut: &bytes.Buffer{}}).router(e)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -222,7 +223,7 @@ func BenchmarkServed(b *testing.B) {
 			rt.Route(prompt, s)
 		}
 	})
-	if sem := semanticOf(rt); sem != nil {
+	if sem := workspace.SemanticOf(rt); sem != nil {
 		b.Run("query-embedding", func(b *testing.B) {
 			for b.Loop() {
 				if _, err := sem.Emb.Embed([]string{prompt}, embedcache.Query); err != nil {
@@ -243,7 +244,7 @@ func TestHookPromptIgnoresABadServer(t *testing.T) {
 	want, _ := hookOnce(t, dir, "", prompt)
 	e := reopen(t, dir)
 	for _, answer := range []string{"not json\n", `{"docs":[],"emitted":[5],"candidates":1}` + "\n"} {
-		ln, err := net.Listen("unix", route.SocketPath(e.reg.Root(), e.reg.LocalDir()))
+		ln, err := net.Listen("unix", route.SocketPath(e.Reg.Root(), e.Reg.LocalDir()))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -65,7 +65,7 @@ func skillAddRun(opts *skillAddOptions) error {
 	if err != nil {
 		return err
 	}
-	path, hash, err := e.reg.AddSkill(opts.name, opts.description, body)
+	path, hash, err := e.Reg.AddSkill(opts.name, opts.description, body)
 	if err != nil {
 		return err
 	}
@@ -141,11 +141,11 @@ func skillListRun(opts *skillListOptions) error {
 	if err != nil {
 		return err
 	}
-	skills, problems, err := e.reg.Skills()
+	skills, problems, err := e.Reg.Skills()
 	if err != nil {
 		return err
 	}
-	warnProblems(opts.app, problems)
+	opts.app.warnProblems(problems)
 	if opts.json {
 		out := make([]skillJSON, 0, len(skills))
 		for _, s := range skills {
@@ -162,7 +162,7 @@ func skillListRun(opts *skillListOptions) error {
 	return printTable(opts.app.out, []string{"NAME", "STATUS", "HELPFUL", "HARMFUL", "STREAK", "WEIGHT", "PATH"}, rows)
 }
 
-func warnProblems(a *app, problems []error) {
+func (a *app) warnProblems(problems []error) {
 	for _, p := range problems {
 		fmt.Fprintf(a.errOut, "megagit: warning: %v (run megagit lint)\n", p)
 	}
@@ -199,7 +199,7 @@ func skillShowRun(opts *skillShowOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := e.reg.Skill(opts.name)
+	s, err := e.Reg.Skill(opts.name)
 	if err != nil {
 		return err
 	}

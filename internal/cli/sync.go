@@ -53,7 +53,7 @@ func syncRun(opts *syncOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := regsync.Sync(context.Background(), e.reg, regsync.Options{
+	res, err := regsync.Sync(context.Background(), e.Reg, regsync.Options{
 		Remote:     opts.remote,
 		DryRun:     opts.dryRun,
 		MergeFiles: embedcache.Merge3,

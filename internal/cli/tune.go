@@ -8,6 +8,7 @@ import (
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/hook/stop"
 	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -63,19 +64,19 @@ func tuneRun(opts *tuneOptions) error {
 	if err != nil {
 		return err
 	}
-	ds, err := hook.ReadDecisions(e.reg.Local())
+	ds, err := hook.ReadDecisions(e.Reg.Local())
 	if err != nil {
 		return err
 	}
-	ledgers, err := e.reg.Ledgers()
+	ledgers, err := e.Reg.Ledgers()
 	if err != nil {
 		return err
 	}
-	cases := stop.TuneCases(e.reg.Local(), ds, ledgers)
+	cases := stop.TuneCases(e.Reg.Local(), ds, ledgers)
 	res := tuneJSON{Decisions: len(ds), Replayable: len(cases),
-		Tuning: ranker.Tune(cases, rankerConfig(e.cfg).DynamicK, e.cfg.Route.TopK)}
+		Tuning: ranker.Tune(cases, workspace.RankerConfig(e.Cfg).DynamicK, e.Cfg.Route.TopK)}
 	if opts.apply && res.Changed {
-		old, err := e.reg.ReadConfigFile()
+		old, err := e.Reg.ReadConfigFile()
 		if err != nil {
 			return err
 		}
@@ -88,7 +89,7 @@ func tuneRun(opts *tuneOptions) error {
 		if err != nil {
 			return err
 		}
-		hash, err := e.reg.CommitConfig(data, fmt.Sprintf("tune dynamic K (%s)", res.Why))
+		hash, err := e.Reg.CommitConfig(data, fmt.Sprintf("tune dynamic K (%s)", res.Why))
 		if err != nil {
 			return err
 		}

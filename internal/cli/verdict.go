@@ -50,7 +50,7 @@ func verdictRun(opts *verdictOptions) error {
 	if err != nil {
 		return err
 	}
-	applied, hash, err := e.reg.RecordVerdicts([]registry.VerdictInput{{
+	applied, hash, err := e.Reg.RecordVerdicts([]registry.VerdictInput{{
 		Skill: opts.skill, Verdict: v, Reason: opts.reason, Context: opts.context, Session: opts.session,
 	}}, opts.app.now())
 	if err != nil {

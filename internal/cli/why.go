@@ -9,6 +9,7 @@ import (
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/registry/local"
 	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -63,15 +64,15 @@ func whyRun(opts *whyOptions) error {
 	if err != nil {
 		return err
 	}
-	if _, err := e.reg.Skill(opts.skill); err != nil {
+	if _, err := e.Reg.Skill(opts.skill); err != nil {
 		return err
 	}
-	rt, err := e.router(opts.app)
+	rt, err := opts.app.router(e)
 	if err != nil {
 		return err
 	}
 	docs := rt.Docs
-	res := rt.Rank(opts.prompt, route.Settings{TopK: e.cfg.Route.TopK, NoDynamic: !e.cfg.Route.Dynamic})
+	res := rt.Rank(opts.prompt, route.Settings{TopK: e.Cfg.Route.TopK, NoDynamic: !e.Cfg.Route.Dynamic})
 	for pos, b := range res.Ranked {
 		if b.ID != opts.skill {
 			continue
@@ -81,7 +82,7 @@ func whyRun(opts *whyOptions) error {
 			emitted = emitted || docs[d].ID == opts.skill
 		}
 		var sp *semanticParts
-		if sem := semanticOf(rt); sem != nil {
+		if sem := workspace.SemanticOf(rt); sem != nil {
 			if full, name, err := sem.Parts(opts.prompt, b.Doc); err == nil {
 				sp = &semanticParts{Model: sem.Emb.ID(), Full: full, Name: name}
 			}

@@ -1,4 +1,4 @@
-package cli
+package workspace
 
 import (
 	"github.com/megagit/megagit/config"
@@ -6,9 +6,9 @@ import (
 	"github.com/megagit/megagit/registry"
 )
 
-// rankerConfig maps settings onto the ranker's knobs; a zero lexical setting
+// RankerConfig maps settings onto the ranker's knobs; a zero lexical setting
 // keeps the ranker's measured default.
-func rankerConfig(cfg *config.Config) ranker.Config {
+func RankerConfig(cfg *config.Config) ranker.Config {
 	rc := ranker.DefaultConfig()
 	set := func(dst *float64, v float64) {
 		if v > 0 {
@@ -44,9 +44,24 @@ func rankerConfig(cfg *config.Config) ranker.Config {
 	return rc
 }
 
-// skillDocs turns registry skills (and their ledgers, for the related-verdict
+// Docs reads the registry's skills and ledgers into ranker documents. The
+// skills that do not parse come back as problems, also with a ledger error,
+// so a caller warns about them as it did before reading the ledgers.
+func (w *Workspace) Docs() (docs []ranker.Doc, problems []error, err error) {
+	skills, problems, err := w.Reg.Skills()
+	if err != nil {
+		return nil, nil, err
+	}
+	ledgers, err := w.Reg.Ledgers()
+	if err != nil {
+		return nil, problems, err
+	}
+	return SkillDocs(skills, ledgers), problems, nil
+}
+
+// SkillDocs turns registry skills (and their ledgers, for the related-verdict
 // term) into ranker documents, in the same order.
-func skillDocs(skills []*registry.Skill, ledgers map[string][]registry.Entry) []ranker.Doc {
+func SkillDocs(skills []*registry.Skill, ledgers map[string][]registry.Entry) []ranker.Doc {
 	docs := make([]ranker.Doc, len(skills))
 	for i, s := range skills {
 		ev := s.Evidence

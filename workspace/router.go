@@ -1,0 +1,74 @@
+package workspace
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+
+	"github.com/megagit/megagit/config"
+	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/dense"
+)
+
+// NewRouter indexes docs as `megagit route` would under cfg: its ranker
+// settings, and its dynamic_k section as the overrides of a semantic
+// model's profile. A nil sem routes lexically.
+func NewRouter(docs []ranker.Doc, cfg *config.Config, sem *dense.Channel) *route.Router {
+	r, _ := route.New(docs, RankerConfig(cfg), denseOf(sem), dkOverride(cfg.DynamicK), nil)
+	return r
+}
+
+// denseOf is sem as a router's dense channel: a nil *dense.Channel must be
+// a nil route.Dense (lexical routing), not an interface holding nil.
+func denseOf(sem *dense.Channel) route.Dense {
+	if sem == nil {
+		return nil
+	}
+	return sem
+}
+
+// SemanticOf is a router's dense channel as a *dense.Channel (nil when
+// lexical), for callers that report on the model.
+func SemanticOf(rt *route.Router) *dense.Channel {
+	s, _ := rt.Sem.(*dense.Channel)
+	return s
+}
+
+// dkOverride is what the config's dynamic_k section overrides of a model's profile.
+func dkOverride(dk config.DynamicK) route.DynamicKOverride {
+	return route.DynamicKOverride{Tier: dk.Tier, AbsFloor: dk.AbsFloor}
+}
+
+// Semantic wires the configured model into routing for the registry; any
+// failure falls back to lexical routing (nil) with one warning to say.
+func (w *Workspace) Semantic(docs []ranker.Doc, say func(line string)) *dense.Channel {
+	return dense.ForRegistry(w.Cfg, w.Reg.Root(), w.Reg.LocalDir(), docs, say)
+}
+
+// Router reads the registry's skills and ledgers into a router: the skills
+// that do not parse go to problems, the model's warnings to say.
+func (w *Workspace) Router(problems func([]error), say func(line string)) (*route.Router, error) {
+	docs, bad, err := w.Docs()
+	problems(bad)
+	if err != nil {
+		return nil, err
+	}
+	return NewRouter(docs, w.Cfg, w.Semantic(docs, say)), nil
+}
+
+// ServeKey fingerprints the configuration that decides a ranking (the
+// per-call output settings travel in the request): a served answer is used
+// only when the server's key is the caller's.
+func ServeKey(cfg *config.Config) string {
+	b, _ := json.Marshal(struct {
+		Roots    []string
+		Blend    config.Blend
+		Lexical  config.Lexical
+		DynamicK config.DynamicK
+		Model    config.Model
+		MMR      float64
+	}{cfg.Roots, cfg.Blend, cfg.Lexical, cfg.DynamicK, cfg.Model, cfg.Route.MMR})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,69 @@
+// Package workspace is a registry opened with its configuration — the pair
+// every command, the hooks and the server start from — and what is built
+// from it: the ranker's settings, the skills as ranker documents, the
+// router, and the prompt hook's view of the registry.
+package workspace
+
+import (
+	"os"
+
+	"github.com/megagit/megagit/config"
+	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/local"
+	"github.com/spf13/pflag"
+)
+
+// Workspace is an opened registry and the config it was opened with.
+type Workspace struct {
+	Reg *registry.Registry
+	Cfg *config.Config
+}
+
+// Open finds the registry around dir, loads its config (flags override the
+// file, as config.Load does) and opens the registry with it; the registry's
+// warnings go to warn. A dir in no registry is local.ErrNotRegistry.
+func Open(dir string, flags *pflag.FlagSet, warn func(string)) (*Workspace, error) {
+	root, err := local.Find(dir)
+	if err != nil {
+		return nil, err
+	}
+	cfg, _, err := config.Load(ConfigFile(root), flags)
+	if err != nil {
+		return nil, err
+	}
+	reg, err := registry.Open(root, registry.Options{
+		Roots:       cfg.Roots,
+		LockTimeout: cfg.Lock.Timeout,
+		Warn:        warn,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Workspace{Reg: reg, Cfg: cfg}, nil
+}
+
+// OpenHook opens the registry and its config without printing anything: a
+// hook's stdout belongs to the agent. When only the config is broken the
+// workspace still holds the registry (and a nil Cfg), so the error can be
+// logged there.
+func OpenHook(dir string) (*Workspace, error) {
+	root, err := local.Find(dir)
+	if err != nil {
+		return nil, err
+	}
+	cfg, _, cfgErr := config.Load(ConfigFile(root), nil)
+	opts := registry.Options{Warn: func(string) {}}
+	if cfgErr == nil {
+		opts.Roots, opts.LockTimeout = cfg.Roots, cfg.Lock.Timeout
+	}
+	reg, err := registry.Open(root, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Workspace{Reg: reg, Cfg: cfg}, cfgErr
+}
+
+// ConfigFile is the config file of the registry at root.
+func ConfigFile(root string) string {
+	return root + string(os.PathSeparator) + ".megagit" + string(os.PathSeparator) + config.FileName
+}

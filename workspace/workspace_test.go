@@ -1,0 +1,158 @@
+package workspace
+
+import (
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/megagit/megagit/config"
+	"github.com/megagit/megagit/hook/inject"
+	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/registry/registrytest"
+)
+
+// lexical makes a registry with the named skills that routes without a model.
+func lexical(t *testing.T, skills ...string) string {
+	t.Helper()
+	r := registrytest.New(t, skills...)
+	if err := os.WriteFile(ConfigFile(r.Root()), []byte("roots: [skills]\nmodel:\n  id: none\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return r.Root()
+}
+
+func TestOpenOutsideARegistry(t *testing.T) {
+	if _, err := Open(t.TempDir(), nil, func(string) {}); !errors.Is(err, local.ErrNotRegistry) {
+		t.Fatalf("Open outside a registry: %v, want ErrNotRegistry", err)
+	}
+	if _, err := OpenHook(t.TempDir()); !errors.Is(err, local.ErrNotRegistry) {
+		t.Fatalf("OpenHook outside a registry: %v, want ErrNotRegistry", err)
+	}
+}
+
+func TestOpenReadsConfigAndSkills(t *testing.T) {
+	root := lexical(t, "alpha", "beta")
+	w, err := Open(root, nil, func(s string) { t.Errorf("warning: %s", s) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Cfg.Model.ID != "none" || len(w.Cfg.Roots) != 1 || w.Cfg.Roots[0] != "skills" {
+		t.Fatalf("config = model %q roots %v", w.Cfg.Model.ID, w.Cfg.Roots)
+	}
+	docs, problems, err := w.Docs()
+	if err != nil || len(problems) != 0 || len(docs) != 2 || docs[0].ID != "alpha" || docs[1].ID != "beta" {
+		t.Fatalf("Docs = %d docs, problems %v, err %v", len(docs), problems, err)
+	}
+}
+
+// A broken config fails Open; OpenHook still opens the registry so the
+// hook can log the error there.
+func TestOpenHookKeepsRegistryOnBrokenConfig(t *testing.T) {
+	root := lexical(t)
+	if err := os.WriteFile(ConfigFile(root), []byte("route: [not a map\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if w, err := Open(root, nil, func(string) {}); err == nil || w != nil {
+		t.Fatalf("Open with a broken config = %v, %v", w, err)
+	}
+	w, err := OpenHook(root)
+	if err == nil || w == nil || w.Reg == nil || w.Cfg != nil {
+		t.Fatalf("OpenHook with a broken config = %+v, %v", w, err)
+	}
+}
+
+func TestRankerConfigKeepsDefaultsForZero(t *testing.T) {
+	cfg := &config.Config{}
+	def := ranker.DefaultConfig()
+	if got := RankerConfig(cfg); got.K1 != def.K1 || got.Fields.Name.Weight != def.Fields.Name.Weight {
+		t.Fatalf("zero lexical settings changed the defaults: K1 %v name %v", got.K1, got.Fields.Name.Weight)
+	}
+	cfg.Lexical.K1, cfg.Lexical.WName, cfg.Route.MMR = 1.7, 4, 0.5
+	got := RankerConfig(cfg)
+	if got.K1 != 1.7 || got.Fields.Name.Weight != 4 || got.MMR.Lambda != 0.5 {
+		t.Fatalf("RankerConfig = K1 %v name %v mmr %v", got.K1, got.Fields.Name.Weight, got.MMR.Lambda)
+	}
+}
+
+// Only explicit verdicts with a reason, and no action, become related reasons.
+func TestSkillDocsRelatedReasons(t *testing.T) {
+	r := registrytest.New(t, "alpha")
+	skills, _, err := r.Skills()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ledgers := map[string][]registry.Entry{"alpha": {
+		{Verdict: "HELPFUL", Source: registry.SourceExplicit, Reason: "good"},
+		{Verdict: "HARMFUL", Source: registry.SourceExplicit, Reason: "bad"},
+		{Verdict: "HELPFUL", Source: "implicit", Reason: "inferred"},
+		{Verdict: "HELPFUL", Source: registry.SourceExplicit},
+		{Action: "unarchive", Source: registry.SourceExplicit, Reason: "back"},
+	}}
+	docs := SkillDocs(skills, ledgers)
+	want := []ranker.Reason{{Text: "good", Helpful: true}, {Text: "bad"}}
+	if len(docs) != 1 || docs[0].ID != "alpha" || docs[0].Description != "The alpha skill." || len(docs[0].Related) != len(want) {
+		t.Fatalf("SkillDocs = %+v", docs)
+	}
+	for i, rr := range want {
+		if docs[0].Related[i] != rr {
+			t.Errorf("related[%d] = %+v, want %+v", i, docs[0].Related[i], rr)
+		}
+	}
+}
+
+func TestServeKeyFollowsRankingSettingsOnly(t *testing.T) {
+	a := &config.Config{Roots: []string{"skills"}}
+	b := *a
+	b.Route.TopK = 9 // travels with each request
+	if ServeKey(a) != ServeKey(&b) {
+		t.Error("an output setting changed the serve key")
+	}
+	b.Route.MMR = 0.3
+	if ServeKey(a) == ServeKey(&b) {
+		t.Error("a ranking setting left the serve key unchanged")
+	}
+}
+
+func TestRouterWithoutModelIsLexical(t *testing.T) {
+	w, err := Open(lexical(t, "alpha"), nil, func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var said []string
+	rt, err := w.Router(func(p []error) {
+		if len(p) != 0 {
+			t.Errorf("problems: %v", p)
+		}
+	}, func(s string) { said = append(said, s) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rt.Sem != nil || SemanticOf(rt) != nil || len(said) != 0 {
+		t.Fatalf("lexical router: Sem %v, said %q", rt.Sem, said)
+	}
+}
+
+func TestHookSettingsModel(t *testing.T) {
+	for _, tt := range []struct {
+		id, dir string
+		want    string
+	}{
+		{"", "", inject.ModelNone},
+		{"none", "", inject.ModelNone},
+		{"lexical", "", inject.ModelNone},
+		{"megagit-static-v1", "", inject.ModelBuiltin},
+		{"none", "/some/model", inject.ModelOther},
+		{"unknown-model", "", inject.ModelOther},
+	} {
+		cfg := &config.Config{Model: config.Model{ID: tt.id, Dir: tt.dir}}
+		s := hookSettings(cfg, t.TempDir())
+		if s.Model != tt.want {
+			t.Errorf("model id %q dir %q: %v, want %v", tt.id, tt.dir, s.Model, tt.want)
+		}
+		if s.ServeKey != ServeKey(cfg) {
+			t.Errorf("model id %q: serve key differs from ServeKey", tt.id)
+		}
+	}
+}
