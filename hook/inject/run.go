@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -68,6 +69,45 @@ type state struct {
 	deadline chan time.Duration // the configured deadline, once known
 	guard    cacheGuard         // held while the compiled index is rebuilt and saved
 	input    []byte             // stdin, for a caller that hands over on ErrStale
+
+	// commit orders the worker's writes of the session memory and the
+	// decision against the deadline, so that what they record is what the
+	// agent got: once the hook has given up (printing nothing) the worker
+	// writes neither, and once the worker has written them the hook prints
+	// its answer, even if the deadline passes meanwhile.
+	commit    sync.Mutex
+	gaveUp    bool
+	committed bool
+}
+
+// beginCommit is called by the worker before it records the prompt; false
+// means the hook already gave up, so nothing may be recorded. After true,
+// the worker calls endCommit.
+func (st *state) beginCommit() bool {
+	st.commit.Lock()
+	if st.gaveUp {
+		st.commit.Unlock()
+		return false
+	}
+	return true
+}
+
+func (st *state) endCommit() {
+	st.committed = true
+	st.commit.Unlock()
+}
+
+// giveUp is called when the deadline passes; false means the worker has
+// already recorded the prompt (it may still be writing: giveUp waits), so
+// the hook must print the answer instead.
+func (st *state) giveUp() bool {
+	st.commit.Lock()
+	defer st.commit.Unlock()
+	if st.committed {
+		return false
+	}
+	st.gaveUp = true
+	return true
 }
 
 // localDir is the registry's local folder, once found.
@@ -120,6 +160,9 @@ func Run(opts Options) (stdin []byte, err error) {
 			}
 			return nil, nil
 		case <-timer.C:
+			if !st.giveUp() {
+				continue // recorded as answered: print the answer, which is on its way
+			}
 			hook.Log(opts.ErrOut, st.localDir(), opts.Now(), opts.Agent, "prompt", fmt.Errorf("%w (%s)", errDeadline, time.Since(opts.Start).Round(time.Millisecond)))
 			st.guard.wait(cacheGrace)
 			return nil, nil
@@ -210,6 +253,10 @@ func work(opts Options, st *state) (string, error) {
 			})
 		}
 	}
+	if !st.beginCommit() {
+		return "", errDeadline
+	}
+	defer st.endCommit()
 	if sess.ID != "" {
 		if err := savePromptSession(e.Local, sess, now); err != nil {
 			return "", err
