@@ -56,6 +56,10 @@ func (e *Env) router(model string, guard cacheGuard) (*route.Router, error) {
 	release := guard.hold()
 	c, err := route.Load(e.Local, e.Root, s.Roots, s.Ranker, s.Route.Format == "compose", e.Docs)
 	release()
+	if errors.Is(err, route.ErrStale) {
+		// This process cannot rebuild the index (megagit-hook): megagit can.
+		return nil, fmt.Errorf("%w: %v", ErrStale, err)
+	}
 	if err != nil {
 		return nil, err
 	}
