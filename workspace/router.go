@@ -46,15 +46,32 @@ func (w *Workspace) Semantic(docs []ranker.Doc, say func(line string)) *dense.Ch
 	return dense.ForRegistry(w.Cfg, w.Reg.Root(), w.Reg.LocalDir(), docs, say)
 }
 
-// Router reads the registry's skills and ledgers into a router: the skills
-// that do not parse go to problems, the model's warnings to say.
+// Router reads the registry's skills into a router through the compiled
+// index the prompt hook keeps in .megagit/local/: when no skill, ledger
+// or ranker setting changed since it was written, no SKILL.md is parsed.
+// The skills that do not parse go to problems on every call (they are
+// remembered with the index), the model's warnings to say.
 func (w *Workspace) Router(problems func([]error), say func(line string)) (*route.Router, error) {
-	docs, bad, err := w.Docs()
+	rc := RankerConfig(w.Cfg)
+	dir := w.Reg.Local()
+	var bad []error
+	rebuilt := false
+	c, err := route.Load(dir, w.Reg.Root(), w.Cfg.Roots, rc, true, func() ([]ranker.Doc, error) {
+		docs, b, err := w.Docs()
+		bad, rebuilt = b, true
+		return docs, err
+	})
+	if rebuilt {
+		saveProblems(dir, c.Key, bad)
+	} else if err == nil {
+		bad = loadProblems(dir, c.Key)
+	}
 	problems(bad)
 	if err != nil {
 		return nil, err
 	}
-	return NewRouter(docs, w.Cfg, w.Semantic(docs, say)), nil
+	rt, _ := route.New(c.Docs, rc, denseOf(w.Semantic(c.Docs, say)), dkOverride(w.Cfg.DynamicK), c.Index)
+	return rt, nil
 }
 
 // ServeKey fingerprints the configuration that decides a ranking (the

@@ -3,6 +3,9 @@ package workspace
 import (
 	"errors"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/megagit/megagit/config"
@@ -11,6 +14,7 @@ import (
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/local"
 	"github.com/megagit/megagit/registry/registrytest"
+	"github.com/megagit/megagit/route"
 )
 
 // lexical makes a registry with the named skills that routes without a model.
@@ -154,5 +158,74 @@ func TestHookSettingsModel(t *testing.T) {
 		if s.ServeKey != ServeKey(cfg) {
 			t.Errorf("model id %q: serve key differs from ServeKey", tt.id)
 		}
+	}
+}
+
+// Router reads the compiled index once it is up to date, yet a skill that
+// does not parse is reported on every call, and an edited skill is seen.
+func TestRouterReusesTheCompiledIndex(t *testing.T) {
+	root := lexical(t, "alpha", "beta")
+	broken := filepath.Join(root, "skills", "broken", "SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(broken), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(broken, []byte("---\nname: [broken\n---\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	routeOnce := func() ([]string, []string) {
+		t.Helper()
+		w, err := Open(root, nil, func(string) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var problems []string
+		rt, err := w.Router(func(p []error) {
+			for _, e := range p {
+				problems = append(problems, e.Error())
+			}
+		}, func(string) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, d := range rt.Docs {
+			ids = append(ids, d.ID)
+		}
+		return ids, problems
+	}
+	first, p1 := routeOnce()
+	if _, err := os.Stat(filepath.Join(root, ".megagit", "local", route.IndexFile)); err != nil {
+		t.Fatalf("no compiled index after routing: %v", err)
+	}
+	second, p2 := routeOnce()
+	if !slices.Equal(first, []string{"alpha", "beta"}) || !slices.Equal(first, second) {
+		t.Fatalf("skills routed: %v then %v, want alpha and beta both times", first, second)
+	}
+	if len(p1) != 1 || !strings.Contains(p1[0], "broken") || !slices.Equal(p1, p2) {
+		t.Fatalf("problems: %q then %q, want the broken skill both times", p1, p2)
+	}
+
+	alpha := filepath.Join(root, "skills", "alpha", "SKILL.md")
+	data, err := os.ReadFile(alpha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(data), "The alpha skill.", "Kubernetes pod restarts.", 1)
+	if edited == string(data) {
+		t.Fatalf("fixture changed: %s", data)
+	}
+	if err := os.WriteFile(alpha, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Open(root, nil, func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := w.Router(func([]error) {}, func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rt.Docs[0].Description; got != "Kubernetes pod restarts." {
+		t.Fatalf("after an edit the router reads description %q", got)
 	}
 }
