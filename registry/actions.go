@@ -18,7 +18,7 @@ import (
 // AddSkill creates <first root>/<name>/SKILL.md in one commit.
 func (r *Registry) AddSkill(name, description, body string) (string, plumbing.Hash, error) {
 	if err := skillfile.ValidateName(name); err != nil {
-		return "", plumbing.ZeroHash, fmt.Errorf("%w: skill name %q: %v", local.ErrInvalid, name, err)
+		return "", plumbing.ZeroHash, err // names the skill and says what is wrong (exit 5)
 	}
 	if strings.TrimSpace(description) == "" {
 		return "", plumbing.ZeroHash, fmt.Errorf("%w: field description: a skill needs a description (agents route on it)", local.ErrInvalid)

@@ -126,7 +126,7 @@ func (r *Registry) Skills() (skills []*Skill, problems []error, err error) {
 // Skill loads one skill by name.
 func (r *Registry) Skill(name string) (*Skill, error) {
 	if err := skillfile.ValidateName(name); err != nil {
-		return nil, fmt.Errorf("%w: skill name %q: %v", local.ErrInvalid, name, err)
+		return nil, err // names the skill and says what is wrong (exit 5)
 	}
 	for _, root := range r.opts.Roots {
 		p := path.Join(root, name, "SKILL.md")
