@@ -13,10 +13,11 @@ import (
 // settings (which megagit saves for megagit-hook), the skills as documents,
 // and the model, loaded without a word on any stream.
 func (w *Workspace) PromptEnv() *inject.Env {
+	indexDocs := w.indexDocs()
 	return &inject.Env{
 		Root: w.Reg.Root(), Local: w.Reg.Local(), Settings: hookSettings(w.Cfg, w.Reg.Root()),
 		Docs: func() ([]ranker.Doc, error) {
-			docs, _, err := w.Docs()
+			docs, _, err := indexDocs()
 			return docs, err
 		},
 		Prewarm: prewarmModel,

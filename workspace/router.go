@@ -53,18 +53,17 @@ func (w *Workspace) Semantic(docs []ranker.Doc, say func(line string)) *dense.Ch
 // remembered with the index), the model's warnings to say.
 func (w *Workspace) Router(problems func([]error), say func(line string)) (*route.Router, error) {
 	rc := RankerConfig(w.Cfg)
-	dir := w.Reg.Local()
 	var bad []error
 	rebuilt := false
-	c, err := route.Load(dir, w.Reg.Root(), w.Cfg.Roots, rc, true, func() ([]ranker.Doc, error) {
-		docs, b, err := w.Docs()
-		bad, rebuilt = b, true
+	indexDocs := w.indexDocs()
+	c, err := route.Load(w.Reg.Local(), w.Reg.Root(), w.Cfg.Roots, rc, true, func() ([]ranker.Doc, error) {
+		rebuilt = true
+		docs, b, err := indexDocs()
+		bad = b
 		return docs, err
 	})
-	if rebuilt {
-		saveProblems(dir, c.Key, bad)
-	} else if err == nil {
-		bad = loadProblems(dir, c.Key)
+	if !rebuilt && err == nil {
+		bad = loadProblems(w.Reg.Local(), c.Key)
 	}
 	problems(bad)
 	if err != nil {
@@ -72,6 +71,23 @@ func (w *Workspace) Router(problems func([]error), say func(line string)) (*rout
 	}
 	rt, _ := route.New(c.Docs, rc, denseOf(w.Semantic(c.Docs, say)), dkOverride(w.Cfg.DynamicK), c.Index)
 	return rt, nil
+}
+
+// indexDocs reads the skills for a rebuild of the compiled index, by
+// `megagit route` or by the prompt hook alike, and remembers the skills
+// that did not parse under the skills' key, for the calls that then read
+// the index instead of the skills.
+func (w *Workspace) indexDocs() func() ([]ranker.Doc, []error, error) {
+	return func() ([]ranker.Doc, []error, error) {
+		// The key first, as route.Load takes it: an edit meanwhile makes
+		// both stale together.
+		key, kerr := route.SkillsKey(w.Reg.Root(), w.Cfg.Roots)
+		docs, bad, err := w.Docs()
+		if kerr == nil && err == nil {
+			saveProblems(w.Reg.Local(), key, bad)
+		}
+		return docs, bad, err
+	}
 }
 
 // ServeKey fingerprints the configuration that decides a ranking (the

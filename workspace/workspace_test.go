@@ -193,6 +193,15 @@ func TestRouterReusesTheCompiledIndex(t *testing.T) {
 		}
 		return ids, problems
 	}
+	// The prompt hook builds the index first: route, reading it, still warns.
+	w, err := Open(root, nil, func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := w.PromptEnv()
+	if _, err := route.Load(e.Local, e.Root, e.Settings.Roots, e.Settings.Ranker, false, e.Docs); err != nil {
+		t.Fatal(err)
+	}
 	first, p1 := routeOnce()
 	if _, err := os.Stat(filepath.Join(root, ".megagit", "local", route.IndexFile)); err != nil {
 		t.Fatalf("no compiled index after routing: %v", err)
@@ -217,7 +226,7 @@ func TestRouterReusesTheCompiledIndex(t *testing.T) {
 	if err := os.WriteFile(alpha, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	w, err := Open(root, nil, func(string) {})
+	w, err = Open(root, nil, func(string) {})
 	if err != nil {
 		t.Fatal(err)
 	}
