@@ -50,10 +50,7 @@ func newCacheSubCmd(a *app, verb, short string, verify bool, runF func(*cacheOpt
 		Short: short,
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return cacheRun(opts)
+			return orRun(runF, cacheRun)(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the report as JSON")

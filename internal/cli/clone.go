@@ -33,10 +33,7 @@ func newCloneCmd(a *app, runF func(*cloneOptions) error) *cobra.Command {
 			if len(args) == 2 {
 				opts.dir = args[1]
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return cloneRun(opts)
+			return orRun(runF, cloneRun)(opts)
 		},
 	}
 }

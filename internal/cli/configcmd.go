@@ -23,10 +23,7 @@ func newConfigCmd(a *app, runF func(*configOptions) error) *cobra.Command {
 		Short: "Show the effective settings and where each came from (default, file, env, flag)",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return configRun(opts)
+			return orRun(runF, configRun)(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")

@@ -25,10 +25,7 @@ func newDecisionsCmd(a *app, runF func(*decisionsOptions) error) *cobra.Command 
 		Short: "The prompt hook's local decision log, with the verdicts each decision's skills got later",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return decisionsRun(opts)
+			return orRun(runF, decisionsRun)(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")

@@ -31,10 +31,7 @@ when nothing fails and 10 when something does. --fix finishes an interrupted
 write and rebuilds evidence from the ledgers (megagit resync), then checks again.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return doctorRun(opts)
+			return orRun(runF, doctorRun)(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the checks as JSON")

@@ -45,10 +45,7 @@ check. --float16 (or model.cache_float16: true) halves the committed size.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.flags = cmd.Flags()
-			if runF != nil {
-				return runF(opts)
-			}
-			return embedRun(opts)
+			return orRun(runF, embedRun)(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.all, "all", false, "recompute every vector, not only the changed ones")

@@ -79,10 +79,7 @@ grid order; eval prints how to keep it in .megagit/config.yaml.`,
 				return usageError{errors.New("--sweep cannot be combined with --baseline or --per-query")}
 			}
 			opts.grid = grid
-			if runF != nil {
-				return runF(opts)
-			}
-			return evalRun(opts)
+			return orRun(runF, evalRun)(opts)
 		},
 	}
 	f := cmd.Flags()

@@ -22,10 +22,7 @@ func newUnarchiveCmd(a *app, runF func(*unarchiveOptions) error) *cobra.Command 
 		Args:  exactArgs(1, "a skill NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.skill = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
-			return unarchiveRun(opts)
+			return orRun(runF, unarchiveRun)(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.reason, "reason", "", "why the skill may be used again (required)")
@@ -61,10 +58,7 @@ func newRevertCmd(a *app, runF func(*revertOptions) error) *cobra.Command {
 		Args:  exactArgs(1, "a commit hash or verdict id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ref = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
-			return revertRun(opts)
+			return orRun(runF, revertRun)(opts)
 		},
 	}
 }
@@ -102,10 +96,7 @@ func newResyncCmd(a *app, runF func(*resyncOptions) error) *cobra.Command {
 			if len(args) == 1 {
 				opts.skill = args[0]
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return resyncRun(opts)
+			return orRun(runF, resyncRun)(opts)
 		},
 	}
 }

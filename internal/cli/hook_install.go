@@ -46,10 +46,7 @@ func hookInstallCmd(a *app, uninstall bool, runF func(*hookInstallOptions) error
 			if opts.scope != install.ScopeProject && opts.scope != install.ScopeUser {
 				return usageError{fmt.Errorf("--scope %q: want project or user", opts.scope)}
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return hookInstallRun(opts)
+			return orRun(runF, hookInstallRun)(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.agent, "agent", hook.AgentClaude, "claude, codex or gemini")

@@ -29,10 +29,7 @@ func newInitCmd(a *app, runF func(*initOptions) error) *cobra.Command {
 					opts.dir = a.dir + "/" + args[0]
 				}
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return initRun(opts)
+			return orRun(runF, initRun)(opts)
 		},
 	}
 }

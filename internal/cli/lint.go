@@ -21,10 +21,7 @@ func newLintCmd(a *app, runF func(*lintOptions) error) *cobra.Command {
 		Short: "Report every problem in every skill: file, line, field, message",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return lintRun(opts)
+			return orRun(runF, lintRun)(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")

@@ -25,10 +25,7 @@ func newLogCmd(a *app, runF func(*logOptions) error) *cobra.Command {
 			if len(args) == 1 {
 				opts.skill = args[0]
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return logRun(opts)
+			return orRun(runF, logRun)(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")

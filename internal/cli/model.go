@@ -41,10 +41,7 @@ func newModelUseCmd(a *app, runF func(*modelUseOptions) error) *cobra.Command {
 			if opts.profile != "" && opts.dir == "" {
 				return usageError{fmt.Errorf("--profile goes with --dir (a model ID is its own profile)")}
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return modelUseRun(opts)
+			return orRun(runF, modelUseRun)(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.dir, "dir", "", "a model folder: static (model.json + vectors.npy) or ONNX (model.onnx + tokenizer.json)")

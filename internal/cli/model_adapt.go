@@ -61,10 +61,7 @@ shares it; switch to it with "megagit model use --dir DIR".`,
 				return usageError{errors.New("--epochs must be positive, --lr above 0 and --holdout between 0 and 1")}
 			}
 			opts.ctx = cmd.Context()
-			if runF != nil {
-				return runF(opts)
-			}
-			return modelAdaptRun(opts)
+			return orRun(runF, modelAdaptRun)(opts)
 		},
 	}
 	f := cmd.Flags()

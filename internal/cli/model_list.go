@@ -25,10 +25,7 @@ func newModelListCmd(a *app, runF func(*modelListOptions) error) *cobra.Command 
 		Short: "Show the built-in model and the known model profiles",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return modelListRun(opts)
+			return orRun(runF, modelListRun)(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")

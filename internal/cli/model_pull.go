@@ -37,10 +37,7 @@ func newModelPullCmd(a *app, runF func(*modelPullOptions) error) *cobra.Command 
 		Args: exactArgs(1, "one model ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ctx, opts.id = cmd.Context(), args[0]
-			if runF != nil {
-				return runF(opts)
-			}
-			return modelPullRun(opts)
+			return orRun(runF, modelPullRun)(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.insecureNoPin, "insecure-no-pin", false, "download files that have no pinned sha256 (their digests are recorded and printed)")

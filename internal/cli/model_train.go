@@ -68,10 +68,7 @@ gives the same model as an uninterrupted run. Delete that folder when done.`,
 				opts.args = append(opts.args, "--"+f.Name+"="+f.Value.String())
 			})
 			opts.ctx = cmd.Context()
-			if runF != nil {
-				return runF(opts)
-			}
-			return modelTrainRun(opts)
+			return orRun(runF, modelTrainRun)(opts)
 		},
 	}
 	f := cmd.Flags()

@@ -36,10 +36,7 @@ func newRemoteListCmd(a *app, runF func(*remoteListOptions) error) *cobra.Comman
 		Short: "List or add the git remotes `megagit sync` shares the registry through",
 		Args:  exactArgs(0, "no arguments (or a subcommand: add)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return remoteListRun(opts)
+			return orRun(runF, remoteListRun)(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")
@@ -56,10 +53,7 @@ func newRemoteAddCmd(a *app, runF func(*remoteAddOptions) error) *cobra.Command 
 		Args:  exactArgs(2, "a remote NAME and a URL"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.name, opts.url = args[0], args[1]
-			if runF != nil {
-				return runF(opts)
-			}
-			return remoteAddRun(opts)
+			return orRun(runF, remoteAddRun)(opts)
 		},
 	}
 }

@@ -154,6 +154,15 @@ func (h hintError) Unwrap() error { return h.err }
 
 func withHint(err error, hints ...string) error { return hintError{err: err, hints: hints} }
 
+// orRun is the runF seam of every newXCmd: the test's stub when one is
+// given, else the command's own run function.
+func orRun[O any](runF, run func(*O) error) func(*O) error {
+	if runF != nil {
+		return runF
+	}
+	return run
+}
+
 // exactArgs is cobra.ExactArgs with a usage error.
 func exactArgs(n int, what string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {

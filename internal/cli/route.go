@@ -35,10 +35,7 @@ func newRouteCmd(a *app, runF func(*routeOptions) error) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.prompt = args[0]
 			opts.flags = cmd.Flags()
-			if runF != nil {
-				return runF(opts)
-			}
-			return routeRun(opts)
+			return orRun(runF, routeRun)(opts)
 		},
 	}
 	cmd.Flags().IntVar(&opts.topK, "top-k", 0, "cap on emitted skills (the fixed K with --no-dynamic-k)")

@@ -33,10 +33,7 @@ func newSkillAddCmd(a *app, runF func(*skillAddOptions) error) *cobra.Command {
 		Args:  exactArgs(1, "a skill NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.name = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
-			return skillAddRun(opts)
+			return orRun(runF, skillAddRun)(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.description, "description", "", "what the skill does and when to use it (required)")
@@ -87,10 +84,7 @@ func newSkillListCmd(a *app, runF func(*skillListOptions) error) *cobra.Command 
 		Short: "List skills with their status and evidence",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return skillListRun(opts)
+			return orRun(runF, skillListRun)(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")
@@ -184,10 +178,7 @@ func newSkillShowCmd(a *app, runF func(*skillShowOptions) error) *cobra.Command 
 		Args:  exactArgs(1, "a skill NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.name = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
-			return skillShowRun(opts)
+			return orRun(runF, skillShowRun)(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")

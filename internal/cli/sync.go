@@ -34,10 +34,7 @@ real conflict: sync stops before changing anything and names the files.
 Then it pushes; if the remote moved meanwhile it merges again (3 tries).`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return syncRun(opts)
+			return orRun(runF, syncRun)(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.remote, "remote", "", "git remote to sync with (default: the branch's upstream, else origin)")

@@ -40,10 +40,7 @@ commit (dynamic_k.abs_floor, abstain_z_top1, abstain_z_ent, ambig_z_ent,
 very_ambig_z_ent).`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return tuneRun(opts)
+			return orRun(runF, tuneRun)(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.apply, "apply", false, "write the proposed thresholds to .megagit/config.yaml (one commit)")

@@ -29,10 +29,7 @@ func newVerdictCmd(a *app, runF func(*verdictOptions) error) *cobra.Command {
 		Args:  exactArgs(2, "a skill NAME and a verdict (HELPFUL, HARMFUL or NEUTRAL)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.skill, opts.verdict = args[0], args[1]
-			if runF != nil {
-				return runF(opts)
-			}
-			return verdictRun(opts)
+			return orRun(runF, verdictRun)(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.reason, "reason", "", "why (kept in the ledger and the commit message)")

@@ -30,10 +30,7 @@ func newWhyCmd(a *app, runF func(*whyOptions) error) *cobra.Command {
 		Args:  exactArgs(2, "a PROMPT and a skill NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.prompt, opts.skill = args[0], args[1]
-			if runF != nil {
-				return runF(opts)
-			}
-			return whyRun(opts)
+			return orRun(runF, whyRun)(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")
