@@ -254,7 +254,9 @@ func TestSyncSurvivesATornPackIndex(t *testing.T) {
 	packDir := filepath.Join(a.GitDir(), "objects", "pack")
 	before, _ := filepath.Glob(filepath.Join(packDir, "pack-*.idx"))
 	cp := filepath.Join(t.TempDir(), "copy")
-	copyTree(t, a.Root(), cp)
+	if err := os.CopyFS(cp, os.DirFS(a.Root())); err != nil {
+		t.Fatal(err)
+	}
 	c, err := registry.Open(cp, registry.Options{Roots: []string{"skills"}})
 	if err != nil {
 		t.Fatal(err)
@@ -280,39 +282,5 @@ func TestSyncSurvivesATornPackIndex(t *testing.T) {
 	registrytest.Git(t, a, "fsck", "--no-progress")
 	if got := ledgerIDSet(t, a); len(got) != 1 {
 		t.Errorf("after syncing past a torn pack index, a holds %d verdicts, want 1", len(got))
-	}
-}
-
-// copyTree copies a folder, symlinks and modes included.
-func copyTree(t *testing.T, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		dst := filepath.Join(to, rel)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(dst, info.Mode().Perm()|0o700)
-		case d.Type()&os.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(target, dst)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, data, info.Mode().Perm())
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
