@@ -90,6 +90,10 @@ type Hook struct {
 	Output string
 	// LogPrompts keeps raw prompts in the local decision log.
 	LogPrompts bool
+	// Refresh is how the prompt hook brings a stale compiled index up to
+	// date: "background" (a detached megagit index), "wait" (the same, but
+	// the hook exits only once it is done) or "off".
+	Refresh string
 }
 
 // Lock holds how long a writer waits for the registry lock.
@@ -139,6 +143,7 @@ var specs = []spec{
 	{"hook.deadline_ms", kInt, 500, nil, "hard deadline of a prompt hook call"},
 	{"hook.log_prompts", kBool, false, nil, "keep raw prompts in the local decision log (default: hash and top terms)"},
 	{"hook.output", kString, "text", nil, "Claude Code output: text (plain stdout) or json (hookSpecificOutput.additionalContext)"},
+	{"hook.refresh", kString, "background", nil, "after answering from a compiled route index that may be out of date, the prompt hook refreshes it: background, wait (exit once done) or off"},
 	{"hook.shadow", kBool, false, nil, "decide and log, inject nothing"},
 	{"lexical.b", kFloat, 0.0, nil, "BM25F length normalisation; 0 uses the ranker default"},
 	{"lexical.fast_margin", kFloat, 0.0, nil, "seed 003 fast path: margin over the runner-up"},
@@ -301,7 +306,7 @@ func build(v map[string]any) *Config {
 			AbstainZTop1: f("dynamic_k.abstain_z_top1"), AbstainZEnt: f("dynamic_k.abstain_z_ent"),
 			AmbigZEnt: f("dynamic_k.ambig_z_ent"), VeryAmbigZEnt: f("dynamic_k.very_ambig_z_ent")},
 		Hook: Hook{Deadline: time.Duration(i("hook.deadline_ms")) * time.Millisecond, Shadow: b("hook.shadow"),
-			Output: s("hook.output"), LogPrompts: b("hook.log_prompts")},
+			Output: s("hook.output"), LogPrompts: b("hook.log_prompts"), Refresh: s("hook.refresh")},
 		Lock: Lock{Timeout: time.Duration(i("lock.timeout_ms")) * time.Millisecond},
 		Model: Model{ID: s("model.id"), Dir: s("model.dir"), FusionW: f("model.fusion_w"), AbsFloor: f("model.abs_floor"),
 			ONNXRuntime: s("model.onnxruntime"), CacheFloat16: b("model.cache_float16")},
@@ -315,6 +320,11 @@ func (c *Config) validate() error {
 	}
 	if c.Hook.Output != "text" && c.Hook.Output != "json" {
 		return bad("hook.output", fmt.Sprintf("%q is not text or json", c.Hook.Output))
+	}
+	switch c.Hook.Refresh {
+	case "background", "wait", "off":
+	default:
+		return bad("hook.refresh", fmt.Sprintf("%q is not background, wait or off", c.Hook.Refresh))
 	}
 	if c.Hook.Deadline <= 0 {
 		return bad("hook.deadline_ms", "must be positive")

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,87 +14,194 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/registry/local"
 	"golang.org/x/sys/unix"
 )
 
-// The prompt hook's compiled index: the ranker documents of every skill
-// and a snapshot of their BM25F index, in .megagit/local/route-index.bin.
-// The documents are keyed by the path, size, modification and change time
-// and inode of every SKILL.md and ledger file (and the skill roots), so a
-// hook call skips parsing SKILL.md files unless one changed; the snapshot
-// is also keyed by the ranker settings, so a hook call skips tokenising
-// and stemming every skill unless the skills or settings changed.
+// The compiled route index: the ranker documents of every skill, a
+// snapshot of their BM25F index and the active model's vectors of every
+// skill, in .megagit/local/route-index.bin. Two keys say what it was
+// built from:
 //
-// The file format (a fixed header, the documents without their bodies, the
-// snapshot's binary form and the bodies) and its reading and writing are in
-// index_codec.go.
+//   - Key: the stamp (size, times, inode) of every SKILL.md and ledger
+//     file; checking it costs a stat per skill, so only Refresh (megagit
+//     route, why, serve, index, and the background refresh the prompt
+//     hook starts) checks it;
+//   - Quick: a handful of stats that change with most edits (a skill
+//     added or removed, a commit, a ledger written through git); the
+//     prompt hook checks only this, answers from the index it has, and
+//     refreshes it in the background after answering, so its cost does
+//     not grow with the catalog and a stale index never makes it silent.
+//
+// The snapshot is also keyed by the ranker settings (RankerKey) and the
+// vectors by the model build that made them (Vectors.Key).
+//
+// The file format (a fixed header, the documents without their bodies,
+// the snapshot's binary form, the vectors and the bodies) and its reading
+// and writing are in index_codec.go.
 const (
 	// IndexFile is the compiled index's name in .megagit/local/.
 	IndexFile         = "route-index.bin"
 	oldIndexCacheName = "route-index.gob" // formats up to 4, removed on write
-	indexCacheVersion = 5
+	indexCacheVersion = 6
+	// checkedFile's modification time is when Refresh last compared the
+	// compiled index with every skill.
+	checkedFile = "route-index.checked"
+	// RefreshLock serialises refreshes of the compiled index.
+	RefreshLock = "route-index.lock"
 )
 
 // Compiled is the compiled index: the documents, what they were built
-// from (Key, see SkillsKey) and the snapshot of their BM25F index with the
-// ranker settings it was taken with (RankerKey; Index is nil when those
-// differ from the settings asked for).
+// from (Key, see SkillsKey; Quick, see QuickStamp), the snapshot of their
+// BM25F index with the ranker settings it was taken with (RankerKey;
+// Index is nil when those differ from the settings asked for) and the
+// model's vectors (nil: none, or not asked for).
 type Compiled struct {
-	Key, RankerKey string
-	Docs           []ranker.Doc
-	Index          *ranker.Snapshot
+	Key, RankerKey, Quick string
+	Docs                  []ranker.Doc
+	Index                 *ranker.Snapshot
+	Vectors               *Vectors
 }
 
 // ErrStale means the compiled index is missing or out of date and the
 // caller cannot rebuild it (the megagit-hook binary reads no SKILL.md).
 var ErrStale = errors.New("compiled index out of date")
 
-// Load returns the compiled index for the skills under root, rebuilding
-// and saving it when the skills or the ranker settings changed: the
-// documents through docs (nil: ErrStale instead), the snapshot here. The
-// documents have their bodies only when asked for (the compose format
-// injects them). The skills are fingerprinted on other goroutines while
-// the compiled index is read: on two cores the stats and the read overlap.
-func Load(dir local.Dir, root string, roots []string, rc ranker.Config, bodies bool, docs func() ([]ranker.Doc, error)) (Compiled, error) {
+// Source is how Refresh rebuilds what changed: Docs reads every skill,
+// Vectors embeds the documents with the active model (nil: none); VecKey
+// is that model's key (Vectors.Key), "" for lexical routing.
+type Source struct {
+	Docs    func() ([]ranker.Doc, error)
+	VecKey  string
+	Vectors func(docs []ranker.Doc) (*Vectors, error)
+}
+
+// Refresh returns the compiled index for the skills under root, first
+// comparing it with every skill and rebuilding what changed: the
+// documents (when a skill or ledger changed), the snapshot (when they or
+// the ranker settings did) and the vectors (when the documents or the
+// model did; a failure to embed leaves the index without vectors and is
+// returned as vecErr, routing stays lexical). The skills are fingerprinted
+// on other goroutines while the compiled index is read: on two cores the
+// stats and the read overlap.
+func Refresh(dir local.Dir, root string, roots []string, rc ranker.Config, src Source) (c Compiled, vecErr error, err error) {
 	type keyed struct {
-		key string
-		err error
+		quick, key string
+		err        error
 	}
 	kc := make(chan keyed, 1)
 	go func() {
+		// The quick stamp first: an edit meanwhile then shows to the
+		// next prompt hook as a stale quick stamp.
+		quick := QuickStamp(root, roots)
 		key, err := SkillsKey(root, roots)
-		kc <- keyed{key, err}
+		kc <- keyed{quick, key, err}
 	}()
 	rkey := RankerKey(rc)
-	c, ok := ReadCompiled(dir, rkey, bodies)
+	c, ok := ReadCompiled(dir, rkey, Want{Bodies: true, Vectors: src.VecKey != ""})
 	k := <-kc
 	if k.err != nil {
-		return Compiled{}, k.err
+		return Compiled{}, nil, k.err
 	}
+	defer markChecked(dir)
 	fresh := ok && c.Key == k.key
-	if fresh && c.Index != nil {
-		return c, nil
+	vecsFresh := src.VecKey == "" && c.Vectors == nil ||
+		src.VecKey != "" && c.Vectors != nil && c.Vectors.Key == src.VecKey
+	if fresh && c.Index != nil && vecsFresh && c.Quick == k.quick {
+		return c, nil, nil
 	}
-	if !fresh && docs == nil {
-		return Compiled{}, ErrStale
+	if !fresh && src.Docs == nil {
+		return Compiled{}, nil, ErrStale
 	}
 	// Parsing every SKILL.md and analysing every skill makes garbage,
 	// unlike a warm call (the prompt hook turns the collector off):
 	// collect it as usual meanwhile.
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	if !fresh {
-		d, err := docs()
+		d, err := src.Docs()
 		if err != nil {
-			return Compiled{}, err
+			return Compiled{}, nil, err
 		}
 		c = Compiled{Key: k.key, Docs: d}
 	}
-	c.RankerKey, c.Index = rkey, ranker.NewIndex(c.Docs, rc).Snapshot()
+	if c.Index == nil {
+		c.RankerKey, c.Index = rkey, ranker.NewIndex(c.Docs, rc).Snapshot()
+	}
+	if c.Vectors == nil || !vecsFresh {
+		c.Vectors = nil
+		if src.VecKey != "" && src.Vectors != nil {
+			c.Vectors, vecErr = src.Vectors(c.Docs)
+			if c.Vectors != nil && (c.Vectors.Key != src.VecKey || c.Vectors.Docs() != len(c.Docs)) {
+				c.Vectors, vecErr = nil, fmt.Errorf("vectors of %s for %d skills, want %s for %d", c.Vectors.Key, c.Vectors.Docs(), src.VecKey, len(c.Docs))
+			}
+		}
+	}
+	c.Quick = k.quick
 	WriteCompiled(dir, c)
-	return c, nil
+	return c, vecErr, nil
+}
+
+// Open reads the compiled index as the prompt hook does, without a stat
+// per skill: ok is false when there is none this call can use (missing,
+// damaged, another format or other ranker settings), and stale says the
+// quick stamp shows the skills changed since it was built.
+func Open(dir local.Dir, root string, roots []string, rc ranker.Config, want Want) (c Compiled, stale, ok bool) {
+	qc := make(chan string, 1)
+	go func() { qc <- QuickStamp(root, roots) }()
+	c, ok = ReadCompiled(dir, RankerKey(rc), want)
+	quick := <-qc
+	if !ok || c.Index == nil {
+		return Compiled{}, false, false
+	}
+	return c, c.Quick != quick, true
+}
+
+// CheckedAgo is how long ago Refresh last compared the compiled index
+// with every skill (a long time when never).
+func CheckedAgo(dir local.Dir, now time.Time) time.Duration {
+	st, err := os.Stat(filepath.Join(dir.Path(), checkedFile))
+	if err != nil {
+		return math.MaxInt64
+	}
+	return now.Sub(st.ModTime())
+}
+
+func markChecked(dir local.Dir) { _ = dir.WriteCache(checkedFile, nil) }
+
+// QuickStamp fingerprints what changes with most edits of a registry
+// without a stat per skill: the skill roots' folders (a skill added,
+// removed or renamed), the ledger folder, and git's HEAD, current branch
+// ref and index (a commit, a checkout, a merge). An edit in place of one
+// SKILL.md is not in it: Refresh's full check sees that.
+func QuickStamp(root string, roots []string) string {
+	paths := make([]string, 0, len(roots)+6)
+	for _, r := range roots {
+		paths = append(paths, filepath.Join(root, filepath.FromSlash(r)))
+	}
+	paths = append(paths, filepath.Join(root, filepath.FromSlash(local.LedgerDir)))
+	gitDir := filepath.Join(root, ".git")
+	if b, err := os.ReadFile(gitDir); err == nil { // a worktree's .git file
+		if d, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: "); ok {
+			if !filepath.IsAbs(d) {
+				d = filepath.Join(root, d)
+			}
+			gitDir = d
+		}
+	}
+	head, _ := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	paths = append(paths, filepath.Join(gitDir, "HEAD"), filepath.Join(gitDir, "index"), filepath.Join(gitDir, "packed-refs"))
+	if ref, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: "); ok && !strings.Contains(ref, "..") {
+		paths = append(paths, filepath.Join(gitDir, filepath.FromSlash(ref)))
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "roots %s\nhead %s\n", strings.Join(roots, ":"), head)
+	for i, st := range StatAll(paths) {
+		fmt.Fprintf(h, "%s %s\n", paths[i], st)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // RankerKey fingerprints the ranker settings an index snapshot depends on

@@ -27,22 +27,25 @@ import (
 const (
 	indexMagic     = "MGROUTE\x00"
 	indexKeyLen    = 64 // hex SHA-256
-	indexHeaderLen = 176
+	indexHeaderLen = 256
 )
 
 // indexHeader is the compiled index's fixed header: magic, version, the
-// document count, the two keys, the lengths of the three sections and a
-// CRC-32 of the documents and snapshot and one of the bodies.
+// document count, the three keys (skills, ranker settings, quick stamp),
+// the lengths of the four sections (documents, snapshot, vectors, bodies)
+// and a CRC-32 of the documents and snapshot, one of the vectors and one
+// of the bodies.
 type indexHeader struct {
-	version, docs               uint32
-	key, rkey                   string
-	docsLen, snapLen, bodiesLen uint64
-	crcMain, crcBodies          uint32
+	version, docs                       uint32
+	key, rkey, quick                    string
+	docsLen, snapLen, vecLen, bodiesLen uint64
+	crcMain, crcVec, crcBodies          uint32
 }
 
-// Offsets of the snapshot and the bodies in the file.
+// Offsets of the sections in the file; each starts 8-aligned.
 func (h indexHeader) snapOff() uint64   { return indexHeaderLen + align8(h.docsLen) }
-func (h indexHeader) bodiesOff() uint64 { return h.snapOff() + h.snapLen }
+func (h indexHeader) vecOff() uint64    { return h.snapOff() + align8(h.snapLen) }
+func (h indexHeader) bodiesOff() uint64 { return h.vecOff() + align8(h.vecLen) }
 
 func align8(n uint64) uint64 { return (n + 7) &^ 7 }
 
@@ -53,11 +56,15 @@ func (h indexHeader) append(b []byte) []byte {
 	b = le.AppendUint32(b, h.docs)
 	b = append(b, h.key...)
 	b = append(b, h.rkey...)
+	b = append(b, h.quick...)
 	b = le.AppendUint64(b, h.docsLen)
 	b = le.AppendUint64(b, h.snapLen)
+	b = le.AppendUint64(b, h.vecLen)
 	b = le.AppendUint64(b, h.bodiesLen)
 	b = le.AppendUint32(b, h.crcMain)
-	return le.AppendUint32(b, h.crcBodies)
+	b = le.AppendUint32(b, h.crcVec)
+	b = le.AppendUint32(b, h.crcBodies)
+	return append(b, make([]byte, indexHeaderLen-252)...)
 }
 
 func parseIndexHeader(b []byte) (indexHeader, bool) {
@@ -67,18 +74,27 @@ func parseIndexHeader(b []byte) (indexHeader, bool) {
 	le := binary.LittleEndian
 	h := indexHeader{
 		version: le.Uint32(b[8:]), docs: le.Uint32(b[12:]),
-		key: string(b[16:80]), rkey: string(b[80:144]),
-		docsLen: le.Uint64(b[144:]), snapLen: le.Uint64(b[152:]), bodiesLen: le.Uint64(b[160:]),
-		crcMain: le.Uint32(b[168:]), crcBodies: le.Uint32(b[172:]),
+		key: string(b[16:80]), rkey: string(b[80:144]), quick: string(b[144:208]),
+		docsLen: le.Uint64(b[208:]), snapLen: le.Uint64(b[216:]), vecLen: le.Uint64(b[224:]), bodiesLen: le.Uint64(b[232:]),
+		crcMain: le.Uint32(b[240:]), crcVec: le.Uint32(b[244:]), crcBodies: le.Uint32(b[248:]),
 	}
 	return h, h.version == indexCacheVersion
 }
 
+// Want says which optional parts of the compiled index a reader needs:
+// the bodies (the compose format injects them) and the vectors (a
+// semantic model routes). The documents and, with the same ranker
+// settings, the lexical snapshot are always read.
+type Want struct {
+	Bodies, Vectors bool
+}
+
 // ReadCompiled reads the compiled index; ok means it is whole and of this
-// format, and c.Key says which skills it was built from. Its snapshot is
-// read too if it matches rkey (else nil), and the bodies when asked for or
-// when the snapshot is to be rebuilt (the file is then written again).
-func ReadCompiled(dir local.Dir, rkey string, bodies bool) (c Compiled, ok bool) {
+// format, and c.Key and c.Quick say which skills it was built from. Its
+// snapshot is read too if it matches rkey (else nil, and the bodies are
+// read, to rebuild it), its vectors and bodies when wanted. Every byte
+// read is checked (CRC-32) before it is used.
+func ReadCompiled(dir local.Dir, rkey string, want Want) (c Compiled, ok bool) {
 	f, err := os.Open(filepath.Join(dir.Path(), IndexFile))
 	if err != nil {
 		return c, false
@@ -93,40 +109,54 @@ func ReadCompiled(dir local.Dir, rkey string, bodies bool) (c Compiled, ok bool)
 		return c, false
 	}
 	st, err := f.Stat()
-	if err != nil || h.docsLen > uint64(st.Size()) || h.snapLen > uint64(st.Size()) || h.bodiesLen > uint64(st.Size()) ||
-		h.bodiesOff()+h.bodiesLen != uint64(st.Size()) {
+	size := uint64(st.Size())
+	if err != nil || h.docsLen > size || h.snapLen > size || h.vecLen > size || h.bodiesLen > size ||
+		h.bodiesOff()+h.bodiesLen != size {
 		return c, false
 	}
 	withIndex := h.rkey == rkey
-	bodies = bodies || !withIndex
-	need := h.bodiesOff()
+	bodies := want.Bodies || !withIndex
+	need := h.snapOff() + h.snapLen
+	if want.Vectors || bodies {
+		need = h.vecOff() + h.vecLen
+	}
 	if bodies {
-		need += h.bodiesLen
+		need = size
 	}
 	buf := mapIndex(f, need)
 	if buf == nil {
-		// One buffer, shared by the documents' strings and the snapshot's
-		// tables; large allocations are page-aligned, as the snapshot wants.
+		// One buffer, shared by the documents' strings, the snapshot's
+		// tables and the vectors; large allocations are page-aligned, as
+		// the snapshot wants.
 		buf = make([]byte, need)
 		copy(buf, hb[:])
 		if _, err := io.ReadFull(f, buf[indexHeaderLen:]); err != nil {
 			return c, false
 		}
 	}
-	if crc32.ChecksumIEEE(buf[indexHeaderLen:h.bodiesOff()]) != h.crcMain {
+	if crc32.ChecksumIEEE(buf[indexHeaderLen:h.snapOff()+h.snapLen]) != h.crcMain {
 		return c, false
 	}
 	docs, ok := decodeDocs(buf[indexHeaderLen:indexHeaderLen+h.docsLen], int(h.docs))
 	if !ok {
 		return c, false
 	}
-	c = Compiled{Key: h.key, RankerKey: h.rkey, Docs: docs}
+	c = Compiled{Key: h.key, RankerKey: h.rkey, Quick: h.quick, Docs: docs}
 	if withIndex {
-		s, err := ranker.DecodeSnapshot(buf[h.snapOff():h.bodiesOff()])
+		s, err := ranker.DecodeSnapshot(buf[h.snapOff() : h.snapOff()+h.snapLen])
 		if err != nil {
 			return Compiled{}, false
 		}
 		c.Index = s
+	}
+	if want.Vectors && h.vecLen > 0 {
+		b := buf[h.vecOff() : h.vecOff()+h.vecLen]
+		if crc32.ChecksumIEEE(b) != h.crcVec {
+			return Compiled{}, false
+		}
+		if c.Vectors, ok = decodeVectors(b, len(docs)); !ok {
+			return Compiled{}, false
+		}
 	}
 	if bodies {
 		b := buf[h.bodiesOff():]
@@ -170,32 +200,94 @@ func MapIndexFiles() (restore func()) {
 // WriteCompiled saves the compiled index; it is a cache, so failing to
 // write it is not an error.
 func WriteCompiled(dir local.Dir, c Compiled) {
-	if len(c.Key) != indexKeyLen || len(c.RankerKey) != indexKeyLen || c.Index == nil || uint64(len(c.Docs)) > math.MaxUint32 {
+	if len(c.Key) != indexKeyLen || len(c.RankerKey) != indexKeyLen || len(c.Quick) != indexKeyLen ||
+		c.Index == nil || uint64(len(c.Docs)) > math.MaxUint32 {
+		return
+	}
+	if c.Vectors != nil && c.Vectors.Docs() != len(c.Docs) {
 		return
 	}
 	b := make([]byte, indexHeaderLen, 64<<10)
 	b = appendDocs(b, c.Docs)
 	docsLen := uint64(len(b) - indexHeaderLen)
-	for len(b)%8 != 0 {
-		b = append(b, 0)
-	}
+	b = pad8(b)
 	snapAt := len(b)
 	b, err := c.Index.AppendBinary(b)
 	if err != nil {
 		return
 	}
+	snapLen := uint64(len(b) - snapAt)
+	b = pad8(b)
+	vecAt := len(b)
+	if c.Vectors != nil {
+		b = appendVectors(b, c.Vectors)
+	}
+	vecLen := uint64(len(b) - vecAt)
+	b = pad8(b)
 	bodiesAt := len(b)
 	b = appendBodies(b, c.Docs)
 	h := indexHeader{
-		version: indexCacheVersion, docs: uint32(len(c.Docs)), key: c.Key, rkey: c.RankerKey,
-		docsLen: docsLen, snapLen: uint64(bodiesAt - snapAt), bodiesLen: uint64(len(b) - bodiesAt),
-		crcMain:   crc32.ChecksumIEEE(b[indexHeaderLen:bodiesAt]),
+		version: indexCacheVersion, docs: uint32(len(c.Docs)), key: c.Key, rkey: c.RankerKey, quick: c.Quick,
+		docsLen: docsLen, snapLen: snapLen, vecLen: vecLen, bodiesLen: uint64(len(b) - bodiesAt),
+		crcMain:   crc32.ChecksumIEEE(b[indexHeaderLen : snapAt+int(snapLen)]),
+		crcVec:    crc32.ChecksumIEEE(b[vecAt : vecAt+int(vecLen)]),
 		crcBodies: crc32.ChecksumIEEE(b[bodiesAt:]),
 	}
 	h.append(b[:0])
 	if dir.WriteCache(IndexFile, b) == nil {
 		_ = os.Remove(filepath.Join(dir.Path(), oldIndexCacheName))
 	}
+}
+
+func pad8(b []byte) []byte {
+	for len(b)%8 != 0 {
+		b = append(b, 0)
+	}
+	return b
+}
+
+// appendVectors encodes the vectors section at an 8-aligned offset: the
+// dimension, the model key's length and the key, padding to 8 bytes, then
+// the rows as little-endian float32s, which a reader maps in place.
+func appendVectors(b []byte, v *Vectors) []byte {
+	b = binary.LittleEndian.AppendUint32(b, uint32(v.Dim))
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(v.Key)))
+	b = pad8(append(b, v.Key...))
+	for _, x := range v.Rows {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+	}
+	return b
+}
+
+// decodeVectors reads a vectors section (which starts 8-aligned in the
+// file, so its rows are 4-aligned in a mapping or an allocation) for n
+// documents. On a little-endian machine the rows are used where they lie.
+func decodeVectors(b []byte, n int) (*Vectors, bool) {
+	if len(b) < 8 {
+		return nil, false
+	}
+	dim, klen := binary.LittleEndian.Uint32(b), binary.LittleEndian.Uint32(b[4:])
+	start := align8(8 + uint64(klen))
+	if dim == 0 || dim > 1<<16 || uint64(klen) > uint64(len(b)) || start > uint64(len(b)) {
+		return nil, false
+	}
+	rows := b[start:]
+	if uint64(len(rows)) != 4*2*uint64(dim)*uint64(n) {
+		return nil, false
+	}
+	v := &Vectors{Key: string(b[8 : 8+klen]), Dim: int(dim)}
+	if len(rows) == 0 {
+		return v, true
+	}
+	if binary.NativeEndian.Uint16([]byte{1, 0}) == 1 && uintptr(unsafe.Pointer(&rows[0]))%4 == 0 {
+		v.Rows = unsafe.Slice((*float32)(unsafe.Pointer(&rows[0])), len(rows)/4)
+	} else {
+		v.Rows = make([]float32, len(rows)/4)
+		for i := range v.Rows {
+			v.Rows[i] = math.Float32frombits(binary.LittleEndian.Uint32(rows[4*i:]))
+		}
+	}
+	return v, true
 }
 
 // appendDocs encodes the documents without their bodies: the total counts

@@ -71,7 +71,9 @@ func TestReadCompiledDamaged(t *testing.T) {
 	docs := []ranker.Doc{fullDoc(0), fullDoc(1)}
 	rc := ranker.DefaultConfig()
 	key, rkey := strings.Repeat("a", indexKeyLen), RankerKey(rc)
-	WriteCompiled(reg, Compiled{Key: key, RankerKey: rkey, Docs: docs, Index: ranker.NewIndex(docs, rc).Snapshot()})
+	vecs := &Vectors{Key: "model@1", Dim: 3, Rows: []float32{1, 0, 0, 0, 1, 0, 0, 0, 1, 0.6, 0.8, 0}}
+	WriteCompiled(reg, Compiled{Key: key, RankerKey: rkey, Quick: strings.Repeat("b", indexKeyLen), Docs: docs,
+		Index: ranker.NewIndex(docs, rc).Snapshot(), Vectors: vecs})
 	p := filepath.Join(reg.Path(), IndexFile)
 	good, err := os.ReadFile(p)
 	if err != nil {
@@ -79,11 +81,11 @@ func TestReadCompiledDamaged(t *testing.T) {
 	}
 	for _, mapped := range []bool{false, true} {
 		mapIndexFile.Store(mapped)
-		c, ok := ReadCompiled(reg, rkey, true)
-		if !ok || c.Key != key || c.Index == nil || !reflect.DeepEqual(c.Docs, docs) {
+		c, ok := ReadCompiled(reg, rkey, Want{Bodies: true, Vectors: true})
+		if !ok || c.Key != key || c.Index == nil || !reflect.DeepEqual(c.Docs, docs) || !reflect.DeepEqual(c.Vectors, vecs) {
 			t.Fatalf("mapped=%v: the compiled index does not read back: ok=%v %+v", mapped, ok, c.Key)
 		}
-		if c, ok := ReadCompiled(reg, "other settings", false); !ok || c.Index != nil || c.Docs[0].Body == "" {
+		if c, ok := ReadCompiled(reg, "other settings", Want{}); !ok || c.Index != nil || c.Docs[0].Body == "" {
 			t.Fatalf("mapped=%v: other ranker settings: ok=%v, index %v, bodies %q", mapped, ok, c.Index != nil, c.Docs[0].Body)
 		}
 	}
@@ -97,7 +99,7 @@ func TestReadCompiledDamaged(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, bodies := range []bool{false, true} {
-			if _, ok := ReadCompiled(reg, rkey, bodies); ok && (bodies || !onlyBodies) {
+			if _, ok := ReadCompiled(reg, rkey, Want{Bodies: bodies, Vectors: bodies}); ok && (bodies || !onlyBodies) {
 				t.Fatalf("%s: a damaged compiled index was read (bodies=%v)", name, bodies)
 			}
 		}
@@ -106,11 +108,14 @@ func TestReadCompiledDamaged(t *testing.T) {
 		damage(fmt.Sprintf("truncated to %d", n), good[:n], false)
 	}
 	for i := range good {
-		if i >= 16 && i < 144 {
-			continue // a key: read fine, then found stale
+		if i >= 16 && i < 208 || i >= 252 && i < indexHeaderLen {
+			continue // a key: read fine, then found stale; or padding
 		}
 		b := append([]byte(nil), good...)
 		b[i] ^= 0x5a
-		damage(fmt.Sprintf("byte %d altered", i), b, (i >= 172 && i < 176) || uint64(i) >= h.bodiesOff())
+		// Damaged vectors are refused when read: the test reads them with
+		// the bodies.
+		onlyBodies := i >= 244 && i < 252 || uint64(i) >= h.vecOff()
+		damage(fmt.Sprintf("byte %d altered", i), b, onlyBodies)
 	}
 }

@@ -4,39 +4,45 @@ import (
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/hook/inject"
-	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/dense"
 )
 
 // PromptEnv is the prompt hook's view of the workspace: its resolved
-// settings (which megagit saves for megagit-hook), the skills as documents,
-// and the model, loaded without a word on any stream.
+// settings (which megagit saves for megagit-hook), the rebuild of the
+// compiled index, and the model, loaded without a word on any stream.
 func (w *Workspace) PromptEnv() *inject.Env {
-	indexDocs := w.indexDocs()
-	return &inject.Env{
-		Root: w.Reg.Root(), Local: w.Reg.Local(), Settings: hookSettings(w.Cfg, w.Reg.Root()),
-		Docs: func() ([]ranker.Doc, error) {
-			docs, _, err := indexDocs()
-			return docs, err
+	quiet := func(string) {}
+	s, emb := hookSettings(w.Cfg, w.Reg.Root())
+	e := &inject.Env{
+		Root: w.Reg.Root(), Local: w.Reg.Local(), Settings: s,
+		Refresh: func() (route.Compiled, error) {
+			c, _, _, err := w.Compiled(quiet)
+			return c, err
 		},
-		Prewarm: prewarmModel,
-		Semantic: func(model string, docs []ranker.Doc) route.Dense {
-			return denseOf(w.Semantic(docs, func(string) {}))
-		},
+		Prewarm: func() { prewarmModel(s.Model) },
 	}
+	if emb != nil {
+		e.Query = func() (func(string) ([]float32, error), string, error) {
+			return dense.QueryEmbedder(emb), embedcache.CacheKey(emb), nil
+		}
+	}
+	return e
 }
 
-// hookSettings resolves what the prompt hook needs from the config.
-func hookSettings(cfg *config.Config, root string) *inject.Settings {
+// hookSettings resolves what the prompt hook needs from the config, and
+// loads the static model it routes with, if any.
+func hookSettings(cfg *config.Config, root string) (*inject.Settings, embedcache.Embedder) {
 	s := &inject.Settings{
 		Deadline: cfg.Hook.Deadline, Shadow: cfg.Hook.Shadow, Output: cfg.Hook.Output, LogPrompts: cfg.Hook.LogPrompts,
+		Refresh:     cfg.Hook.Refresh,
 		Route:       route.Settings{TopK: cfg.Route.TopK, NoDynamic: !cfg.Route.Dynamic, Format: cfg.Route.Format, Budget: cfg.Route.Budget},
 		Roots:       cfg.Roots,
 		LockTimeout: cfg.Lock.Timeout,
 		Ranker:      RankerConfig(cfg),
 		DynamicK:    dkOverride(cfg.DynamicK),
 		ServeKey:    ServeKey(cfg),
+		ModelID:     cfg.Model.ID,
 	}
 	switch id := cfg.Model.ID; {
 	case dense.UsesONNX(cfg, root):
@@ -48,9 +54,24 @@ func hookSettings(cfg *config.Config, root string) *inject.Settings {
 	case id == embedcache.BuiltinID:
 		s.Model = inject.ModelBuiltin
 	default:
-		s.Model = inject.ModelOther // megagit warns and routes lexically
+		s.Model = inject.ModelNone // megagit warns and routes lexically
 	}
-	return s
+	if s.Model == inject.ModelBuiltin || s.Model == inject.ModelOther {
+		// The model's key and profile, so megagit-hook can use the
+		// compiled index's vectors; a model that does not load routes
+		// lexically, as megagit does.
+		emb, prof, err := dense.Load(cfg, root)
+		if err != nil || emb == nil {
+			s.Model = inject.ModelNone
+			return s, nil
+		}
+		s.ModelID, s.ModelKey, s.Dense = emb.ID(), embedcache.CacheKey(emb), dense.RouteProfile(prof)
+		if cfg.Model.Dir != "" {
+			s.ModelDir = dense.ModelDirPath(cfg, root)
+		}
+		return s, emb
+	}
+	return s, nil
 }
 
 // prewarmModel starts loading a static model (the tokenizer and, for the

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 
 	"github.com/megagit/megagit/config"
+	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/dense"
@@ -28,10 +29,10 @@ func denseOf(sem *dense.Channel) route.Dense {
 	return sem
 }
 
-// SemanticOf is a router's dense channel as a *dense.Channel (nil when
+// SemanticOf is a router's dense channel as a *route.Semantic (nil when
 // lexical), for callers that report on the model.
-func SemanticOf(rt *route.Router) *dense.Channel {
-	s, _ := rt.Sem.(*dense.Channel)
+func SemanticOf(rt *route.Router) *route.Semantic {
+	s, _ := rt.Sem.(*route.Semantic)
 	return s
 }
 
@@ -40,37 +41,57 @@ func dkOverride(dk config.DynamicK) route.DynamicKOverride {
 	return route.DynamicKOverride{Tier: dk.Tier, AbsFloor: dk.AbsFloor}
 }
 
-// Semantic wires the configured model into routing for the registry; any
-// failure falls back to lexical routing (nil) with one warning to say.
-func (w *Workspace) Semantic(docs []ranker.Doc, say func(line string)) *dense.Channel {
-	return dense.ForRegistry(w.Cfg, w.Reg.Root(), w.Reg.LocalDir(), docs, say)
-}
-
 // Router reads the registry's skills into a router through the compiled
-// index the prompt hook keeps in .megagit/local/: when no skill, ledger
-// or ranker setting changed since it was written, no SKILL.md is parsed.
-// The skills that do not parse go to problems on every call (they are
-// remembered with the index), the model's warnings to say.
+// index in .megagit/local/ (route.Refresh): when no skill, ledger, ranker
+// setting or model changed since it was written, no SKILL.md is parsed
+// and no skill embedded. The skills that do not parse go to problems on
+// every call (they are remembered with the index), the model's warnings
+// to say.
 func (w *Workspace) Router(problems func([]error), say func(line string)) (*route.Router, error) {
-	rc := RankerConfig(w.Cfg)
-	var bad []error
-	rebuilt := false
-	indexDocs := w.indexDocs()
-	c, err := route.Load(w.Reg.Local(), w.Reg.Root(), w.Cfg.Roots, rc, true, func() ([]ranker.Doc, error) {
-		rebuilt = true
-		docs, b, err := indexDocs()
-		bad = b
-		return docs, err
-	})
-	if !rebuilt && err == nil {
-		bad = loadProblems(w.Reg.Local(), c.Key)
-	}
+	c, sem, bad, err := w.Compiled(say)
 	problems(bad)
 	if err != nil {
 		return nil, err
 	}
-	rt, _ := route.New(c.Docs, rc, denseOf(w.Semantic(c.Docs, say)), dkOverride(w.Cfg.DynamicK), c.Index)
+	var d route.Dense
+	if sem != nil {
+		d = sem
+	}
+	rt, _ := route.New(c.Docs, RankerConfig(w.Cfg), d, dkOverride(w.Cfg.DynamicK), c.Index)
 	return rt, nil
+}
+
+// Compiled brings the compiled index up to date (route.Refresh) and
+// returns it with the configured model's channel over its vectors (nil:
+// lexical) and the skills that did not parse.
+func (w *Workspace) Compiled(say func(line string)) (c route.Compiled, sem *route.Semantic, bad []error, err error) {
+	emb, prof := dense.Model(w.Cfg, w.Reg.Root(), say)
+	rebuilt := false
+	indexDocs := w.indexDocs()
+	src := route.Source{Docs: func() ([]ranker.Doc, error) {
+		rebuilt = true
+		docs, b, err := indexDocs()
+		bad = b
+		return docs, err
+	}}
+	if emb != nil {
+		src.VecKey = embedcache.CacheKey(emb)
+		src.Vectors = func(docs []ranker.Doc) (*route.Vectors, error) {
+			return dense.RegistryVectors(emb, prof, w.Reg.Root(), w.Reg.LocalDir(), docs, say)
+		}
+	}
+	c, _, err = route.Refresh(w.Reg.Local(), w.Reg.Root(), w.Cfg.Roots, RankerConfig(w.Cfg), src)
+	if !rebuilt && err == nil {
+		bad = loadProblems(w.Reg.Local(), c.Key)
+	}
+	if err != nil {
+		return route.Compiled{}, nil, bad, err
+	}
+	sem = dense.Semantic(emb, prof, c.Vectors)
+	if sem != nil {
+		dense.NoteProfile(emb, prof, say)
+	}
+	return c, sem, bad, nil
 }
 
 // indexDocs reads the skills for a rebuild of the compiled index, by

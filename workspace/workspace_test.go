@@ -147,11 +147,11 @@ func TestHookSettingsModel(t *testing.T) {
 		{"none", "", inject.ModelNone},
 		{"lexical", "", inject.ModelNone},
 		{"megagit-static-v1", "", inject.ModelBuiltin},
-		{"none", "/some/model", inject.ModelOther},
-		{"unknown-model", "", inject.ModelOther},
+		{"none", "/some/model", inject.ModelNone}, // a folder that does not load: lexical
+		{"unknown-model", "", inject.ModelNone},
 	} {
 		cfg := &config.Config{Model: config.Model{ID: tt.id, Dir: tt.dir}}
-		s := hookSettings(cfg, t.TempDir())
+		s, _ := hookSettings(cfg, t.TempDir())
 		if s.Model != tt.want {
 			t.Errorf("model id %q dir %q: %v, want %v", tt.id, tt.dir, s.Model, tt.want)
 		}
@@ -199,7 +199,7 @@ func TestRouterReusesTheCompiledIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := w.PromptEnv()
-	if _, err := route.Load(e.Local, e.Root, e.Settings.Roots, e.Settings.Ranker, false, e.Docs); err != nil {
+	if _, err := e.Refresh(); err != nil {
 		t.Fatal(err)
 	}
 	first, p1 := routeOnce()

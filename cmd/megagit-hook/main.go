@@ -59,7 +59,7 @@ func run(args []string, in io.Reader, out, errOut io.Writer) int {
 	now := time.Now
 	data, err := inject.Run(inject.Options{
 		Agent: a.agent, Dir: a.dir, Version: version, Start: start, Now: now,
-		In: in, Out: out, ErrOut: errOut, Open: open,
+		In: in, Out: out, ErrOut: errOut, Open: open, Megagit: fullBinary,
 	})
 	if errors.Is(err, inject.ErrStale) {
 		herr := handOver(a, data, start, out, errOut)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -161,29 +162,23 @@ func TestAnswersAloneOnceMegagitSavedItsSettings(t *testing.T) {
 	}
 }
 
-// TestHandsOverWhenOutOfDate checks every change megagit-hook cannot see
-// through itself makes it hand the prompt to megagit: a skill edited in
-// place, the config file, a MEGAGIT_* variable, the built-in model.
-func TestHandsOverWhenOutOfDate(t *testing.T) {
+// TestOutOfDate checks megagit-hook is never silent because the compiled
+// index is out of date: it answers from the index it has, and megagit
+// refreshes it (before the answer when that fits in the time, else for the
+// next prompt); and that what it cannot see through itself (the config
+// file, a MEGAGIT_* variable) makes it hand the prompt to megagit.
+func TestOutOfDate(t *testing.T) {
 	f := newFixture(t)
-	f.hook(bin, prompts[0]) // megagit saves the settings and the index
+	f.env = append(f.env, "MEGAGIT_HOOK_REFRESH=wait") // the refresh after an answer is done when the hook exits
+	f.hook(bin, prompts[0])                            // megagit saves the settings and the index
 	if f.hook(lone, prompts[1]) == "" {
 		t.Fatal("megagit-hook did not answer alone with fresh settings")
 	}
-	stale := func(what string, env ...string) {
-		t.Helper()
-		if got := f.hook(lone, prompts[1], env...); got != "" {
-			t.Errorf("%s: megagit-hook answered alone from out-of-date settings:\n%s", what, got)
-		}
-		// megagit-hook next to megagit first: it must hand over, since
-		// megagit itself would bring the index up to date.
-		got := f.hook(bin, prompts[1], env...)
-		if want := f.hook("full", prompts[1], env...); got != want {
-			t.Errorf("%s: handed over, printed\n%s\nwant\n%s", what, got, want)
-		}
-	}
+	before := f.hook(lone, prompts[1])
 
 	// A skill edited in place: the docker prompt now finds webhook-signer.
+	// The hook answers from the index it has, then refreshes it: the next
+	// prompt sees the edit.
 	p := filepath.Join(f.root, "skills", "webhook-signer", "SKILL.md")
 	data, err := os.ReadFile(p)
 	if err != nil {
@@ -193,11 +188,44 @@ func TestHandsOverWhenOutOfDate(t *testing.T) {
 	if err := os.WriteFile(p, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	stale("skill edited")
+	if got := f.hook(lone, prompts[1]); got != before {
+		t.Errorf("skill edited, no megagit to refresh the index: megagit-hook printed\n%s\nwant the answer of the index it has\n%s", got, before)
+	}
+	time.Sleep(1100 * time.Millisecond) // the hook checks every skill at most once a second
+	if got := f.hook(bin, prompts[1]); got != before {
+		t.Errorf("skill edited: the first prompt printed\n%s\nwant the answer of the index it has\n%s", got, before)
+	}
 	if got := f.hook(lone, prompts[1]); !strings.Contains(got, "webhook-signer") {
-		t.Errorf("after the hand-over the edited skill is not seen:\n%s", got)
+		t.Errorf("the prompt after the refresh does not see the edited skill:\n%s", got)
+	}
+	if want := f.hook("full", prompts[1]); f.hook(bin, prompts[1]) != want {
+		t.Errorf("after the refresh megagit-hook and megagit differ")
 	}
 
+	// A skill added shows in the quick stamp: the hook refreshes the
+	// index before answering when that fits in the time left.
+	f.skill("image-shrinker", "Shrink docker images: 2GB images made smaller with distroless bases.")
+	if got := f.hook(bin, prompts[1]); !strings.Contains(got, "image-shrinker") {
+		t.Errorf("a skill added: the hook did not refresh the index before answering:\n%s", got)
+	}
+	if want := f.hook("full", prompts[1]); f.hook(lone, prompts[1]) != want {
+		t.Errorf("after a skill was added megagit-hook and megagit differ")
+	}
+	if strings.Contains(f.hookLog(), "hand") {
+		t.Errorf("hook.log mentions a hand-over:\n%s", f.hookLog())
+	}
+
+	stale := func(what string, env ...string) {
+		t.Helper()
+		if got := f.hook(lone, prompts[1], env...); got != "" {
+			t.Errorf("%s: megagit-hook answered alone from out-of-date settings:\n%s", what, got)
+		}
+		// megagit-hook next to megagit: it hands over.
+		got := f.hook(bin, prompts[1], env...)
+		if want := f.hook("full", prompts[1], env...); got != want {
+			t.Errorf("%s: handed over, printed\n%s\nwant\n%s", what, got, want)
+		}
+	}
 	stale("environment changed", "MEGAGIT_ROUTE_TOP_K=1")
 	f.hook(bin, prompts[1]) // settings for the usual environment again
 
@@ -219,15 +247,25 @@ func TestHandsOverWhenOutOfDate(t *testing.T) {
 		t.Errorf("shadow mode printed (megagit-hook alone):\n%s", got)
 	}
 	setShadow(false)
+}
 
-	// The built-in model is loaded by megagit only.
-	f.env = f.env[:len(f.env)-1] // drop MEGAGIT_MODEL_ID=none
-	f.hook(bin, prompts[1])
-	if got := f.hook(lone, prompts[1]); got != "" {
-		t.Errorf("megagit-hook routed with the built-in model alone:\n%s", got)
+// TestBuiltinModelAlone checks megagit-hook routes with the built-in
+// model (the default configuration) by itself, exactly as megagit does.
+func TestBuiltinModelAlone(t *testing.T) {
+	f := newFixture(t)
+	f.env = slices.DeleteFunc(f.env, func(kv string) bool { return kv == "MEGAGIT_MODEL_ID=none" })
+	f.hook(bin, prompts[1]) // megagit saves the settings and the index, with vectors
+	for _, p := range prompts {
+		want, got := f.hook("full", p), f.hook(lone, p)
+		if got != want {
+			t.Errorf("%q: megagit-hook alone printed\n%s\nmegagit printed\n%s", p, got, want)
+		}
 	}
-	if want, got := f.hook("full", prompts[1]), f.hook(bin, prompts[1]); got != want || !strings.Contains(got, "docker-slim") {
-		t.Errorf("built-in model: handed over, printed\n%s\nwant\n%s", got, want)
+	if got := f.hook(lone, prompts[1]); !strings.Contains(got, "docker-slim") {
+		t.Errorf("built-in model: the docker prompt did not get docker-slim:\n%s", got)
+	}
+	if log := f.hookLog(); strings.Contains(log, "lexical") {
+		t.Errorf("megagit-hook fell back to lexical routing:\n%s", log)
 	}
 }
 

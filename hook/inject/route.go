@@ -21,63 +21,137 @@ func routePrompt(opts Options, e *Env, st *state, prompt, project string) ([]ran
 	if err == nil {
 		return docs, rr, nil
 	}
-	model := s.Model
-	if stale := e.canLoad(model); stale != nil {
-		return nil, route.Result{}, stale // before any note: megagit asks the server again
-	}
 	if !errors.Is(err, route.ErrNotServed) {
 		note(opts, e, fmt.Errorf("%w; routed in-process", err))
 	}
-	if model == ModelONNX {
+	if s.Model == ModelONNX {
 		note(opts, e, errors.New("the ONNX model is used only through `megagit serve`, and none answered: routed lexically"))
-		model = ModelNone
 	}
-	rt, err := e.router(model, st.guard)
+	rt, ix, err := e.router(st.guard)
 	if err != nil {
 		return nil, route.Result{}, err
+	}
+	if ix.stale != "" && opts.Megagit != nil && s.Refresh != "off" {
+		// The skills changed (or the vectors are missing): refresh the
+		// index now if that fits in half the time left, else answer from
+		// the index as it is while the refresh goes on.
+		fresh, err := e.refreshNow(opts)
+		if err != nil {
+			note(opts, e, fmt.Errorf("refreshing the compiled index: %w", err))
+		}
+		if fresh {
+			if rt, ix, err = e.router(st.guard); err != nil {
+				return nil, route.Result{}, err
+			}
+		}
+	}
+	if ix.stale != "" {
+		note(opts, e, errors.New(ix.stale))
+	}
+	if ix.note != "" {
+		note(opts, e, errors.New(ix.note))
+	}
+	if ix.recheck {
+		st.refresh.Store(true)
 	}
 	return rt.Docs, rt.RouteWithProject(prompt, project, s.Route), nil
 }
 
-// Router builds the prompt hook's router from the compiled index,
-// rebuilding that when it is out of date (ErrStale when e.Docs is nil).
-func (e *Env) Router() (*route.Router, error) { return e.router(e.Settings.Model, nil) }
-
-// router is Router with model as the model kind, holding guard until the
-// compiled index is read, or rebuilt and saved.
-func (e *Env) router(model string, guard cacheGuard) (*route.Router, error) {
-	s := e.Settings
-	if err := e.canLoad(model); err != nil {
-		return nil, err
-	}
-	if e.Prewarm != nil {
-		e.Prewarm(model)
-	}
-	release := guard.hold()
-	c, err := route.Load(e.Local, e.Root, s.Roots, s.Ranker, s.Route.Format == "compose", e.Docs)
-	release()
-	if errors.Is(err, route.ErrStale) {
-		// This process cannot rebuild the index (megagit-hook): megagit can.
-		return nil, fmt.Errorf("%w: %v", ErrStale, err)
-	}
-	if err != nil {
-		return nil, err
-	}
-	var sem route.Dense
-	if model == ModelBuiltin || model == ModelOther {
-		sem = e.Semantic(model, c.Docs)
-	}
-	rt, _ := route.New(c.Docs, s.Ranker, sem, s.DynamicK, c.Index)
-	return rt, nil
+// Router builds the prompt hook's router from the compiled index (see
+// router), for tests and the benchmark.
+func (e *Env) Router() (*route.Router, error) {
+	rt, _, err := e.router(nil)
+	return rt, err
 }
 
-// canLoad is ErrStale when routing with model needs a semantic channel
-// this process cannot load (megagit-hook links no model code).
-func (e *Env) canLoad(model string) error {
-	if (model == ModelBuiltin || model == ModelOther) && e.Semantic == nil {
-		return fmt.Errorf("%w: the %s model is loaded by megagit", ErrStale, model)
+// indexState is what the hook learned about the compiled index it
+// answers from: stale says why a refresh should come before the answer
+// ("": none needed), recheck that it is time for the full check after the
+// answer (which sees a skill edited in place), note what to log besides.
+type indexState struct {
+	stale, note string
+	recheck     bool
+}
+
+// router builds the router from the compiled index as it is: it costs no
+// stat per skill, so the hook answers in the same time at any catalog
+// size. It is rebuilt here only when there is none to answer from (and
+// only by megagit: ErrStale otherwise). guard is held while the index is
+// rebuilt and saved.
+func (e *Env) router(guard cacheGuard) (*route.Router, indexState, error) {
+	s := e.Settings
+	var ix indexState
+	semantic := s.Model == ModelBuiltin || s.Model == ModelOther
+	if semantic && e.Prewarm != nil {
+		e.Prewarm()
 	}
-	return nil
+	c, stale, ok := route.Open(e.Local, e.Root, s.Roots, s.Ranker, route.Want{Bodies: s.Route.Format == "compose", Vectors: semantic})
+	switch {
+	case !ok && e.Refresh == nil:
+		// This process cannot rebuild the index (megagit-hook): megagit can.
+		return nil, ix, fmt.Errorf("%w: %v", ErrStale, route.ErrStale)
+	case !ok:
+		release := guard.hold()
+		var err error
+		c, err = e.Refresh()
+		release()
+		if err != nil {
+			return nil, ix, err
+		}
+	case stale:
+		ix.stale = "the skills changed since the compiled index was built, and refreshing it did not fit in the time: answered from it; the refresh goes on for the next prompt"
+	default:
+		ix.recheck = route.CheckedAgo(e.Local, time.Now()) > recheckAfter
+	}
+	var sem route.Dense
+	if semantic {
+		sem, ix = e.semantic(c.Vectors, ix)
+	}
+	rt, _ := route.New(c.Docs, s.Ranker, sem, s.DynamicK, c.Index)
+	return rt, ix, nil
+}
+
+// recheckAfter is how long after the last full check of the compiled
+// index the prompt hook starts another after answering, which sees edits
+// in place: so the prompt after such an edit sees it.
+const recheckAfter = time.Second
+
+// refreshNow runs a refresh of the compiled index within half the time
+// the hook has left; true when the index is up to date.
+func (e *Env) refreshNow(opts Options) (bool, error) {
+	exe, err := opts.Megagit()
+	if err != nil {
+		return false, err
+	}
+	left := e.Settings.Deadline - time.Since(opts.Start)
+	return refreshWithin(exe, e, left/2)
+}
+
+// semantic is the model's channel over the compiled index's vectors, or
+// nil (lexical routing) with why in ix: the vectors are missing or of
+// another model (a refresh embeds them), or the model does not load.
+func (e *Env) semantic(v *route.Vectors, ix indexState) (route.Dense, indexState) {
+	s := e.Settings
+	if v == nil || v.Key != s.ModelKey {
+		if ix.stale == "" {
+			ix.stale = fmt.Sprintf("the compiled index holds no vectors of %s, and embedding the skills did not fit in the time: routed lexically; the refresh goes on for the next prompt", s.ModelID)
+		}
+		return nil, ix
+	}
+	if e.Query == nil {
+		ix.note = fmt.Sprintf("this binary cannot load %s: routed lexically", s.ModelID)
+		return nil, ix
+	}
+	embed, key, err := e.Query()
+	switch {
+	case err != nil:
+		ix.note = fmt.Sprintf("loading %s: %v: routed lexically", s.ModelID, err)
+		return nil, ix
+	case key != v.Key:
+		ix.note = fmt.Sprintf("the model %s is %s, but megagit saved the settings for %s: routed lexically", s.ModelID, key, v.Key)
+		return nil, ix
+	}
+	return &route.Semantic{Model: s.ModelID, Vecs: v, Prof: s.Dense, Embed: embed}, ix
 }
 
 // cacheGuard lets the deadline watcher wait for a cache write in progress.

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/hook"
-	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/registry/local"
 	"github.com/megagit/megagit/route"
 )
@@ -21,16 +20,18 @@ type Env struct {
 	Root     string
 	Local    local.Dir
 	Settings *Settings
-	// Docs reads every skill into documents when the compiled index is out
-	// of date; nil: the prompt hook returns ErrStale instead.
-	Docs func() ([]ranker.Doc, error)
-	// Prewarm starts loading the model of the given kind, if any, while
-	// the compiled index is read; nil does nothing.
-	Prewarm func(model string)
-	// Semantic loads the dense channel of a ModelBuiltin or ModelOther
-	// model (a nil result routes lexically); nil: the prompt hook returns
-	// ErrStale instead, unless `megagit serve` answers.
-	Semantic func(model string, docs []ranker.Doc) route.Dense
+	// Refresh brings the compiled index up to date in this process, for
+	// when there is none to answer from (megagit); nil: the prompt hook
+	// returns ErrStale then (megagit-hook, which reads no SKILL.md).
+	Refresh func() (route.Compiled, error)
+	// Query loads the settings' static model (ModelBuiltin, ModelOther)
+	// and returns how it embeds a prompt and its key (route.Vectors.Key);
+	// an error routes the prompt lexically, noted in the hook log. nil:
+	// this process has no model code.
+	Query func() (embed func(string) ([]float32, error), key string, err error)
+	// Prewarm starts loading the model on another core while the
+	// compiled index is read; nil does nothing.
+	Prewarm func()
 }
 
 // Options are one prompt hook call's.
@@ -46,6 +47,11 @@ type Options struct {
 	// Open finds the registry from a folder. When it returns an Env and an
 	// error, the error is logged in that registry.
 	Open func(dir string) (*Env, error)
+	// Megagit is the megagit binary, which refreshes a compiled index
+	// (RefreshArgs) when it may be out of date: before the hook answers,
+	// within half the time left, and else in the background, for the next
+	// prompt (see Settings.Refresh). nil: the hook refreshes nothing.
+	Megagit func() (string, error)
 }
 
 // StartEnv is set by megagit-hook when it hands a prompt over to `megagit
@@ -69,6 +75,7 @@ type state struct {
 	deadline chan time.Duration // the configured deadline, once known
 	guard    cacheGuard         // held while the compiled index is rebuilt and saved
 	input    []byte             // stdin, for a caller that hands over on ErrStale
+	refresh  atomic.Bool        // the compiled index should be refreshed after answering
 
 	// commit orders the worker's writes of the session memory and the
 	// decision against the deadline, so that what they record is what the
@@ -81,11 +88,13 @@ type state struct {
 }
 
 // beginCommit is called by the worker before it records the prompt; false
-// means the hook already gave up, so nothing may be recorded. After true,
-// the worker calls endCommit.
-func (st *state) beginCommit() bool {
+// means the hook already gave up, or the deadline has passed and it is
+// about to, so nothing may be recorded. After true, the worker calls
+// endCommit.
+func (st *state) beginCommit(start time.Time, deadline time.Duration) bool {
 	st.commit.Lock()
-	if st.gaveUp {
+	if st.gaveUp || time.Since(start) >= deadline {
+		st.gaveUp = true
 		st.commit.Unlock()
 		return false
 	}
@@ -158,6 +167,7 @@ func Run(opts Options) (stdin []byte, err error) {
 			default:
 				fmt.Fprint(opts.Out, r.out)
 			}
+			refreshAfter(opts, st)
 			return nil, nil
 		case <-timer.C:
 			if !st.giveUp() {
@@ -165,8 +175,38 @@ func Run(opts Options) (stdin []byte, err error) {
 			}
 			hook.Log(opts.ErrOut, st.localDir(), opts.Now(), opts.Agent, "prompt", fmt.Errorf("%w (%s)", errDeadline, time.Since(opts.Start).Round(time.Millisecond)))
 			st.guard.wait(cacheGrace)
+			refreshAfter(opts, st)
 			return nil, nil
 		}
+	}
+}
+
+// refreshAfter starts the check of the compiled index the worker asked
+// for, once the answer is out (with hook.refresh "wait", it waits for it);
+// a failure is logged.
+func refreshAfter(opts Options, st *state) {
+	e := st.env.Load()
+	if !st.refresh.Load() || e == nil || opts.Megagit == nil || e.Settings.Refresh == "off" {
+		return
+	}
+	err := func() error {
+		exe, err := opts.Megagit()
+		if err != nil {
+			return err
+		}
+		done, err := startRefresh(exe, e.Root)
+		if err != nil || e.Settings.Refresh != "wait" {
+			return err
+		}
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(cacheGrace):
+			return nil
+		}
+	}()
+	if err != nil {
+		hook.Log(opts.ErrOut, &e.Local, opts.Now(), opts.Agent, "prompt", fmt.Errorf("refreshing the compiled index: %w", err))
 	}
 }
 
@@ -253,7 +293,7 @@ func work(opts Options, st *state) (string, error) {
 			})
 		}
 	}
-	if !st.beginCommit() {
+	if !st.beginCommit(opts.Start, s.Deadline) {
 		return "", errDeadline
 	}
 	defer st.endCommit()

@@ -44,6 +44,13 @@ type Settings struct {
 	Ranker      ranker.Config
 	DynamicK    route.DynamicKOverride
 	Model       string
+	// ModelID names the model; ModelKey is its build's key, which the
+	// compiled index's vectors must carry (route.Vectors.Key); ModelDir is
+	// a static model folder's path (ModelOther); Dense its routing profile.
+	ModelID, ModelKey, ModelDir string
+	Dense                       route.DenseProfile
+	// Refresh is hook.refresh: "background", "wait" or "off".
+	Refresh string
 	// ServeKey fingerprints the routing settings for `megagit serve`.
 	ServeKey string
 }
@@ -64,7 +71,7 @@ var ErrOtherVersion = errors.New("saved by another megagit version")
 const SettingsFile = "hook-settings.json"
 
 // settingsFormat is the saved settings' format version.
-const settingsFormat = 1
+const settingsFormat = 2
 
 // saved is the settings file: the settings and what they were resolved
 // from (the megagit version, the config file's stamp and the values of

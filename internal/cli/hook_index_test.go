@@ -61,6 +61,7 @@ func testHookCompiledIndex(t *testing.T) {
 	write("flaky-tests", "Triage flaky tests that fail randomly on CI. Use when a test passes locally but fails in the pipeline.")
 	write("pg-migrations", "Plan and apply postgres schema migrations safely.")
 	prompts := []string{"the docker image build is slow", "my tests fail randomly on ci", "hello", "postgres migration docker"}
+	var last *route.Router // what the hook's router answered last
 	check := func(step, format string) {
 		t.Helper()
 		e, err := workspace.OpenHook(dir)
@@ -69,14 +70,29 @@ func testHookCompiledIndex(t *testing.T) {
 		}
 		e.Cfg.Model.ID = "none"
 		e.Cfg.Route.Format = format
-		hr, err := hookRouter(e)
-		if err != nil {
-			t.Fatal(err)
+		if last != nil {
+			// The hook answers from the compiled index it has, without a
+			// stat per skill: an edited skill shows once it is refreshed.
+			stale, err := hookRouter(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range prompts {
+				if got, exp := stale.Route(p, route.Settings{TopK: 10}), last.Route(p, route.Settings{TopK: 10}); !reflect.DeepEqual(got.Res, exp.Res) {
+					t.Fatalf("%s: %q: before a refresh the hook does not answer from the compiled index it has", step, p)
+				}
+			}
 		}
+		// route refreshes the compiled index; the hook then reads it.
 		want, err := (&app{errOut: discard{}}).router(e)
 		if err != nil {
 			t.Fatal(err)
 		}
+		hr, err := hookRouter(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = hr
 		s := route.Settings{TopK: e.Cfg.Route.TopK, Format: e.Cfg.Route.Format, Budget: e.Cfg.Route.Budget}
 		for _, p := range prompts {
 			got, exp := hr.Route(p, s), want.Route(p, s)

@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -47,8 +49,17 @@ func hookPromptRun(opts *hookPromptOptions) {
 	_, _ = inject.Run(inject.Options{
 		Agent: opts.agent, Dir: a.dir, Version: version, Start: hookStart(),
 		Now: a.now, In: a.in, Out: a.out, ErrOut: a.errOut,
-		Open: openPromptEnv,
+		Open: openPromptEnv, Megagit: thisBinary,
 	})
+}
+
+// thisBinary is the megagit binary running: as it was started (by name on
+// PATH, or a path), else as the kernel knows it.
+func thisBinary() (string, error) {
+	if p, err := exec.LookPath(os.Args[0]); err == nil {
+		return filepath.Abs(p)
+	}
+	return os.Executable()
 }
 
 // hookStart is when this hook call started: megagit-hook's start when it

@@ -120,6 +120,7 @@ func newRootCmd(a *app) *cobra.Command {
 		newConfigCmd(a, nil),
 		newRouteCmd(a, nil),
 		newWhyCmd(a, nil),
+		newIndexCmd(a, nil),
 		newModelCmd(a),
 		newEmbedCmd(a, nil),
 		newCacheCmd(a),

@@ -226,7 +226,7 @@ func BenchmarkServed(b *testing.B) {
 	if sem := workspace.SemanticOf(rt); sem != nil {
 		b.Run("query-embedding", func(b *testing.B) {
 			for b.Loop() {
-				if _, err := sem.Emb.Embed([]string{prompt}, embedcache.Query); err != nil {
+				if _, err := sem.Embed(prompt); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -81,7 +81,7 @@ func whyRun(opts *whyOptions) error {
 		var sp *semanticParts
 		if sem := workspace.SemanticOf(rt); sem != nil {
 			if full, name, err := sem.Parts(opts.prompt, b.Doc); err == nil {
-				sp = &semanticParts{Model: sem.Emb.ID(), Full: full, Name: name}
+				sp = &semanticParts{Model: sem.Model, Full: full, Name: name}
 			}
 		}
 		if opts.json {

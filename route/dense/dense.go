@@ -9,7 +9,6 @@ package dense
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/megagit/megagit/embedcache"
@@ -22,8 +21,7 @@ import (
 type Channel struct {
 	Emb  embedcache.Embedder
 	Prof embedcache.Profile
-	full [][]float32 // per doc: name + description
-	name [][]float32 // per doc: name alone
+	Vecs *route.Vectors // two rows per doc, see route.Vectors
 }
 
 // ErrNoVectors: a model too slow to embed the registry on the fly (ONNX)
@@ -57,11 +55,14 @@ func New(emb embedcache.Embedder, prof embedcache.Profile, docs []ranker.Doc, ca
 	if err != nil {
 		return nil, err
 	}
-	s := &Channel{Emb: emb, Prof: prof, full: make([][]float32, len(docs)), name: make([][]float32, len(docs))}
-	for i := range docs {
-		s.full[i], s.name[i] = vecs[2*i], vecs[2*i+1]
+	v := &route.Vectors{Key: embedcache.CacheKey(emb), Dim: emb.Dim(), Rows: make([]float32, 0, len(vecs)*emb.Dim())}
+	for _, row := range vecs {
+		if len(row) != v.Dim {
+			return nil, fmt.Errorf("%s: a vector of %d values, want %d", emb.ID(), len(row), v.Dim)
+		}
+		v.Rows = append(v.Rows, row...)
 	}
-	return s, nil
+	return &Channel{Emb: emb, Prof: prof, Vecs: v}, nil
 }
 
 // CachedVectors takes vectors from the read-only caches when present and
@@ -163,40 +164,34 @@ func DriftCheck(emb embedcache.Embedder, warn func(string)) func(dir string, c *
 }
 
 // DenseProfile implements route.Dense.
-func (s *Channel) DenseProfile() route.DenseProfile {
-	return route.DenseProfile{FusionW: s.Prof.FusionW, AbsFloor: s.Prof.AbsFloor, Tier: s.Prof.Tier}
+func (s *Channel) DenseProfile() route.DenseProfile { return RouteProfile(s.Prof) }
+
+// RouteProfile is what routing takes from a model's profile.
+func RouteProfile(p embedcache.Profile) route.DenseProfile {
+	return route.DenseProfile{FusionW: p.FusionW, AbsFloor: p.AbsFloor, Tier: p.Tier}
+}
+
+// Semantic is the channel as routing scores it: the same vectors and
+// profile, the prompt embedded by the model's query side.
+func (s *Channel) Semantic() *route.Semantic {
+	return &route.Semantic{Model: s.Emb.ID(), Vecs: s.Vecs, Prof: s.DenseProfile(), Embed: QueryEmbedder(s.Emb)}
+}
+
+// QueryEmbedder embeds one prompt with emb's query side.
+func QueryEmbedder(emb embedcache.Embedder) func(string) ([]float32, error) {
+	return func(text string) ([]float32, error) {
+		v, err := emb.Embed([]string{text}, embedcache.Query)
+		if err != nil {
+			return nil, err
+		}
+		return v[0], nil
+	}
 }
 
 // Scores is the per-doc dense relevance for a prompt, in doc order.
-func (s *Channel) Scores(prompt string) ([]float64, error) {
-	qv, err := s.Emb.Embed([]string{prompt}, embedcache.Query)
-	if err != nil {
-		return nil, err
-	}
-	q := qv[0]
-	out := make([]float64, len(s.full))
-	for i := range s.full {
-		out[i] = math.Max(dot(q, s.full[i]), dot(q, s.name[i]))
-	}
-	return out, nil
-}
+func (s *Channel) Scores(prompt string) ([]float64, error) { return s.Semantic().Scores(prompt) }
 
 // Parts returns the two cosines behind one doc's semantic score.
 func (s *Channel) Parts(prompt string, doc int) (full, name float64, err error) {
-	qv, err := s.Emb.Embed([]string{prompt}, embedcache.Query)
-	if err != nil {
-		return 0, 0, err
-	}
-	return dot(qv[0], s.full[doc]), dot(qv[0], s.name[doc]), nil
-}
-
-func dot(a, b []float32) float64 {
-	if len(a) != len(b) {
-		return 0
-	}
-	var s float32
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return float64(s)
+	return s.Semantic().Parts(prompt, doc)
 }

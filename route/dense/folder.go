@@ -10,8 +10,8 @@ import (
 	"github.com/megagit/megagit/embedcache"
 )
 
-// modelDirPath resolves model.dir: relative paths are inside the registry.
-func modelDirPath(cfg *config.Config, root string) string {
+// ModelDirPath resolves model.dir: relative paths are inside the registry.
+func ModelDirPath(cfg *config.Config, root string) string {
 	dir := cfg.Model.Dir
 	if !filepath.IsAbs(dir) && root != "" {
 		dir = filepath.Join(root, filepath.FromSlash(dir))
@@ -45,7 +45,7 @@ func isONNXDir(dir string) bool {
 // session takes hundreds of milliseconds to start.
 func UsesONNX(cfg *config.Config, root string) bool {
 	if cfg.Model.Dir != "" {
-		return isONNXDir(modelDirPath(cfg, root))
+		return isONNXDir(ModelDirPath(cfg, root))
 	}
 	_, known := onnxProfile(cfg.Model.ID)
 	return known
@@ -125,7 +125,7 @@ func installHint(prof embedcache.Profile) string {
 // loadFolder opens model.dir: a static model (model.json + vectors.npy) or
 // an ONNX model (model.onnx + tokenizer.json) with folderProfile's profile.
 func loadFolder(cfg *config.Config, root string) (embedcache.Embedder, embedcache.Profile, error) {
-	dir := modelDirPath(cfg, root)
+	dir := ModelDirPath(cfg, root)
 	if isONNXDir(dir) {
 		prof, _ := folderProfile(cfg.Model.ID, dir)
 		emb, p, err := loadONNX(cfg, dir, prof)

@@ -8,6 +8,7 @@ import (
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/route"
 )
 
 // Load resolves the configured model and its profile (with the config's
@@ -54,31 +55,64 @@ func resolve(cfg *config.Config, root string) (embedcache.Embedder, embedcache.P
 // say gets each line to print on stderr (warnings, a note), since
 // routing's fallback must be visible but this package prints nothing.
 func ForRegistry(cfg *config.Config, root, localDir string, docs []ranker.Doc, say func(line string)) *Channel {
+	emb, prof := Model(cfg, root, say)
+	if emb == nil {
+		return nil
+	}
+	v, err := RegistryVectors(emb, prof, root, localDir, docs, say)
+	if err != nil || v == nil {
+		return nil
+	}
+	NoteProfile(emb, prof, say)
+	return &Channel{Emb: emb, Prof: prof, Vecs: v}
+}
+
+// Model is the configured model and its profile for the registry at root,
+// nil when routing is lexical (model.id none, or the model cannot be
+// loaded: say gets the warning).
+func Model(cfg *config.Config, root string, say func(line string)) (embedcache.Embedder, embedcache.Profile) {
 	emb, prof, err := Load(cfg, root)
 	if err != nil {
 		if !errors.Is(err, embedcache.ErrNoBuiltin) || cfg.Model.ID != embedcache.BuiltinID {
 			say(fmt.Sprintf("megagit: warning: %v; routing lexically", err))
 		}
-		return nil
+		return nil, embedcache.Profile{}
 	}
-	if emb == nil {
-		return nil
+	return emb, prof
+}
+
+// NoteProfile says, when a model routes with the defaults of an unknown
+// model, that nothing about it was measured and how to pick a profile.
+func NoteProfile(emb embedcache.Embedder, prof embedcache.Profile, say func(line string)) {
+	if emb != nil && isDefaultProfile(prof) {
+		say(defaultProfileNote(emb.ID()))
 	}
+}
+
+// RegistryVectors embeds docs with emb through the registry's caches (the
+// committed one under root, read only, and the local one under localDir);
+// nil, with the warning passed to say, means routing stays lexical.
+func RegistryVectors(emb embedcache.Embedder, prof embedcache.Profile, root, localDir string, docs []ranker.Doc, say func(line string)) (*route.Vectors, error) {
 	committed := embedcache.CacheDir(root, emb.ID())
 	dirs := []string{committed, filepath.Join(localDir, "embeddings", filepath.Base(committed))}
 	s, err := New(emb, prof, docs, dirs, func(msg string) { say("megagit: warning: " + msg) })
 	switch {
 	case errors.Is(err, ErrNoVectors):
 		say(fmt.Sprintf("megagit: warning: no vectors for model %s yet: run `megagit embed`; routing lexically", emb.ID()))
-		return nil
+		return nil, err
 	case err != nil:
 		say(fmt.Sprintf("megagit: warning: embedding skills with %s failed: %v; routing lexically", emb.ID(), err))
+		return nil, err
+	}
+	return s.Vecs, nil
+}
+
+// Semantic is emb's dense channel over stored vectors (nil: lexical).
+func Semantic(emb embedcache.Embedder, prof embedcache.Profile, v *route.Vectors) *route.Semantic {
+	if emb == nil || v == nil || v.Key != embedcache.CacheKey(emb) {
 		return nil
 	}
-	if isDefaultProfile(prof) {
-		say(defaultProfileNote(emb.ID()))
-	}
-	return s
+	return &route.Semantic{Model: emb.ID(), Vecs: v, Prof: RouteProfile(prof), Embed: QueryEmbedder(emb)}
 }
 
 // ForBench is the configured model's channel over a benchmark's docs,

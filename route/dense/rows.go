@@ -62,7 +62,7 @@ func ModelRows(cfg *config.Config, root string) ([]ModelRow, *RuntimeInfo) {
 
 // folderRow describes model.dir's folder as routing will load it.
 func folderRow(cfg *config.Config, root string, rt *RuntimeInfo) ModelRow {
-	dir := modelDirPath(cfg, root)
+	dir := ModelDirPath(cfg, root)
 	r := ModelRow{Active: true, Folder: true, Where: dir, Supported: true}
 	if isONNXDir(dir) {
 		r.Profile, _ = folderProfile(cfg.Model.ID, dir)

@@ -1,0 +1,85 @@
+package route
+
+import "math"
+
+// Vectors are a semantic model's vectors of every skill, as the compiled
+// index stores them: two rows per document, row 2i its name and
+// description, row 2i+1 its name alone (semantic = the larger cosine),
+// each Dim float32s, L2-normalised. Key names the model build that made
+// them (its embedding-cache key), so rows of another model are never
+// scored against this model's prompt vector.
+type Vectors struct {
+	Key  string
+	Dim  int
+	Rows []float32
+}
+
+// Docs is how many documents the rows cover.
+func (v *Vectors) Docs() int {
+	if v == nil || v.Dim <= 0 {
+		return 0
+	}
+	return len(v.Rows) / (2 * v.Dim)
+}
+
+// Parts returns the two cosines behind document doc's semantic score.
+func (v *Vectors) Parts(q []float32, doc int) (full, name float64) {
+	return v.dot(q, 2*doc), v.dot(q, 2*doc+1)
+}
+
+// Scores is every document's semantic score for the prompt vector q:
+// the larger of its two cosines.
+func (v *Vectors) Scores(q []float32) []float64 {
+	out := make([]float64, v.Docs())
+	for i := range out {
+		out[i] = math.Max(v.dot(q, 2*i), v.dot(q, 2*i+1))
+	}
+	return out
+}
+
+// dot is the cosine of q and row r (both normalised), summed in float32
+// as the dense channel always has.
+func (v *Vectors) dot(q []float32, r int) float64 {
+	if len(q) != v.Dim {
+		return 0
+	}
+	row := v.Rows[r*v.Dim : (r+1)*v.Dim]
+	var s float32
+	for i := range row {
+		s += q[i] * row[i]
+	}
+	return float64(s)
+}
+
+// Semantic is the dense channel over stored vectors: the prompt is
+// embedded by Embed (the model's query side) and compared with every
+// skill's rows. The hook, route, why and serve all score through it, so
+// they agree.
+type Semantic struct {
+	Model string // the model's id, for reports
+	Vecs  *Vectors
+	Prof  DenseProfile
+	Embed func(text string) ([]float32, error)
+}
+
+// Scores implements Dense.
+func (s *Semantic) Scores(prompt string) ([]float64, error) {
+	q, err := s.Embed(prompt)
+	if err != nil {
+		return nil, err
+	}
+	return s.Vecs.Scores(q), nil
+}
+
+// DenseProfile implements Dense.
+func (s *Semantic) DenseProfile() DenseProfile { return s.Prof }
+
+// Parts returns the two cosines behind one document's semantic score.
+func (s *Semantic) Parts(prompt string, doc int) (full, name float64, err error) {
+	q, err := s.Embed(prompt)
+	if err != nil {
+		return 0, 0, err
+	}
+	full, name = s.Vecs.Parts(q, doc)
+	return full, name, nil
+}
