@@ -71,6 +71,7 @@ func NewIndex(docs []Doc, cfg Config) *Index {
 	var lenSum [numFields]float64
 	lens := make([][numFields]float64, n)
 	docTerms := make([]map[int32]int, n)
+	memo := stems{}
 	for i, d := range docs {
 		texts := [numFields][]string{
 			{strings.ReplaceAll(d.ID, "-", " ")},
@@ -83,7 +84,7 @@ func NewIndex(docs []Doc, cfg Config) *Index {
 		for f := field(0); f < numFields; f++ {
 			c := counts{}
 			for _, s := range texts[f] {
-				for _, t := range Tokenize(s) {
+				for _, t := range memo.tokenize(s) {
 					c[id(t)]++
 					lens[i][f]++
 				}
@@ -149,7 +150,7 @@ func NewIndex(docs []Doc, cfg Config) *Index {
 	}
 	vec := func(text string) svec {
 		c := map[int32]int{}
-		for _, t := range Tokenize(text) {
+		for _, t := range memo.tokenize(text) {
 			c[id(t)]++
 		}
 		return tfidf(c, idfOf)

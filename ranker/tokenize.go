@@ -10,7 +10,28 @@ import (
 // Tokenize turns text into index terms: lower-case runs of letters and
 // digits, without Snowball English stopwords, Snowball-stemmed. Queries and
 // skills go through the same function so their terms meet.
-func Tokenize(text string) []string {
+func Tokenize(text string) []string { return stems(nil).tokenize(text) }
+
+// stems remembers the stems of the words an index build has met (""
+// for a stopword): a catalog repeats a small vocabulary many times, and
+// stemming is most of the build's time. A nil stems remembers nothing.
+type stems map[string]string
+
+func (m stems) stem(w string) string {
+	if s, ok := m[w]; ok {
+		return s
+	}
+	s := ""
+	if !english.IsStopWord(w) {
+		s = english.Stem(w, false)
+	}
+	if m != nil {
+		m[w] = s
+	}
+	return s
+}
+
+func (m stems) tokenize(text string) []string {
 	var out []string
 	start := -1
 	flush := func(end int) {
@@ -19,10 +40,7 @@ func Tokenize(text string) []string {
 		}
 		w := strings.ToLower(text[start:end])
 		start = -1
-		if english.IsStopWord(w) {
-			return
-		}
-		if s := english.Stem(w, false); s != "" {
+		if s := m.stem(w); s != "" {
 			out = append(out, s)
 		}
 	}

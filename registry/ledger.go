@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -189,15 +188,27 @@ func (r *Registry) Ledgers() (map[string][]Entry, error) {
 		if !ok || ent.IsDir() {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, ent.Name()))
-		if err != nil {
+		if out[name], err = r.Ledger(name); err != nil {
 			return nil, err
 		}
-		entries, problems := ParseLedger(local.LedgerDir+"/"+ent.Name(), data)
-		for _, p := range problems {
-			r.warn("%s", p)
-		}
-		out[name] = entries
 	}
 	return out, nil
+}
+
+// Ledger reads one skill's ledger (none: no entries); malformed lines are
+// skipped with a warning, as Ledgers does.
+func (r *Registry) Ledger(name string) ([]Entry, error) {
+	rel := local.LedgerDir + "/" + name + ".jsonl"
+	data, err := os.ReadFile(r.abs(rel))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	entries, problems := ParseLedger(rel, data)
+	for _, p := range problems {
+		r.warn("%s", p)
+	}
+	return entries, nil
 }

@@ -64,50 +64,61 @@ type Compiled struct {
 	Docs                  []ranker.Doc
 	Index                 *ranker.Snapshot
 	Vectors               *Vectors
+	// Stamps are the files the documents were built from (read only when
+	// wanted), so a refresh re-reads only the skills whose files changed.
+	Stamps []FileStamp
 }
 
 // ErrStale means the compiled index is missing or out of date and the
 // caller cannot rebuild it (the megagit-hook binary reads no SKILL.md).
 var ErrStale = errors.New("compiled index out of date")
 
-// Source is how Refresh rebuilds what changed: Docs reads every skill,
-// Vectors embeds the documents with the active model (nil: none); VecKey
-// is that model's key (Vectors.Key), "" for lexical routing.
+// Source is how Refresh rebuilds what changed: Docs reads every skill;
+// Update (nil: always Docs) re-reads only the skills whose files changed,
+// given the last build, the new skills key and the paths of the files
+// added, removed or edited (relative to the registry), or says ok = false
+// when only a full read will do; Vectors embeds documents with the active model
+// (nil: none), VecKey being that model's key (Vectors.Key), "" for lexical
+// routing.
 type Source struct {
 	Docs    func() ([]ranker.Doc, error)
+	Update  func(old Compiled, key string, changed []string) (docs []ranker.Doc, ok bool)
 	VecKey  string
 	Vectors func(docs []ranker.Doc) (*Vectors, error)
 }
 
 // Refresh returns the compiled index for the skills under root, first
 // comparing it with every skill and rebuilding what changed: the
-// documents (when a skill or ledger changed), the snapshot (when they or
-// the ranker settings did) and the vectors (when the documents or the
+// documents of the skills whose files changed (Source.Update, else all of
+// them), the snapshot (when they or the ranker settings changed) and the
+// vectors of the documents whose texts changed (all of them when the
 // model did; a failure to embed leaves the index without vectors and is
-// returned as vecErr, routing stays lexical). The skills are fingerprinted
-// on other goroutines while the compiled index is read: on two cores the
+// returned as vecErr: routing stays lexical). The skills are stat'ed on
+// another goroutine while the compiled index is read: on two cores the
 // stats and the read overlap.
 func Refresh(dir local.Dir, root string, roots []string, rc ranker.Config, src Source) (c Compiled, vecErr error, err error) {
 	type keyed struct {
-		quick, key string
-		err        error
+		quick  string
+		stamps []FileStamp
+		err    error
 	}
 	kc := make(chan keyed, 1)
 	go func() {
 		// The quick stamp first: an edit meanwhile then shows to the
 		// next prompt hook as a stale quick stamp.
 		quick := QuickStamp(root, roots)
-		key, err := SkillsKey(root, roots)
-		kc <- keyed{quick, key, err}
+		stamps, err := FileStamps(root, roots)
+		kc <- keyed{quick, stamps, err}
 	}()
 	rkey := RankerKey(rc)
-	c, ok := ReadCompiled(dir, rkey, Want{Bodies: true, Vectors: src.VecKey != ""})
+	c, ok := ReadCompiled(dir, rkey, Want{Bodies: true, Vectors: src.VecKey != "", Stamps: true})
 	k := <-kc
 	if k.err != nil {
 		return Compiled{}, nil, k.err
 	}
+	key := keyOf(roots, k.stamps)
 	defer markChecked(dir)
-	fresh := ok && c.Key == k.key
+	fresh := ok && c.Key == key
 	vecsFresh := src.VecKey == "" && c.Vectors == nil ||
 		src.VecKey != "" && c.Vectors != nil && c.Vectors.Key == src.VecKey
 	if fresh && c.Index != nil && vecsFresh && c.Quick == k.quick {
@@ -116,32 +127,114 @@ func Refresh(dir local.Dir, root string, roots []string, rc ranker.Config, src S
 	if !fresh && src.Docs == nil {
 		return Compiled{}, nil, ErrStale
 	}
-	// Parsing every SKILL.md and analysing every skill makes garbage,
+	// Parsing SKILL.md files and analysing every skill makes garbage,
 	// unlike a warm call (the prompt hook turns the collector off):
 	// collect it as usual meanwhile.
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	old := c
 	if !fresh {
-		d, err := src.Docs()
-		if err != nil {
-			return Compiled{}, nil, err
+		var docs []ranker.Doc
+		updated := false
+		if ok && src.Update != nil {
+			docs, updated = src.Update(c, key, changedFiles(c.Stamps, k.stamps))
 		}
-		c = Compiled{Key: k.key, Docs: d}
+		if !updated {
+			if docs, err = src.Docs(); err != nil {
+				return Compiled{}, nil, err
+			}
+		}
+		c = Compiled{Key: key, Docs: docs}
 	}
+	c.Stamps = k.stamps
 	if c.Index == nil {
 		c.RankerKey, c.Index = rkey, ranker.NewIndex(c.Docs, rc).Snapshot()
 	}
-	if c.Vectors == nil || !vecsFresh {
-		c.Vectors = nil
+	if c.Vectors == nil || !fresh || !vecsFresh {
+		c.Vectors, vecErr = nil, nil
 		if src.VecKey != "" && src.Vectors != nil {
-			c.Vectors, vecErr = src.Vectors(c.Docs)
-			if c.Vectors != nil && (c.Vectors.Key != src.VecKey || c.Vectors.Docs() != len(c.Docs)) {
-				c.Vectors, vecErr = nil, fmt.Errorf("vectors of %s for %d skills, want %s for %d", c.Vectors.Key, c.Vectors.Docs(), src.VecKey, len(c.Docs))
+			var prev *Vectors
+			if vecsFresh {
+				prev = old.Vectors
 			}
+			c.Vectors, vecErr = vectorsFor(c.Docs, old.Docs, prev, src)
 		}
 	}
 	c.Quick = k.quick
 	WriteCompiled(dir, c)
 	return c, vecErr, nil
+}
+
+// vectorsFor is the vectors of docs: the rows of the last build (prev,
+// of the same model, over oldDocs) for every document whose texts are
+// unchanged, the rest embedded through src. A document's vectors depend
+// on its id and description only (dense.DocTexts).
+func vectorsFor(docs, oldDocs []ranker.Doc, prev *Vectors, src Source) (*Vectors, error) {
+	type texts struct{ id, desc string }
+	at := map[texts]int{}
+	if prev != nil && prev.Docs() == len(oldDocs) {
+		for i, d := range oldDocs {
+			at[texts{d.ID, d.Description}] = i
+		}
+	}
+	var missing []ranker.Doc
+	var where []int
+	for i, d := range docs {
+		if _, ok := at[texts{d.ID, d.Description}]; !ok {
+			missing, where = append(missing, d), append(where, i)
+		}
+	}
+	var fresh *Vectors
+	if len(missing) > 0 || len(docs) == 0 {
+		v, err := src.Vectors(missing)
+		if err != nil || v == nil {
+			return nil, err
+		}
+		if v.Key != src.VecKey || v.Docs() != len(missing) && len(missing) > 0 {
+			return nil, fmt.Errorf("vectors of %s for %d skills, want %s for %d", v.Key, v.Docs(), src.VecKey, len(missing))
+		}
+		fresh = v
+	}
+	dim := 0
+	switch {
+	case fresh != nil:
+		dim = fresh.Dim
+	case prev != nil:
+		dim = prev.Dim
+	}
+	out := &Vectors{Key: src.VecKey, Dim: dim, Rows: make([]float32, 0, 2*dim*len(docs))}
+	j := 0
+	for i, d := range docs {
+		if j < len(where) && where[j] == i {
+			out.Rows = append(out.Rows, fresh.Rows[2*dim*j:2*dim*(j+1)]...)
+			j++
+			continue
+		}
+		o := at[texts{d.ID, d.Description}]
+		out.Rows = append(out.Rows, prev.Rows[2*dim*o:2*dim*(o+1)]...)
+	}
+	return out, nil
+}
+
+// changedFiles are the paths whose stamps differ between two stampings
+// (both sorted as FileStamps makes them, per folder): added, removed or
+// edited files.
+func changedFiles(old, cur []FileStamp) []string {
+	was := make(map[string]Stamp, len(old))
+	for _, f := range old {
+		was[f.Path] = f.Stamp
+	}
+	var out []string
+	for _, f := range cur {
+		if st, ok := was[f.Path]; !ok || st != f.Stamp {
+			out = append(out, f.Path)
+		}
+		delete(was, f.Path)
+	}
+	for p := range was {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Open reads the compiled index as the prompt hook does, without a stat
@@ -213,16 +306,46 @@ func RankerKey(rc ranker.Config) string {
 
 // SkillsKey fingerprints what the documents are built from: the stamp of
 // every SKILL.md under the roots (folders of the registry at root) and of
-// every ledger file. A file edited in place changes only its own stamp
-// (not its folder's), so there is one
-// stat per file; they are relative to the folder (a short path walk for
-// the kernel) and run on a few goroutines, as at thousands of skills they
-// are most of a warm hook call's system time.
+// every ledger file (see FileStamps).
 func SkillsKey(root string, roots []string) (string, error) {
+	fs, err := FileStamps(root, roots)
+	if err != nil {
+		return "", err
+	}
+	return keyOf(roots, fs), nil
+}
+
+// keyOf is SkillsKey of stamps taken under roots.
+func keyOf(roots []string, fs []FileStamp) string {
 	h := sha256.New()
 	buf := fmt.Appendf(make([]byte, 0, 32<<10), "roots %s\n", strings.Join(roots, ":"))
-	add := func(dir, file string) error {
-		d, err := os.Open(dir)
+	for _, f := range fs {
+		buf = f.Stamp.append(append(append(buf, f.Path...), 0)) // no name holds a NUL
+		if len(buf) > 16<<10 {
+			h.Write(buf)
+			buf = buf[:0]
+		}
+	}
+	h.Write(buf)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// FileStamp is one file the documents are built from, by its path
+// relative to the registry, and its stamp.
+type FileStamp struct {
+	Path  string
+	Stamp Stamp
+}
+
+// FileStamps stats every SKILL.md under the roots and every ledger file,
+// in a fixed order. A file edited in place changes only its own stamp (not
+// its folder's), so there is one stat per file; they are relative to the
+// folder (a short path walk for the kernel) and run on a few goroutines,
+// as at thousands of skills they are most of a full check's system time.
+func FileStamps(root string, roots []string) ([]FileStamp, error) {
+	var out []FileStamp
+	add := func(rel, file string) error {
+		d, err := os.Open(filepath.Join(root, filepath.FromSlash(rel)))
 		if errors.Is(err, os.ErrNotExist) {
 			return nil
 		}
@@ -238,26 +361,20 @@ func SkillsKey(root string, roots []string) (string, error) {
 		stamps := statAt(int(d.Fd()), names, file)
 		for i, name := range names {
 			if st := stamps[i]; st.ok {
-				buf = append(append(append(append(buf, dir...), '/'), name...), file...)
-				buf = st.append(append(buf, 0)) // no name holds a NUL
-			}
-			if len(buf) > 16<<10 {
-				h.Write(buf)
-				buf = buf[:0]
+				out = append(out, FileStamp{Path: rel + "/" + name + file, Stamp: st})
 			}
 		}
 		return nil
 	}
 	for _, r := range roots {
-		if err := add(filepath.Join(root, filepath.FromSlash(r)), "/SKILL.md"); err != nil {
-			return "", err
+		if err := add(r, "/SKILL.md"); err != nil {
+			return nil, err
 		}
 	}
-	if err := add(filepath.Join(root, filepath.FromSlash(local.LedgerDir)), ""); err != nil {
-		return "", err
+	if err := add(local.LedgerDir, ""); err != nil {
+		return nil, err
 	}
-	h.Write(buf)
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return out, nil
 }
 
 // Stamp is what a stat says about a file's content without reading it;

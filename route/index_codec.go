@@ -27,25 +27,26 @@ import (
 const (
 	indexMagic     = "MGROUTE\x00"
 	indexKeyLen    = 64 // hex SHA-256
-	indexHeaderLen = 256
+	indexHeaderLen = 272
 )
 
 // indexHeader is the compiled index's fixed header: magic, version, the
 // document count, the three keys (skills, ranker settings, quick stamp),
-// the lengths of the four sections (documents, snapshot, vectors, bodies)
-// and a CRC-32 of the documents and snapshot, one of the vectors and one
-// of the bodies.
+// the lengths of the five sections (documents, snapshot, vectors, bodies,
+// file stamps), a CRC-32 of the documents and snapshot, and one of each
+// other section.
 type indexHeader struct {
-	version, docs                       uint32
-	key, rkey, quick                    string
-	docsLen, snapLen, vecLen, bodiesLen uint64
-	crcMain, crcVec, crcBodies          uint32
+	version, docs                                  uint32
+	key, rkey, quick                               string
+	docsLen, snapLen, vecLen, bodiesLen, stampsLen uint64
+	crcMain, crcVec, crcBodies, crcStamps          uint32
 }
 
 // Offsets of the sections in the file; each starts 8-aligned.
 func (h indexHeader) snapOff() uint64   { return indexHeaderLen + align8(h.docsLen) }
 func (h indexHeader) vecOff() uint64    { return h.snapOff() + align8(h.snapLen) }
 func (h indexHeader) bodiesOff() uint64 { return h.vecOff() + align8(h.vecLen) }
+func (h indexHeader) stampsOff() uint64 { return h.bodiesOff() + align8(h.bodiesLen) }
 
 func align8(n uint64) uint64 { return (n + 7) &^ 7 }
 
@@ -64,7 +65,9 @@ func (h indexHeader) append(b []byte) []byte {
 	b = le.AppendUint32(b, h.crcMain)
 	b = le.AppendUint32(b, h.crcVec)
 	b = le.AppendUint32(b, h.crcBodies)
-	return append(b, make([]byte, indexHeaderLen-252)...)
+	b = le.AppendUint32(b, h.crcStamps)
+	b = le.AppendUint64(b, h.stampsLen)
+	return append(b, make([]byte, indexHeaderLen-264)...)
 }
 
 func parseIndexHeader(b []byte) (indexHeader, bool) {
@@ -77,16 +80,18 @@ func parseIndexHeader(b []byte) (indexHeader, bool) {
 		key: string(b[16:80]), rkey: string(b[80:144]), quick: string(b[144:208]),
 		docsLen: le.Uint64(b[208:]), snapLen: le.Uint64(b[216:]), vecLen: le.Uint64(b[224:]), bodiesLen: le.Uint64(b[232:]),
 		crcMain: le.Uint32(b[240:]), crcVec: le.Uint32(b[244:]), crcBodies: le.Uint32(b[248:]),
+		crcStamps: le.Uint32(b[252:]), stampsLen: le.Uint64(b[256:]),
 	}
 	return h, h.version == indexCacheVersion
 }
 
 // Want says which optional parts of the compiled index a reader needs:
-// the bodies (the compose format injects them) and the vectors (a
-// semantic model routes). The documents and, with the same ranker
-// settings, the lexical snapshot are always read.
+// the bodies (the compose format injects them), the vectors (a semantic
+// model routes) and the stamps of the files the documents were built from
+// (a refresh re-reads only the skills whose files changed). The documents
+// and, with the same ranker settings, the lexical snapshot are always read.
 type Want struct {
-	Bodies, Vectors bool
+	Bodies, Vectors, Stamps bool
 }
 
 // ReadCompiled reads the compiled index; ok means it is whole and of this
@@ -110,8 +115,8 @@ func ReadCompiled(dir local.Dir, rkey string, want Want) (c Compiled, ok bool) {
 	}
 	st, err := f.Stat()
 	size := uint64(st.Size())
-	if err != nil || h.docsLen > size || h.snapLen > size || h.vecLen > size || h.bodiesLen > size ||
-		h.bodiesOff()+h.bodiesLen != size {
+	if err != nil || h.docsLen > size || h.snapLen > size || h.vecLen > size || h.bodiesLen > size || h.stampsLen > size ||
+		h.stampsOff()+h.stampsLen != size {
 		return c, false
 	}
 	withIndex := h.rkey == rkey
@@ -121,6 +126,9 @@ func ReadCompiled(dir local.Dir, rkey string, want Want) (c Compiled, ok bool) {
 		need = h.vecOff() + h.vecLen
 	}
 	if bodies {
+		need = h.bodiesOff() + h.bodiesLen
+	}
+	if want.Stamps {
 		need = size
 	}
 	buf := mapIndex(f, need)
@@ -159,8 +167,17 @@ func ReadCompiled(dir local.Dir, rkey string, want Want) (c Compiled, ok bool) {
 		}
 	}
 	if bodies {
-		b := buf[h.bodiesOff():]
+		b := buf[h.bodiesOff() : h.bodiesOff()+h.bodiesLen]
 		if crc32.ChecksumIEEE(b) != h.crcBodies || !decodeBodies(b, docs) {
+			return Compiled{}, false
+		}
+	}
+	if want.Stamps {
+		b := buf[h.stampsOff():]
+		if crc32.ChecksumIEEE(b) != h.crcStamps {
+			return Compiled{}, false
+		}
+		if c.Stamps, ok = decodeStamps(b); !ok {
 			return Compiled{}, false
 		}
 	}
@@ -226,12 +243,17 @@ func WriteCompiled(dir local.Dir, c Compiled) {
 	b = pad8(b)
 	bodiesAt := len(b)
 	b = appendBodies(b, c.Docs)
+	bodiesLen := uint64(len(b) - bodiesAt)
+	b = pad8(b)
+	stampsAt := len(b)
+	b = appendStamps(b, c.Stamps)
 	h := indexHeader{
 		version: indexCacheVersion, docs: uint32(len(c.Docs)), key: c.Key, rkey: c.RankerKey, quick: c.Quick,
-		docsLen: docsLen, snapLen: snapLen, vecLen: vecLen, bodiesLen: uint64(len(b) - bodiesAt),
+		docsLen: docsLen, snapLen: snapLen, vecLen: vecLen, bodiesLen: bodiesLen, stampsLen: uint64(len(b) - stampsAt),
 		crcMain:   crc32.ChecksumIEEE(b[indexHeaderLen : snapAt+int(snapLen)]),
 		crcVec:    crc32.ChecksumIEEE(b[vecAt : vecAt+int(vecLen)]),
-		crcBodies: crc32.ChecksumIEEE(b[bodiesAt:]),
+		crcBodies: crc32.ChecksumIEEE(b[bodiesAt : bodiesAt+int(bodiesLen)]),
+		crcStamps: crc32.ChecksumIEEE(b[stampsAt:]),
 	}
 	h.append(b[:0])
 	if dir.WriteCache(IndexFile, b) == nil {
@@ -449,4 +471,35 @@ func decodeBodies(b []byte, docs []ranker.Doc) bool {
 		docs[i].Body = r.str()
 	}
 	return !r.bad && len(r.b) == 0
+}
+
+// appendStamps encodes the file stamps: the count, then per file its path
+// and the stamp's four numbers.
+func appendStamps(b []byte, fs []FileStamp) []byte {
+	b = binary.AppendUvarint(b, uint64(len(fs)))
+	for _, f := range fs {
+		b = binary.AppendUvarint(b, uint64(len(f.Path)))
+		b = f.Stamp.append(append(b, f.Path...))
+	}
+	return b
+}
+
+func decodeStamps(b []byte) ([]FileStamp, bool) {
+	r := &docReader{b: b}
+	n := r.uvarint()
+	if r.bad || n > uint64(len(b))/33 {
+		return nil, false
+	}
+	out := make([]FileStamp, n)
+	le := binary.LittleEndian
+	for i := range out {
+		out[i].Path = r.str()
+		if r.bad || len(r.b) < 32 {
+			return nil, false
+		}
+		out[i].Stamp = Stamp{size: int64(le.Uint64(r.b)), mtime: int64(le.Uint64(r.b[8:])),
+			ctime: int64(le.Uint64(r.b[16:])), ino: le.Uint64(r.b[24:]), ok: true}
+		r.b = r.b[32:]
+	}
+	return out, len(r.b) == 0
 }

@@ -31,17 +31,24 @@ func saveProblems(dir local.Dir, key string, problems []error) {
 
 // loadProblems returns the problems recorded for key, or none.
 func loadProblems(dir local.Dir, key string) []error {
+	p, _ := loadProblemsFor(dir, key)
+	return p
+}
+
+// loadProblemsFor is loadProblems, with ok false when none were recorded
+// for key.
+func loadProblemsFor(dir local.Dir, key string) ([]error, bool) {
 	data, err := dir.Read(ProblemsFile)
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	var sp savedProblems
 	if json.Unmarshal(data, &sp) != nil || sp.Key != key {
-		return nil
+		return nil, false
 	}
 	out := make([]error, len(sp.Problems))
 	for i, p := range sp.Problems {
 		out[i] = errors.New(p)
 	}
-	return out
+	return out, true
 }

@@ -4,10 +4,15 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"path"
+	"slices"
+	"strings"
 
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/local"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/dense"
 )
@@ -68,12 +73,15 @@ func (w *Workspace) Compiled(say func(line string)) (c route.Compiled, sem *rout
 	emb, prof := dense.Model(w.Cfg, w.Reg.Root(), say)
 	rebuilt := false
 	indexDocs := w.indexDocs()
-	src := route.Source{Docs: func() ([]ranker.Doc, error) {
-		rebuilt = true
-		docs, b, err := indexDocs()
-		bad = b
-		return docs, err
-	}}
+	src := route.Source{
+		Docs: func() ([]ranker.Doc, error) {
+			rebuilt = true
+			docs, b, err := indexDocs()
+			bad = b
+			return docs, err
+		},
+		Update: w.updateDocs,
+	}
 	if emb != nil {
 		src.VecKey = embedcache.CacheKey(emb)
 		src.Vectors = func(docs []ranker.Doc) (*route.Vectors, error) {
@@ -92,6 +100,52 @@ func (w *Workspace) Compiled(say func(line string)) (c route.Compiled, sem *rout
 		dense.NoteProfile(emb, prof, say)
 	}
 	return c, sem, bad, nil
+}
+
+// updateDocs re-reads the skills whose SKILL.md or ledger changed since
+// the compiled index old was built (changed: registry-relative paths),
+// for a refresh that would otherwise parse every skill. It declines (ok
+// false: read them all) unless every change is an edit of a skill the
+// index holds that still parses from the same file, so which skills there
+// are, and which do not parse, is as the last full read found.
+func (w *Workspace) updateDocs(old route.Compiled, key string, changed []string) ([]ranker.Doc, bool) {
+	at := make(map[string]int, len(old.Docs))
+	for i, d := range old.Docs {
+		at[d.ID] = i
+	}
+	problems, ok := loadProblemsFor(w.Reg.Local(), old.Key)
+	if !ok {
+		return nil, false
+	}
+	names := map[string]bool{}
+	for _, p := range changed {
+		if name, ok := strings.CutSuffix(strings.TrimPrefix(p, local.LedgerDir+"/"), ".jsonl"); ok && strings.HasPrefix(p, local.LedgerDir+"/") {
+			if _, held := at[name]; held {
+				names[name] = true
+			}
+			continue // a ledger of no loaded skill ranks nothing
+		}
+		name := path.Base(path.Dir(p))
+		i, held := at[name]
+		if !held || old.Docs[i].Path != p {
+			return nil, false // a skill added, removed, moved or broken
+		}
+		names[name] = true
+	}
+	docs := slices.Clone(old.Docs)
+	for name := range names {
+		s, err := w.Reg.Skill(name)
+		if err != nil || s.Path != old.Docs[at[name]].Path {
+			return nil, false
+		}
+		entries, err := w.Reg.Ledger(name)
+		if err != nil {
+			return nil, false
+		}
+		docs[at[name]] = SkillDocs([]*registry.Skill{s}, map[string][]registry.Entry{name: entries})[0]
+	}
+	saveProblems(w.Reg.Local(), key, problems)
+	return docs, true
 }
 
 // indexDocs reads the skills for a rebuild of the compiled index, by

@@ -27,22 +27,29 @@ func routePrompt(opts Options, e *Env, st *state, prompt, project string) ([]ran
 	if s.Model == ModelONNX {
 		note(opts, e, errors.New("the ONNX model is used only through `megagit serve`, and none answered: routed lexically"))
 	}
-	rt, ix, err := e.router(st.guard)
+	var refresh func() bool
+	if exe, err := megagit(opts); err == nil && s.Refresh != "off" {
+		refresh = func() bool {
+			left := s.Deadline - time.Since(opts.Start)
+			fresh, err := refreshWithin(exe, e, left/2)
+			if err != nil {
+				note(opts, e, fmt.Errorf("refreshing the compiled index: %w", err))
+			}
+			return fresh
+		}
+	} else if err != nil && e.Refresh == nil {
+		note(opts, e, fmt.Errorf("cannot refresh the compiled index: %w", err))
+	}
+	rt, ix, err := e.router(st.guard, refresh)
 	if err != nil {
 		return nil, route.Result{}, err
 	}
-	if ix.stale != "" && opts.Megagit != nil && s.Refresh != "off" {
-		// The skills changed (or the vectors are missing): refresh the
-		// index now if that fits in half the time left, else answer from
-		// the index as it is while the refresh goes on.
-		fresh, err := e.refreshNow(opts)
-		if err != nil {
-			note(opts, e, fmt.Errorf("refreshing the compiled index: %w", err))
-		}
-		if fresh {
-			if rt, ix, err = e.router(st.guard); err != nil {
-				return nil, route.Result{}, err
-			}
+	if ix.stale != "" && refresh != nil && refresh() {
+		// The skills changed (or the vectors are missing): the index
+		// was refreshed within half the time left. (Else the hook
+		// answers from the index as it is while the refresh goes on.)
+		if rt, ix, err = e.router(st.guard, nil); err != nil {
+			return nil, route.Result{}, err
 		}
 	}
 	if ix.stale != "" {
@@ -60,7 +67,7 @@ func routePrompt(opts Options, e *Env, st *state, prompt, project string) ([]ran
 // Router builds the prompt hook's router from the compiled index (see
 // router), for tests and the benchmark.
 func (e *Env) Router() (*route.Router, error) {
-	rt, _, err := e.router(nil)
+	rt, _, err := e.router(nil, nil)
 	return rt, err
 }
 
@@ -75,17 +82,26 @@ type indexState struct {
 
 // router builds the router from the compiled index as it is: it costs no
 // stat per skill, so the hook answers in the same time at any catalog
-// size. It is rebuilt here only when there is none to answer from (and
-// only by megagit: ErrStale otherwise). guard is held while the index is
-// rebuilt and saved.
-func (e *Env) router(guard cacheGuard) (*route.Router, indexState, error) {
+// size. When there is none to answer from, refresh (nil: none) builds it
+// within the time the hook has, else this process does (megagit; guard is
+// held meanwhile), else megagit-hook hands the prompt over (ErrStale).
+func (e *Env) router(guard cacheGuard, refresh func() bool) (*route.Router, indexState, error) {
 	s := e.Settings
 	var ix indexState
 	semantic := s.Model == ModelBuiltin || s.Model == ModelOther
 	if semantic && e.Prewarm != nil {
 		e.Prewarm()
 	}
-	c, stale, ok := route.Open(e.Local, e.Root, s.Roots, s.Ranker, route.Want{Bodies: s.Route.Format == "compose", Vectors: semantic})
+	want := route.Want{Bodies: s.Route.Format == "compose", Vectors: semantic}
+	c, stale, ok := route.Open(e.Local, e.Root, s.Roots, s.Ranker, want)
+	if !ok && refresh != nil {
+		if !refresh() {
+			return nil, ix, errNoIndex
+		}
+		if c, stale, ok = route.Open(e.Local, e.Root, s.Roots, s.Ranker, want); !ok {
+			return nil, ix, errNoIndex
+		}
+	}
 	switch {
 	case !ok && e.Refresh == nil:
 		// This process cannot rebuild the index (megagit-hook): megagit can.
@@ -111,20 +127,22 @@ func (e *Env) router(guard cacheGuard) (*route.Router, indexState, error) {
 	return rt, ix, nil
 }
 
+// errNoIndex is logged when there is no compiled index to answer from and
+// building one did not fit in the time.
+var errNoIndex = errors.New("no compiled route index yet, and building it did not fit in the time: printed nothing; `megagit index` goes on building it for the next prompt")
+
 // recheckAfter is how long after the last full check of the compiled
 // index the prompt hook starts another after answering, which sees edits
 // in place: so the prompt after such an edit sees it.
 const recheckAfter = time.Second
 
-// refreshNow runs a refresh of the compiled index within half the time
-// the hook has left; true when the index is up to date.
-func (e *Env) refreshNow(opts Options) (bool, error) {
-	exe, err := opts.Megagit()
-	if err != nil {
-		return false, err
+// megagit is the megagit binary that refreshes compiled indexes, or an
+// error when there is none.
+func megagit(opts Options) (string, error) {
+	if opts.Megagit == nil {
+		return "", errors.New("no megagit binary")
 	}
-	left := e.Settings.Deadline - time.Since(opts.Start)
-	return refreshWithin(exe, e, left/2)
+	return opts.Megagit()
 }
 
 // semantic is the model's channel over the compiled index's vectors, or

@@ -186,14 +186,14 @@ func Run(opts Options) (stdin []byte, err error) {
 // a failure is logged.
 func refreshAfter(opts Options, st *state) {
 	e := st.env.Load()
-	if !st.refresh.Load() || e == nil || opts.Megagit == nil || e.Settings.Refresh == "off" {
+	if !st.refresh.Load() || e == nil || e.Settings.Refresh == "off" {
 		return
 	}
-	err := func() error {
-		exe, err := opts.Megagit()
-		if err != nil {
-			return err
-		}
+	exe, err := megagit(opts)
+	if err != nil {
+		return // nothing to check with; a refresh when the quick stamp changes is all there is
+	}
+	err = func() error {
 		done, err := startRefresh(exe, e.Root)
 		if err != nil || e.Settings.Refresh != "wait" {
 			return err

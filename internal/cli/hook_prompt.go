@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/megagit/megagit/config"
@@ -53,13 +54,19 @@ func hookPromptRun(opts *hookPromptOptions) {
 	})
 }
 
-// thisBinary is the megagit binary running: as it was started (by name on
-// PATH, or a path), else as the kernel knows it.
+// thisBinary is the megagit binary running, as it was started (by name on
+// PATH, or a path), to refresh compiled indexes in another process. A
+// binary not named megagit (renamed, or a test running the hook in its
+// own process) is not used: the hook then rebuilds a missing index itself.
 func thisBinary() (string, error) {
-	if p, err := exec.LookPath(os.Args[0]); err == nil {
-		return filepath.Abs(p)
+	p, err := exec.LookPath(os.Args[0])
+	if err != nil {
+		return "", err
 	}
-	return os.Executable()
+	if !strings.HasPrefix(filepath.Base(p), "megagit") {
+		return "", fmt.Errorf("%s is not named megagit", p)
+	}
+	return filepath.Abs(p)
 }
 
 // hookStart is when this hook call started: megagit-hook's start when it
