@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -237,4 +238,93 @@ func TestRouterReusesTheCompiledIndex(t *testing.T) {
 	if got := rt.Docs[0].Description; got != "Kubernetes pod restarts." {
 		t.Fatalf("after an edit the router reads description %q", got)
 	}
+}
+
+// A refresh after some skills changed re-reads only those, keeps the
+// vectors of the texts that did not change, and gives exactly what a full
+// read and embedding give: edits in place, a ledger written, a skill that
+// no longer parses, a skill added and one removed.
+func TestIncrementalRefreshEqualsAFullBuild(t *testing.T) {
+	r := registrytest.New(t, "alpha", "beta", "gamma", "delta")
+	root := r.Root()
+	if err := os.WriteFile(ConfigFile(root), []byte("roots: [skills]\n"), 0o644); err != nil { // the built-in model
+		t.Fatal(err)
+	}
+	open := func() *Workspace {
+		t.Helper()
+		w, err := Open(root, nil, func(string) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	compiled := func() (route.Compiled, []string) {
+		t.Helper()
+		c, sem, bad, err := open().Compiled(func(string) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sem == nil {
+			t.Fatal("no semantic channel with the built-in model")
+		}
+		var problems []string
+		for _, p := range bad {
+			problems = append(problems, p.Error())
+		}
+		return c, problems
+	}
+	// full is what a build from nothing gives.
+	full := func() (route.Compiled, []string) {
+		t.Helper()
+		if err := os.Remove(filepath.Join(root, ".megagit", "local", route.IndexFile)); err != nil {
+			t.Fatal(err)
+		}
+		return compiled()
+	}
+	write := func(name, text string) {
+		t.Helper()
+		p := filepath.Join(root, "skills", name, "SKILL.md")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	same := func(step string) {
+		t.Helper()
+		got, gotBad := compiled()
+		again, againBad := compiled() // read back, no change
+		want, wantBad := full()
+		for _, c := range []route.Compiled{got, again} {
+			if !reflect.DeepEqual(c.Docs, want.Docs) || !reflect.DeepEqual(c.Vectors, want.Vectors) || c.Key != want.Key {
+				t.Fatalf("%s: the refreshed index differs from a full build:\n got %+v\nwant %+v", step, c.Docs, want.Docs)
+			}
+		}
+		if !slices.Equal(gotBad, wantBad) || !slices.Equal(againBad, wantBad) {
+			t.Fatalf("%s: problems %q then %q, a full build finds %q", step, gotBad, againBad, wantBad)
+		}
+	}
+	same("first build")
+	write("beta", "---\nname: beta\ndescription: Rotate TLS certificates before they expire.\n---\n\n# Steps\n")
+	same("a description edited in place")
+	ledger := filepath.Join(root, ".megagit", "ledger", "gamma.jsonl")
+	if err := os.MkdirAll(filepath.Dir(ledger), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	line := `{"id":"01J0000000000000000000000A","ts":"2026-11-24T10:00:00Z","skill":"gamma","verdict":"HELPFUL","reason":"rotated the cert","source":"explicit"}` + "\n"
+	if err := os.WriteFile(ledger, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	same("a ledger written")
+	write("delta", "---\nname: [broken\n---\n")
+	same("a skill that no longer parses")
+	write("delta", "---\nname: delta\ndescription: Plan postgres migrations.\n---\n")
+	same("the broken skill fixed")
+	write("epsilon", "---\nname: epsilon\ndescription: Shrink docker images.\n---\n")
+	same("a skill added")
+	if err := os.RemoveAll(filepath.Join(root, "skills", "alpha")); err != nil {
+		t.Fatal(err)
+	}
+	same("a skill removed")
 }
