@@ -3,6 +3,8 @@ package embedcache
 import (
 	"bufio"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io/fs"
 	"os"
@@ -27,7 +29,8 @@ func TestCompactTokenizerAsset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := staticmodel.EncodeCompact(raw)
+	sum := sha256.Sum256(raw)
+	want, err := staticmodel.EncodeCompact(raw, hex.EncodeToString(sum[:]))
 	if err != nil {
 		t.Fatal(err)
 	}

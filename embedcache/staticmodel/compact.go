@@ -2,9 +2,7 @@ package staticmodel
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,9 +20,14 @@ const compactMagic = "megagit-tokenizer-compact-v1\n"
 
 var errCompact = errors.New("malformed compact tokenizer")
 
-// EncodeCompact encodes a WordPiece tokenizer.json in the compact form.
-// The vocabulary must be dense (ids 0..n-1), as BERT vocabularies are.
-func EncodeCompact(raw []byte) ([]byte, error) {
+// EncodeCompact encodes a WordPiece tokenizer.json in the compact form;
+// sha is the file's sha256 in hex (the caller hashes, so this package
+// links no crypto). The vocabulary must be dense (ids 0..n-1), as BERT
+// vocabularies are.
+func EncodeCompact(raw []byte, sha string) ([]byte, error) {
+	if len(sha) != 64 {
+		return nil, fmt.Errorf("sha256 %q is not 64 hex digits", sha)
+	}
 	var top map[string]json.RawMessage
 	err := json.Unmarshal(raw, &top)
 	if err != nil {
@@ -58,10 +61,9 @@ func EncodeCompact(raw []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(raw)
 	var b bytes.Buffer
 	b.WriteString(compactMagic)
-	b.WriteString(hex.EncodeToString(sum[:]))
+	b.WriteString(sha)
 	b.WriteByte('\n')
 	b.Write(binary.AppendUvarint(nil, uint64(len(skeleton))))
 	b.Write(skeleton)
