@@ -138,6 +138,7 @@ func edgeTexts() []string {
 		"a\u3400b a\u4e00b a\U0002b81fb", "😀😀😀", "👩‍👩‍👧 🇫🇷 ✋🏽 emoji soup", "\x00", "a\x00b", "\x00\x01\x7f", "\xff\xfe invalid utf8", "ab\xc3", "\xed\xa0\x80",
 		"\u200b\u200d\ufeff", "a\u00adb", "a\u200bb", "x\ufffdy", "a\u0085b", "non\u00a0breaking em\u2003space ideo\u3000space",
 		"tabs\tand\nnewlines\r\nand\fform\vfeed", "[CLS]", "[UNK]", "[MASK]", "[SEP]", "[PAD]",
+		"\xa5キ\x00", "\ufffdキ\x00 after", // sugarme panics on these
 		"[CLS] literal [SEP] tokens [MASK]", "[PAD][UNK]", "[SEP] x [CLS]", "[cls] [Cls] [ CLS ]", "x[CLS]y[UNK]z",
 		"[[CLS]]", "[CLS][CLS][CLS]", "[MASK] [UNK] [SEP] [CLS] [PAD]",
 		strings.Repeat("[CLS] a [SEP] b [UNK] c [MASK] ", 9), strings.Repeat("[UNK][SEP]x", 20), strings.Repeat("y[MASK] [PAD]", 13),
@@ -226,7 +227,13 @@ func TestStaticTokenizerMatchesReference(t *testing.T) {
 		texts = append(texts, everyRuneTexts()...)
 	}
 	for _, s := range texts {
-		if a, b := ref.IDs(s), st.IDs(s); !reflect.DeepEqual(a, b) && (len(a) != 0 || len(b) != 0) {
+		b := st.IDs(s)
+		a, ok := sugarmeIDs(ref, s)
+		if !ok {
+			t.Logf("sugarme panics on %+.80q; staticmodel gives %v", s, b)
+			continue
+		}
+		if !reflect.DeepEqual(a, b) && (len(a) != 0 || len(b) != 0) {
 			t.Fatalf("IDs(%+.80q): sugarme %v, staticmodel %v", s, a, b)
 		}
 		if a, b := ref.Encode(s), st.Encode(s); !reflect.DeepEqual(a, b) {
@@ -314,13 +321,31 @@ func FuzzStaticTokenizerMatchesReference(f *testing.F) {
 	}
 	ref, st := referenceTokenizers(f)
 	f.Fuzz(func(t *testing.T, s string) {
-		if a, b := ref.IDs(s), st.IDs(s); !reflect.DeepEqual(a, b) && (len(a) != 0 || len(b) != 0) {
+		b := st.IDs(s) // must not panic, whatever sugarme does
+		enc := st.Encode(s)
+		a, ok := sugarmeIDs(ref, s)
+		if !ok {
+			t.Skip("sugarme panics on this text: nothing to compare")
+		}
+		if !reflect.DeepEqual(a, b) && (len(a) != 0 || len(b) != 0) {
 			t.Fatalf("IDs(%+q): sugarme %v, staticmodel %v", s, a, b)
 		}
-		if a, b := ref.Encode(s), st.Encode(s); !reflect.DeepEqual(a, b) {
-			t.Fatalf("Encode(%+q): sugarme %v, staticmodel %v", s, a, b)
+		if a := ref.Encode(s); !reflect.DeepEqual(a, enc) {
+			t.Fatalf("Encode(%+q): sugarme %v, staticmodel %v", s, a, enc)
 		}
 	})
+}
+
+// sugarmeIDs is ref.IDs, or ok = false when sugarme panics (it does on
+// some texts with a removed character, e.g. "\xa5キ\x00": its
+// NormalizedString.Slice returns nil).
+func sugarmeIDs(ref *Tokenizer, s string) (ids []int32, ok bool) {
+	defer func() {
+		if recover() != nil {
+			ids, ok = nil, false
+		}
+	}()
+	return ref.IDs(s), true
 }
 
 // BenchmarkDefaultTokenizerLoad compares what a process pays to get the

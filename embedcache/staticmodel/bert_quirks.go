@@ -25,8 +25,31 @@ func (c *bertConfig) needsSugarme(s string) bool {
 
 // sugarmeWords is bertWords done by sugarme's normalizer package, as
 // sugarme's tokenizer does it: text is the whole text run tokenises, the
-// part is [start, end) of it.
+// part is [start, end) of it. Where sugarme panics (its Slice does on
+// some such parts, e.g. "\ufffdキ\x00") there is no reference to follow,
+// and the part gets bertWords' words.
 func (c *bertConfig) sugarmeWords(text string, start, end int, word func(string)) {
+	words, ok := c.trySugarme(text, start, end)
+	if !ok {
+		c.bertWords(text[start:end], word)
+		return
+	}
+	for _, w := range words {
+		word(w)
+	}
+}
+
+func (c *bertConfig) trySugarme(text string, start, end int) (words []string, ok bool) {
+	defer func() {
+		if recover() != nil {
+			words, ok = nil, false
+		}
+	}()
+	c.sugarmeParts(text, start, end, func(w string) { words = append(words, w) })
+	return words, true
+}
+
+func (c *bertConfig) sugarmeParts(text string, start, end int, word func(string)) {
 	bn := normalizer.NewBertNormalizer(c.clean, c.lower, c.chinese, c.strip)
 	seg := normalizer.NewNormalizedFrom(text).Slice(normalizer.NewRange(start, end, normalizer.NormalizedTarget))
 	if seg == nil || seg.GetNormalized() == "" {
