@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"math"
 	"testing"
+
+	"github.com/megagit/megagit/embedcache/staticmodel"
 )
 
 // The shipped model files, pinned: a change means the model was retrained
@@ -17,7 +19,7 @@ var builtinFullSHA = map[string]string{
 
 func TestBuiltinModelIsPinnedAndLoads(t *testing.T) {
 	for name, want := range builtinFullSHA {
-		data, err := fs.ReadFile(builtinFS, "models/"+BuiltinID+"/"+name)
+		data, err := fs.ReadFile(staticmodel.BuiltinFS(), "models/"+BuiltinID+"/"+name)
 		if err != nil {
 			t.Fatalf("embedded %s: %v", name, err)
 		}

@@ -3,35 +3,28 @@ package embedcache
 import (
 	"bufio"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"math"
-	"math/bits"
-	"strconv"
 	"strings"
 	"unsafe"
+
+	"github.com/megagit/megagit/embedcache/staticmodel"
 )
 
-// NumPy dtype strings this package reads and writes.
+// NumPy dtype strings this package reads and writes (staticmodel reads
+// the headers, for both).
 const (
-	DtypeFloat32 = "<f4"
-	DtypeFloat16 = "<f2"
-	DtypeInt8    = "|i1"
+	DtypeFloat32 = staticmodel.DtypeFloat32
+	DtypeFloat16 = staticmodel.DtypeFloat16
+	DtypeInt8    = staticmodel.DtypeInt8
 )
 
 // npyMagic starts every .npy file.
 const npyMagic = "\x93NUMPY"
 
-// Limits that keep a hostile file from costing memory: numpy itself refuses
-// headers over 10,000 bytes by default.
-const (
-	maxNPYHeader = 1 << 16
-	maxNPYBytes  = 1 << 40
-)
-
 // ErrNPY marks a malformed or unsupported .npy file.
-var ErrNPY = errors.New("npy")
+var ErrNPY = staticmodel.ErrNPY
 
 // Float16 holds IEEE 754 half-precision bits: how the embedding cache halves
 // its size on request.
@@ -126,72 +119,23 @@ func WriteNPY(w io.Writer, rows, cols int, data any) error {
 // little-endian float32, float16 or int8 C-order array. It never trusts the
 // header for allocation: memory follows the bytes actually read.
 func ReadNPY(r io.Reader) (*Array, error) {
-	var pre [8]byte
-	if _, err := io.ReadFull(r, pre[:]); err != nil {
-		return nil, fmt.Errorf("%w: short preamble: %v", ErrNPY, err)
-	}
-	if string(pre[:6]) != npyMagic {
-		return nil, fmt.Errorf("%w: not a .npy file (bad magic)", ErrNPY)
-	}
-	var hlen int
-	switch pre[6] {
-	case 1:
-		var b [2]byte
-		if _, err := io.ReadFull(r, b[:]); err != nil {
-			return nil, fmt.Errorf("%w: short header length: %v", ErrNPY, err)
-		}
-		hlen = int(binary.LittleEndian.Uint16(b[:]))
-	case 2, 3:
-		var b [4]byte
-		if _, err := io.ReadFull(r, b[:]); err != nil {
-			return nil, fmt.Errorf("%w: short header length: %v", ErrNPY, err)
-		}
-		h := binary.LittleEndian.Uint32(b[:])
-		if h > maxNPYHeader {
-			return nil, fmt.Errorf("%w: header of %d bytes is too large", ErrNPY, h)
-		}
-		hlen = int(h)
-	default:
-		return nil, fmt.Errorf("%w: unsupported format version %d.%d", ErrNPY, pre[6], pre[7])
-	}
-	hdr := make([]byte, hlen)
-	if _, err := io.ReadFull(r, hdr); err != nil {
-		return nil, fmt.Errorf("%w: truncated header: %v", ErrNPY, err)
-	}
-	a, err := parseNPYHeader(string(hdr))
+	h, _, err := staticmodel.ReadNPYHeader(r)
 	if err != nil {
 		return nil, err
 	}
-	var size uint64
-	switch a.Dtype {
-	case DtypeFloat32:
-		size = 4
-	case DtypeFloat16:
-		size = 2
-	case DtypeInt8, "<i1": // numpy writes '|i1'; accept the redundant '<i1'
-		a.Dtype, size = DtypeInt8, 1
-	default:
-		if strings.HasPrefix(a.Dtype, ">") {
-			return nil, fmt.Errorf("%w: big-endian dtype %q is not supported", ErrNPY, a.Dtype)
-		}
-		return nil, fmt.Errorf("%w: unsupported dtype %q (want %s, %s or %s)", ErrNPY, a.Dtype, DtypeFloat32, DtypeFloat16, DtypeInt8)
-	}
-	hi, count := bits.Mul64(uint64(a.Rows), uint64(a.Cols))
-	hi2, need := bits.Mul64(count, size)
-	if hi != 0 || hi2 != 0 || need > maxNPYBytes {
-		return nil, fmt.Errorf("%w: shape %v is too large", ErrNPY, a.Shape)
-	}
-	raw, err := readNPYData(r, need)
+	a := &Array{Dtype: h.Dtype, Shape: h.Shape, Rows: h.Rows, Cols: h.Cols}
+	count := h.Count
+	raw, err := readNPYData(r, h.Size)
 	if err != nil {
 		return nil, fmt.Errorf("%w: shape %v: %v", ErrNPY, a.Shape, err)
 	}
-	switch size {
-	case 4:
+	switch a.Dtype {
+	case DtypeFloat32:
 		a.F32 = make([]float32, count)
 		for i := range a.F32 {
 			a.F32[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
 		}
-	case 2:
+	case DtypeFloat16:
 		a.F16 = make([]Float16, count)
 		for i := range a.F16 {
 			a.F16[i] = Float16(binary.LittleEndian.Uint16(raw[2*i:]))
@@ -240,107 +184,6 @@ func readNPYData(r io.Reader, need uint64) ([]byte, error) {
 		return nil, fmt.Errorf("trailing data after %d bytes", need)
 	}
 	return buf, nil
-}
-
-// parseNPYHeader reads the Python dict literal of a .npy header:
-// {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }
-func parseNPYHeader(h string) (*Array, error) {
-	bad := func(why string) error { return fmt.Errorf("%w: bad header %q: %s", ErrNPY, trimForError(h), why) }
-	s := strings.TrimSpace(h)
-	if !strings.HasPrefix(s, "{") || !strings.HasSuffix(s, "}") {
-		return nil, bad("not a dict")
-	}
-	s = s[1 : len(s)-1]
-	a := &Array{}
-	seen := map[string]bool{}
-	for {
-		s = strings.TrimLeft(s, " ,")
-		if s == "" {
-			break
-		}
-		key, rest, ok := pyString(s)
-		if !ok {
-			return nil, bad("expected a quoted key")
-		}
-		rest = strings.TrimLeft(rest, " ")
-		if !strings.HasPrefix(rest, ":") {
-			return nil, bad("expected ':' after " + key)
-		}
-		rest = strings.TrimLeft(rest[1:], " ")
-		if seen[key] {
-			return nil, bad("duplicate key " + key)
-		}
-		seen[key] = true
-		switch key {
-		case "descr":
-			v, r2, ok := pyString(rest)
-			if !ok {
-				return nil, bad("descr is not a string")
-			}
-			a.Dtype, rest = v, r2
-		case "fortran_order":
-			switch {
-			case strings.HasPrefix(rest, "False"):
-				rest = rest[5:]
-			case strings.HasPrefix(rest, "True"):
-				return nil, fmt.Errorf("%w: fortran_order True is not supported (write the array in C order)", ErrNPY)
-			default:
-				return nil, bad("fortran_order is not a bool")
-			}
-		case "shape":
-			end := strings.IndexByte(rest, ')')
-			if !strings.HasPrefix(rest, "(") || end < 0 {
-				return nil, bad("shape is not a tuple")
-			}
-			for _, f := range strings.Split(rest[1:end], ",") {
-				f = strings.TrimSpace(f)
-				if f == "" {
-					continue
-				}
-				n, err := strconv.ParseInt(strings.TrimSuffix(f, "L"), 10, 64)
-				if err != nil || n < 0 || n > math.MaxInt32*int64(1<<16) {
-					return nil, bad("shape entry " + f)
-				}
-				a.Shape = append(a.Shape, int(n))
-			}
-			rest = rest[end+1:]
-		default:
-			return nil, bad("unknown key " + key)
-		}
-		s = rest
-	}
-	if !seen["descr"] || !seen["fortran_order"] || !seen["shape"] {
-		return nil, bad("missing descr, fortran_order or shape")
-	}
-	switch len(a.Shape) {
-	case 1:
-		a.Rows, a.Cols = a.Shape[0], 1
-	case 2:
-		a.Rows, a.Cols = a.Shape[0], a.Shape[1]
-	default:
-		return nil, fmt.Errorf("%w: %d-D array (shape %v), want 1-D or 2-D", ErrNPY, len(a.Shape), a.Shape)
-	}
-	return a, nil
-}
-
-// pyString reads a single- or double-quoted Python string without escapes.
-func pyString(s string) (val, rest string, ok bool) {
-	if s == "" || (s[0] != '\'' && s[0] != '"') {
-		return "", s, false
-	}
-	end := strings.IndexByte(s[1:], s[0])
-	if end < 0 {
-		return "", s, false
-	}
-	return s[1 : 1+end], s[2+end:], true
-}
-
-func trimForError(s string) string {
-	s = strings.TrimSpace(s)
-	if len(s) > 80 {
-		return s[:80] + "..."
-	}
-	return s
 }
 
 // ToFloat16 rounds v to the nearest half-precision value (ties to even);

@@ -2,177 +2,62 @@ package embedcache
 
 import (
 	"bytes"
-	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"math"
 	"os"
-	"path"
 	"path/filepath"
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/megagit/megagit/embedcache/staticmodel"
 )
 
 // BuiltinID names the model shipped inside the binary.
-const BuiltinID = "megagit-static-v1"
+const BuiltinID = staticmodel.BuiltinID
 
 // ErrNoBuiltin means this binary was built without the trained model files
 // (only the placeholder README), so callers fall back to lexical routing.
-var ErrNoBuiltin = errors.New("built-in model " + BuiltinID + " is not in this build")
-
-//go:embed models/megagit-static-v1
-var builtinFS embed.FS
+var ErrNoBuiltin = staticmodel.ErrNoBuiltin
 
 // ModelMeta is model.json: what a static model folder holds and how it was
 // made, so a folder can be shared and checked without reading its vectors.
-type ModelMeta struct {
-	ID              string         `json:"id"`
-	Dim             int            `json:"dim"`
-	VocabSize       int            `json:"vocab_size"`
-	Dtype           string         `json:"dtype"` // "int8" or "float32"
-	TokenizerSHA256 string         `json:"tokenizer_sha256"`
-	Created         string         `json:"created"`
-	Recipe          map[string]any `json:"recipe,omitempty"`
-}
+type ModelMeta = staticmodel.Meta
 
 // StaticModel is an Embedder with one vector per WordPiece token: a text's
-// vector is the normalised mean of its tokens' vectors. Safe for concurrent use.
+// vector is the normalised mean of its tokens' vectors. The model itself
+// (files, tokenisation, pooling) is staticmodel's, which the prompt hook
+// links without the rest of this package. Safe for concurrent use.
 type StaticModel struct {
-	meta ModelMeta
-	tok  *Tokenizer
-	rows int
-	f32  []float32 // rows×dim, when stored as float32
-	q    *int8Rows // when stored as int8: read in place, row by row
+	m   *staticmodel.Model
+	tok *Tokenizer
 }
 
-var (
-	builtinOnce  sync.Once
-	builtinModel *StaticModel
-	builtinErr   error
-)
+func wrapStatic(m *staticmodel.Model, err error) (*StaticModel, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &StaticModel{m: m, tok: &Tokenizer{st: m.Tokenizer()}}, nil
+}
 
 // Builtin returns the model compiled into the binary (loaded once), or
 // ErrNoBuiltin. Loading copies none of its table: rows are read from the
 // binary as texts use them.
-func Builtin() (*StaticModel, error) {
-	builtinOnce.Do(func() {
-		dir := "models/" + BuiltinID
-		if _, err := fs.Stat(builtinFS, dir+"/model.json"); err != nil {
-			builtinErr = ErrNoBuiltin
-			return
-		}
-		builtinModel, builtinErr = LoadStatic(builtinFS, dir)
-	})
-	return builtinModel, builtinErr
-}
+var Builtin = sync.OnceValues(func() (*StaticModel, error) { return wrapStatic(staticmodel.Builtin()) })
 
 // NewStatic wraps an in-memory float32 table (vocab rows × dim), so the
 // trainer can evaluate a model without writing it out.
 func NewStatic(id string, dim int, table []float32) (*StaticModel, error) {
-	tok, err := DefaultTokenizer()
-	if err != nil {
-		return nil, err
-	}
-	if dim <= 0 || len(table) != tok.VocabSize()*dim {
-		return nil, fmt.Errorf("static model %s: table has %d values, want %d×%d", id, len(table), tok.VocabSize(), dim)
-	}
-	return &StaticModel{
-		meta: ModelMeta{ID: id, Dim: dim, VocabSize: tok.VocabSize(), Dtype: "float32", TokenizerSHA256: tok.SHA256()},
-		tok:  tok, rows: tok.VocabSize(), f32: table,
-	}, nil
+	return wrapStatic(staticmodel.New(id, dim, table))
 }
 
 // LoadStatic reads a model folder (model.json, vectors.npy, and scales.npy
-// for int8) from fsys, e.g. os.DirFS("/") or the embedded files. An int8
-// table is never dequantised whole (see int8Rows); from an embed.FS it is
-// not even copied, which makes opening the built-in model nearly free.
+// for int8) from fsys, e.g. os.DirFS("/") or the embedded files; see
+// staticmodel.Load.
 func LoadStatic(fsys fs.FS, dir string) (*StaticModel, error) {
-	tok, err := DefaultTokenizer()
-	if err != nil {
-		return nil, err
-	}
-	file := func(name string) string { return path.Join(dir, name) }
-	fail := func(name, format string, args ...any) error {
-		return fmt.Errorf("static model %s: %s: %s", dir, name, fmt.Sprintf(format, args...))
-	}
-	raw, err := fs.ReadFile(fsys, file("model.json"))
-	if err != nil {
-		return nil, fail("model.json", "%v", err)
-	}
-	var meta ModelMeta
-	if err := json.Unmarshal(raw, &meta); err != nil {
-		return nil, fail("model.json", "%v", err)
-	}
-	switch {
-	case meta.ID == "":
-		return nil, fail("model.json", "field id is empty")
-	case meta.Dim <= 0 || meta.Dim > 1<<16:
-		return nil, fail("model.json", "field dim is %d", meta.Dim)
-	case meta.Dtype != "int8" && meta.Dtype != "float32":
-		return nil, fail("model.json", "field dtype is %q, want \"int8\" or \"float32\"", meta.Dtype)
-	case meta.VocabSize != tok.VocabSize():
-		return nil, fail("model.json", "field vocab_size is %d, the tokenizer has %d tokens", meta.VocabSize, tok.VocabSize())
-	case meta.TokenizerSHA256 != tok.SHA256():
-		return nil, fail("model.json", "field tokenizer_sha256 is %q, want %s (the model was trained with another tokenizer)", meta.TokenizerSHA256, tok.SHA256())
-	}
-	m := &StaticModel{meta: meta, tok: tok, rows: meta.VocabSize}
-	if meta.Dtype == "float32" {
-		b, err := fs.ReadFile(fsys, file("vectors.npy"))
-		if err != nil {
-			return nil, fail("vectors.npy", "%v", err)
-		}
-		vec, err := ReadNPY(bytes.NewReader(b))
-		if err != nil {
-			return nil, fail("vectors.npy", "%v", err)
-		}
-		if vec.Dtype != DtypeFloat32 {
-			return nil, fail("vectors.npy", "dtype %s, model.json says %s", vec.Dtype, meta.Dtype)
-		}
-		if len(vec.Shape) != 2 || vec.Rows != meta.VocabSize || vec.Cols != meta.Dim {
-			return nil, fail("vectors.npy", "shape %v, model.json says (%d, %d) (vocab_size, dim)", vec.Shape, meta.VocabSize, meta.Dim)
-		}
-		m.f32 = vec.F32
-		return m, nil
-	}
-	// int8: the rows stay in the file's bytes (the binary's, for the
-	// built-in model) and are dequantised one by one as texts use them.
-	open := func(name string) (io.ReaderAt, *Array, int64, error) {
-		r, size, err := openInPlace(fsys, file(name))
-		if err != nil {
-			return nil, nil, 0, fail(name, "%v", err)
-		}
-		a, off, err := npyLayout(r, size)
-		if err != nil {
-			return nil, nil, 0, fail(name, "%v", err)
-		}
-		return r, a, off, nil
-	}
-	vr, vec, voff, err := open("vectors.npy")
-	if err != nil {
-		return nil, err
-	}
-	if vec.Dtype != DtypeInt8 {
-		return nil, fail("vectors.npy", "dtype %s, model.json says %s", vec.Dtype, meta.Dtype)
-	}
-	if len(vec.Shape) != 2 || vec.Rows != meta.VocabSize || vec.Cols != meta.Dim {
-		return nil, fail("vectors.npy", "shape %v, model.json says (%d, %d) (vocab_size, dim)", vec.Shape, meta.VocabSize, meta.Dim)
-	}
-	sr, sc, soff, err := open("scales.npy")
-	if err != nil {
-		return nil, err
-	}
-	if sc.Dtype != DtypeFloat32 || sc.Rows != meta.VocabSize || sc.Cols != 1 {
-		return nil, fail("scales.npy", "dtype %s shape %v, want %s (%d,) or (%d, 1)", sc.Dtype, sc.Shape, DtypeFloat32, meta.VocabSize, meta.VocabSize)
-	}
-	m.q = &int8Rows{vec: vr, scales: sr, vecOff: voff, scaleOff: soff, rows: meta.VocabSize, dim: meta.Dim}
-	if err := m.q.checkScales(); err != nil {
-		return nil, fail("scales.npy", "%v", err)
-	}
-	return m, nil
+	return wrapStatic(staticmodel.Load(fsys, dir))
 }
 
 // SaveStatic writes a model folder that LoadStatic reads back; table is
@@ -225,27 +110,21 @@ func SaveStatic(dir string, id string, dim int, table []float32, quantize bool, 
 }
 
 // ID implements Embedder.
-func (m *StaticModel) ID() string { return m.meta.ID }
+func (m *StaticModel) ID() string { return m.m.ID() }
 
 // Dim implements Embedder.
-func (m *StaticModel) Dim() int { return m.meta.Dim }
+func (m *StaticModel) Dim() int { return m.m.Dim() }
 
 // Meta returns model.json, for `megagit model list`.
-func (m *StaticModel) Meta() ModelMeta { return m.meta }
+func (m *StaticModel) Meta() ModelMeta { return m.m.Meta() }
 
 // Tokenizer is the vocabulary the table is indexed by, so the trainer and
 // adapt tokenise exactly as Embed does.
 func (m *StaticModel) Tokenizer() *Tokenizer { return m.tok }
 
 // Table returns a float32 copy of the token table (rows × dim), the
-// starting point for training and adapt. It is the only place an int8
-// model is dequantised whole: embedding reads just the rows it needs.
-func (m *StaticModel) Table() ([]float32, int) {
-	if m.f32 != nil {
-		return append([]float32(nil), m.f32...), m.meta.Dim
-	}
-	return m.q.table(), m.meta.Dim
-}
+// starting point for training and adapt.
+func (m *StaticModel) Table() ([]float32, int) { return m.m.Table() }
 
 // Embed implements Embedder; the static model treats queries and documents
 // alike. Large batches are spread over the CPUs.
@@ -254,7 +133,7 @@ func (m *StaticModel) Embed(texts []string, kind Kind) ([][]float32, error) {
 	workers := min(runtime.GOMAXPROCS(0), len(texts)/32)
 	if workers <= 1 {
 		for i, t := range texts {
-			out[i] = m.EmbedIDs(m.tok.IDs(t))
+			out[i] = m.m.Embed(t)
 		}
 		return out, nil
 	}
@@ -264,7 +143,7 @@ func (m *StaticModel) Embed(texts []string, kind Kind) ([][]float32, error) {
 		go func() {
 			defer wg.Done()
 			for i := w; i < len(texts); i += workers {
-				out[i] = m.EmbedIDs(m.tok.IDs(texts[i]))
+				out[i] = m.m.Embed(texts[i])
 			}
 		}()
 	}
@@ -274,47 +153,8 @@ func (m *StaticModel) Embed(texts []string, kind Kind) ([][]float32, error) {
 
 // EmbedIDs pools already tokenised ids (from Tokenizer.IDs): ids outside the
 // table are ignored; no known id gives a zero vector.
-func (m *StaticModel) EmbedIDs(ids []int32) []float32 {
-	dim := m.meta.Dim
-	sum := make([]float32, dim)
-	var buf []byte // int8 row + scale
-	if m.q != nil {
-		buf = make([]byte, dim+4)
-	}
-	n := 0
-	for _, id := range ids {
-		if id < 0 || int(id) >= m.rows {
-			continue
-		}
-		if m.q != nil {
-			if m.q.add(sum, int(id), buf) {
-				n++
-			}
-			continue
-		}
-		n++
-		for j, v := range m.f32[int(id)*dim : int(id+1)*dim] {
-			sum[j] += v
-		}
-	}
-	if n == 0 {
-		return sum
-	}
-	var norm float64
-	for _, v := range sum {
-		norm += float64(v) * float64(v)
-	}
-	if norm == 0 || math.IsNaN(norm) || math.IsInf(norm, 0) {
-		clear(sum)
-		return sum
-	}
-	inv := float32(1 / math.Sqrt(norm))
-	for j := range sum {
-		sum[j] *= inv
-	}
-	return sum
-}
+func (m *StaticModel) EmbedIDs(ids []int32) []float32 { return m.m.EmbedIDs(ids) }
 
 // Fingerprint names this build of the model (when it was saved), so a
 // retrained table under the same id does not reuse cached vectors.
-func (m *StaticModel) Fingerprint() string { return m.meta.Created }
+func (m *StaticModel) Fingerprint() string { return m.m.Fingerprint() }

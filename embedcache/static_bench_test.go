@@ -24,7 +24,7 @@ func TestBenchDense(t *testing.T) {
 		t.Skip("set MEGAGIT_BENCH=1 to score the static model on ../shared/bench")
 	}
 	bench := envOr("MEGAGIT_BENCH_DIR", filepath.Join("..", "..", "shared", "bench"))
-	dir := envOr("MEGAGIT_BENCH_MODEL", filepath.Join("models", embedcache.BuiltinID))
+	dir := envOr("MEGAGIT_BENCH_MODEL", filepath.Join("staticmodel", "models", embedcache.BuiltinID))
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		t.Fatal(err)

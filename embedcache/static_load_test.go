@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/megagit/megagit/embedcache/staticmodel"
 )
 
 // oldBuiltin embeds as the model did before it was read in place: both
@@ -18,7 +20,7 @@ import (
 func oldBuiltin(t testing.TB) func(text string) []float32 {
 	t.Helper()
 	read := func(name string) *Array {
-		b, err := fs.ReadFile(builtinFS, "models/"+BuiltinID+"/"+name)
+		b, err := fs.ReadFile(staticmodel.BuiltinFS(), "models/"+BuiltinID+"/"+name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +159,7 @@ func TestBuiltinTableIsDequantizeRows(t *testing.T) {
 		t.Skip(err)
 	}
 	read := func(name string) *Array {
-		b, _ := fs.ReadFile(builtinFS, "models/"+BuiltinID+"/"+name)
+		b, _ := fs.ReadFile(staticmodel.BuiltinFS(), "models/"+BuiltinID+"/"+name)
 		a, err := ReadNPY(bytes.NewReader(b))
 		if err != nil {
 			t.Fatal(err)
@@ -185,7 +187,7 @@ func TestBuiltinLoadCopiesNothing(t *testing.T) {
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	m, err := LoadStatic(builtinFS, "models/"+BuiltinID)
+	m, err := LoadStatic(staticmodel.BuiltinFS(), "models/"+BuiltinID)
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)
@@ -217,7 +219,7 @@ func TestNPYLayoutAgreesWithReadNPY(t *testing.T) {
 	for name, b := range cases {
 		t.Run(name, func(t *testing.T) {
 			_, rerr := ReadNPY(bytes.NewReader(b))
-			a, off, lerr := npyLayout(bytes.NewReader(b), int64(len(b)))
+			a, off, lerr := staticmodel.NPYLayout(bytes.NewReader(b), int64(len(b)))
 			if (rerr == nil) != (lerr == nil) {
 				t.Fatalf("ReadNPY err %v, npyLayout err %v", rerr, lerr)
 			}
@@ -236,7 +238,7 @@ func BenchmarkBuiltinLoad(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := LoadStatic(builtinFS, "models/"+BuiltinID); err != nil {
+		if _, err := LoadStatic(staticmodel.BuiltinFS(), "models/"+BuiltinID); err != nil {
 			b.Fatal(err)
 		}
 	}

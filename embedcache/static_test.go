@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/megagit/megagit/embedcache/staticmodel"
 )
 
 func randomTable(rows, dim int, seed uint64) []float32 {
@@ -219,7 +221,7 @@ func TestLoadStaticErrors(t *testing.T) {
 // holds only README.md and Builtin says so; afterwards it must load.
 func TestBuiltin(t *testing.T) {
 	m, err := Builtin()
-	if _, statErr := fs.Stat(builtinFS, "models/"+BuiltinID+"/model.json"); statErr != nil {
+	if _, statErr := fs.Stat(staticmodel.BuiltinFS(), "models/"+BuiltinID+"/model.json"); statErr != nil {
 		if !errors.Is(err, ErrNoBuiltin) {
 			t.Fatalf("no model.json embedded: err = %v, want ErrNoBuiltin", err)
 		}

@@ -6,18 +6,14 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/megagit/megagit/embedcache/staticmodel"
 	"github.com/sugarme/tokenizer"
 	"github.com/sugarme/tokenizer/pretrained"
-	"golang.org/x/text/unicode/norm"
 )
 
 // Token caps: Encode feeds transformer models (512 positions); IDs feeds the
@@ -30,42 +26,36 @@ const (
 //go:embed assets/tokenizer.json.gz
 var defaultTokenizerGz []byte
 
-// Tokenizer wraps a HuggingFace tokenizer.json with the normalisation that
-// sugarme/tokenizer gets wrong for uncased BERT vocabularies (accents).
-// It is safe for concurrent use.
+// Tokenizer is a BERT-style tokenizer: the default one is staticmodel's
+// (the static model's vocabulary, which the prompt hook links without
+// sugarme); any other tokenizer.json (an ONNX model's) is sugarme's
+// pipeline with megagit's pre-normalisation (staticmodel.PreNorm), which
+// sugarme gets wrong for uncased BERT vocabularies (accents). It is safe
+// for concurrent use.
 type Tokenizer struct {
+	st *staticmodel.Tokenizer // the default tokenizer; nil for a sugarme one
+
 	tk        *tokenizer.Tokenizer
-	lowercase bool // pre-lowercase the input
-	strip     bool // NFD + drop combining marks before tokenising
+	pre       staticmodel.PreNorm
 	vocabSize int
 	unk       int32 // -1 when the model has no unknown token
 	special   map[int32]bool
 	specials  []int32
-	literals  []string // added tokens matched before normalisation ("[CLS]")
 	sha       string
 }
 
-var (
-	defaultTokOnce sync.Once
-	defaultTok     *Tokenizer
-	defaultTokErr  error
-)
-
 // DefaultTokenizer is the all-MiniLM-L6-v2 tokenizer shipped in the binary:
-// the static model's vocabulary. It is built once per process, from its
-// compact form (tokenizer_compact.go) unless that is damaged.
-func DefaultTokenizer() (*Tokenizer, error) {
-	defaultTokOnce.Do(func() {
-		if t, err := parseCompactTokenizer(defaultTokenizerCompact); err == nil {
-			defaultTok = t
-			return
-		}
-		defaultTok, defaultTokErr = jsonDefaultTokenizer()
-	})
-	return defaultTok, defaultTokErr
-}
+// the static model's vocabulary, staticmodel's tokenizer built once.
+var DefaultTokenizer = sync.OnceValues(func() (*Tokenizer, error) {
+	st, err := staticmodel.DefaultTokenizer()
+	if err != nil {
+		return nil, err
+	}
+	return &Tokenizer{st: st}, nil
+})
 
-// jsonDefaultTokenizer parses the shipped tokenizer.json itself.
+// jsonDefaultTokenizer parses the shipped tokenizer.json with sugarme: the
+// reference staticmodel's tokenisation is checked against.
 func jsonDefaultTokenizer() (*Tokenizer, error) {
 	raw, err := defaultTokenizerJSON()
 	if err != nil {
@@ -100,29 +90,10 @@ func LoadTokenizer(path string) (*Tokenizer, error) {
 	return t, nil
 }
 
-// tokenizerHeader is the part of tokenizer.json that decides our own
-// pre-normalisation and the special-token set.
-type tokenizerHeader struct {
-	Normalizer *struct {
-		Type         string `json:"type"`
-		Lowercase    *bool  `json:"lowercase"`
-		StripAccents *bool  `json:"strip_accents"`
-	} `json:"normalizer"`
-	AddedTokens []struct {
-		ID         int32  `json:"id"`
-		Content    string `json:"content"`
-		Special    bool   `json:"special"`
-		Normalized bool   `json:"normalized"`
-	} `json:"added_tokens"`
-	Model struct {
-		UnkToken string `json:"unk_token"`
-	} `json:"model"`
-}
-
 func parseTokenizer(raw []byte) (t *Tokenizer, err error) {
-	var hdr tokenizerHeader
-	if err := json.Unmarshal(raw, &hdr); err != nil {
-		return nil, fmt.Errorf("parse: %w", err)
+	hdr, err := staticmodel.ParseHeader(raw)
+	if err != nil {
+		return nil, err
 	}
 	// sugarme type-asserts freely on unexpected JSON; turn a panic into an error.
 	defer func() {
@@ -135,34 +106,24 @@ func parseTokenizer(raw []byte) (t *Tokenizer, err error) {
 		return nil, fmt.Errorf("parse: %w", err)
 	}
 	sum := sha256.Sum256(raw)
-	return newTokenizer(tk, &hdr, hex.EncodeToString(sum[:])), nil
+	return newTokenizer(tk, hdr, hex.EncodeToString(sum[:])), nil
 }
 
 // newTokenizer wraps a loaded sugarme tokenizer with our normalisation and
 // special-token bookkeeping from the file's header; sha identifies the file.
-func newTokenizer(tk *tokenizer.Tokenizer, hdr *tokenizerHeader, sha string) *Tokenizer {
+func newTokenizer(tk *tokenizer.Tokenizer, hdr *staticmodel.Header, sha string) *Tokenizer {
 	// The file pads to 128 and truncates at 256: we cap ourselves instead.
 	tk.WithPadding(nil)
 	tk.WithTruncation(nil)
 	t := &Tokenizer{
 		tk:        tk,
+		pre:       hdr.PreNorm(),
 		vocabSize: tk.GetVocabSize(true),
 		unk:       -1,
 		special:   map[int32]bool{},
 		sha:       sha,
 	}
-	if n := hdr.Normalizer; n != nil && n.Type == "BertNormalizer" {
-		t.lowercase = n.Lowercase == nil || *n.Lowercase // HF default: true
-		// HF: strip_accents null means "follow lowercase".
-		t.strip = t.lowercase
-		if n.StripAccents != nil {
-			t.strip = *n.StripAccents
-		}
-	}
 	for _, a := range hdr.AddedTokens {
-		if !a.Normalized && a.Content != "" {
-			t.literals = append(t.literals, a.Content)
-		}
 		if a.Special && !t.special[a.ID] {
 			t.special[a.ID] = true
 			t.specials = append(t.specials, a.ID)
@@ -178,26 +139,54 @@ func newTokenizer(tk *tokenizer.Tokenizer, hdr *tokenizerHeader, sha string) *To
 
 // SHA256 identifies the tokenizer.json a model was trained with, so a model
 // folder can refuse a mismatching tokenizer.
-func (t *Tokenizer) SHA256() string { return t.sha }
+func (t *Tokenizer) SHA256() string {
+	if t.st != nil {
+		return t.st.SHA256()
+	}
+	return t.sha
+}
 
 // VocabSize is the number of token ids (including added tokens): the row
 // count of a static model's table.
-func (t *Tokenizer) VocabSize() int { return t.vocabSize }
+func (t *Tokenizer) VocabSize() int {
+	if t.st != nil {
+		return t.st.VocabSize()
+	}
+	return t.vocabSize
+}
 
 // Specials lists the special token ids ([PAD], [UNK], [CLS], ...), so
 // callers can mask them.
-func (t *Tokenizer) Specials() []int32 { return append([]int32(nil), t.specials...) }
+func (t *Tokenizer) Specials() []int32 {
+	if t.st != nil {
+		return t.st.Specials()
+	}
+	return append([]int32(nil), t.specials...)
+}
 
 // IsSpecial reports whether id is a special token.
-func (t *Tokenizer) IsSpecial(id int32) bool { return t.special[id] }
+func (t *Tokenizer) IsSpecial(id int32) bool {
+	if t.st != nil {
+		return t.st.IsSpecial(id)
+	}
+	return t.special[id]
+}
 
 // UnknownID is the id of the unknown token ([UNK]), or -1.
-func (t *Tokenizer) UnknownID() int32 { return t.unk }
+func (t *Tokenizer) UnknownID() int32 {
+	if t.st != nil {
+		return t.st.UnknownID()
+	}
+	return t.unk
+}
 
 // Encode returns the ids a transformer model expects: special tokens
 // included ([CLS] ... [SEP]), at most 512 ids, no padding.
 func (t *Tokenizer) Encode(text string) []int32 {
-	ids := t.encode(text, true, maxEncodeTokens)
+	if t.st != nil {
+		return t.st.Encode(text)
+	}
+	ids := staticmodel.EncodeLong(t.pre.Apply(text), maxEncodeTokens, maxEncodeTokens+2, t.runner(true))
 	if len(ids) > maxEncodeTokens {
 		// Keep the closing special token, as HF truncation does.
 		last := ids[len(ids)-1]
@@ -209,7 +198,10 @@ func (t *Tokenizer) Encode(text string) []int32 {
 // IDs returns the word-piece ids the static model pools: no [CLS]/[SEP]/
 // [PAD]/[MASK] (also not when typed literally), [UNK] kept, at most 256 ids.
 func (t *Tokenizer) IDs(text string) []int32 {
-	ids := t.encode(text, false, maxIDsTokens)
+	if t.st != nil {
+		return t.st.IDs(text)
+	}
+	ids := staticmodel.EncodeLong(t.pre.Apply(text), maxIDsTokens, maxIDsTokens+2, t.runner(false))
 	out := ids[:0]
 	for _, id := range ids {
 		if id != t.unk && t.special[id] {
@@ -223,88 +215,17 @@ func (t *Tokenizer) IDs(text string) []int32 {
 	return out
 }
 
-// encode tokenises text; for long texts it first tokenises a prefix cut at
-// whitespace (tokens of such a prefix are a prefix of the full tokens) and
-// only falls back to the whole text when the prefix yields too few tokens.
-func (t *Tokenizer) encode(text string, special bool, limit int) []int32 {
-	text = t.normalize(text)
-	if cut := limit * 16; len(text) > cut {
-		if i := strings.LastIndexAny(text[:cut], " \t\n\r"); i > 0 {
-			if ids := t.run(text[:i], special); len(ids) >= limit+2 {
-				return ids
-			}
+// runner tokenises pre-normalised text with sugarme.
+func (t *Tokenizer) runner(special bool) func(string) []int32 {
+	return func(text string) []int32 {
+		enc, err := t.tk.EncodeSingle(text, special)
+		if err != nil || enc == nil {
+			return nil
 		}
-	}
-	return t.run(text, special)
-}
-
-func (t *Tokenizer) run(text string, special bool) []int32 {
-	enc, err := t.tk.EncodeSingle(text, special)
-	if err != nil || enc == nil {
-		return nil
-	}
-	ids := make([]int32, len(enc.Ids))
-	for i, id := range enc.Ids {
-		ids[i] = int32(id)
-	}
-	return ids
-}
-
-// normalize applies what HF's BertNormalizer does and sugarme does not:
-// strip accents after NFD ("café" -> "cafe") and lowercase. Like HF, it
-// leaves literal added tokens such as "[CLS]" alone.
-func (t *Tokenizer) normalize(s string) string {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
-	if !t.strip && !t.lowercase {
-		return s
-	}
-	var b strings.Builder
-	for {
-		at, lit := -1, ""
-		for _, l := range t.literals {
-			if i := strings.Index(s, l); i >= 0 && (at < 0 || i < at || (i == at && len(l) > len(lit))) {
-				at, lit = i, l
-			}
+		ids := make([]int32, len(enc.Ids))
+		for i, id := range enc.Ids {
+			ids[i] = int32(id)
 		}
-		if at < 0 {
-			if b.Len() == 0 {
-				return t.normalizePart(s)
-			}
-			b.WriteString(t.normalizePart(s))
-			return b.String()
-		}
-		b.WriteString(t.normalizePart(s[:at]))
-		b.WriteString(lit)
-		s = s[at+len(lit):]
+		return ids
 	}
-}
-
-func (t *Tokenizer) normalizePart(s string) string {
-	if t.strip && !isASCII(s) {
-		d := norm.NFD.String(s)
-		var b strings.Builder
-		b.Grow(len(d))
-		for _, r := range d {
-			if unicode.Is(unicode.Mn, r) {
-				continue
-			}
-			b.WriteRune(r)
-		}
-		s = b.String()
-	}
-	if t.lowercase {
-		s = strings.ToLower(s)
-	}
-	return s
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"slices"
 	"unsafe"
+
+	"github.com/megagit/megagit/embedcache/staticmodel"
 )
 
 // Inspection is one cache folder as found on disk, read without trusting
@@ -96,7 +98,7 @@ func readVectors(dir string, idx *cacheIndex) ([]float32, error) {
 	}
 	// Decode from the file's bytes: ReadNPY would copy them once more and
 	// then decode into a third buffer (6 MB of fresh pages at 1,000 skills).
-	a, off, err := npyLayout(bytes.NewReader(vraw), int64(len(vraw)))
+	a, off, err := staticmodel.NPYLayout(bytes.NewReader(vraw), int64(len(vraw)))
 	if err != nil {
 		return nil, fmt.Errorf("vectors.npy: %v", err)
 	}

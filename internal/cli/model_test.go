@@ -94,7 +94,7 @@ func TestModelUseDirWithC(t *testing.T) {
 	gitHome(t)
 	reg := filepath.Join(t.TempDir(), "reg")
 	mustRun(t, 0, "init", reg)
-	model, err := filepath.Abs(filepath.Join("..", "..", "embedcache", "models", embedcache.BuiltinID))
+	model, err := filepath.Abs(filepath.Join("..", "..", "embedcache", "staticmodel", "models", embedcache.BuiltinID))
 	if err != nil {
 		t.Fatal(err)
 	}

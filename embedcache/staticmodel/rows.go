@@ -1,4 +1,4 @@
-package embedcache
+package staticmodel
 
 import (
 	"bytes"
@@ -8,8 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"math/bits"
-	"strings"
 )
 
 // int8Rows is a quantised token table read in place: row r is the dim int8
@@ -38,7 +36,7 @@ func (t *int8Rows) read(r int, q, sb []byte) (scale float32, ok bool) {
 }
 
 // add adds row r, dequantised, to sum; buf is dim+4 bytes of scratch. The
-// products are the ones DequantizeRows makes (int8 × scale in float32), so
+// products are the ones embedcache.DequantizeRows makes (int8 × scale in float32), so
 // pooling gives exactly what a materialised table gives.
 func (t *int8Rows) add(sum []float32, r int, buf []byte) bool {
 	q := buf[:t.dim]
@@ -52,7 +50,7 @@ func (t *int8Rows) add(sum []float32, r int, buf []byte) bool {
 	return true
 }
 
-// table materialises the float32 table (rows × dim), as DequantizeRows
+// table materialises the float32 table (rows × dim), as embedcache.DequantizeRows
 // would: only training and adapt need it.
 func (t *int8Rows) table() []float32 {
 	out := make([]float32, t.rows*t.dim)
@@ -111,66 +109,4 @@ func openInPlace(fsys fs.FS, name string) (io.ReaderAt, int64, error) {
 		return nil, 0, err
 	}
 	return bytes.NewReader(b), int64(len(b)), nil
-}
-
-// npyLayout reads the header of the .npy file r (size bytes long): the
-// array's dtype and shape (no data) and the offset its data starts at. The
-// file must hold exactly the data the header describes, as ReadNPY checks.
-func npyLayout(r io.ReaderAt, size int64) (a *Array, off int64, err error) {
-	var pre [12]byte
-	if n, _ := r.ReadAt(pre[:], 0); n < 10 {
-		return nil, 0, fmt.Errorf("%w: short preamble", ErrNPY)
-	}
-	if string(pre[:6]) != npyMagic {
-		return nil, 0, fmt.Errorf("%w: not a .npy file (bad magic)", ErrNPY)
-	}
-	var hlen int64
-	switch pre[6] {
-	case 1:
-		hlen, off = int64(binary.LittleEndian.Uint16(pre[8:])), 10
-	case 2, 3:
-		hlen, off = int64(binary.LittleEndian.Uint32(pre[8:])), 12
-		if hlen > maxNPYHeader {
-			return nil, 0, fmt.Errorf("%w: header of %d bytes is too large", ErrNPY, hlen)
-		}
-	default:
-		return nil, 0, fmt.Errorf("%w: unsupported format version %d.%d", ErrNPY, pre[6], pre[7])
-	}
-	if off+hlen > size {
-		return nil, 0, fmt.Errorf("%w: truncated header", ErrNPY)
-	}
-	hdr := make([]byte, hlen)
-	if _, err := r.ReadAt(hdr, off); err != nil {
-		return nil, 0, fmt.Errorf("%w: truncated header: %v", ErrNPY, err)
-	}
-	off += hlen
-	if a, err = parseNPYHeader(string(hdr)); err != nil {
-		return nil, 0, err
-	}
-	var item uint64
-	switch a.Dtype {
-	case DtypeFloat32:
-		item = 4
-	case DtypeFloat16:
-		item = 2
-	case DtypeInt8, "<i1":
-		a.Dtype, item = DtypeInt8, 1
-	default:
-		if strings.HasPrefix(a.Dtype, ">") {
-			return nil, 0, fmt.Errorf("%w: big-endian dtype %q is not supported", ErrNPY, a.Dtype)
-		}
-		return nil, 0, fmt.Errorf("%w: unsupported dtype %q", ErrNPY, a.Dtype)
-	}
-	hi, count := bits.Mul64(uint64(a.Rows), uint64(a.Cols))
-	hi2, need := bits.Mul64(count, item)
-	if hi != 0 || hi2 != 0 || need > maxNPYBytes {
-		return nil, 0, fmt.Errorf("%w: shape %v is too large", ErrNPY, a.Shape)
-	}
-	switch have := uint64(size - off); {
-	case have < need:
-		return nil, 0, fmt.Errorf("%w: shape %v: truncated data: need %d bytes, found %d", ErrNPY, a.Shape, need, have)
-	case have > need:
-		return nil, 0, fmt.Errorf("%w: shape %v: trailing data after %d bytes", ErrNPY, a.Shape, need)
-	}
-	return a, off, nil
 }
