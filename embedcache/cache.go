@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/megagit/megagit/embedcache/staticmodel"
 	"os"
 	"path/filepath"
 	"strings"
@@ -369,8 +370,8 @@ type Fingerprinter interface {
 // CacheKey is the model identity a cache is keyed by: the id, plus the
 // build's fingerprint when the embedder has one.
 func CacheKey(e Embedder) string {
-	if f, ok := e.(Fingerprinter); ok && f.Fingerprint() != "" {
-		return e.ID() + "@" + f.Fingerprint()
+	if f, ok := e.(Fingerprinter); ok {
+		return staticmodel.Key(e.ID(), f.Fingerprint())
 	}
 	return e.ID()
 }

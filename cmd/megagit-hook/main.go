@@ -22,8 +22,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/megagit/megagit/embedcache/staticmodel"
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/hook/inject"
 	"github.com/megagit/megagit/registry/local"
@@ -158,7 +160,32 @@ func open(dir string) (*inject.Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &inject.Env{Root: root, Local: local.Open(root, s.LockTimeout), Settings: s}, nil
+	e := &inject.Env{Root: root, Local: local.Open(root, s.LockTimeout), Settings: s}
+	if load := staticLoader(s); load != nil {
+		e.Prewarm = func() { go func() { _, _ = load() }() }
+		e.Query = func() (func(string) ([]float32, error), string, error) {
+			m, err := load()
+			if err != nil {
+				return nil, "", err
+			}
+			return func(text string) ([]float32, error) { return m.Embed(text), nil }, staticmodel.Key(m.ID(), m.Fingerprint()), nil
+		}
+	}
+	return e, nil
+}
+
+// staticLoader loads the static model the settings route with: the
+// built-in one, or a static model folder (once per process); nil for none.
+func staticLoader(s *inject.Settings) func() (*staticmodel.Model, error) {
+	switch {
+	case s.Model == inject.ModelBuiltin:
+		return staticmodel.Builtin
+	case s.Model == inject.ModelOther && s.ModelDir != "":
+		return sync.OnceValues(func() (*staticmodel.Model, error) {
+			return staticmodel.Load(os.DirFS(s.ModelDir), ".")
+		})
+	}
+	return nil
 }
 
 // handOver runs `megagit hook prompt` on the event this process read:

@@ -176,6 +176,16 @@ func (m *Model) Meta() Meta { return m.meta }
 // retrained table under the same id does not reuse cached vectors.
 func (m *Model) Fingerprint() string { return m.meta.Created }
 
+// Key is the identity caches and the compiled route index key a model's
+// vectors by (embedcache.CacheKey of any embedder): its id, plus the
+// build's fingerprint when there is one.
+func Key(id, fingerprint string) string {
+	if fingerprint != "" {
+		return id + "@" + fingerprint
+	}
+	return id
+}
+
 // Tokenizer is the vocabulary the table is indexed by, so the trainer and
 // adapt tokenise exactly as Embed does.
 func (m *Model) Tokenizer() *Tokenizer { return m.tok }
