@@ -125,11 +125,24 @@ rows=$tmp/rows.tsv
 bench() {
   local n=$1 row=$2 label=$3 cmd=$4
   shift 4
-  local json=$tmp/n$n-row$row.json
+  local json=$tmp/n$n-row$row.json answered=$ANSWERED late0 late1
   say "$n skills, row $row: $label"
+  late0=$(late_count)
   hyperfine --shell=bash --style basic -w "$warmup" -r "$runs" --export-json "$json" "$@" \
     -n hello "$HELLO_CMD" -n "$label" "$cmd" >&2
-  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$row" "$label" "$json" "${RSS:-}" "$ANSWERED" >> "$rows"
+  late1=$(late_count)
+  if [ "$late1" -gt "$late0" ]; then
+    answered="$answered; past the deadline, printed nothing: $((late1 - late0)) of $((warmup + runs)) calls"
+  fi
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$row" "$label" "$json" "${RSS:-}" "$answered" >> "$rows"
+}
+
+# late_count: how many times the registry's hook log says a prompt hook
+# gave up at its deadline (hook.deadline_ms) and printed nothing.
+late_count() {
+  local c
+  c=$(grep -c 'deadline exceeded' "$reg/.megagit/local/hook.log" 2>/dev/null || true)
+  echo "${c:-0}"
 }
 
 # peak_rss PREPARE CMD...: the largest peak RSS (KiB) of 3 runs of CMD with
