@@ -23,7 +23,7 @@ gzipped JSONL file of {"a": name, "b": description, ...} lines, such as
   5. megagit route --json PROMPT, one process per call
   6. megagit verdict SKILL NEUTRAL (one commit per run)
 
-each with its ratio to hello world in the same hyperfine run, peak RSS, and
+each with its ratio to hello world timed right before it, peak RSS, and
 for the hook rows who answered: megagit-hook itself, megagit (handed over)
 or megagit serve. Prompts rotate over 20 texts: descriptions of pairs that
 are not skills, and paraphrases of 4 of the registry's skills.
@@ -119,22 +119,23 @@ mg=$bin/megagit hookbin=$bin/megagit-hook helper=$bin/benchreg hello=$bin/hello
 rows=$tmp/rows.tsv
 : > "$rows"
 
-# bench N ROW LABEL CMD [hyperfine options...]: time CMD against hello world
-# (same stdin, same shell) in one hyperfine run, then add the table row.
-# ANSWERED and HELLO_CMD are set by the caller.
+# bench N ROW LABEL CMD [hyperfine options...]: time hello world, then CMD
+# (through bash, whose start hyperfine measures and subtracts; hello world
+# needs no shell, so it runs without one and no subtraction blurs it), and
+# add the table row. ANSWERED and RSS are set by the caller.
 bench() {
   local n=$1 row=$2 label=$3 cmd=$4
   shift 4
-  local json=$tmp/n$n-row$row.json answered=$ANSWERED late0 late1
+  local json=$tmp/n$n-row$row.json hjson=$tmp/n$n-row$row-hello.json answered=$ANSWERED late0 late1
   say "$n skills, row $row: $label"
+  hyperfine -N --style basic -w "$warmup" -r "$((runs < 50 ? 50 : runs))" --export-json "$hjson" -n "hello world" "$hello" >&2
   late0=$(late_count)
-  hyperfine --shell=bash --style basic -w "$warmup" -r "$runs" --export-json "$json" "$@" \
-    -n hello "$HELLO_CMD" -n "$label" "$cmd" >&2
+  hyperfine --shell=bash --style basic -w "$warmup" -r "$runs" --export-json "$json" "$@" -n "$label" "$cmd" >&2
   late1=$(late_count)
   if [ "$late1" -gt "$late0" ]; then
     answered="$answered; past the deadline, printed nothing: $((late1 - late0)) of $((warmup + runs)) calls"
   fi
-  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$row" "$label" "$json" "${RSS:-}" "$answered" >> "$rows"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$row" "$label" "$hjson" "$json" "${RSS:-}" "$answered" >> "$rows"
 }
 
 # late_count: how many times the registry's hook log says a prompt hook
@@ -195,7 +196,6 @@ for n in $sizes; do
 
   next="\"$helper\" prepare -prompts \"$prompts\""
   hook="\"$hookbin\" prompt --agent claude < \"$prompts/cur.json\""
-  HELLO_CMD="\"$hello\" < \"$prompts/cur.json\""
   eval "$next"
   # Warm: the first call writes the hook's settings, the compiled index and
   # the skill vectors.
@@ -241,14 +241,13 @@ for n in $sizes; do
   "$hookbin" prompt --agent claude < "$prompts/cur.json" >/dev/null
 
   # 5. megagit route, one process per call (no server running).
-  HELLO_CMD="\"$hello\" \"\$(< \"$prompts/cur.txt\")\" < \"$prompts/cur.json\""
-  route="\"$mg\" -C \"$reg\" route --json \"\$(< \"$prompts/cur.txt\")\" < \"$prompts/cur.json\""
+  # cur.sh sets $1 to the prompt: no subshell in the timed command.
+  route=". \"$prompts/cur.sh\" && exec \"$mg\" -C \"$reg\" route --json \"\$1\""
   ANSWERED="–"
   RSS=$(peak_rss ":" "$mg" -C "$reg" route --json "$(< "$prompts/cur.txt")")
   bench "$n" 5 "megagit route --json PROMPT" "$route" --prepare "$next"
 
   # 6. One verdict, one commit.
-  HELLO_CMD="\"$hello\""
   verdict="\"$mg\" -C \"$reg\" verdict \"$vskill\" NEUTRAL --reason bench"
   RSS=$(peak_rss ":" "$mg" -C "$reg" verdict "$vskill" NEUTRAL --reason bench)
   bench "$n" 6 "megagit verdict SKILL NEUTRAL" "$verdict"

@@ -276,8 +276,10 @@ func genCmd(args []string) error {
 	return nil
 }
 
-// prepareCmd runs before each timed run: the next prompt becomes cur.json
-// and cur.txt, and with -edit a skill's description changes in place.
+// prepareCmd runs before each timed run: the next prompt becomes cur.json,
+// cur.txt and cur.sh (`set -- 'PROMPT'`, for a command that takes the
+// prompt as an argument without a subshell), and with -edit a skill's
+// description changes in place.
 func prepareCmd(args []string) error {
 	fs := flag.NewFlagSet("prepare", flag.ContinueOnError)
 	dir := fs.String("prompts", "", "prompt folder written by gen")
@@ -314,8 +316,19 @@ func nextPrompt(dir string) error {
 		if err := os.WriteFile(filepath.Join(dir, "cur"+ext), data, 0o644); err != nil {
 			return err
 		}
+		if ext == ".txt" {
+			sh := "set -- " + shellQuote(string(data)) + "\n"
+			if err := os.WriteFile(filepath.Join(dir, "cur.sh"), []byte(sh), 0o644); err != nil {
+				return err
+			}
+		}
 	}
 	return os.WriteFile(counter, []byte(strconv.Itoa(i+1)), 0o644)
+}
+
+// shellQuote is s as one single-quoted shell word.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // editMark is appended to, then removed from, the description.
@@ -393,8 +406,8 @@ type hyperfineResult struct {
 }
 
 // tableCmd prints the Markdown table from a TSV of rows: skills, row
-// number, label, hyperfine JSON (hello world first, then the command),
-// peak RSS in KiB, who answered.
+// number, label, hyperfine JSON of hello world, hyperfine JSON of the
+// command, peak RSS in KiB, who answered.
 func tableCmd(args []string) error {
 	if len(args) != 1 {
 		return errors.New("table needs one TSV file")
@@ -403,40 +416,45 @@ func tableCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Println("| skills | # | what | p50 | × hello world (same run) | hello world p50 | peak RSS | answered by |")
+	fmt.Println("| skills | # | what | p50 | × hello world | hello world p50 | peak RSS | answered by |")
 	fmt.Println("|---:|---:|---|---:|---:|---:|---:|---|")
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		f := strings.Split(line, "\t")
-		if len(f) != 6 {
+		if len(f) != 7 {
 			return fmt.Errorf("bad row %q", line)
 		}
-		p50, hello, err := medians(f[3])
+		hello, err := median(f[3])
+		if err != nil {
+			return err
+		}
+		p50, err := median(f[4])
 		if err != nil {
 			return err
 		}
 		rss := "–"
-		if kb, err := strconv.ParseFloat(f[4], 64); err == nil {
+		if kb, err := strconv.ParseFloat(f[5], 64); err == nil {
 			rss = fmt.Sprintf("%.0f MB", kb/1024)
 		}
 		fmt.Printf("| %s | %s | %s | %s | %.1f× | %s | %s | %s |\n",
-			thousands(f[0]), f[1], f[2], ms(p50), p50/hello, ms(hello), rss, f[5])
+			thousands(f[0]), f[1], f[2], ms(p50), p50/hello, ms(hello), rss, f[6])
 	}
 	return nil
 }
 
-func medians(path string) (p50, hello float64, err error) {
+// median is the p50 of the one command of a hyperfine JSON export.
+func median(path string) (float64, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return 0, 0, err
+		return 0, err
 	}
 	var r hyperfineResult
 	if err := json.Unmarshal(data, &r); err != nil {
-		return 0, 0, fmt.Errorf("%s: %w", path, err)
+		return 0, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(r.Results) != 2 || r.Results[0].Median <= 0 {
-		return 0, 0, fmt.Errorf("%s: want hello world and one command", path)
+	if len(r.Results) != 1 || r.Results[0].Median <= 0 {
+		return 0, fmt.Errorf("%s: want one command with a positive median", path)
 	}
-	return r.Results[1].Median, r.Results[0].Median, nil
+	return r.Results[0].Median, nil
 }
 
 func ms(s float64) string {

@@ -58,3 +58,9 @@ func TestSelectPairs(t *testing.T) {
 		t.Error("5 skills from 3 usable pairs: no error")
 	}
 }
+
+func TestShellQuote(t *testing.T) {
+	if got, want := shellQuote(`it's "$HOME" $(x)`), `'it'\''s "$HOME" $(x)'`; got != want {
+		t.Errorf("shellQuote = %s, want %s", got, want)
+	}
+}
