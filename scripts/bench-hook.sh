@@ -1,0 +1,261 @@
+#!/usr/bin/env bash
+# Measure megagit's per-prompt cost at several registry sizes (BENCHMARKS.md,
+# "Per-prompt cost at 100 / 1,000 / 10,000 skills").
+#
+#   scripts/bench-hook.sh --pairs FILE [--sizes "100 1000 10000"] [--runs N] [--keep DIR]
+#
+# See usage() below. The Markdown table goes to stdout, progress to stderr.
+set -euo pipefail
+
+usage() {
+  cat <<'EOF'
+usage: scripts/bench-hook.sh --pairs FILE [--sizes "100 1000 10000"] [--runs N] [--warmup N] [--keep DIR]
+
+Builds megagit, megagit-hook and a hello-world Go binary from this checkout,
+then for each size a registry of that many skills (one per pair of FILE, a
+gzipped JSONL file of {"a": name, "b": description, ...} lines, such as
+`megagit model train --pairs` reads), and times with hyperfine (p50):
+
+  1. megagit-hook prompt --agent claude, default config (built-in model), warm
+  2. the same with MEGAGIT_MODEL_ID=none (lexical only)
+  3. the same answered by a running `megagit serve`
+  4. the first prompt after a SKILL.md's description changed
+  5. megagit route --json PROMPT, one process per call
+  6. megagit verdict SKILL NEUTRAL (one commit per run)
+
+each with its ratio to hello world timed right before it, peak RSS, and
+for the hook rows who answered: megagit-hook itself, megagit (handed over)
+or megagit serve. Prompts rotate over 20 texts: descriptions of pairs that
+are not skills, and paraphrases of 4 of the registry's skills.
+
+  --pairs FILE   the pairs (required)
+  --sizes LIST   registry sizes (default "100 1000 10000")
+  --runs N       timed runs per command (default 20)
+  --warmup N     warm-up runs per command (default 3)
+  --keep DIR     build the registries in DIR/registry-N and keep them
+                 (DIR/registry-N must not exist yet)
+
+Needs go, git and hyperfine. The Markdown table is printed on stdout,
+progress on stderr.
+EOF
+}
+
+pairs="" sizes="100 1000 10000" runs=20 warmup=3 keep=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --pairs) pairs=${2:?--pairs needs a file}; shift 2 ;;
+    --pairs=*) pairs=${1#*=}; shift ;;
+    --sizes) sizes=${2:?--sizes needs a list}; shift 2 ;;
+    --sizes=*) sizes=${1#*=}; shift ;;
+    --runs) runs=${2:?--runs needs a number}; shift 2 ;;
+    --runs=*) runs=${1#*=}; shift ;;
+    --warmup) warmup=${2:?--warmup needs a number}; shift 2 ;;
+    --warmup=*) warmup=${1#*=}; shift ;;
+    --keep) keep=${2:?--keep needs a folder}; shift 2 ;;
+    --keep=*) keep=${1#*=}; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "bench-hook: unknown argument: $1" >&2; usage >&2; exit 2 ;;
+  esac
+done
+[ -n "$pairs" ] || { echo "bench-hook: --pairs FILE is required" >&2; usage >&2; exit 2; }
+[ -r "$pairs" ] || { echo "bench-hook: cannot read $pairs" >&2; exit 2; }
+for n in $sizes; do
+  [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "bench-hook: --sizes: $n is not a positive number" >&2; exit 2; }
+done
+[[ $runs =~ ^[1-9][0-9]*$ && $runs -ge 2 ]] || { echo "bench-hook: --runs must be a number >= 2" >&2; exit 2; }
+[[ $warmup =~ ^[0-9]+$ ]] || { echo "bench-hook: --warmup must be a number" >&2; exit 2; }
+for tool in go git hyperfine; do
+  command -v "$tool" >/dev/null 2>&1 || {
+    echo "bench-hook: $tool not found on PATH (hyperfine: https://github.com/sharkdp/hyperfine, e.g. apt-get install hyperfine)" >&2
+    exit 2
+  }
+done
+
+pairs=$(cd "$(dirname "$pairs")" && pwd)/$(basename "$pairs")
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/megagit-bench.XXXXXX")
+if [ -n "$keep" ]; then
+  mkdir -p "$keep"
+  keep=$(cd "$keep" && pwd)
+fi
+serve_pid=""
+cleanup() {
+  if [ -n "$serve_pid" ]; then
+    kill "$serve_pid" 2>/dev/null || true
+    wait "$serve_pid" 2>/dev/null || true
+  fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+say() { echo "bench-hook: $*" >&2; }
+
+# Commits need an identity; keep the user's if there is one.
+if [ -z "$(git -C "$tmp" config user.email 2>/dev/null || true)" ]; then
+  export GIT_AUTHOR_NAME=${GIT_AUTHOR_NAME:-megagit-bench} GIT_AUTHOR_EMAIL=${GIT_AUTHOR_EMAIL:-bench@megagit.invalid}
+  export GIT_COMMITTER_NAME=${GIT_COMMITTER_NAME:-megagit-bench} GIT_COMMITTER_EMAIL=${GIT_COMMITTER_EMAIL:-bench@megagit.invalid}
+fi
+# The defaults, as a user has them: no MEGAGIT_* setting from the caller.
+for v in $(env | sed -n 's/^\(MEGAGIT_[A-Z0-9_]*\)=.*/\1/p; s/^\(MEGA_EVAL_[A-Z0-9_]*\)=.*/\1/p'); do
+  unset "$v"
+done
+
+say "building megagit, megagit-hook, the helper and hello world into $tmp/bin"
+bin=$tmp/bin
+go build -o "$bin/" ./cmd/megagit ./cmd/megagit-hook
+go build -o "$bin/benchreg" ./scripts/benchreg
+mkdir -p "$tmp/hello"
+printf 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hello, world") }\n' > "$tmp/hello/main.go"
+printf 'module hello\n\ngo 1.22\n' > "$tmp/hello/go.mod"
+(cd "$tmp/hello" && GOWORK=off go build -o "$bin/hello" .)
+# A megagit-hook with no megagit next to it or on PATH: it fails where the
+# real one hands the prompt over, which tells who answered.
+mkdir -p "$tmp/probe" "$tmp/empty-path"
+cp "$bin/megagit-hook" "$tmp/probe/megagit-hook"
+
+mg=$bin/megagit hookbin=$bin/megagit-hook helper=$bin/benchreg hello=$bin/hello
+rows=$tmp/rows.tsv
+: > "$rows"
+
+# bench N ROW LABEL CMD [hyperfine options...]: time hello world, then CMD
+# (through bash, whose start hyperfine measures and subtracts; hello world
+# needs no shell, so it runs without one and no subtraction blurs it), and
+# add the table row. ANSWERED and RSS are set by the caller.
+bench() {
+  local n=$1 row=$2 label=$3 cmd=$4
+  shift 4
+  local json=$tmp/n$n-row$row.json hjson=$tmp/n$n-row$row-hello.json answered=$ANSWERED late0 late1
+  say "$n skills, row $row: $label"
+  hyperfine -N --style basic -w "$warmup" -r "$((runs < 50 ? 50 : runs))" --export-json "$hjson" -n "hello world" "$hello" >&2
+  late0=$(late_count)
+  hyperfine --shell=bash --style basic -w "$warmup" -r "$runs" --export-json "$json" "$@" -n "$label" "$cmd" >&2
+  late1=$(late_count)
+  if [ "$late1" -gt "$late0" ]; then
+    answered="$answered; past the deadline, printed nothing: $((late1 - late0)) of $((warmup + runs)) calls"
+  fi
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$row" "$label" "$hjson" "$json" "${RSS:-}" "$answered" >> "$rows"
+}
+
+# late_count: how many times the registry's hook log says a prompt hook
+# gave up at its deadline (hook.deadline_ms) and printed nothing.
+late_count() {
+  local c
+  c=$(grep -c 'deadline exceeded' "$reg/.megagit/local/hook.log" 2>/dev/null || true)
+  echo "${c:-0}"
+}
+
+# peak_rss PREPARE CMD...: the largest peak RSS (KiB) of 3 runs of CMD with
+# the current prompt on stdin, PREPARE run before each.
+peak_rss() {
+  local prep=$1 max=0 r
+  shift
+  for _ in 1 2 3; do
+    eval "$prep"
+    r=$("$helper" rss -in "$prompts/cur.json" -- "$@" 2>/dev/null) || { echo ""; return; }
+    [ "$r" -gt "$max" ] && max=$r
+  done
+  echo "$max"
+}
+
+# who_answers PREPARE: run the probe hook on every prompt (PREPARE before
+# each); prints "megagit-hook", "megagit (handed over)" or a mix, or
+# "megagit serve" when the decision log says the server ranked them.
+who_answers() {
+  local prep=$1 handed=0 served=0 total=0 i err
+  for i in $(seq 1 20); do
+    eval "$prep"
+    total=$((total + 1))
+    err=$(PATH=$tmp/empty-path "$tmp/probe/megagit-hook" prompt --agent claude < "$prompts/cur.json" 2>&1 >/dev/null)
+    if [[ $err == *"megagit is needed"* ]]; then
+      handed=$((handed + 1))
+    elif [[ $(tail -n 1 "$reg/.megagit/local/decisions.jsonl" 2>/dev/null) == *'"served":true'* ]]; then
+      served=$((served + 1))
+    fi
+  done
+  if [ "$served" -eq "$total" ]; then echo "megagit serve"
+  elif [ "$handed" -eq "$total" ]; then echo "megagit (handed over)"
+  elif [ "$handed" -eq 0 ] && [ "$served" -eq 0 ]; then echo "megagit-hook"
+  else echo "handed over $handed/$total, served $served/$total"
+  fi
+}
+
+for n in $sizes; do
+  if [ -n "$keep" ]; then reg=$keep/registry-$n; else reg=$tmp/registry-$n; fi
+  [ ! -e "$reg" ] || { echo "bench-hook: $reg exists; remove it or choose another --keep folder" >&2; exit 2; }
+  prompts=$tmp/prompts-$n
+  say "$n skills: building the registry in $reg"
+  "$mg" init "$reg" >/dev/null
+  read -r vskill edit < <("$helper" gen -pairs "$pairs" -n "$n" -registry "$reg" -prompts "$prompts")
+  git -C "$reg" add -A
+  git -C "$reg" commit -q -m "add $n skills"
+  "$mg" -C "$reg" lint >/dev/null || { echo "bench-hook: megagit lint found problems in $reg" >&2; exit 1; }
+  "$mg" -C "$reg" embed >&2
+  [ -z "$(git -C "$reg" status --porcelain)" ] || { echo "bench-hook: $reg is not clean after embed" >&2; exit 1; }
+
+  next="\"$helper\" prepare -prompts \"$prompts\""
+  hook="\"$hookbin\" prompt --agent claude < \"$prompts/cur.json\""
+  eval "$next"
+  # Warm: the first call writes the hook's settings, the compiled index and
+  # the skill vectors.
+  "$mg" -C "$reg" hook prompt --agent claude < "$prompts/cur.json" >/dev/null
+
+  # 1. Default config.
+  ANSWERED=$(who_answers "$next")
+  RSS=$(peak_rss "$next" "$hookbin" prompt --agent claude)
+  bench "$n" 1 "megagit-hook prompt, default config (built-in model)" "$hook" --prepare "$next"
+
+  # 2. Lexical only.
+  export MEGAGIT_MODEL_ID=none
+  "$hookbin" prompt --agent claude < "$prompts/cur.json" >/dev/null
+  ANSWERED=$(who_answers "$next")
+  RSS=$(peak_rss "$next" "$hookbin" prompt --agent claude)
+  bench "$n" 2 "megagit-hook prompt, MEGAGIT_MODEL_ID=none" "$hook" --prepare "$next"
+  unset MEGAGIT_MODEL_ID
+  "$hookbin" prompt --agent claude < "$prompts/cur.json" >/dev/null
+
+  # 3. A warm server (default config).
+  "$mg" -C "$reg" serve 2> "$tmp/serve-$n.log" &
+  serve_pid=$!
+  for i in $(seq 1 300); do
+    "$hookbin" prompt --agent claude < "$prompts/cur.json" >/dev/null
+    [[ $(tail -n 1 "$reg/.megagit/local/decisions.jsonl") == *'"served":true'* ]] && break
+    kill -0 "$serve_pid" 2>/dev/null || { echo "bench-hook: megagit serve exited:" >&2; cat "$tmp/serve-$n.log" >&2; exit 1; }
+    [ "$i" -lt 300 ] || { echo "bench-hook: megagit serve did not answer within 30 s" >&2; exit 1; }
+    sleep 0.1
+  done
+  ANSWERED=$(who_answers "$next")
+  RSS=$(peak_rss "$next" "$hookbin" prompt --agent claude)
+  bench "$n" 3 "megagit-hook prompt, warm megagit serve" "$hook" --prepare "$next"
+  kill "$serve_pid"
+  wait "$serve_pid" 2>/dev/null || true
+  serve_pid=""
+
+  # 4. First prompt after a skill's description changed.
+  editprep="\"$helper\" prepare -prompts \"$prompts\" -edit \"$reg/$edit\""
+  ANSWERED=$(who_answers "$editprep")
+  RSS=$(peak_rss "$editprep" "$hookbin" prompt --agent claude)
+  bench "$n" 4 "megagit-hook prompt after editing one SKILL.md" "$hook" --prepare "$editprep"
+  git -C "$reg" checkout -q -- "$edit"
+  "$hookbin" prompt --agent claude < "$prompts/cur.json" >/dev/null
+
+  # 5. megagit route, one process per call (no server running).
+  # cur.sh sets $1 to the prompt: no subshell in the timed command.
+  route=". \"$prompts/cur.sh\" && exec \"$mg\" -C \"$reg\" route --json \"\$1\""
+  ANSWERED="–"
+  RSS=$(peak_rss ":" "$mg" -C "$reg" route --json "$(< "$prompts/cur.txt")")
+  bench "$n" 5 "megagit route --json PROMPT" "$route" --prepare "$next"
+
+  # 6. One verdict, one commit.
+  verdict="\"$mg\" -C \"$reg\" verdict \"$vskill\" NEUTRAL --reason bench"
+  RSS=$(peak_rss ":" "$mg" -C "$reg" verdict "$vskill" NEUTRAL --reason bench)
+  bench "$n" 6 "megagit verdict SKILL NEUTRAL" "$verdict"
+  [ -z "$(git -C "$reg" status --porcelain)" ] || say "warning: $reg is not clean after the verdicts"
+done
+
+commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
+[ -z "$(git -C "$repo" status --porcelain 2>/dev/null)" ] || commit="$commit (modified)"
+echo "megagit $commit; $(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc 2>/dev/null || echo '?') cores $(uname -m), $(go version | cut -d' ' -f3-); $(hyperfine --version); p50 of $runs runs after $warmup warm-ups; load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
+echo
+"$helper" table "$rows"
