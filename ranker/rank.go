@@ -1,6 +1,7 @@
 package ranker
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strconv"
@@ -193,26 +194,51 @@ func (ix *Index) Rank(text string, opt Options) Result {
 // short-lived hook process a page fault.
 func (ix *Index) ranked(q query, raw, dense []float64) []Breakdown {
 	all := make([]Breakdown, len(ix.docs))
-	order := make([]int32, len(ix.docs))
+	keys := make([]rankKey, len(ix.docs))
 	var denseVals []float64 // one backing array for the Dense pointers
 	if dense != nil {
 		denseVals = make([]float64, len(ix.docs))
 	}
 	for i := range ix.docs {
-		ix.breakdown(&all[i], i, q, raw[i], dense, denseVals)
-		order[i] = int32(i)
+		b := &all[i]
+		ix.breakdown(b, i, q, raw[i], dense, denseVals)
+		keys[i] = rankKey{final: b.Final, id: b.ID, doc: int32(i), archived: b.Archived()}
 	}
-	slices.SortStableFunc(order, func(a, b int32) int {
-		switch {
-		case less(&all[a], &all[b]):
-			return -1
-		case less(&all[b], &all[a]):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(keys, compareKeys)
+	order := make([]int32, len(keys))
+	for k, key := range keys {
+		order[k] = key.doc
+	}
 	permute(all, order)
 	return all
+}
+
+// rankKey is what orders a breakdown (see less), gathered once per doc
+// so sorting thousands of skills compares plain values.
+type rankKey struct {
+	final    float64
+	id       string
+	doc      int32
+	archived bool
+}
+
+// compareKeys is less as a comparison: non-archived first, then final
+// score descending, then id ascending, then doc order (as a stable sort
+// would keep equal ids).
+func compareKeys(a, b rankKey) int {
+	if a.archived != b.archived {
+		if !a.archived {
+			return -1
+		}
+		return 1
+	}
+	if c := cmp.Compare(b.final, a.final); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.id, b.id); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.doc, b.doc)
 }
 
 // permute reorders bs in place so that bs[k] becomes the old bs[order[k]],

@@ -38,17 +38,26 @@ func (v *Vectors) Scores(q []float32) []float64 {
 }
 
 // dot is the cosine of q and row r (both normalised), summed in float32
-// as the dense channel always has.
+// over four lanes: thousands of skills are scored per prompt, and
+// independent sums let the processor overlap the multiplications.
 func (v *Vectors) dot(q []float32, r int) float64 {
 	if len(q) != v.Dim {
 		return 0
 	}
 	row := v.Rows[r*v.Dim : (r+1)*v.Dim]
-	var s float32
-	for i := range row {
-		s += q[i] * row[i]
+	q = q[:len(row)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(row); i += 4 {
+		s0 += q[i] * row[i]
+		s1 += q[i+1] * row[i+1]
+		s2 += q[i+2] * row[i+2]
+		s3 += q[i+3] * row[i+3]
 	}
-	return float64(s)
+	for ; i < len(row); i++ {
+		s0 += q[i] * row[i]
+	}
+	return float64((s0 + s1) + (s2 + s3))
 }
 
 // Semantic is the dense channel over stored vectors: the prompt is

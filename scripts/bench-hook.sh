@@ -200,6 +200,9 @@ for n in $sizes; do
   # Warm: the first call writes the hook's settings, the compiled index and
   # the skill vectors.
   "$mg" -C "$reg" hook prompt --agent claude < "$prompts/cur.json" >/dev/null
+  # At thousands of skills the first build outlasts that call's deadline and
+  # goes on in the background: wait for it, as the next prompts would.
+  "$mg" -C "$reg" index >/dev/null
 
   # 1. Default config.
   ANSWERED=$(who_answers "$next")

@@ -28,7 +28,8 @@ func routePrompt(opts Options, e *Env, st *state, prompt, project string) ([]ran
 		note(opts, e, errors.New("the ONNX model is used only through `megagit serve`, and none answered: routed lexically"))
 	}
 	var refresh func() bool
-	if exe, err := megagit(opts); err == nil && s.Refresh != "off" {
+	exe, exeErr := megagit(opts)
+	if exeErr == nil && s.Refresh != "off" {
 		refresh = func() bool {
 			left := s.Deadline - time.Since(opts.Start)
 			fresh, err := refreshWithin(exe, e, left/2)
@@ -37,8 +38,6 @@ func routePrompt(opts Options, e *Env, st *state, prompt, project string) ([]ran
 			}
 			return fresh
 		}
-	} else if err != nil && e.Refresh == nil {
-		note(opts, e, fmt.Errorf("cannot refresh the compiled index: %w", err))
 	}
 	rt, ix, err := e.router(st.guard, refresh)
 	if err != nil {
@@ -54,6 +53,9 @@ func routePrompt(opts Options, e *Env, st *state, prompt, project string) ([]ran
 	}
 	if ix.stale != "" {
 		note(opts, e, errors.New(ix.stale))
+		if exeErr != nil && s.Refresh != "off" {
+			note(opts, e, fmt.Errorf("cannot refresh the compiled index: %w", exeErr))
+		}
 	}
 	if ix.note != "" {
 		note(opts, e, errors.New(ix.note))
