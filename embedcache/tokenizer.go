@@ -202,17 +202,7 @@ func (t *Tokenizer) IDs(text string) []int32 {
 		return t.st.IDs(text)
 	}
 	ids := staticmodel.EncodeLong(t.pre.Apply(text), maxIDsTokens, maxIDsTokens+2, t.runner(false))
-	out := ids[:0]
-	for _, id := range ids {
-		if id != t.unk && t.special[id] {
-			continue
-		}
-		out = append(out, id)
-	}
-	if len(out) > maxIDsTokens {
-		out = out[:maxIDsTokens]
-	}
-	return out
+	return staticmodel.PooledIDs(ids, t.unk, t.special)
 }
 
 // runner tokenises pre-normalised text with sugarme.

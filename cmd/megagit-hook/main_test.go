@@ -73,7 +73,10 @@ func newFixture(t *testing.T) *fixture {
 	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Test\n\temail = test@example.com\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f.env = append(f.env, "PATH=/usr/bin:/bin", "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "MEGAGIT_MODEL_ID=none")
+	// A long deadline: a loaded test machine must not make a refresh that
+	// fits in the usual half second miss it.
+	f.env = append(f.env, "PATH=/usr/bin:/bin", "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"MEGAGIT_HOOK_DEADLINE_MS=20000", "MEGAGIT_MODEL_ID=none")
 	f.megagit("init", f.root)
 	f.skill("flaky-tests", "Find why tests pass locally but fail randomly in CI: ordering, shared state, time. Use when a test is flaky or fails intermittently.")
 	f.skill("docker-slim", "Shrink Docker images with multi-stage builds. Use when a Dockerfile produces large images or slow container builds.")
@@ -247,6 +250,58 @@ func TestOutOfDate(t *testing.T) {
 		t.Errorf("shadow mode printed (megagit-hook alone):\n%s", got)
 	}
 	setShadow(false)
+}
+
+// TestDamagedIndex checks a damaged or missing compiled index is never
+// read: megagit-hook alone prints nothing and says why; with megagit next
+// to it, the index is rebuilt within the hook's time and the answer is
+// megagit's.
+func TestDamagedIndex(t *testing.T) {
+	f := newFixture(t)
+	f.hook(bin, prompts[1]) // megagit saves the settings and the index
+	want := f.hook("full", prompts[1])
+	index := filepath.Join(f.root, ".megagit", "local", "route-index.bin")
+	good, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, damage := range []struct {
+		name string
+		data []byte
+	}{
+		{"truncated", good[:len(good)/2]},
+		{"a byte flipped", func() []byte {
+			b := slices.Clone(good)
+			b[len(b)/3] ^= 0x40
+			return b
+		}()},
+		{"garbage", []byte("not an index")},
+		{"missing", nil},
+	} {
+		write := func() {
+			t.Helper()
+			if damage.data == nil {
+				if err := os.Remove(index); err != nil && !os.IsNotExist(err) {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err := os.WriteFile(index, damage.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		write()
+		if got := f.hook(lone, prompts[1]); got != "" {
+			t.Errorf("%s index, no megagit: megagit-hook printed\n%s", damage.name, got)
+		}
+		write()
+		if got := f.hook(bin, prompts[1]); got != want {
+			t.Errorf("%s index: megagit-hook printed\n%s\nwant\n%s", damage.name, got, want)
+		}
+		if got := f.hook(lone, prompts[1]); got != want {
+			t.Errorf("%s index, after the rebuild: megagit-hook alone printed\n%s\nwant\n%s", damage.name, got, want)
+		}
+	}
 }
 
 // TestBuiltinModelAlone checks megagit-hook routes with the built-in

@@ -150,10 +150,15 @@ func (t *Tokenizer) PreNorm() PreNorm { return t.pre }
 // IDs returns the word-piece ids the static model pools: no [CLS]/[SEP]/
 // [PAD]/[MASK] (also not when typed literally), [UNK] kept, at most 256 ids.
 func (t *Tokenizer) IDs(text string) []int32 {
-	ids := EncodeLong(t.pre.Apply(text), maxIDsTokens, maxIDsTokens+2, t.run)
+	return PooledIDs(EncodeLong(t.pre.Apply(text), maxIDsTokens, maxIDsTokens+2, t.run), t.unk, t.special)
+}
+
+// PooledIDs keeps, of a text's ids, those a static model pools: no special
+// token but the unknown one (unk), at most 256. It reuses ids.
+func PooledIDs(ids []int32, unk int32, special map[int32]bool) []int32 {
 	out := ids[:0]
 	for _, id := range ids {
-		if id != t.unk && t.special[id] {
+		if id != unk && special[id] {
 			continue
 		}
 		out = append(out, id)

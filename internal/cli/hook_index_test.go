@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/workspace"
 	"golang.org/x/sys/unix"
@@ -25,17 +26,19 @@ func TestHookCompiledIndex(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
-	for _, mapped := range []bool{false, true} {
-		t.Run(fmt.Sprintf("mapped=%v", mapped), func(t *testing.T) {
-			if mapped {
-				defer route.MapIndexFiles()()
-			}
-			testHookCompiledIndex(t)
-		})
+	for _, model := range []string{"none", embedcache.BuiltinID} {
+		for _, mapped := range []bool{false, true} {
+			t.Run(fmt.Sprintf("model=%s/mapped=%v", model, mapped), func(t *testing.T) {
+				if mapped {
+					defer route.MapIndexFiles()()
+				}
+				testHookCompiledIndex(t, model)
+			})
+		}
 	}
 }
 
-func testHookCompiledIndex(t *testing.T) {
+func testHookCompiledIndex(t *testing.T, model string) {
 	dir := t.TempDir()
 	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v %s", err, out)
@@ -68,7 +71,7 @@ func testHookCompiledIndex(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.Cfg.Model.ID = "none"
+		e.Cfg.Model.ID = model
 		e.Cfg.Route.Format = format
 		if last != nil {
 			// The hook answers from the compiled index it has, without a
@@ -91,6 +94,9 @@ func testHookCompiledIndex(t *testing.T) {
 		hr, err := hookRouter(e)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if (hr.Sem != nil) != (model != "none") || (want.Sem != nil) != (model != "none") {
+			t.Fatalf("%s: model %s: the hook's router has a dense channel: %v, route's: %v", step, model, hr.Sem != nil, want.Sem != nil)
 		}
 		last = hr
 		s := route.Settings{TopK: e.Cfg.Route.TopK, Format: e.Cfg.Route.Format, Budget: e.Cfg.Route.Budget}

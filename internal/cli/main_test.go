@@ -50,6 +50,10 @@ func TestScripts(t *testing.T) {
 			e.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 			e.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 			e.Setenv("BENCH", benchDir())
+			// A loaded test machine must not cut a prompt hook short, nor
+			// the refresh of the compiled index it waits for within half
+			// its deadline; scripts about the deadline set their own.
+			e.Setenv("MEGAGIT_HOOK_DEADLINE_MS", "20000")
 			// The runtime's path is resolved before HOME moves (its default
 			// lives under the real home); onnx-free scripts never load it.
 			e.Setenv("MEGAGIT_ONNXRUNTIME_LIB", onnxRuntimeLib())
