@@ -253,10 +253,11 @@ func Open(dir local.Dir, root string, roots []string, rc ranker.Config, want Wan
 }
 
 // CheckedAgo is how long ago Refresh last compared the compiled index
-// with every skill (a long time when never).
+// with every skill (a long time when never, or when the clock says it is
+// yet to come: a clock set back must not stop the checks).
 func CheckedAgo(dir local.Dir, now time.Time) time.Duration {
 	st, err := os.Stat(filepath.Join(dir.Path(), checkedFile))
-	if err != nil {
+	if err != nil || st.ModTime().After(now) {
 		return math.MaxInt64
 	}
 	return now.Sub(st.ModTime())

@@ -137,3 +137,20 @@ func padding(h indexHeader, i uint64) bool {
 	}
 	return false
 }
+
+// CheckedAgo tells when the full check last ran; never, or a stamp from
+// the future (a clock set back), counts as long ago, so the hook checks.
+func TestCheckedAgo(t *testing.T) {
+	dir := local.Open(t.TempDir(), time.Second)
+	now := time.Now()
+	if ago := CheckedAgo(dir, now); ago < time.Hour {
+		t.Fatalf("never checked: %v ago, want long ago", ago)
+	}
+	markChecked(dir)
+	if ago := CheckedAgo(dir, time.Now()); ago < 0 || ago > time.Minute {
+		t.Fatalf("just checked: %v ago", ago)
+	}
+	if ago := CheckedAgo(dir, now.Add(-time.Hour)); ago < time.Hour {
+		t.Fatalf("a check stamped in the future: %v ago, want long ago", ago)
+	}
+}
