@@ -11,12 +11,13 @@ import (
 
 // The compact form of a WordPiece tokenizer.json: the file's sha256, the
 // tokenizer.json with an empty vocabulary (a few KB of JSON: the
-// normaliser, pre-tokenizer and added tokens) and the vocabulary as
-// length-prefixed tokens in id order, which Vocab reads in place. It spares
-// each process parsing the 700 KB tokenizer.json.
+// normaliser, pre-tokenizer and added tokens), the token count, the
+// vocabulary as length-prefixed tokens in id order (its length first) and
+// Vocab's two tables (vocabIndex), all read in place. It spares each
+// process parsing the 700 KB tokenizer.json and indexing 30,000 tokens.
 //
 // compactMagic starts a compact tokenizer; bump it when the layout changes.
-const compactMagic = "megagit-tokenizer-compact-v1\n"
+const compactMagic = "megagit-tokenizer-compact-v2\n"
 
 var errCompact = errors.New("malformed compact tokenizer")
 
@@ -61,6 +62,10 @@ func EncodeCompact(raw []byte, sha string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	list, offs, sorted, ok := vocabIndex(tokens)
+	if !ok {
+		return nil, errors.New("vocab: a token twice, or too large")
+	}
 	var b bytes.Buffer
 	b.WriteString(compactMagic)
 	b.WriteString(sha)
@@ -68,10 +73,10 @@ func EncodeCompact(raw []byte, sha string) ([]byte, error) {
 	b.Write(binary.AppendUvarint(nil, uint64(len(skeleton))))
 	b.Write(skeleton)
 	b.Write(binary.AppendUvarint(nil, uint64(len(tokens))))
-	for _, t := range tokens {
-		b.Write(binary.AppendUvarint(nil, uint64(len(t))))
-		b.WriteString(t)
-	}
+	b.Write(binary.AppendUvarint(nil, uint64(len(list))))
+	b.Write(list)
+	b.Write(offs)
+	b.Write(sorted)
 	return b.Bytes(), nil
 }
 
@@ -91,7 +96,11 @@ func ParseCompact(data string) (*Tokenizer, error) {
 	if k <= 0 || count > uint64(len(rest)) {
 		return nil, errCompact
 	}
-	vocab, err := newVocab(rest[k:], int(count))
+	list, rest, ok := nextToken(rest[k:])
+	if !ok || uint64(len(rest)) != 8*count {
+		return nil, errCompact
+	}
+	vocab, err := openVocab(list, rest[:4*count], rest[4*count:], int(count))
 	if err != nil {
 		return nil, err
 	}

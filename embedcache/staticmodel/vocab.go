@@ -2,105 +2,132 @@ package staticmodel
 
 import (
 	"encoding/binary"
-	"hash/maphash"
 	"math"
+	"slices"
+	"strings"
 )
 
 // Vocab is a WordPiece vocabulary over the tokens of a compact tokenizer,
 // built for load cost, which every hook call pays. The tokens stay where
-// they are in the embedded asset and are found through an open-addressing
-// table of ids: about 400 KB for 30,522 tokens, filled in one pass, where a
-// map[string]int needs a fresh string per token and grows from empty.
+// they are in the embedded asset, and so do the two tables that find them:
+// each token's offset by id, and the ids in token order, which a lookup
+// searches by bisection. Opening it reads neither table, so a prompt
+// touches only the few pages its words need.
 type Vocab struct {
-	list  string   // uvarint-length-prefixed tokens in id order
-	offs  []uint32 // by id: where the token's length prefix starts in list
-	slots []uint32 // open addressing by hash: id+1, 0 = empty
-	seed  maphash.Seed
+	list   string // uvarint-length-prefixed tokens in id order
+	offs   string // by id, 4 bytes little-endian: where its length prefix starts in list
+	sorted string // 4 bytes little-endian per id, in the order of their tokens
+	count  int
 }
 
-// newVocab indexes count length-prefixed tokens (ids 0..count-1) read from list.
+// vocabIndex lays out the tables of tokens (in id order, no token twice):
+// the length-prefixed list, the offsets and the ids in token order.
+func vocabIndex(tokens []string) (list, offs, sorted []byte, ok bool) {
+	ids := make([]uint32, len(tokens))
+	for id, t := range tokens {
+		offs = binary.LittleEndian.AppendUint32(offs, uint32(len(list)))
+		list = binary.AppendUvarint(list, uint64(len(t)))
+		list = append(list, t...)
+		ids[id] = uint32(id)
+	}
+	slices.SortFunc(ids, func(a, b uint32) int { return strings.Compare(tokens[a], tokens[b]) })
+	for i, id := range ids {
+		if i > 0 && tokens[id] == tokens[ids[i-1]] {
+			return nil, nil, nil, false // the same token twice
+		}
+		sorted = binary.LittleEndian.AppendUint32(sorted, id)
+	}
+	return list, offs, sorted, len(list) <= math.MaxUint32
+}
+
+// newVocab indexes count length-prefixed tokens (ids 0..count-1) read from
+// list, for a compact form without the tables.
 func newVocab(list string, count int) (*Vocab, error) {
-	if count < 0 || count > len(list) || len(list) > math.MaxUint32 {
+	if count < 0 || count > len(list) {
 		return nil, errCompact
 	}
-	size := 16
-	for size < 2*count {
-		size <<= 1
-	}
-	v := &Vocab{list: list, offs: make([]uint32, count), slots: make([]uint32, size), seed: maphash.MakeSeed()}
-	off := 0
-	for id := range count {
-		tok, rest, ok := nextToken(list[off:])
+	tokens := make([]string, count)
+	rest := list
+	for id := range tokens {
+		tok, r, ok := nextToken(rest)
 		if !ok {
 			return nil, errCompact
 		}
-		v.offs[id] = uint32(off)
-		off = len(list) - len(rest)
-		i, found := v.find(tok)
-		if found {
-			return nil, errCompact // the same token twice
-		}
-		v.slots[i] = uint32(id) + 1
+		tokens[id], rest = tok, r
 	}
-	if off != len(list) {
+	if rest != "" {
 		return nil, errCompact
 	}
-	return v, nil
+	l, offs, sorted, ok := vocabIndex(tokens)
+	if !ok {
+		return nil, errCompact
+	}
+	return openVocab(string(l), string(offs), string(sorted), count)
+}
+
+// openVocab is a vocabulary over tables vocabIndex laid out, read in
+// place. Only their sizes are checked here; a lookup never reads out of
+// bounds whatever they hold (the embedded asset's are tested whole).
+func openVocab(list, offs, sorted string, count int) (*Vocab, error) {
+	if count < 0 || len(offs) != 4*count || len(sorted) != 4*count || len(list) > math.MaxUint32 {
+		return nil, errCompact
+	}
+	return &Vocab{list: list, offs: offs, sorted: sorted, count: count}, nil
 }
 
 // Len is the number of tokens.
-func (v *Vocab) Len() int { return len(v.offs) }
+func (v *Vocab) Len() int { return v.count }
 
 // Token is the text of id, or false when id is out of range.
 func (v *Vocab) Token(id int) (string, bool) {
-	if id < 0 || id >= len(v.offs) {
+	if id < 0 || id >= v.count {
 		return "", false
 	}
 	return v.token(id), true
 }
 
 // ID is the id of tok, or false when tok is not in the vocabulary.
-func (v *Vocab) ID(tok string) (int, bool) {
-	i, ok := v.find(tok)
-	if !ok {
-		return 0, false
-	}
-	return int(v.slots[i] - 1), true
-}
+func (v *Vocab) ID(tok string) (int, bool) { return v.find(tok) }
 
-// token is the text of id, which must be in range.
+// token is the text of id, which must be in range ("" for a bad offset).
 func (v *Vocab) token(id int) string {
-	tok, _, _ := nextToken(v.list[v.offs[id]:])
+	off := le32(v.offs, id)
+	if uint64(off) >= uint64(len(v.list)) {
+		return ""
+	}
+	tok, _, _ := nextToken(v.list[off:])
 	return tok
 }
 
-// find returns the slot holding tok, or the empty slot where it would go.
-func (v *Vocab) find(tok string) (slot int, found bool) {
-	mask := len(v.slots) - 1
-	for i := int(maphash.String(v.seed, tok)) & mask; ; i = (i + 1) & mask {
-		s := v.slots[i]
-		if s == 0 {
-			return i, false
-		}
-		if v.token(int(s-1)) == tok {
-			return i, true
-		}
-	}
-}
-
-// idBytes is ID over a byte slice, without converting it.
-func (v *Vocab) idBytes(tok []byte) (int, bool) {
-	mask := len(v.slots) - 1
-	for i := int(maphash.Bytes(v.seed, tok)) & mask; ; i = (i + 1) & mask {
-		s := v.slots[i]
-		if s == 0 {
+// find bisects the ids in token order for tok.
+func (v *Vocab) find(tok string) (int, bool) {
+	lo, hi := 0, v.count
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		id := int(le32(v.sorted, mid))
+		if id >= v.count {
 			return 0, false
 		}
-		if v.token(int(s-1)) == string(tok) {
-			return int(s - 1), true
+		switch c := strings.Compare(v.token(id), tok); {
+		case c == 0:
+			return id, true
+		case c < 0:
+			lo = mid + 1
+		default:
+			hi = mid
 		}
 	}
+	return 0, false
 }
+
+// le32 is the i-th little-endian uint32 of s.
+func le32(s string, i int) uint32 {
+	s = s[4*i : 4*i+4]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+}
+
+// idBytes is ID over a byte slice.
+func (v *Vocab) idBytes(tok []byte) (int, bool) { return v.find(string(tok)) }
 
 // Piece is one word piece WordPiece found: its id and where it lies in the
 // word, in runes.
