@@ -176,3 +176,13 @@ func TestLoadErrors(t *testing.T) {
 		t.Fatal("the built-in model files are missing")
 	}
 }
+
+// BenchmarkOpenTokenizer is what every process that embeds a prompt pays
+// to open the built-in tokeniser (BENCHMARKS.md).
+func BenchmarkOpenTokenizer(b *testing.B) {
+	for b.Loop() {
+		if _, err := ParseCompact(defaultCompact); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
