@@ -1,13 +1,18 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/hook/install"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/regsync"
+	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -65,6 +70,9 @@ func doctorRun(opts *doctorOptions) error {
 			return fmt.Errorf("fix: %w", err)
 		}
 		fmt.Fprintf(a.errOut, "megagit: fix: rebuilt the evidence of %d skill(s) from the ledger\n", len(results))
+		if _, _, _, err := e.Compiled(a.say); err != nil {
+			return fmt.Errorf("fix: compiled route index: %w", err)
+		}
 	}
 	timeout := opts.timeout
 	if opts.offline {
@@ -79,6 +87,7 @@ func doctorRun(opts *doctorOptions) error {
 			Detail: "an interrupted write (a killed megagit) was found and finished"})
 	}
 	checks = append(checks, cacheChecks(root)...)
+	checks = append(checks, routeIndexCheck(e))
 	checks = append(checks, install.DoctorCheck(e.Reg.WorkTree()))
 	failed := 0
 	for _, c := range checks {
@@ -123,4 +132,32 @@ func cacheChecks(root string) []registry.Check {
 		out = append(out, registry.Check{Name: name, Status: registry.CheckOK, Detail: "index.json matches vectors.npy"})
 	}
 	return out
+}
+
+// routeIndexCheck says whether the compiled route index the prompt hook
+// answers from is there, whole, and up to date with every skill.
+func routeIndexCheck(w *workspace.Workspace) registry.Check {
+	const name = "route-index"
+	fix := "`megagit index` (or `megagit doctor --fix`) rebuilds it; the prompt hook also does"
+	c, ok := route.ReadCompiled(w.Reg.Local(), route.RankerKey(workspace.RankerConfig(w.Cfg)), route.Want{Bodies: true, Vectors: true, Stamps: true})
+	if !ok {
+		if _, err := os.Stat(filepath.Join(w.Reg.LocalDir(), route.IndexFile)); errors.Is(err, os.ErrNotExist) {
+			return registry.Check{Name: name, Status: registry.CheckWarn, Detail: "no compiled route index yet", Hint: fix}
+		}
+		return registry.Check{Name: name, Status: registry.CheckWarn, Detail: route.IndexFile + " is damaged or of another format: it is never read", Hint: fix}
+	}
+	key, err := route.SkillsKey(w.Reg.Root(), w.Cfg.Roots)
+	switch {
+	case err != nil:
+		return registry.Check{Name: name, Status: registry.CheckFail, Detail: err.Error()}
+	case c.Index == nil:
+		return registry.Check{Name: name, Status: registry.CheckWarn, Detail: "built with other ranker settings", Hint: fix}
+	case c.Key != key:
+		return registry.Check{Name: name, Status: registry.CheckWarn, Detail: "out of date: a skill or ledger changed since it was built", Hint: fix}
+	}
+	detail := fmt.Sprintf("%d skills, lexical only", len(c.Docs))
+	if c.Vectors != nil {
+		detail = fmt.Sprintf("%d skills, vectors of %s", len(c.Docs), c.Vectors.Key)
+	}
+	return registry.Check{Name: name, Status: registry.CheckOK, Detail: detail + ", up to date"}
 }
