@@ -113,19 +113,19 @@ var onnxProfiles = []Profile{
 	{ID: "bge-large-en-v1.5", Kind: "onnx", HubID: "BAAI/bge-large-en-v1.5", Aliases: []string{"BGE-large-v1.5", "bge-large"},
 		Dim: 1024, Pooling: "cls", QueryPrefix: bgeQueryPrefix, Normalize: true, Inputs: bertInputs,
 		FusionW: onnxFusionW, AbsFloor: 0.65, Tier: "medium", Measured: false,
-		Note: "abs floor estimated (seed 000); " + untuned},
+		Note: "abs floor estimated, not measured; " + untuned},
 	{ID: "e5-small-v2", Kind: "onnx", HubID: "intfloat/e5-small-v2", Aliases: []string{"e5-small"},
 		Dim: 384, Pooling: "mean", QueryPrefix: "query: ", DocPrefix: "passage: ", Normalize: true, Inputs: bertInputs,
 		FusionW: onnxFusionW, AbsFloor: 0.40, Tier: "weak", Measured: false,
-		Note: "abs floor estimated (seed 000); " + untuned},
+		Note: "abs floor estimated, not measured; " + untuned},
 	{ID: "e5-base-v2", Kind: "onnx", HubID: "intfloat/e5-base-v2", Aliases: []string{"e5-base"},
 		Dim: 768, Pooling: "mean", QueryPrefix: "query: ", DocPrefix: "passage: ", Normalize: true, Inputs: bertInputs,
 		FusionW: onnxFusionW, AbsFloor: 0.45, Tier: "medium", Measured: false,
-		Note: "abs floor estimated (seed 000); " + untuned},
+		Note: "abs floor estimated, not measured; " + untuned},
 	{ID: "all-minilm-l6-v2", Kind: "onnx", HubID: "sentence-transformers/all-MiniLM-L6-v2", Aliases: []string{"all-MiniLM-L6-v2", "minilm"},
 		Dim: 384, Pooling: "mean", Normalize: true, Inputs: bertInputs,
 		FusionW: onnxFusionW, AbsFloor: 0, Tier: "weak", Measured: false,
-		Revision: "main", Files: hfFiles(), Note: "not in seed 000's table: tier estimated, no floor; " + untuned},
+		Revision: "main", Files: hfFiles(), Note: "tier estimated, no floor; " + untuned},
 }
 
 // profiles lists the known models.

@@ -41,14 +41,24 @@ func newEvalCmd(a *app, runF func(*evalOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "eval DIR",
 		Short: "Benchmark routing on a folder of skills/<id>/SKILL.md and queries.jsonl",
-		Long: `eval routes every query of a benchmark folder (DESIGN.md §8) the way the hook
-would and reports recall@1/5/10, MRR, coverage with dynamic K (in-distribution
+		Long: `eval routes every query of a benchmark folder the way the prompt hook would
+and reports recall@1/5/10, MRR, coverage with dynamic K (in-distribution
 and null separately, and per query kind), mean K, mean injected tokens and
 in-process route latency. Settings come from defaults, MEGAGIT_* / MEGA_EVAL_*
 and flags, as for megagit route; no registry is needed.
 
---baseline adds the benchmark READMEs' plain BM25 reference (top 5, always)
-and the same ranking cut by seed 000's default dynamic K.
+A benchmark folder holds DIR/skills/<id>/SKILL.md, one folder per skill, and
+DIR/queries.jsonl, one query a line:
+
+  {"id": "q1", "query": "the prompt", "gold": ["<id>", ...], "kind": "single"}
+
+gold lists the skills that should be injected; [] means the right answer is
+nothing (a null query). kind is optional (default single, multi or null from
+the size of gold) and groups the per-kind figures.
+
+--baseline adds a plain BM25 reference (no stemming, over name + description
+unless --baseline-text says otherwise; its top 5, always) and the same
+ranking cut by the default dynamic K.
 
 --sweep KEY=V1,V2,... re-ranks the benchmark once per value and prints one
 row per setting; several --sweep flags form a grid (their cartesian product).
@@ -56,8 +66,9 @@ Keys: model.fusion_w (0: the lexical score alone), model.abs_floor and
 dynamic_k.abs_floor. Skills and queries are embedded once for the whole grid.
 The best row has the highest overall coverage, ties broken by MRR, then by
 grid order; eval prints how to keep it in .megagit/config.yaml.`,
-		Example: `  megagit eval bench/skills-dev --sweep model.fusion_w=0.2,0.3,0.4,0.5,0.6
-  megagit eval bench/metatool --sweep model.fusion_w=0.3,0.4 --sweep model.abs_floor=0.2,0.25`,
+		Example: `  megagit eval path/to/benchmark --baseline
+  megagit eval path/to/benchmark --sweep model.fusion_w=0.2,0.3,0.4,0.5,0.6
+  megagit eval path/to/benchmark --sweep model.fusion_w=0.3,0.4 --sweep model.abs_floor=0.2,0.25`,
 		Args: exactArgs(1, "a benchmark DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dir = args[0]

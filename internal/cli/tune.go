@@ -24,7 +24,7 @@ func newTuneCmd(a *app, runF func(*tuneOptions) error) *cobra.Command {
 	opts := &tuneOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "tune [--apply]",
-		Short: "Re-fit the dynamic-K thresholds from the decision log and its verdicts (seed 000 adaptive_k)",
+		Short: "Re-fit the dynamic-K thresholds from the decision log and its verdicts",
 		Long: `tune replays every logged prompt-hook decision under other dynamic-K thresholds
 and scores each set against what the session's verdicts say:
 

@@ -118,7 +118,7 @@ func printWhy(w io.Writer, b ranker.Breakdown, sp *semanticParts) {
 	line("count_bonus", fmt.Sprintf("%+.4f", b.Count), fmt.Sprintf("h=%d, ha=%d, raw=%+.4f", b.Helpful, b.Harmful, b.CountRaw))
 	line("context_match", fmt.Sprintf("%+.4f", b.Context), fmt.Sprintf("help=%+.4f, harm=%+.4f", b.HelpCtx, b.HarmCtx))
 	line("related_verdict", fmt.Sprintf("%+.4f", b.Related), fmt.Sprintf("help_max=%+.4f, harm_max=%+.4f", b.RelatedHelp, b.RelatedHarm))
-	line("trajectory", fmt.Sprintf("× %.4f", b.Weight), "seed 001 EMA; 1 until an implicit outcome arrives")
+	line("trajectory", fmt.Sprintf("× %.4f", b.Weight), "exponential moving average of implicit outcomes; 1 until one arrives")
 	line("status_mult", fmt.Sprintf("× %.4f", b.StatusMult), b.Status)
 	fmt.Fprintf(w, "%s\n%-16s %+8.4f  (= (relevance + count + context + related) × trajectory × status)\n", strings.Repeat("─", 26), "final", b.Final)
 }
