@@ -146,7 +146,8 @@ func Refresh(dir local.Dir, root string, roots []string, rc ranker.Config, src S
 		c = Compiled{Key: key, Docs: docs}
 	}
 	c.Stamps = k.stamps
-	if c.Index == nil {
+	snapshotted := c.Index == nil
+	if snapshotted {
 		c.RankerKey, c.Index = rkey, ranker.NewIndex(c.Docs, rc).Snapshot()
 	}
 	if c.Vectors == nil || !fresh || !vecsFresh {
@@ -158,6 +159,9 @@ func Refresh(dir local.Dir, root string, roots []string, rc ranker.Config, src S
 			}
 			c.Vectors, vecErr = vectorsFor(c.Docs, old.Docs, prev, src)
 		}
+	}
+	if fresh && !snapshotted && c.Quick == k.quick && c.Vectors == nil && old.Vectors == nil {
+		return c, vecErr, nil // only the embedding failed, again: nothing new to save
 	}
 	c.Quick = k.quick
 	WriteCompiled(dir, c)
