@@ -29,6 +29,7 @@ type modelTrainOptions struct {
 	checkpoints string
 	cfg         train.Config
 	maxPairs    int
+	hard        train.HardNegatives
 	quantize    bool
 	args        []string // the command line (flags as given), for the recipe
 }
@@ -57,6 +58,9 @@ gives the same model as an uninterrupted run. Delete that folder when done.`,
 			if c.Dim < 1 || c.Epochs < 1 || c.Batch < 2 || !(c.LR > 0) || opts.maxPairs < 0 {
 				return usageError{errors.New("--dim and --epochs must be positive, --batch at least 2, --lr above 0")}
 			}
+			if h := opts.hard; h.K < 0 || h.Skip < 0 || h.MaxPostings < 0 {
+				return usageError{errors.New("--hard-negatives, --hard-negatives-skip and --hard-negatives-max-df must not be negative")}
+			}
 			if opts.id == "" {
 				opts.id = filepath.Base(filepath.Clean(opts.out))
 			}
@@ -83,6 +87,9 @@ gives the same model as an uninterrupted run. Delete that folder when done.`,
 	f.Uint64Var(&opts.cfg.Seed, "seed", opts.cfg.Seed, "random seed (initial table and shuffles)")
 	f.IntVar(&opts.cfg.CheckpointEvery, "checkpoint-every", opts.cfg.CheckpointEvery, "steps between checkpoints")
 	f.IntVar(&opts.maxPairs, "max-pairs", 0, "use only the first `N` pairs (0: all)")
+	f.IntVar(&opts.hard.K, "hard-negatives", 0, "add up to `K` hard negatives per pair: other pairs' b-texts that share words with its a-text (BM25F among the pairs)")
+	f.IntVar(&opts.hard.Skip, "hard-negatives-skip", 0, "pass over the `N` best BM25F matches first (likely paraphrases)")
+	f.IntVar(&opts.hard.MaxPostings, "hard-negatives-max-df", 0, "ignore a-text words found in more than `N` b-texts when mining (0: no limit)")
 	f.BoolVar(&opts.quantize, "quantize", true, "store int8 vectors with per-row scales (a quarter of the size)")
 	return cmd
 }
@@ -101,7 +108,16 @@ func modelTrainRun(opts *modelTrainOptions) error {
 	}
 	workers := runtime.GOMAXPROCS(0)
 	t0 := time.Now()
-	pairs, info, err := train.LoadPairs(opts.pairs, opts.maxPairs, tok, opts.checkpoints, workers)
+	var (
+		pairs    []train.Pair
+		info     train.PairsInfo
+		withNegs int
+	)
+	if opts.hard.K > 0 {
+		pairs, info, withNegs, err = train.LoadPairsWithNegatives(opts.pairs, opts.maxPairs, opts.hard, tok, workers)
+	} else {
+		pairs, info, err = train.LoadPairs(opts.pairs, opts.maxPairs, tok, opts.checkpoints, workers)
+	}
 	if err != nil {
 		return err
 	}
@@ -111,6 +127,9 @@ func modelTrainRun(opts *modelTrainOptions) error {
 		how = "loaded tokenised"
 	}
 	fmt.Fprintf(errOut, "megagit: %s %d pairs from %s in %s\n", how, info.Pairs, filepath.Base(opts.pairs), tokenise.Round(time.Millisecond))
+	if opts.hard.K > 0 {
+		fmt.Fprintf(errOut, "megagit: mined hard negatives for %d of them (up to %d each)\n", withNegs, opts.hard.K)
+	}
 
 	cfg := opts.cfg
 	cfg.CheckpointDir = opts.checkpoints
@@ -134,6 +153,13 @@ func modelTrainRun(opts *modelTrainOptions) error {
 		"beta1": cfg.Beta1, "beta2": cfg.Beta2, "eps": cfg.Eps, "seed": cfg.Seed,
 		"quantized": opts.quantize, "train_seconds": trainTime.Seconds(), "tokenise_seconds": tokenise.Seconds(),
 		"gomaxprocs": workers, "go": runtime.Version(),
+	}
+	if h := opts.hard; h.K > 0 {
+		recipe["hard_negatives"] = h.K
+		recipe["hard_negatives_skip"] = h.Skip
+		recipe["hard_negatives_max_df"] = h.MaxPostings
+		recipe["hard_negatives_mining"] = "BM25F (ranker) of each a-text among all b-texts; extra A->B columns of the loss"
+		recipe["pairs_with_negatives"] = withNegs
 	}
 	if err := embedcache.SaveStatic(opts.out, opts.id, cfg.Dim, table, opts.quantize, recipe); err != nil {
 		return err
