@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -29,6 +31,8 @@ type modelTrainOptions struct {
 	checkpoints string
 	cfg         train.Config
 	maxPairs    int
+	hard        train.HardNegatives
+	init        string // a static model folder to start from
 	quantize    bool
 	args        []string // the command line (flags as given), for the recipe
 }
@@ -57,6 +61,9 @@ gives the same model as an uninterrupted run. Delete that folder when done.`,
 			if c.Dim < 1 || c.Epochs < 1 || c.Batch < 2 || !(c.LR > 0) || opts.maxPairs < 0 {
 				return usageError{errors.New("--dim and --epochs must be positive, --batch at least 2, --lr above 0")}
 			}
+			if h := opts.hard; h.K < 0 || h.Skip < 0 || h.MaxPostings < 0 {
+				return usageError{errors.New("--hard-negatives, --hard-negatives-skip and --hard-negatives-max-df must not be negative")}
+			}
 			if opts.id == "" {
 				opts.id = filepath.Base(filepath.Clean(opts.out))
 			}
@@ -83,6 +90,10 @@ gives the same model as an uninterrupted run. Delete that folder when done.`,
 	f.Uint64Var(&opts.cfg.Seed, "seed", opts.cfg.Seed, "random seed (initial table and shuffles)")
 	f.IntVar(&opts.cfg.CheckpointEvery, "checkpoint-every", opts.cfg.CheckpointEvery, "steps between checkpoints")
 	f.IntVar(&opts.maxPairs, "max-pairs", 0, "use only the first `N` pairs (0: all)")
+	f.StringVar(&opts.init, "init", "", "start from this static model folder's table instead of random vectors (`DIR`; its dim is used)")
+	f.IntVar(&opts.hard.K, "hard-negatives", 0, "add up to `K` hard negatives per pair: other pairs' b-texts that share words with its a-text (BM25F among the pairs)")
+	f.IntVar(&opts.hard.Skip, "hard-negatives-skip", 0, "pass over the `N` best BM25F matches first (likely paraphrases)")
+	f.IntVar(&opts.hard.MaxPostings, "hard-negatives-max-df", 0, "ignore a-text words found in more than `N` b-texts when mining (0: no limit)")
 	f.BoolVar(&opts.quantize, "quantize", true, "store int8 vectors with per-row scales (a quarter of the size)")
 	return cmd
 }
@@ -101,7 +112,16 @@ func modelTrainRun(opts *modelTrainOptions) error {
 	}
 	workers := runtime.GOMAXPROCS(0)
 	t0 := time.Now()
-	pairs, info, err := train.LoadPairs(opts.pairs, opts.maxPairs, tok, opts.checkpoints, workers)
+	var (
+		pairs    []train.Pair
+		info     train.PairsInfo
+		withNegs int
+	)
+	if opts.hard.K > 0 {
+		pairs, info, withNegs, err = train.LoadPairsWithNegatives(opts.pairs, opts.maxPairs, opts.hard, tok, workers)
+	} else {
+		pairs, info, err = train.LoadPairs(opts.pairs, opts.maxPairs, tok, opts.checkpoints, workers)
+	}
 	if err != nil {
 		return err
 	}
@@ -111,11 +131,27 @@ func modelTrainRun(opts *modelTrainOptions) error {
 		how = "loaded tokenised"
 	}
 	fmt.Fprintf(errOut, "megagit: %s %d pairs from %s in %s\n", how, info.Pairs, filepath.Base(opts.pairs), tokenise.Round(time.Millisecond))
+	if opts.hard.K > 0 {
+		fmt.Fprintf(errOut, "megagit: mined hard negatives for %d of them (up to %d each)\n", withNegs, opts.hard.K)
+	}
 
 	cfg := opts.cfg
 	cfg.CheckpointDir = opts.checkpoints
+	var init []float32
+	initSHA := ""
+	if opts.init != "" {
+		base, err := embedcache.LoadStatic(os.DirFS(opts.init), ".")
+		if err != nil {
+			return fmt.Errorf("--init %s: %w", opts.init, err)
+		}
+		init, cfg.Dim = base.Table()
+		if initSHA, err = fileSHA256(filepath.Join(opts.init, "vectors.npy")); err != nil {
+			return fmt.Errorf("--init %s: %w", opts.init, err)
+		}
+		fmt.Fprintf(errOut, "megagit: starting from %s (%d dims)\n", base.ID(), cfg.Dim)
+	}
 	t1 := time.Now()
-	table, err := train.Train(ctx, pairs, tok.VocabSize(), cfg, nil, trainProgress(errOut))
+	table, err := train.Train(ctx, pairs, tok.VocabSize(), cfg, init, trainProgress(errOut))
 	if errors.Is(err, context.Canceled) {
 		return withHint(errors.New("training interrupted"), "run the same command again to resume from the last checkpoint")
 	}
@@ -134,6 +170,17 @@ func modelTrainRun(opts *modelTrainOptions) error {
 		"beta1": cfg.Beta1, "beta2": cfg.Beta2, "eps": cfg.Eps, "seed": cfg.Seed,
 		"quantized": opts.quantize, "train_seconds": trainTime.Seconds(), "tokenise_seconds": tokenise.Seconds(),
 		"gomaxprocs": workers, "go": runtime.Version(),
+	}
+	if opts.init != "" {
+		recipe["init"] = filepath.Base(filepath.Clean(opts.init))
+		recipe["init_vectors_sha256"] = initSHA
+	}
+	if h := opts.hard; h.K > 0 {
+		recipe["hard_negatives"] = h.K
+		recipe["hard_negatives_skip"] = h.Skip
+		recipe["hard_negatives_max_df"] = h.MaxPostings
+		recipe["hard_negatives_mining"] = "BM25F (ranker) of each a-text among all b-texts; extra A->B columns of the loss"
+		recipe["pairs_with_negatives"] = withNegs
 	}
 	if err := embedcache.SaveStatic(opts.out, opts.id, cfg.Dim, table, opts.quantize, recipe); err != nil {
 		return err
@@ -175,4 +222,18 @@ func trainProgress(w io.Writer) func(train.Progress) {
 		fmt.Fprintf(w, "megagit: step %d/%d epoch %d loss %.4f (epoch mean %.4f) lr %.4g elapsed %s eta %s\n",
 			p.Step, p.Steps, p.Epoch, p.Loss, p.AvgLoss, p.LR, p.Elapsed.Round(time.Second), eta)
 	}
+}
+
+// fileSHA256 is the hex sha256 of a file's bytes.
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
