@@ -30,7 +30,7 @@ var pairsMagic = [8]byte{'M', 'G', 'P', 'A', 'I', 'R', 'S', '1'}
 // and max, so a resumed training run skips the tokenising.
 func LoadPairs(path string, max int, tok *embedcache.Tokenizer, cacheDir string, workers int) ([]Pair, PairsInfo, error) {
 	var info PairsInfo
-	sum, err := fileSHA256(path)
+	sum, err := FileSHA256(path)
 	if err != nil {
 		return nil, info, err
 	}
@@ -59,7 +59,9 @@ func LoadPairs(path string, max int, tok *embedcache.Tokenizer, cacheDir string,
 	return pairs, info, nil
 }
 
-func fileSHA256(path string) (string, error) {
+// FileSHA256 is the hex sha256 of a file's bytes, which the model's
+// recipe records for its training pairs and its starting model.
+func FileSHA256(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err

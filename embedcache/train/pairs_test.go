@@ -51,7 +51,7 @@ func TestReadPairs(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: got %q", name, got)
 		}
-		if file, _ := fileSHA256(path); sum != file {
+		if file, _ := FileSHA256(path); sum != file {
 			t.Errorf("%s: sha256 %s, file has %s", name, sum, file)
 		}
 		if got, _, _ := ReadPairs(path, 2); len(got) != 2 {

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -145,7 +143,7 @@ func modelTrainRun(opts *modelTrainOptions) error {
 			return fmt.Errorf("--init %s: %w", opts.init, err)
 		}
 		init, cfg.Dim = base.Table()
-		if initSHA, err = fileSHA256(filepath.Join(opts.init, "vectors.npy")); err != nil {
+		if initSHA, err = train.FileSHA256(filepath.Join(opts.init, "vectors.npy")); err != nil {
 			return fmt.Errorf("--init %s: %w", opts.init, err)
 		}
 		fmt.Fprintf(errOut, "megagit: starting from %s (%d dims)\n", base.ID(), cfg.Dim)
@@ -224,16 +222,3 @@ func trainProgress(w io.Writer) func(train.Progress) {
 	}
 }
 
-// fileSHA256 is the hex sha256 of a file's bytes.
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}

@@ -25,6 +25,8 @@ import (
 	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/megagit/megagit/scripts/skillslug"
 )
 
 func main() {
@@ -65,20 +67,7 @@ const maxName = 64
 // letters and digits, every other run of characters one hyphen, no hyphen
 // at either end, at most 64 characters. "" when nothing is left.
 func slugify(s string) string {
-	var b strings.Builder
-	hyphen := false
-	for _, r := range strings.ToLower(s) {
-		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
-			if hyphen && b.Len() > 0 {
-				b.WriteByte('-')
-			}
-			hyphen = false
-			b.WriteRune(r)
-			continue
-		}
-		hyphen = true
-	}
-	return trimID(b.String(), maxName)
+	return trimID(skillslug.Slug(s), maxName)
 }
 
 // trimID cuts an id to at most n bytes without a trailing hyphen.

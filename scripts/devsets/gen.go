@@ -15,6 +15,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/megagit/megagit/scripts/skillslug"
 	"github.com/megagit/megagit/skillfile"
 )
 
@@ -96,20 +97,7 @@ func toolSkills(dir string, taken map[string]bool, m mentions) ([]skillText, err
 // and digits, every other run of characters one hyphen. "" if the result
 // is not a valid id.
 func slugify(s string) string {
-	var b strings.Builder
-	hyphen := false
-	for _, r := range strings.ToLower(s) {
-		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
-			if hyphen && b.Len() > 0 {
-				b.WriteByte('-')
-			}
-			hyphen = false
-			b.WriteRune(r)
-			continue
-		}
-		hyphen = true
-	}
-	id := b.String()
+	id := skillslug.Slug(s)
 	if len(id) < 3 || skillfile.ValidateName(id) != nil {
 		return ""
 	}
