@@ -221,4 +221,3 @@ func trainProgress(w io.Writer) func(train.Progress) {
 			p.Step, p.Steps, p.Epoch, p.Loss, p.AvgLoss, p.LR, p.Elapsed.Round(time.Second), eta)
 	}
 }
-
