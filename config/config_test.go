@@ -100,6 +100,7 @@ func TestBadInputNamesFieldAndSource(t *testing.T) {
 		{"wrong type in env", "", map[string]string{"MEGAGIT_BLEND_COUNT_W": "x"}, "field blend.count_w (from env MEGAGIT_BLEND_COUNT_W)"},
 		{"bad format", "route:\n  format: yaml\n", nil, "field route.format"},
 		{"bad tier", "dynamic_k:\n  tier: huge\n", nil, "field dynamic_k.tier"},
+		{"bad hook refresh", "", map[string]string{"MEGAGIT_HOOK_REFRESH": "sometimes"}, "field hook.refresh: \"sometimes\" is not background, wait or off"},
 		{"root escapes", "roots: [../elsewhere]\n", nil, "field roots"},
 		{"malformed yaml", "route: [\n", nil, "config "},
 	}

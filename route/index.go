@@ -124,9 +124,6 @@ func Refresh(dir local.Dir, root string, roots []string, rc ranker.Config, src S
 	if fresh && c.Index != nil && vecsFresh && c.Quick == k.quick {
 		return c, nil, nil
 	}
-	if !fresh && src.Docs == nil {
-		return Compiled{}, nil, ErrStale
-	}
 	// Parsing SKILL.md files and analysing every skill makes garbage,
 	// unlike a warm call (the prompt hook turns the collector off):
 	// collect it as usual meanwhile.

@@ -20,7 +20,6 @@ func (w *Workspace) PromptEnv() *inject.Env {
 			c, _, _, err := w.Compiled(quiet)
 			return c, err
 		},
-		Prewarm: func() { prewarmModel(s.Model) },
 	}
 	if emb != nil {
 		e.Query = func() (func(string) ([]float32, error), string, error) {
@@ -72,25 +71,4 @@ func hookSettings(cfg *config.Config, root string) (*inject.Settings, embedcache
 		return s, emb
 	}
 	return s, nil
-}
-
-// prewarmModel starts loading a static model (the tokenizer and, for the
-// built-in model, its table) on another core while the prompt hook reads
-// the compiled index: both load once per process, so Semantic then waits
-// for this load instead of starting its own.
-func prewarmModel(model string) {
-	load := func(f func()) {
-		go func() {
-			// A panic must not crash the hook (it always exits 0): the
-			// worker then meets the failed load and logs it.
-			defer func() { _ = recover() }()
-			f()
-		}()
-	}
-	switch model {
-	case inject.ModelBuiltin:
-		load(func() { _, _ = embedcache.Builtin() })
-	case inject.ModelOther:
-		load(func() { _, _ = embedcache.DefaultTokenizer() })
-	}
 }

@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/megagit/megagit/config"
@@ -50,21 +49,16 @@ func hookPromptRun(opts *hookPromptOptions) {
 	_, _ = inject.Run(inject.Options{
 		Agent: opts.agent, Dir: a.dir, Version: version, Start: hookStart(),
 		Now: a.now, In: a.in, Out: a.out, ErrOut: a.errOut,
-		Open: openPromptEnv, Megagit: thisBinary,
+		Open: openPromptEnv, Megagit: a.megagit,
 	})
 }
 
 // thisBinary is the megagit binary running, as it was started (by name on
-// PATH, or a path), to refresh compiled indexes in another process. A
-// binary not named megagit (renamed, or a test running the hook in its
-// own process) is not used: the hook then rebuilds a missing index itself.
+// PATH, or a path), to refresh compiled indexes in another process.
 func thisBinary() (string, error) {
 	p, err := exec.LookPath(os.Args[0])
 	if err != nil {
 		return "", err
-	}
-	if !strings.HasPrefix(filepath.Base(p), "megagit") {
-		return "", fmt.Errorf("%s is not named megagit", p)
 	}
 	return filepath.Abs(p)
 }

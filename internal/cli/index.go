@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/registry/local"
@@ -93,17 +92,21 @@ func printIndex(w io.Writer, x indexJSON) {
 // with the reason in hook.log; when another refresh holds the lock, that
 // one does the work.
 func indexBackground(a *app) error {
+	logIn := func(dir local.Dir, err error) {
+		hook.Log(io.Discard, &dir, a.now(), "megagit", "index", err)
+	}
 	w, err := a.open(nil)
 	if err != nil {
-		return nil // no registry to log in
+		if root, ferr := local.Find(a.workDir()); ferr == nil {
+			logIn(local.Open(root, 0), err)
+		}
+		return nil
 	}
 	dir := w.Reg.Local()
+	logf := func(err error) { logIn(dir, err) }
 	lock, err := dir.AcquireFile(route.RefreshLock, 0)
 	if errors.Is(err, local.ErrLocked) {
 		return nil
-	}
-	logf := func(err error) {
-		hook.Log(io.Discard, &dir, time.Now(), "megagit", "index", err)
 	}
 	if err != nil {
 		logf(err)

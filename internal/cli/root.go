@@ -22,6 +22,10 @@ type app struct {
 	out    io.Writer
 	errOut io.Writer
 	now    func() time.Time
+	// megagit is this binary, which the prompt hook starts to refresh a
+	// compiled index; nil (tests that run the hook in their own process)
+	// rebuilds a missing index in process instead.
+	megagit func() (string, error)
 }
 
 // Streams are the standard streams a command reads and writes, and its
@@ -54,7 +58,7 @@ func run(args []string, in io.Reader, out, errOut io.Writer) int {
 }
 
 func runAt(args []string, in io.Reader, out, errOut io.Writer, now func() time.Time) int {
-	a := &app{in: in, out: out, errOut: errOut, now: now}
+	a := &app{in: in, out: out, errOut: errOut, now: now, megagit: thisBinary}
 	root := newRootCmd(a)
 	args, err := takeDirFlag(a, args)
 	if err != nil {

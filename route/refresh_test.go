@@ -1,0 +1,163 @@
+package route
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/registry/local"
+)
+
+// fakeSkills is a registry folder of SKILL.md files whose documents are
+// their folder names and contents, read by a Source that counts its work.
+type fakeSkills struct {
+	t        *testing.T
+	root     string
+	dir      local.Dir
+	parsed   int      // documents read by Docs or Update
+	embedded []string // ids of the documents Vectors was asked for
+	embedErr error
+}
+
+func newFakeSkills(t *testing.T, names ...string) *fakeSkills {
+	f := &fakeSkills{t: t, root: t.TempDir()}
+	f.dir = local.Open(f.root, time.Second)
+	for _, n := range names {
+		f.write(n, "about "+n)
+	}
+	return f
+}
+
+func (f *fakeSkills) write(name, desc string) {
+	f.t.Helper()
+	p := filepath.Join(f.root, "skills", name, "SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(desc), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *fakeSkills) doc(name string) ranker.Doc {
+	b, err := os.ReadFile(filepath.Join(f.root, "skills", name, "SKILL.md"))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.parsed++
+	return ranker.Doc{ID: name, Path: "skills/" + name + "/SKILL.md", Description: string(b), Weight: 1}
+}
+
+func (f *fakeSkills) source() Source {
+	return Source{
+		Docs: func() ([]ranker.Doc, error) {
+			ents, err := os.ReadDir(filepath.Join(f.root, "skills"))
+			if err != nil {
+				return nil, err
+			}
+			var docs []ranker.Doc
+			for _, e := range ents {
+				docs = append(docs, f.doc(e.Name()))
+			}
+			return docs, nil
+		},
+		Update: func(old Compiled, _ string, changed []string) ([]ranker.Doc, bool) {
+			docs := slices.Clone(old.Docs)
+			for _, p := range changed {
+				i := slices.IndexFunc(docs, func(d ranker.Doc) bool { return d.Path == p })
+				if i < 0 {
+					return nil, false
+				}
+				docs[i] = f.doc(docs[i].ID)
+			}
+			return docs, true
+		},
+		VecKey: "model@1",
+		Vectors: func(docs []ranker.Doc) (*Vectors, error) {
+			if f.embedErr != nil {
+				return nil, f.embedErr
+			}
+			v := &Vectors{Key: "model@1", Dim: 2}
+			for _, d := range docs {
+				f.embedded = append(f.embedded, d.ID)
+				x := float32(len(d.Description))
+				v.Rows = append(v.Rows, 1, x, x, 1)
+			}
+			return v, nil
+		},
+	}
+}
+
+func (f *fakeSkills) refresh() (Compiled, error) {
+	f.t.Helper()
+	c, vecErr, err := Refresh(f.dir, f.root, []string{"skills"}, ranker.DefaultConfig(), f.source())
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return c, vecErr
+}
+
+// A refresh after one skill changed reads and embeds that skill only, and
+// keeps the other skills' vectors as they were.
+func TestRefreshRereadsOnlyWhatChanged(t *testing.T) {
+	f := newFakeSkills(t, "alpha", "beta", "gamma")
+	first, _ := f.refresh()
+	if f.parsed != 3 || len(f.embedded) != 3 {
+		t.Fatalf("first build: %d parsed, %v embedded; want all 3", f.parsed, f.embedded)
+	}
+	f.parsed, f.embedded = 0, nil
+	if _, _ = f.refresh(); f.parsed != 0 || f.embedded != nil {
+		t.Fatalf("nothing changed: %d parsed, %v embedded", f.parsed, f.embedded)
+	}
+	time.Sleep(10 * time.Millisecond)
+	f.write("beta", "about beta, longer now")
+	c, _ := f.refresh()
+	if f.parsed != 1 || !slices.Equal(f.embedded, []string{"beta"}) {
+		t.Fatalf("beta edited: %d parsed, %v embedded; want beta alone", f.parsed, f.embedded)
+	}
+	if c.Docs[1].Description != "about beta, longer now" {
+		t.Fatalf("beta's document was not re-read: %q", c.Docs[1].Description)
+	}
+	for _, d := range []int{0, 2} {
+		if !slices.Equal(c.Vectors.Rows[4*d:4*d+4], first.Vectors.Rows[4*d:4*d+4]) {
+			t.Errorf("doc %d's vectors changed though its text did not", d)
+		}
+	}
+	if slices.Equal(c.Vectors.Rows[4:8], first.Vectors.Rows[4:8]) {
+		t.Error("beta's vectors were kept though its description changed")
+	}
+}
+
+// An embedding that keeps failing leaves routing lexical, says why each
+// time, and does not rewrite an index that has nothing new.
+func TestRefreshEmbeddingFails(t *testing.T) {
+	f := newFakeSkills(t, "alpha")
+	f.embedErr = errors.New("no vectors yet")
+	c, vecErr := f.refresh()
+	if c.Vectors != nil || !errors.Is(vecErr, f.embedErr) {
+		t.Fatalf("first build: vectors %v, err %v", c.Vectors, vecErr)
+	}
+	p := filepath.Join(f.dir.Path(), IndexFile)
+	before, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, vecErr := f.refresh(); !errors.Is(vecErr, f.embedErr) {
+		t.Fatalf("again: err %v, want the embedding's", vecErr)
+	}
+	after, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(before, after) {
+		t.Error("the index was rewritten though only the embedding failed again")
+	}
+	f.embedErr = nil
+	if c, vecErr := f.refresh(); c.Vectors == nil || vecErr != nil {
+		t.Fatalf("once embedding works: vectors %v, err %v", c.Vectors, vecErr)
+	}
+}
