@@ -9,10 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/megagit/megagit/ranker"
 	"github.com/spf13/cast"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
@@ -79,6 +81,11 @@ type DynamicK struct {
 	AbsFloor float64
 	// Seed 000 gates, re-fitted by `megagit tune --apply`; 0 = the profile's.
 	AbstainZTop1, AbstainZEnt, AmbigZEnt, VeryAmbigZEnt float64
+	// Gate is dynamic_k.gate: "auto" (the shipped abstention gate of the
+	// model, or of lexical routing), "off" (the profiles' floors) or a gate
+	// file written by `megagit eval --fit`; Fitted is that file, read.
+	Gate   string
+	Fitted *ranker.Gate
 }
 
 // Hook holds agent-hook behaviour.
@@ -138,6 +145,7 @@ var specs = []spec{
 	{"dynamic_k.abstain_z_ent", kFloat, 0.0, nil, "abstain when z_ent is above this (and z_top1 low); 0 uses the profile's"},
 	{"dynamic_k.abstain_z_top1", kFloat, 0.0, nil, "abstain when z_top1 is below this (and z_ent high); 0 uses the profile's"},
 	{"dynamic_k.ambig_z_ent", kFloat, 0.0, nil, "z_ent above which K widens to the ambiguous K; 0 uses the profile's"},
+	{"dynamic_k.gate", kString, "auto", nil, "abstention gate: auto (the one megagit ships for the model), off (fixed floors), or a gate file from megagit eval --fit (relative to the registry root)"},
 	{"dynamic_k.tier", kString, "", nil, "strong|medium|weak; empty uses the profile's"},
 	{"dynamic_k.very_ambig_z_ent", kFloat, 0.0, nil, "z_ent above which K widens to the very-ambiguous K; 0 uses the profile's"},
 	{"hook.deadline_ms", kInt, 500, nil, "hard deadline of a prompt hook call"},
@@ -239,7 +247,34 @@ func Load(file string, flags *pflag.FlagSet) (*Config, []Setting, error) {
 	if err := c.validate(); err != nil {
 		return nil, nil, err
 	}
+	if err := c.readGate(file); err != nil {
+		return nil, nil, err
+	}
 	return c, out, nil
+}
+
+// readGate reads dynamic_k.gate's file, if it names one: relative to the
+// registry root (the folder above the config file's .megagit), or to the
+// working directory without a config file.
+func (c *Config) readGate(file string) error {
+	switch c.DynamicK.Gate {
+	case "", "auto", "off": // empty (an unset variable) is auto
+		return nil
+	}
+	path := c.DynamicK.Gate
+	if !filepath.IsAbs(path) && file != "" {
+		path = filepath.Join(filepath.Dir(filepath.Dir(file)), path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("%w: field dynamic_k.gate: %v", ErrInvalid, err)
+	}
+	g, err := ranker.ParseGate(data)
+	if err != nil {
+		return fmt.Errorf("%w: field dynamic_k.gate: %s: %v", ErrInvalid, path, err)
+	}
+	c.DynamicK.Fitted = g
+	return nil
 }
 
 // EnvName is the MEGAGIT_* variable for a key, e.g. MEGAGIT_ROUTE_TOP_K.
@@ -304,7 +339,8 @@ func build(v map[string]any) *Config {
 			FastMin: f("lexical.fast_min"), FastMargin: f("lexical.fast_margin")},
 		DynamicK: DynamicK{Tier: s("dynamic_k.tier"), AbsFloor: f("dynamic_k.abs_floor"),
 			AbstainZTop1: f("dynamic_k.abstain_z_top1"), AbstainZEnt: f("dynamic_k.abstain_z_ent"),
-			AmbigZEnt: f("dynamic_k.ambig_z_ent"), VeryAmbigZEnt: f("dynamic_k.very_ambig_z_ent")},
+			AmbigZEnt: f("dynamic_k.ambig_z_ent"), VeryAmbigZEnt: f("dynamic_k.very_ambig_z_ent"),
+			Gate: s("dynamic_k.gate")},
 		Hook: Hook{Deadline: time.Duration(i("hook.deadline_ms")) * time.Millisecond, Shadow: b("hook.shadow"),
 			Output: s("hook.output"), LogPrompts: b("hook.log_prompts"), Refresh: s("hook.refresh")},
 		Lock: Lock{Timeout: time.Duration(i("lock.timeout_ms")) * time.Millisecond},

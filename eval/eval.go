@@ -43,6 +43,7 @@ type Row struct {
 	LatencyMS float64        `json:"latency_ms"`
 	Coverage  float64        `json:"coverage"`
 	RR        float64        `json:"rr"`
+	Signals   ranker.Signals `json:"signals"`
 
 	score ranker.QueryScore
 }
@@ -64,6 +65,7 @@ func routeAll(rt *route.Router, b *Bench, rs route.Settings, progress func(int))
 			ranked[j] = br.ID
 		}
 		rows[i] = newRow(q, b.Docs, ranked, rr.Rendered.Included, rr.Rendered.Tokens, rr.Res.Reason, lat)
+		rows[i].Signals = rr.Res.Signals
 		if progress != nil {
 			progress(i + 1)
 		}

@@ -257,6 +257,8 @@ type query struct {
 	vec      svec
 	// empty is true when the query has no content terms at all.
 	empty bool
+	// nterms counts its distinct content terms, known or not.
+	nterms int
 }
 
 // parse tokenises a query against the index vocabulary. Terms no skill
@@ -264,7 +266,7 @@ type query struct {
 // of words the registry has never seen is, rightly, a weak match.
 func (ix *Index) parse(text string) query {
 	toks := uniqueTerms(Tokenize(text))
-	q := query{empty: len(toks) == 0}
+	q := query{empty: len(toks) == 0, nterms: len(toks)}
 	var norm float64
 	for _, t := range toks {
 		idf := ix.idfOOV

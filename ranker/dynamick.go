@@ -18,6 +18,11 @@ type DynamicK struct {
 	// KMin and KMax clamp the elbow cut.
 	KMin, KMax         int
 	KAmbig, KVeryAmbig int
+	// Gate, when set and the catalog is as large as the smallest it was
+	// fitted on, decides whether anything fits in place of AbsFloor and the
+	// uniform-null branch, and each backup beyond the leader must pass it
+	// as a leader would (Rank).
+	Gate *Gate
 }
 
 // Dynamic-K window sizes from seed 000.
@@ -114,17 +119,38 @@ type KDecision struct {
 	ZTop1 float64 `json:"z_top1"`
 	ZEnt  float64 `json:"z_ent"`
 	Elbow int     `json:"elbow"`
+	// GateProb is the gate's probability that some skill fits (nil
+	// without a gate).
+	GateProb *float64 `json:"gate_p,omitempty"`
 }
 
 // Decide picks K for scores sorted in decreasing order. K never exceeds
 // len(scores).
 func (c DynamicK) Decide(scores []float64) KDecision {
+	return c.DecideGated(scores, Signals{})
+}
+
+// DecideGated is Decide with the gate, when c has one that applies to
+// sig's catalog, reading sig: below its threshold nothing is emitted
+// (ReasonGate); above it the floor and the uniform-null branch are
+// skipped, so a flat but confident multi-skill match keeps its K.
+func (c DynamicK) DecideGated(scores []float64, sig Signals) KDecision {
 	if len(scores) == 0 {
 		return KDecision{Reason: ReasonEmpty, Elbow: -1}
 	}
 	zTop1, zEnt := zStats(scores)
 	at := elbow(scores)
 	d := KDecision{ZTop1: zTop1, ZEnt: zEnt, Elbow: -1}
+	if c.Gate.applies(sig) {
+		p := c.Gate.Prob(sig)
+		d.GateProb = &p
+		if p < c.Gate.Threshold {
+			d.Reason = ReasonGate
+			return d
+		}
+		// The gate said something fits: no floor, no uniform-null.
+		c.AbsFloor, c.AbstainZTop1 = 0, math.Inf(-1)
+	}
 	d.K, d.Reason = c.decide(scores[0], zTop1, zEnt, at)
 	if d.Reason.IsGapCut() {
 		d.Elbow = at // reported only where it decided

@@ -53,6 +53,7 @@ type KReason string
 const (
 	ReasonAbsFloor      KReason = "abs-floor"      // the top score is below the floor: abstain
 	ReasonUniformNull   KReason = "uniform-null"   // a weak leader over flat scores: abstain
+	ReasonGate          KReason = "gate"           // the abstention gate says no skill fits
 	ReasonVeryAmbiguous KReason = "very-ambiguous" // flatter still: K = KVeryAmbig
 	ReasonAmbiguous     KReason = "ambiguous"      // flat: K = KAmbig
 	gapCutPrefix        KReason = "gap-cut@"       // GapCut(N): K cut after the largest gap, at N
@@ -111,6 +112,10 @@ type Result struct {
 	// Emitted are doc indices to inject, in order, after dynamic K, the
 	// TopK cap and MMR.
 	Emitted []int
+	// Signals are what the abstention gate reads of this ranking; Gate is
+	// the gate that decided (nil when none applied: the floors did).
+	Signals Signals
+	Gate    *Gate
 }
 
 // Rank scores every skill against the query and decides what to emit.
@@ -126,6 +131,7 @@ func (ix *Index) Rank(text string, opt Options) Result {
 	for len(cands) > 0 && cands[len(cands)-1].Archived() {
 		cands = cands[:len(cands)-1]
 	}
+	res.Signals = signals(q, cands)
 	scores := make([]float64, len(cands))
 	anyRelevant := false
 	for i, b := range cands {
@@ -134,6 +140,7 @@ func (ix *Index) Rank(text string, opt Options) Result {
 	}
 
 	var k int
+	var gate *Gate // the gate backups must pass, if any
 	switch {
 	case q.empty && opt.Dense == nil:
 		res.Reason = ReasonEmptyQuery
@@ -150,12 +157,15 @@ func (ix *Index) Rank(text string, opt Options) Result {
 		if opt.Profile != nil {
 			prof = *opt.Profile
 		}
-		res.Decision = prof.Decide(scores)
+		res.Decision = prof.DecideGated(scores, res.Signals)
 		res.Reason, k = res.Decision.Reason, res.Decision.K
 		if opt.TopK > 0 {
 			k = min(k, opt.TopK)
 		}
-		if w, ok := ix.dominant(cands); ok && (opt.Dense == nil || !res.Reason.IsGapCut()) {
+		if res.Decision.GateProb != nil {
+			gate, res.Gate = prof.Gate, prof.Gate
+		}
+		if w, ok := ix.dominant(cands); ok && res.Reason != ReasonGate && (opt.Dense == nil || !res.Reason.IsGapCut()) {
 			res.Reason = ReasonLexicalDominant
 			res.Emitted = []int{w}
 			res.K = 1
@@ -164,13 +174,17 @@ func (ix *Index) Rank(text string, opt Options) Result {
 	}
 
 	var pick []int
-	for _, b := range cands {
+	for i, b := range cands {
 		if len(pick) == k {
 			break
 		}
-		if candidate(b, opt.DenseFloor) {
-			pick = append(pick, b.Doc)
+		if !candidate(b, opt.DenseFloor) {
+			continue
 		}
+		if len(pick) > 0 && gate != nil && !gate.admits(res.Signals, cands, i) {
+			break // a backup must be a confident match in its own right
+		}
+		pick = append(pick, b.Doc)
 	}
 	if len(pick) == 0 && k > 0 {
 		res.Reason = ReasonNoMatch // K allowed some, but no skill matches in any channel

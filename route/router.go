@@ -14,8 +14,9 @@ import "github.com/megagit/megagit/ranker"
 type Router struct {
 	Index *ranker.Index
 	Docs  []ranker.Doc
-	Sem   Dense // nil: lexical only
-	prof  *ranker.DynamicK
+	Sem   Dense            // nil: lexical only
+	prof  *ranker.DynamicK // with the dense channel
+	lex   *ranker.DynamicK // lexical only; nil: the index's own
 }
 
 // Settings are the per-call output choices.
@@ -49,6 +50,9 @@ type Dense interface {
 type DenseProfile struct {
 	FusionW, AbsFloor float64
 	Tier              string
+	// Gate is the model's shipped abstention gate (ShippedGate); nil
+	// abstains by AbsFloor.
+	Gate *ranker.Gate `json:",omitempty"`
 }
 
 // DynamicKOverride is what the config's dynamic_k section overrides of a
@@ -56,6 +60,10 @@ type DenseProfile struct {
 type DynamicKOverride struct {
 	Tier     string
 	AbsFloor float64
+	// Gate replaces the shipped abstention gate (a gate fitted by `megagit
+	// eval --fit`); NoGate turns gates off: the profiles' floors decide.
+	Gate   *ranker.Gate `json:",omitempty"`
+	NoGate bool         `json:",omitempty"`
 }
 
 // New indexes docs; with a semantic channel the model's profile sets the
@@ -76,12 +84,23 @@ func New(docs []ranker.Doc, cfg ranker.Config, sem Dense, dk DynamicKOverride, s
 		}
 		// Abstention uses both channels: each has a floor on its own scale
 		// (share of the attainable BM25F score, cosine), and the fused
-		// score's floor is their mix with the fusion weights.
+		// score's floor is their mix with the fusion weights. A gate
+		// replaces the floor where it applies (ranker.DynamicK.Gate).
 		p.AbsFloor = (1-w)*cfg.DynamicK.AbsFloor + w*prof.AbsFloor
+		p.Gate = dk.gate(prof.Gate)
 		if dk.AbsFloor > 0 {
 			p.AbsFloor = dk.AbsFloor
 		}
 		r.prof = &p
+	}
+	lexGate := dk.gate(ShippedGate(LexicalGate))
+	if sem != nil && !dk.NoGate {
+		lexGate = ShippedGate(LexicalGate) // a fitted gate is the dense channel's
+	}
+	if g := lexGate; g != nil {
+		p := cfg.DynamicK
+		p.Gate = g
+		r.lex = &p
 	}
 	if snap != nil {
 		if ix, err := ranker.NewIndexFromSnapshot(docs, cfg, snap); err == nil {
@@ -93,16 +112,26 @@ func New(docs []ranker.Doc, cfg ranker.Config, sem Dense, dk DynamicKOverride, s
 	return r, false
 }
 
+// gate is the gate to route with: the config's fitted one, else shipped
+// (nil: none, or gates turned off).
+func (dk DynamicKOverride) gate(shipped *ranker.Gate) *ranker.Gate {
+	switch {
+	case dk.NoGate:
+		return nil
+	case dk.Gate != nil:
+		return dk.Gate
+	}
+	return shipped
+}
+
 // Rank scores every skill and decides K.
 func (r *Router) Rank(prompt string, s Settings) ranker.Result {
-	opt := ranker.Options{TopK: s.TopK, NoDynamicK: s.NoDynamic, Profile: r.prof}
+	opt := ranker.Options{TopK: s.TopK, NoDynamicK: s.NoDynamic, Profile: r.lex}
 	if r.Sem != nil {
 		dense, err := r.Sem.Scores(prompt)
 		if err == nil {
-			opt.Dense, opt.DenseFloor = dense, r.Sem.DenseProfile().AbsFloor
-		} else {
-			opt.Profile = nil // lexical fallback for this prompt
-		}
+			opt.Dense, opt.DenseFloor, opt.Profile = dense, r.Sem.DenseProfile().AbsFloor, r.prof
+		} // else lexical fallback for this prompt
 	}
 	return r.Index.Rank(prompt, opt)
 }

@@ -43,7 +43,7 @@ func SemanticOf(rt *route.Router) *route.Semantic {
 
 // dkOverride is what the config's dynamic_k section overrides of a model's profile.
 func dkOverride(dk config.DynamicK) route.DynamicKOverride {
-	return route.DynamicKOverride{Tier: dk.Tier, AbsFloor: dk.AbsFloor}
+	return route.DynamicKOverride{Tier: dk.Tier, AbsFloor: dk.AbsFloor, Gate: dk.Fitted, NoGate: dk.Gate == "off"}
 }
 
 // Router reads the registry's skills into a router through the compiled

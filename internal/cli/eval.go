@@ -31,6 +31,9 @@ type evalOptions struct {
 	budget       int
 	sweep        []string    // raw --sweep flags
 	grid         []eval.Axis // parsed --sweep flags
+	fit          string      // --fit FILE
+	nullShare    float64
+	dirs         []string // every DIR (several only with --fit)
 	flags        flagLookup
 }
 
@@ -65,13 +68,34 @@ row per setting; several --sweep flags form a grid (their cartesian product).
 Keys: model.fusion_w (0: the lexical score alone), model.abs_floor and
 dynamic_k.abs_floor. Skills and queries are embedded once for the whole grid.
 The best row has the highest overall coverage, ties broken by MRR, then by
-grid order; eval prints how to keep it in .megagit/config.yaml.`,
+grid order; eval prints how to keep it in .megagit/config.yaml.
+
+--fit FILE fits the abstention gate (whether anything fits a prompt) to one
+or more benchmark folders, ideally the same skills at several catalog sizes,
+and writes it to FILE; with several folders, --queries names a file inside
+each. A query whose gold skill ranks in the top ten counts as "something
+fits", a null query as "nothing fits"; --null-share weights them as the
+share of prompts that need no skill. eval then prints each folder's
+coverage with the current gate and with the fitted one; dynamic_k.gate:
+FILE in .megagit/config.yaml routes with it.`,
 		Example: `  megagit eval path/to/benchmark --baseline
   megagit eval path/to/benchmark --sweep model.fusion_w=0.2,0.3,0.4,0.5,0.6
-  megagit eval path/to/benchmark --sweep model.fusion_w=0.3,0.4 --sweep model.abs_floor=0.2,0.25`,
-		Args: exactArgs(1, "a benchmark DIR"),
+  megagit eval path/to/benchmark --sweep model.fusion_w=0.3,0.4 --sweep model.abs_floor=0.2,0.25
+  megagit eval --fit gate.json --queries dev.jsonl bench-small bench-large`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if opts.fit != "" && len(args) > 0 {
+				return nil // --fit takes several
+			}
+			return exactArgs(1, "a benchmark DIR (several only with --fit)")(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.dir = args[0]
+			opts.dir, opts.dirs = args[0], args
+			if opts.fit != "" && (len(opts.sweep) > 0 || opts.baseline || opts.perQuery != "") {
+				return usageError{errors.New("--fit cannot be combined with --sweep, --baseline or --per-query")}
+			}
+			if !(opts.nullShare > 0 && opts.nullShare < 1) {
+				return usageError{fmt.Errorf("--null-share %v: want a share strictly between 0 and 1", opts.nullShare)}
+			}
 			opts.flags = cmd.Flags()
 			if opts.format != "" && opts.format != "catalog" && opts.format != "compose" {
 				return usageError{fmt.Errorf("--format %q: want catalog or compose", opts.format)}
@@ -105,6 +129,8 @@ grid order; eval prints how to keep it in .megagit/config.yaml.`,
 	f.StringVar(&opts.format, "format", "", "catalog or compose: what the injected text (and its tokens) looks like")
 	f.IntVar(&opts.budget, "budget", 0, "token budget of the injected text")
 	f.StringArrayVar(&opts.sweep, "sweep", nil, "re-rank for each `KEY=V1,V2,...` (repeat for a grid)")
+	f.StringVar(&opts.fit, "fit", "", "fit the abstention gate to the benchmark folders and write it to `FILE`")
+	f.Float64Var(&opts.nullShare, "null-share", ranker.DefaultGateFit().NullShare, "with --fit: the share of prompts that need no skill")
 	return cmd
 }
 
@@ -115,6 +141,9 @@ func evalRun(opts *evalOptions) error {
 		return err
 	}
 	rs := evalRouteSettings(cfg, opts)
+	if opts.fit != "" {
+		return evalFitRun(opts, cfg, rs)
+	}
 	dir := evalPath(a, opts.dir)
 	qfile := filepath.Join(dir, "queries.jsonl")
 	if opts.queries != "" {

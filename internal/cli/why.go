@@ -47,6 +47,70 @@ type whyJSON struct {
 	Terms   ranker.Breakdown `json:"terms"`
 	// Semantic splits the dense score into its two cosines, when a model is on.
 	Semantic *semanticParts `json:"semantic,omitempty"`
+	// Gate is the abstention gate's reading of the prompt, when one decided.
+	Gate    *whyGate       `json:"gate,omitempty"`
+	Signals ranker.Signals `json:"signals"`
+}
+
+// whyGate is the gate's decision for one prompt: each feature's value,
+// weight and share of the log-odds, and the probability that some skill
+// fits.
+type whyGate struct {
+	Prob      float64          `json:"p"`
+	Threshold float64          `json:"threshold"`
+	Bias      float64          `json:"bias"`
+	MinSkills int              `json:"min_skills"`
+	Features  []whyGateFeature `json:"features"`
+}
+
+type whyGateFeature struct {
+	Name   string  `json:"name"`
+	Value  float64 `json:"value"`
+	Weight float64 `json:"weight"`
+	Term   float64 `json:"term"`
+}
+
+// gateReading is res's gate decision, or nil when no gate decided.
+func gateReading(res ranker.Result) *whyGate {
+	g := res.Gate
+	if g == nil {
+		return nil
+	}
+	x, terms := res.Signals.Features(), g.Terms(res.Signals)
+	out := &whyGate{Prob: g.Prob(res.Signals), Threshold: g.Threshold, Bias: g.Bias, MinSkills: g.MinSkills}
+	for i, name := range ranker.GateFeatures {
+		out.Features = append(out.Features, whyGateFeature{Name: name, Value: x[i], Weight: g.Weights[name], Term: terms[i]})
+	}
+	return out
+}
+
+// printGate explains the abstention decision under the skill's terms.
+func printGate(w io.Writer, res ranker.Result) {
+	gr := gateReading(res)
+	if gr == nil {
+		fmt.Fprintf(w, "# gate: none decided (%s): the floors and dynamic K did\n", noGateWhy(res))
+		return
+	}
+	verdict := "something fits"
+	if gr.Prob < gr.Threshold {
+		verdict = "nothing fits: abstain"
+	}
+	fmt.Fprintf(w, "# gate: p = %.3f against threshold %.2f, %s\n", gr.Prob, gr.Threshold, verdict)
+	for _, f := range gr.Features {
+		fmt.Fprintf(w, "#   %-12s %9.4f × %+9.4f = %+8.4f\n", f.Name, f.Value, f.Weight, f.Term)
+	}
+	fmt.Fprintf(w, "#   %-12s %33s\n", "bias", fmt.Sprintf("%+8.4f", gr.Bias))
+}
+
+// noGateWhy says why no gate decided for res.
+func noGateWhy(res ranker.Result) string {
+	switch {
+	case res.Reason == ranker.ReasonFixed:
+		return "dynamic K is off"
+	case res.Reason == ranker.ReasonNoMatch || res.Reason == ranker.ReasonEmptyQuery:
+		return "no skill matches the prompt"
+	}
+	return fmt.Sprintf("dynamic_k.gate is off, or no gate was fitted for this model or for a catalog of %d skills", res.Signals.Skills)
 }
 
 // semanticParts is seed 000's semantic = max(cos(q, full_doc), cos(q, name)).
@@ -85,7 +149,8 @@ func whyRun(opts *whyOptions) error {
 			}
 		}
 		if opts.json {
-			return printJSON(opts.app.out, whyJSON{Skill: b.ID, Rank: pos + 1, Of: len(res.Ranked), Emitted: emitted, K: res.K, Reason: res.Reason, Terms: b, Semantic: sp})
+			return printJSON(opts.app.out, whyJSON{Skill: b.ID, Rank: pos + 1, Of: len(res.Ranked), Emitted: emitted, K: res.K, Reason: res.Reason,
+				Terms: b, Semantic: sp, Gate: gateReading(res), Signals: res.Signals})
 		}
 		printWhy(opts.app.out, b, sp)
 		verdict := "not emitted"
@@ -93,6 +158,7 @@ func whyRun(opts *whyOptions) error {
 			verdict = "emitted"
 		}
 		fmt.Fprintf(opts.app.out, "# rank %d of %d, %s (k=%d, %s)\n", pos+1, len(res.Ranked), verdict, res.K, res.Reason)
+		printGate(opts.app.out, res)
 		return nil
 	}
 	return fmt.Errorf("%w: skill %q was not loaded (run megagit lint)", local.ErrInvalid, opts.skill)

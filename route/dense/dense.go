@@ -168,7 +168,11 @@ func (s *Channel) DenseProfile() route.DenseProfile { return RouteProfile(s.Prof
 
 // RouteProfile is what routing takes from a model's profile.
 func RouteProfile(p embedcache.Profile) route.DenseProfile {
-	return route.DenseProfile{FusionW: p.FusionW, AbsFloor: p.AbsFloor, Tier: p.Tier}
+	rp := route.DenseProfile{FusionW: p.FusionW, AbsFloor: p.AbsFloor, Tier: p.Tier}
+	if p.Builtin {
+		rp.Gate = route.ShippedGate(p.ID)
+	}
+	return rp
 }
 
 // Semantic is the channel as routing scores it: the same vectors and

@@ -1,0 +1,284 @@
+package ranker
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// The abstention gate: a logistic model over a prompt's Signals that says
+// how likely it is that some skill fits. It replaces one fixed floor on the
+// fused score, which cannot serve every catalog size: a prompt that needs
+// no skill still meets its best match among N skills, and that best score
+// rises with N. The gate sees the catalog's size and the spread of the
+// prompt's scores over it, so it is calibrated across sizes.
+
+// GateFeatures names the gate's inputs, in the order Features returns them.
+var GateFeatures = []string{
+	"top",         // the leader's final score
+	"lexical",     // best normalised lexical score
+	"dense",       // best dense score (cosine)
+	"margin",      // leader minus runner-up
+	"lead",        // leader minus the mean of the top ten
+	"dense_sd",    // spread of the dense scores over the catalog
+	"log_skills",  // ln(candidates)
+	"known_share", // share of the prompt's terms some skill contains
+	"log_terms",   // ln(1 + the prompt's content terms)
+}
+
+const nGateFeatures = 9
+
+// Features are s's gate inputs, in GateFeatures' order.
+func (s Signals) Features() [nGateFeatures]float64 {
+	known := 0.0
+	if s.Terms > 0 {
+		known = float64(s.Known) / float64(s.Terms)
+	}
+	return [nGateFeatures]float64{
+		s.Top, s.Lexical, s.Dense, s.Top - s.Second, s.Top - s.Mean10, s.DenseSD,
+		math.Log(float64(max(s.Skills, 1))), known, math.Log1p(float64(s.Terms)),
+	}
+}
+
+// Gate is a fitted abstention gate: emit when the probability that a skill
+// fits, 1/(1+exp(-(Bias + Σ weight·feature))), reaches Threshold.
+type Gate struct {
+	// Weights are per feature name (GateFeatures), in the features' raw
+	// units.
+	Weights   map[string]float64 `json:"weights"`
+	Bias      float64            `json:"bias"`
+	Threshold float64            `json:"threshold"`
+	// MinSkills is the smallest catalog the gate was fitted on: it is not
+	// trusted below it (the floors decide there).
+	MinSkills int `json:"min_skills"`
+	// Fit says how the gate was fitted (data, null share, sample counts).
+	Fit string `json:"fit,omitempty"`
+
+	w [nGateFeatures]float64
+}
+
+// NewGate checks g's weights (every feature named once, nothing else) and
+// readies it for use.
+func NewGate(g Gate) (*Gate, error) {
+	for name := range g.Weights {
+		if !slices.Contains(GateFeatures, name) {
+			return nil, fmt.Errorf("weights: unknown feature %q (known: %s)", name, strings.Join(GateFeatures, ", "))
+		}
+	}
+	for i, name := range GateFeatures {
+		w, ok := g.Weights[name]
+		if !ok {
+			return nil, fmt.Errorf("weights: feature %q missing", name)
+		}
+		if math.IsNaN(w) || math.IsInf(w, 0) {
+			return nil, fmt.Errorf("weights: %q is not a finite number", name)
+		}
+		g.w[i] = w
+	}
+	if math.IsNaN(g.Bias) || math.IsInf(g.Bias, 0) {
+		return nil, fmt.Errorf("bias: not a finite number")
+	}
+	if !(g.Threshold > 0 && g.Threshold < 1) {
+		return nil, fmt.Errorf("threshold: %v is not a probability strictly between 0 and 1", g.Threshold)
+	}
+	return &g, nil
+}
+
+// ParseGate reads a gate written by `megagit eval --fit`.
+func ParseGate(data []byte) (*Gate, error) {
+	var g Gate
+	if err := json.Unmarshal(data, &g); err != nil {
+		return nil, err
+	}
+	return &g, nil
+}
+
+// Prob is the gate's probability that some skill fits the prompt s
+// describes.
+func (g *Gate) Prob(s Signals) float64 {
+	x := s.Features()
+	z := g.Bias
+	for i, w := range g.w {
+		z += w * x[i]
+	}
+	return 1 / (1 + math.Exp(-z))
+}
+
+// Terms are each feature's contribution to the gate's log-odds for s, in
+// GateFeatures' order, for `why`.
+func (g *Gate) Terms(s Signals) [nGateFeatures]float64 {
+	x := s.Features()
+	for i, w := range g.w {
+		x[i] *= w
+	}
+	return x
+}
+
+// applies reports whether g decides for a prompt with these signals: it
+// is set and the catalog is not smaller than the ones it was fitted on.
+func (g *Gate) applies(s Signals) bool { return g != nil && s.Skills >= g.MinSkills }
+
+// admits reports whether the candidate at rank i would pass the gate as
+// the leader: a backup is emitted only when it is a confident match itself.
+func (g *Gate) admits(s Signals, cands []Breakdown, i int) bool {
+	return g.Prob(s.asLeader(cands, i)) >= g.Threshold
+}
+
+// GateSample is one benchmark prompt for fitting: its signals, and whether
+// a skill fits it (its gold skill ranks in the top ten).
+type GateSample struct {
+	Signals Signals
+	Fits    bool
+}
+
+// GateFit are the fitting options.
+type GateFit struct {
+	// NullShare is the share of prompts that need no skill the gate is fitted
+	// for: samples are weighted so that nulls make up this share.
+	NullShare float64
+	// L2 is the ridge penalty on the standardised weights.
+	L2 float64
+}
+
+// DefaultGateFit weights prompts that need no skill at 0.4 of the total,
+// the share that gave the best coverage on the development benchmarks
+// across catalog sizes (BENCHMARKS.md, "The abstention gate"), with a
+// light ridge.
+func DefaultGateFit() GateFit { return GateFit{NullShare: 0.4, L2: 1e-3} }
+
+// FitGate fits a gate to samples by weighted logistic regression (full-batch
+// gradient descent on standardised features, from zero: deterministic), with
+// threshold 0.5. It needs samples of both kinds.
+func FitGate(samples []GateSample, o GateFit) (*Gate, error) {
+	var pos, neg int
+	for _, s := range samples {
+		if s.Fits {
+			pos++
+		} else {
+			neg++
+		}
+	}
+	if pos == 0 || neg == 0 {
+		return nil, fmt.Errorf("fitting needs prompts with and without a fitting skill (have %d and %d)", pos, neg)
+	}
+	if !(o.NullShare > 0 && o.NullShare < 1) {
+		return nil, fmt.Errorf("null share %v is not strictly between 0 and 1", o.NullShare)
+	}
+	n := len(samples)
+	x := make([][nGateFeatures]float64, n)
+	y := make([]float64, n)
+	wt := make([]float64, n)
+	for i, s := range samples {
+		x[i] = s.Signals.Features()
+		if s.Fits {
+			y[i], wt[i] = 1, (1-o.NullShare)/float64(pos)
+		} else {
+			wt[i] = o.NullShare / float64(neg)
+		}
+	}
+	// Standardise each feature (a constant one keeps scale 1).
+	var mu, sd [nGateFeatures]float64
+	for j := range nGateFeatures {
+		for i := range x {
+			mu[j] += x[i][j]
+		}
+		mu[j] /= float64(n)
+		for i := range x {
+			d := x[i][j] - mu[j]
+			sd[j] += d * d
+		}
+		sd[j] = math.Sqrt(sd[j] / float64(n))
+		if sd[j] < 1e-12 {
+			sd[j] = 1
+		}
+		for i := range x {
+			x[i][j] = (x[i][j] - mu[j]) / sd[j]
+		}
+	}
+	var w [nGateFeatures]float64
+	var b float64
+	const steps, lr = 4000, 0.5
+	for range steps {
+		var gw [nGateFeatures]float64
+		var gb float64
+		for i := range x {
+			z := b
+			for j := range w {
+				z += w[j] * x[i][j]
+			}
+			e := (1/(1+math.Exp(-z)) - y[i]) * wt[i]
+			for j := range w {
+				gw[j] += e * x[i][j]
+			}
+			gb += e
+		}
+		for j := range w {
+			w[j] -= lr * (gw[j] + o.L2*w[j])
+		}
+		b -= lr * gb
+	}
+	// Back to raw feature units.
+	g := Gate{Weights: map[string]float64{}, Threshold: 0.5, Bias: b, MinSkills: math.MaxInt}
+	for _, s := range samples {
+		g.MinSkills = min(g.MinSkills, s.Signals.Skills)
+	}
+	for j, name := range GateFeatures {
+		g.Weights[name] = w[j] / sd[j]
+		g.Bias -= w[j] / sd[j] * mu[j]
+	}
+	g.Fit = fmt.Sprintf("%d prompts with a fitting skill, %d without, weighted to a null share of %g, L2 %g",
+		pos, neg, o.NullShare, o.L2)
+	return NewGate(g)
+}
+
+// UnmarshalJSON reads a gate and checks it as NewGate does.
+func (g *Gate) UnmarshalJSON(data []byte) error {
+	type plain Gate // without these methods
+	var p plain
+	if err := json.Unmarshal(data, &p); err != nil {
+		return err
+	}
+	ng, err := NewGate(Gate(p))
+	if err != nil {
+		return err
+	}
+	*g = *ng
+	return nil
+}
+
+// MarshalJSON writes the weights in GateFeatures' order, so a fitted gate
+// reads (and diffs) the same every time.
+func (g Gate) MarshalJSON() ([]byte, error) {
+	var sb strings.Builder
+	sb.WriteString(`{"weights":{`)
+	for i, name := range GateFeatures {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, "%q:%s", name, jsonFloat(g.Weights[name]))
+	}
+	fmt.Fprintf(&sb, `},"bias":%s,"threshold":%s,"min_skills":%d`, jsonFloat(g.Bias), jsonFloat(g.Threshold), g.MinSkills)
+	if g.Fit != "" {
+		f, _ := json.Marshal(g.Fit)
+		fmt.Fprintf(&sb, `,"fit":%s`, f)
+	}
+	sb.WriteByte('}')
+	return []byte(sb.String()), nil
+}
+
+// jsonFloat rounds to 6 significant digits: enough for a gate, stable in
+// diffs.
+func jsonFloat(x float64) string {
+	b, _ := json.Marshal(roundSig(x, 6))
+	return string(b)
+}
+
+func roundSig(x float64, d int) float64 {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return x
+	}
+	p := math.Pow(10, float64(d)-math.Ceil(math.Log10(math.Abs(x))))
+	return math.Round(x*p) / p
+}

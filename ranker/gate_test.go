@@ -1,0 +1,168 @@
+package ranker
+
+import (
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// onlyTop is a gate that reads the leader's score alone: p = 0.5 at top =
+// at, for any catalog of at least minSkills.
+func onlyTop(at float64, minSkills int) *Gate {
+	w := map[string]float64{}
+	for _, f := range GateFeatures {
+		w[f] = 0
+	}
+	w["top"] = 40
+	g, err := NewGate(Gate{Weights: w, Bias: -40 * at, Threshold: 0.5, MinSkills: minSkills})
+	if err != nil {
+		panic(err)
+	}
+	return g
+}
+
+func TestNewGateRefusesBadGates(t *testing.T) {
+	full := func() map[string]float64 {
+		w := map[string]float64{}
+		for _, f := range GateFeatures {
+			w[f] = 1
+		}
+		return w
+	}
+	unknown := full()
+	unknown["colour"] = 1
+	missing := full()
+	delete(missing, "dense_sd")
+	nan := full()
+	nan["top"] = math.NaN()
+	for _, tt := range []struct {
+		name string
+		g    Gate
+		want string
+	}{
+		{"unknown feature", Gate{Weights: unknown, Threshold: 0.5}, `weights: unknown feature "colour"`},
+		{"missing feature", Gate{Weights: missing, Threshold: 0.5}, `weights: feature "dense_sd" missing`},
+		{"not a number", Gate{Weights: nan, Threshold: 0.5}, `weights: "top" is not a finite number`},
+		{"threshold 1", Gate{Weights: full(), Threshold: 1}, "threshold: 1 is not a probability"},
+	} {
+		if _, err := NewGate(tt.g); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err = %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+func TestGateJSONRoundTrip(t *testing.T) {
+	g := onlyTop(0.2, 50)
+	data, err := json.Marshal(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ParseGate(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Signals{Skills: 100, Top: 0.25}
+	if back.Prob(s) != g.Prob(s) || back.MinSkills != 50 || !reflect.DeepEqual(back.Weights, g.Weights) {
+		t.Errorf("round trip changed the gate: %s", data)
+	}
+	if !strings.HasPrefix(string(data), `{"weights":{"top":40,"lexical":0,`) {
+		t.Errorf("weights not in feature order: %s", data)
+	}
+}
+
+func TestDecideGated(t *testing.T) {
+	flat := []float64{0.30, 0.30, 0.30, 0.30, 0.30, 0.30, 0.30, 0.30, 0.30, 0.30}
+	peak := []float64{0.12, 0.02, 0.02, 0.01, 0.01, 0.01, 0.01, 0.01, 0.01, 0.01}
+	c := ProfileFor(TierMedium)
+	c.AbsFloor = 0.14
+	c.Gate = onlyTop(0.2, 100)
+
+	// Flat but confident: the gate says something fits, so uniform-null
+	// (which the same scores trigger without a gate) does not abstain.
+	if d := ProfileFor(TierMedium).Decide(flat); d.Reason != ReasonUniformNull {
+		t.Fatalf("without a gate: %q", d.Reason)
+	}
+	d := c.DecideGated(flat, Signals{Skills: 200, Top: 0.30})
+	if d.K == 0 || d.GateProb == nil || *d.GateProb < 0.5 {
+		t.Errorf("confident flat match: K %d reason %q", d.K, d.Reason)
+	}
+	// A weak leader: the gate abstains.
+	d = c.DecideGated(peak, Signals{Skills: 200, Top: 0.12})
+	if d.K != 0 || d.Reason != ReasonGate {
+		t.Errorf("weak leader: K %d reason %q", d.K, d.Reason)
+	}
+	// A catalog smaller than any the gate was fitted on: the floor decides.
+	d = c.DecideGated(peak, Signals{Skills: 20, Top: 0.12})
+	if d.Reason != ReasonAbsFloor || d.GateProb != nil {
+		t.Errorf("small catalog: reason %q, gate %v", d.Reason, d.GateProb)
+	}
+}
+
+// TestRankGateBackups: a leader that barely passes the gate emits alone;
+// the tier's minimum K does not drag backups that would not pass in.
+func TestRankGateBackups(t *testing.T) {
+	docs := testDocs()
+	prompt := "verify the stripe webhook signature of a docker file"
+	ix := NewIndex(docs, DefaultConfig())
+	plain := ix.Rank(prompt, Options{})
+	noGate := ProfileFor(TierMedium)
+	if r := ix.Rank(prompt, Options{Profile: &noGate}); len(r.Emitted) < 2 {
+		t.Fatalf("without a gate only %v is emitted: the test needs backups", r.Emitted)
+	}
+	top := plain.Signals.Top
+	if plain.Signals.Skills != 5 || top <= 0 {
+		t.Fatalf("signals %+v", plain.Signals)
+	}
+	prof := ProfileFor(TierMedium) // k_min 3
+	prof.Gate = onlyTop(top*0.9, 1)
+	r := ix.Rank(prompt, Options{Profile: &prof})
+	if len(r.Emitted) != 1 || docs[r.Emitted[0]].ID != "webhook-signer" {
+		t.Errorf("emitted %v, want webhook-signer alone", r.Emitted)
+	}
+	prof.Gate = onlyTop(top*1.1, 1)
+	if r := ix.Rank(prompt, Options{Profile: &prof}); len(r.Emitted) != 0 || r.Reason != ReasonGate {
+		t.Errorf("a leader below the gate: emitted %v (%q)", r.Emitted, r.Reason)
+	}
+}
+
+func TestFitGateSeparatesAndRepeats(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var samples []GateSample
+	for i := range 400 {
+		fits := i%2 == 0
+		top := 0.1 + 0.05*r.NormFloat64()
+		if fits {
+			top += 0.15
+		}
+		n := []int{100, 1000}[i%4/2]
+		samples = append(samples, GateSample{Fits: fits, Signals: Signals{Skills: n, Top: top, Terms: 6, Known: 4}})
+	}
+	g, err := FitGate(samples, DefaultGateFit())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.MinSkills != 100 {
+		t.Errorf("min_skills %d, want the smallest catalog, 100", g.MinSkills)
+	}
+	right := 0
+	for _, s := range samples {
+		if (g.Prob(s.Signals) >= g.Threshold) == s.Fits {
+			right++
+		}
+	}
+	if right < 340 {
+		t.Errorf("the fitted gate is right on %d of 400 separable samples", right)
+	}
+	again, _ := FitGate(samples, DefaultGateFit())
+	a, _ := json.Marshal(g)
+	b, _ := json.Marshal(again)
+	if string(a) != string(b) {
+		t.Errorf("fitting twice differs:\n%s\n%s", a, b)
+	}
+	if _, err := FitGate(samples[:1], DefaultGateFit()); err == nil {
+		t.Error("fitted on one kind of prompt only")
+	}
+}

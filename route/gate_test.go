@@ -1,0 +1,117 @@
+package route
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/megagit/megagit/ranker"
+)
+
+func TestShippedGatesLoad(t *testing.T) {
+	for _, name := range []string{LexicalGate, "megagit-static-v1"} {
+		g := ShippedGate(name)
+		if g == nil {
+			t.Fatalf("no shipped gate %q", name)
+		}
+		if g.MinSkills < 1 || g.Threshold != 0.5 {
+			t.Errorf("%s: min_skills %d, threshold %v", name, g.MinSkills, g.Threshold)
+		}
+	}
+	if ShippedGate("some-onnx-model") != nil {
+		t.Error("a model without a fitted gate got one")
+	}
+}
+
+// nullSignals draws one prompt that fits no skill in a catalog of n: every
+// skill's cosine and lexical score come from the same distributions, so
+// the leader is just the best of n draws. This is the situation where one
+// fixed floor lets more through as the catalog grows.
+func nullSignals(r *rand.Rand, n int, dense bool) ranker.Signals {
+	fused := make([]float64, n)
+	s := ranker.Signals{Skills: n, Terms: 5, Known: 4}
+	var sum, sum2 float64
+	for i := range fused {
+		lex := 0.0
+		if r.Float64() < 0.02 { // a shared word
+			lex = 0.15 * r.Float64()
+		}
+		s.Lexical = math.Max(s.Lexical, lex)
+		fused[i] = lex
+		if dense {
+			cos := 0.03 + 0.065*r.NormFloat64()
+			s.Dense = math.Max(s.Dense, cos)
+			sum += cos
+			sum2 += cos * cos
+			fused[i] = 0.6*lex + 0.4*cos
+		}
+	}
+	if dense {
+		m := sum / float64(n)
+		s.DenseSD = math.Sqrt(sum2/float64(n) - m*m)
+	}
+	slices.SortFunc(fused, func(a, b float64) int { return -cmpFloat(a, b) })
+	s.Top, s.Second = fused[0], fused[1]
+	for _, f := range fused[:10] {
+		s.Mean10 += f / 10
+	}
+	return s
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// TestShippedGateCatalogGrowth pins what the gate is for: prompts that fit
+// no skill must not get through more often as the catalog grows from the
+// smallest size the gate was fitted on to ten thousand skills.
+func TestShippedGateCatalogGrowth(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		dense bool
+	}{{"megagit-static-v1", true}, {LexicalGate, false}} {
+		g := ShippedGate(c.name)
+		// The fixed floor the gate replaced: 0.10 on the lexical share,
+		// 0.6·0.10 + 0.4·0.20 fused.
+		floor := 0.10
+		if c.dense {
+			floor = 0.14
+		}
+		rates := func(n int) (gate, fixed float64) {
+			r := rand.New(rand.NewPCG(1, uint64(n)))
+			const trials = 400
+			for range trials {
+				s := nullSignals(r, n, c.dense)
+				if g.Prob(s) >= g.Threshold {
+					gate += 1.0 / trials
+				}
+				if s.Top >= floor {
+					fixed += 1.0 / trials
+				}
+			}
+			return gate, fixed
+		}
+		rate := func(n int) float64 { g, _ := rates(n); return g }
+		// The draws reproduce the problem: a fixed floor lets more through.
+		_, fixedSmall := rates(g.MinSkills)
+		if _, fixedLarge := rates(2000); fixedLarge < fixedSmall+0.1 {
+			t.Fatalf("%s: the fixed floor emits %.3f at %d skills and %.3f at 2000: the draws do not show the problem",
+				c.name, fixedSmall, g.MinSkills, fixedLarge)
+		}
+		base := rate(g.MinSkills)
+		for _, n := range []int{500, 2000, 10000} {
+			got := rate(n)
+			if got > base+0.02 {
+				t.Errorf("%s: %.3f of null prompts emitted at %d skills, %.3f at %d", c.name, got, n, base, g.MinSkills)
+			}
+			t.Logf("%s: false emissions %.3f at %d skills, %.3f at %d", c.name, got, n, base, g.MinSkills)
+		}
+	}
+}
