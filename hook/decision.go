@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+
+	"github.com/megagit/megagit/ranker"
 )
 
 // Decision is one line of the local decision log
@@ -28,6 +30,9 @@ type Decision struct {
 	Candidates int             `json:"candidates"`
 	Skills     []DecisionSkill `json:"skills"`
 	Shadow     bool            `json:"shadow,omitempty"`
+	// Signals are what the abstention gate read of the ranking: enough to
+	// re-fit the gate from the registry's own verdicts (tune --gate).
+	Signals *ranker.Signals `json:"signals,omitempty"`
 	// Served says a warm `megagit serve` ranked the prompt.
 	Served    bool    `json:"served,omitempty"`
 	LatencyMS float64 `json:"latency_ms"`

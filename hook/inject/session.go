@@ -42,6 +42,9 @@ func decisionRecord(agent string, in hook.Input, s *Settings, docs []ranker.Doc,
 	if s.LogPrompts {
 		d.Prompt = in.Prompt
 	}
+	if sig := rr.Res.Signals; sig.Skills > 0 {
+		d.Signals = &sig
+	}
 	score := make([]float64, len(docs)) // by doc
 	for _, b := range rr.Res.Ranked {
 		score[b.Doc] = b.Final

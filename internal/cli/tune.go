@@ -1,21 +1,28 @@
 package cli
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/hook/stop"
 	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/local"
 	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
 
 type tuneOptions struct {
-	app   *app
-	apply bool
-	json  bool
+	app       *app
+	apply     bool
+	json      bool
+	gate      string // --gate FILE
+	nullShare float64
 }
 
 // newTuneCmd parses `megagit tune` into options and hands them to runF, or
@@ -37,15 +44,78 @@ and scores each set against what the session's verdicts say:
 It proposes new thresholds only with at least 30 labelled decisions and a
 strict gain in agreement; --apply writes them to .megagit/config.yaml as one
 commit (dynamic_k.abs_floor, abstain_z_top1, abstain_z_ent, ambig_z_ent,
-very_ambig_z_ent).`,
+very_ambig_z_ent).
+
+--gate FILE instead re-fits the abstention gate (whether anything fits a
+prompt) from the same labels: a decision with a HELPFUL skill is a prompt
+something fits, one whose skills were judged otherwise or went unused is
+one nothing fits. Decisions that abstained have no verdicts to learn from.
+It needs at least 10 of each and writes the gate to FILE; set
+dynamic_k.gate: FILE in .megagit/config.yaml to route with it.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.gate != "" && opts.apply {
+				return usageError{errors.New("--gate writes a gate file; it cannot be combined with --apply")}
+			}
+			if !(opts.nullShare > 0 && opts.nullShare < 1) {
+				return usageError{fmt.Errorf("--null-share %v: want a share strictly between 0 and 1", opts.nullShare)}
+			}
 			return orRun(runF, tuneRun)(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.apply, "apply", false, "write the proposed thresholds to .megagit/config.yaml (one commit)")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")
+	cmd.Flags().StringVar(&opts.gate, "gate", "", "re-fit the abstention gate from the labelled decisions and write it to `FILE`")
+	cmd.Flags().Float64Var(&opts.nullShare, "null-share", ranker.DefaultGateFit().NullShare, "with --gate: the weight of decisions that should have abstained")
 	return cmd
+}
+
+// minGateSamples is how many labelled decisions of each kind tune --gate
+// needs.
+const minGateSamples = 10
+
+// tuneGateRun fits the abstention gate to the labelled decisions.
+func tuneGateRun(opts *tuneOptions, e *workspace.Workspace, ds []hook.Decision, ledgers map[string][]registry.Entry) error {
+	samples := stop.GateSamples(e.Reg.Local(), ds, ledgers)
+	fits := 0
+	for _, s := range samples {
+		if s.Fits {
+			fits++
+		}
+	}
+	if fits < minGateSamples || len(samples)-fits < minGateSamples {
+		return fmt.Errorf("%w: tune --gate needs at least %d helpful and %d unhelpful labelled decisions with signals; the log has %d and %d",
+			local.ErrInvalid, minGateSamples, minGateSamples, fits, len(samples)-fits)
+	}
+	fit := ranker.DefaultGateFit()
+	fit.NullShare = opts.nullShare
+	g, err := ranker.FitGate(samples, fit)
+	if err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(g, "", "  ")
+	if err != nil {
+		return err
+	}
+	path := opts.gate
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(opts.app.workDir(), path)
+	}
+	if err := local.WriteFileAtomic(path, append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	if opts.json {
+		return printJSON(opts.app.out, struct {
+			Decisions int          `json:"decisions"`
+			Helpful   int          `json:"helpful"`
+			Unhelpful int          `json:"unhelpful"`
+			Gate      *ranker.Gate `json:"gate"`
+			File      string       `json:"file"`
+		}{len(ds), fits, len(samples) - fits, g, opts.gate})
+	}
+	fmt.Fprintf(opts.app.out, "decisions %d, labelled %d (%d helpful, %d unused or harmful)\n", len(ds), len(samples), fits, len(samples)-fits)
+	fmt.Fprintf(opts.app.errOut, "megagit: wrote the gate to %s; set dynamic_k.gate: %s in .megagit/config.yaml to route with it\n", opts.gate, opts.gate)
+	return nil
 }
 
 // tuneJSON is `tune --json`'s stable shape.
@@ -68,6 +138,9 @@ func tuneRun(opts *tuneOptions) error {
 	ledgers, err := e.Reg.Ledgers()
 	if err != nil {
 		return err
+	}
+	if opts.gate != "" {
+		return tuneGateRun(opts, e, ds, ledgers)
 	}
 	cases := stop.TuneCases(e.Reg.Local(), ds, ledgers)
 	res := tuneJSON{Decisions: len(ds), Replayable: len(cases),
