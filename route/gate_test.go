@@ -115,3 +115,49 @@ func TestShippedGateCatalogGrowth(t *testing.T) {
 		}
 	}
 }
+
+type fakeDense struct{ prof DenseProfile }
+
+func (f fakeDense) Scores(string) ([]float64, error) { return nil, nil }
+func (f fakeDense) DenseProfile() DenseProfile       { return f.prof }
+
+// TestRouterGates: which gate decides, by model and config.
+func TestRouterGates(t *testing.T) {
+	docs := []ranker.Doc{{ID: "a", Description: "alpha", Weight: 1}}
+	cfg := ranker.DefaultConfig()
+	model, lexical := ShippedGate("megagit-static-v1"), ShippedGate(LexicalGate)
+	fitted, err := ranker.NewGate(*ShippedGate(LexicalGate)) // a copy: another gate
+	if err != nil {
+		t.Fatal(err)
+	}
+	withModel := fakeDense{DenseProfile{FusionW: 0.4, AbsFloor: 0.2, Tier: "medium", Gate: model}}
+	onnx := fakeDense{DenseProfile{FusionW: 0.5, AbsFloor: 0.6, Tier: "strong"}}
+	for _, tt := range []struct {
+		name          string
+		sem           Dense
+		dk            DynamicKOverride
+		dense, lexGot *ranker.Gate
+	}{
+		{"built-in model", withModel, DynamicKOverride{}, model, lexical},
+		{"lexical only", nil, DynamicKOverride{}, nil, lexical},
+		{"an ONNX model keeps its floor", onnx, DynamicKOverride{}, nil, lexical},
+		{"gate off", withModel, DynamicKOverride{NoGate: true}, nil, nil},
+		{"a fitted gate, with a model", withModel, DynamicKOverride{Gate: fitted}, fitted, lexical},
+		{"a fitted gate, lexical", nil, DynamicKOverride{Gate: fitted}, nil, fitted},
+	} {
+		r, _ := New(docs, cfg, tt.sem, tt.dk, nil)
+		var dense, lex *ranker.Gate
+		if r.prof != nil {
+			dense = r.prof.Gate
+		}
+		if r.lex != nil {
+			lex = r.lex.Gate
+		}
+		if dense != tt.dense || lex != tt.lexGot {
+			t.Errorf("%s: gates %p / %p, want %p / %p", tt.name, dense, lex, tt.dense, tt.lexGot)
+		}
+		if tt.sem != nil && r.prof.AbsFloor <= 0 {
+			t.Errorf("%s: no floor for catalogs below the gate's", tt.name)
+		}
+	}
+}
