@@ -34,7 +34,12 @@ func newRemoteListCmd(a *app, runF func(*remoteListOptions) error) *cobra.Comman
 	cmd := &cobra.Command{
 		Use:   "remote",
 		Short: "List or add the git remotes `megagit sync` shares the registry through",
-		Args:  exactArgs(0, "no arguments (or a subcommand: add)"),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return unknownCommand(cmd, args[0])
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return orRun(runF, remoteListRun)(opts)
 		},

@@ -6,7 +6,7 @@ func TestRemoteFlags(t *testing.T) {
 	testFlags(t, newRemoteListCmd, func(o *remoteListOptions) { o.app = nil }, []flagCase[remoteListOptions]{
 		{name: "list"},
 		{name: "list as JSON", args: []string{"--json"}, want: remoteListOptions{json: true}},
-		{name: "not a subcommand", args: []string{"show"}, wantErr: "expects no arguments (or a subcommand: add)"},
+		{name: "not a subcommand", args: []string{"show"}, wantErr: `unknown command "show" for "remote"`},
 	})
 	testFlags(t, newRemoteAddCmd, func(o *remoteAddOptions) { o.app = nil }, []flagCase[remoteAddOptions]{
 		{name: "add", args: []string{"origin", "https://example.com/team/skills.git"},

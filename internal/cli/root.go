@@ -49,7 +49,8 @@ func Run(args []string, s Streams) int {
 }
 
 // version is megagit's release version, set at release time with
-// -ldflags "-X github.com/megagit/megagit/internal/cli.version=...".
+// -ldflags "-X github.com/megagit/megagit/internal/cli.version=..." (see
+// .goreleaser.yaml); buildVersion falls back to the build's own record.
 var version = "dev"
 
 // run builds the command tree, runs it and maps the error to an exit code.
@@ -108,8 +109,11 @@ func newRootCmd(a *app) *cobra.Command {
 		Long:          "megagit keeps an agent's SKILL.md skills in a git repository, picks the few skills worth\ninjecting for each prompt (or none), and records every verdict as a commit.",
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		Version:       version,
+		Version:       buildVersion().String(),
 	}
+	root.SetVersionTemplate("megagit {{.Version}}\n")
+	root.SetUsageTemplate(usageTemplate)
+	root.SetHelpCommand(newHelpCmd())
 	root.PersistentFlags().StringVarP(&a.dir, "dir", "C", "", "run as if megagit was started in `DIR`")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(
@@ -137,8 +141,10 @@ func newRootCmd(a *app) *cobra.Command {
 		newCloneCmd(a, nil),
 		newDoctorCmd(a, nil),
 		newServeCmd(a, nil),
+		newVersionCmd(a, nil),
 		exitCodesTopic(),
 	)
+	strictGroups(root)
 	return root
 }
 

@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// groupAnnotation marks a command that only groups subcommands (megagit,
+// skill, model, cache, hook): its usage shows "CMD [command]", not CMD alone.
+const groupAnnotation = "megagit_group"
+
+// usageTemplate is cobra's, without the bare usage line of a group.
+var usageTemplate = strings.Replace((&cobra.Command{}).UsageTemplate(),
+	"{{if .Runnable}}", `{{if and .Runnable (ne (index .Annotations "`+groupAnnotation+`") "true")}}`, 1)
+
+// strictGroups makes every command under c that has subcommands and no run
+// function of its own fail with a usage error (exit 2) when the subcommand
+// is unknown or missing. Cobra would print the group's help and exit 0
+// below the root, and exit 1 for an unknown command at the root.
+func strictGroups(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		strictGroups(sub)
+	}
+	if !c.HasSubCommands() || c.Runnable() {
+		return
+	}
+	if c.Annotations == nil {
+		c.Annotations = map[string]string{}
+	}
+	c.Annotations[groupAnnotation] = "true"
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = runGroup
+}
+
+// runGroup is a group's own run: with no subcommand it prints the group's
+// help on stderr (stdout stays empty) and fails; `megagit help GROUP` and
+// `megagit GROUP --help` print it on stdout and succeed.
+func runGroup(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return unknownCommand(cmd, args[0])
+	}
+	cmd.SetOut(cmd.ErrOrStderr())
+	if err := cmd.Help(); err != nil {
+		return err
+	}
+	what := "subcommand"
+	if !cmd.HasParent() {
+		what = "command"
+	}
+	return usageError{fmt.Errorf("%s needs a %s", cmd.CommandPath(), what)}
+}
+
+// unknownCommand is the usage error for a subcommand cmd does not have,
+// with the near names as a hint.
+func unknownCommand(cmd *cobra.Command, name string) error {
+	err := usageError{fmt.Errorf("unknown command %q for %q", name, cmd.CommandPath())}
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2
+	}
+	near := cmd.SuggestionsFor(name)
+	if len(near) == 0 {
+		return err
+	}
+	for i, s := range near {
+		near[i] = "`" + cmd.CommandPath() + " " + s + "`"
+	}
+	return withHint(err, "did you mean "+strings.Join(near, " or ")+"?")
+}
+
+// newHelpCmd is cobra's help command with a usage error for an unknown
+// topic (cobra prints the root's usage and exits 0).
+func newHelpCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		Long:  "Help prints the help of any command: megagit help [path to command].",
+		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			cmd, _, err := c.Root().Find(args)
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var out []cobra.Completion
+			for _, sub := range cmd.Commands() {
+				if sub.IsAvailableCommand() && strings.HasPrefix(sub.Name(), toComplete) {
+					out = append(out, cobra.CompletionWithDesc(sub.Name(), sub.Short))
+				}
+			}
+			return out, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := c.Root().Find(args)
+			if err != nil || cmd == nil || len(rest) > 0 {
+				return usageError{fmt.Errorf("unknown help topic %q", strings.Join(args, " "))}
+			}
+			cmd.InitDefaultHelpFlag()
+			cmd.InitDefaultVersionFlag()
+			return cmd.Help()
+		},
+	}
+}

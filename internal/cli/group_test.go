@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// runArgs runs megagit in process and returns its exit code and streams.
+func runArgs(args ...string) (code int, stdout, stderr string) {
+	var out, errOut bytes.Buffer
+	code = runAt(args, strings.NewReader(""), &out, &errOut, time.Now)
+	return code, out.String(), errOut.String()
+}
+
+// Every group (a command with subcommands and no run of its own) rejects
+// an unknown subcommand and a missing one with a usage error, exit 2.
+func TestGroupsRejectUnknownSubcommands(t *testing.T) {
+	var groups []*cobra.Command
+	var walk func(*cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Annotations[groupAnnotation] == "true" {
+			groups = append(groups, c)
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRootCmd(&app{}))
+	var paths []string
+	for _, g := range groups {
+		paths = append(paths, g.CommandPath())
+	}
+	for _, want := range []string{"megagit", "megagit skill", "megagit model", "megagit cache", "megagit hook"} {
+		if !strings.Contains(strings.Join(paths, ","), want) {
+			t.Errorf("%s is not a strict group (groups: %q)", want, paths)
+		}
+	}
+	for _, g := range groups {
+		args := strings.Fields(strings.TrimPrefix(g.CommandPath(), "megagit"))
+		t.Run(g.CommandPath(), func(t *testing.T) {
+			code, out, errOut := runArgs(append(args, "nosuchsub")...)
+			want := `megagit: error: unknown command "nosuchsub" for "` + g.CommandPath() + `"`
+			if code != exitUsage || out != "" || !strings.Contains(errOut, want) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2, no stdout, %q", code, out, errOut, want)
+			}
+			code, out, errOut = runArgs(args...)
+			if code != exitUsage || out != "" || !strings.Contains(errOut, "Usage:\n  "+g.CommandPath()+" [command]") ||
+				!strings.Contains(errOut, "megagit: error: "+g.CommandPath()+" needs a") {
+				t.Errorf("bare: exit %d, stdout %q, stderr %q; want exit 2 with the help on stderr", code, out, errOut)
+			}
+			code, out, _ = runArgs(append([]string{"help"}, args...)...)
+			if code != exitOK || !strings.Contains(out, "Available Commands:") || strings.Contains(out, "\n  "+g.CommandPath()+"\n") {
+				t.Errorf("help: exit %d, stdout %q; want exit 0 and the help without a bare usage line", code, out)
+			}
+		})
+	}
+}
+
+func TestUnknownCommandHintsNearNames(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"skil"}, "megagit: hint: did you mean `megagit skill`?"},
+		{[]string{"model", "lst"}, "megagit: hint: did you mean `megagit model list` or `megagit model use`?"},
+		{[]string{"remote", "ad"}, "megagit: hint: did you mean `megagit remote add`?"},
+	} {
+		code, _, errOut := runArgs(c.args...)
+		if code != exitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+}
+
+func TestHelpUnknownTopic(t *testing.T) {
+	for _, args := range [][]string{{"help", "nosuch"}, {"help", "skill", "nosuch"}} {
+		code, out, errOut := runArgs(args...)
+		if code != exitUsage || out != "" || !strings.Contains(errOut, "megagit: error: unknown help topic") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2", args, code, out, errOut)
+		}
+	}
+	for _, args := range [][]string{{"help"}, {"help", "exit-codes"}, {"help", "skill", "add"}, {"skill", "--help"}} {
+		if code, out, _ := runArgs(args...); code != exitOK || out == "" {
+			t.Errorf("%q: exit %d, stdout %q; want exit 0 and help", args, code, out)
+		}
+	}
+}
