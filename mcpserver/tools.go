@@ -1,0 +1,300 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/megagit/megagit/lifecycle"
+	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/route"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Tool names, as agents see them.
+const (
+	ToolSearch  = "search_skills"
+	ToolGet     = "get_skill"
+	ToolList    = "list_skills"
+	ToolVerdict = "record_verdict"
+)
+
+// MaxBody bounds the SKILL.md body get_skill returns; a longer one is cut
+// (on a character boundary) with a line that says where the rest is.
+const MaxBody = 32 << 10
+
+// maxK bounds search_skills' k.
+const maxK = 20
+
+func (s *Server) addTools(srv *mcp.Server) {
+	mcp.AddTool(srv, &mcp.Tool{Name: ToolSearch, Title: "Search skills",
+		Description: "Find the skills worth reading for a task, ranked as megagit's prompt hook ranks them. " +
+			"Returns each chosen skill's name, description, score and SKILL.md path, or says that nothing fits " +
+			"(then carry on without a skill).",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	}, locked(s, s.search))
+	mcp.AddTool(srv, &mcp.Tool{Name: ToolGet, Title: "Read a skill",
+		Description: fmt.Sprintf("Read one skill's SKILL.md body (at most %d KiB) and its path.", MaxBody>>10),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	}, locked(s, s.get))
+	mcp.AddTool(srv, &mcp.Tool{Name: ToolList, Title: "List skills",
+		Description: "List the registry's skills: name, description and status (active, suspect or archived).",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	}, locked(s, s.list))
+	mcp.AddTool(srv, &mcp.Tool{Name: ToolVerdict, Title: "Record a verdict",
+		Description: "Record whether a skill helped (HELPFUL), did harm (HARMFUL) or made no difference (NEUTRAL), " +
+			"as one commit in the registry. Only for a skill search_skills or get_skill returned in this session.",
+		Annotations: &mcp.ToolAnnotations{IdempotentHint: false, DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
+	}, locked(s, s.verdict))
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// locked runs a tool's handler alone (see Server).
+func locked[In, Out any](s *Server, h mcp.ToolHandlerFor[In, Out]) mcp.ToolHandlerFor[In, Out] {
+	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		res, out, err := h(ctx, req, in)
+		if err != nil {
+			s.logf("%s: %v", req.Params.Name, err)
+		}
+		return res, out, err
+	}
+}
+
+// SearchInput is search_skills' arguments.
+type SearchInput struct {
+	Query string `json:"query" jsonschema:"the task or prompt to find skills for, in plain words"`
+	K     int    `json:"k,omitempty" jsonschema:"at most this many skills (default: the registry's route.top_k)"`
+}
+
+// SearchOutput is search_skills' answer: the chosen skills, best first;
+// none when nothing fits.
+type SearchOutput struct {
+	Skills []FoundSkill `json:"skills"`
+	// Reason is why this many skills were chosen (dynamic K's reason, for
+	// example "abstain" when nothing fits).
+	Reason string `json:"reason"`
+}
+
+// FoundSkill is one skill search_skills chose.
+type FoundSkill struct {
+	Name        string  `json:"name"`
+	Description string  `json:"description"`
+	Score       float64 `json:"score"`
+	Path        string  `json:"path" jsonschema:"the SKILL.md file"`
+}
+
+func (s *Server) search(_ context.Context, req *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
+	var out SearchOutput
+	if strings.TrimSpace(in.Query) == "" {
+		return nil, out, errors.New("query is empty: say what the task is")
+	}
+	if in.K < 0 || in.K > maxK {
+		return nil, out, fmt.Errorf("k is %d: want 1 to %d (or leave it out)", in.K, maxK)
+	}
+	cfg := s.ws.Cfg
+	rt, err := s.ws.Router(s.logProblems, s.say)
+	if err != nil {
+		return nil, out, fmt.Errorf("reading the skills: %w", err)
+	}
+	// The prompt hook's settings (workspace.hookSettings): its ranking and
+	// its abstention; k, when given, caps the count as route's --top-k does.
+	st := route.Settings{TopK: cfg.Route.TopK, NoDynamic: !cfg.Route.Dynamic, Format: cfg.Route.Format, Budget: cfg.Route.Budget}
+	if in.K > 0 {
+		st.TopK = in.K
+	}
+	rr := rt.RouteWithProject(in.Query, s.opts.Project, st)
+	score := map[int]float64{}
+	for _, b := range rr.Res.Ranked {
+		score[b.Doc] = b.Final
+	}
+	out.Reason, out.Skills = string(rr.Res.Reason), []FoundSkill{}
+	for _, d := range rr.Res.Emitted {
+		doc := rt.Docs[d]
+		out.Skills = append(out.Skills, FoundSkill{Name: doc.ID, Description: doc.Description,
+			Score: ranker.Round4(score[d]), Path: s.abs(doc.Path)})
+		s.offer(req.Session, doc.ID, in.Query)
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: searchText(out)}}}, out, nil
+}
+
+// NothingFits opens search_skills' text when no skill is worth reading.
+const NothingFits = "Nothing fits"
+
+func searchText(out SearchOutput) string {
+	if len(out.Skills) == 0 {
+		return fmt.Sprintf("%s: no skill in this registry is worth reading for this task (%s). Carry on without one.", NothingFits, out.Reason)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d skill(s) worth reading, best first (read one with %s):\n", len(out.Skills), ToolGet)
+	for _, f := range out.Skills {
+		fmt.Fprintf(&b, "- %s (score %.4f): %s\n  %s\n", f.Name, f.Score, f.Description, f.Path)
+	}
+	return b.String()
+}
+
+// GetInput is get_skill's arguments.
+type GetInput struct {
+	Name string `json:"name" jsonschema:"the skill's name, as search_skills or list_skills gave it"`
+}
+
+// GetOutput is one skill's SKILL.md body and where it is.
+type GetOutput struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Status      string `json:"status"`
+	Path        string `json:"path"`
+	Body        string `json:"body"`
+	// Truncated is set when the body was longer than MaxBody bytes.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+func (s *Server) get(_ context.Context, req *mcp.CallToolRequest, in GetInput) (*mcp.CallToolResult, GetOutput, error) {
+	sk, err := s.skill(in.Name)
+	if err != nil {
+		return nil, GetOutput{}, err
+	}
+	out := GetOutput{Name: sk.Name, Description: sk.File.Description(), Status: string(sk.Evidence.Status), Path: s.abs(sk.Path)}
+	out.Body, out.Truncated = bounded(sk.File.Body(), MaxBody)
+	s.offer(req.Session, sk.Name, "")
+	text := fmt.Sprintf("# %s (%s)\n%s\n\n%s", out.Name, out.Status, out.Path, out.Body)
+	if out.Truncated {
+		text += fmt.Sprintf("\n\n[cut at %d KiB: read the rest in %s]", MaxBody>>10, out.Path)
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
+}
+
+// bounded cuts s to at most n bytes, on a character boundary.
+func bounded(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n], true
+}
+
+// ListInput is list_skills' arguments.
+type ListInput struct {
+	Status string `json:"status,omitempty" jsonschema:"only skills with this status: active, suspect or archived (default: all)"`
+}
+
+// ListOutput is the registry's skills, by name.
+type ListOutput struct {
+	Skills []ListedSkill `json:"skills"`
+}
+
+// ListedSkill is one skill of list_skills.
+type ListedSkill struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Status      string `json:"status"`
+}
+
+func (s *Server) list(_ context.Context, _ *mcp.CallToolRequest, in ListInput) (*mcp.CallToolResult, ListOutput, error) {
+	out := ListOutput{Skills: []ListedSkill{}}
+	want := strings.ToLower(strings.TrimSpace(in.Status))
+	switch lifecycle.Status(want) {
+	case "", lifecycle.Active, lifecycle.Suspect, lifecycle.Archived:
+	default:
+		return nil, out, fmt.Errorf("status %q: want active, suspect or archived", in.Status)
+	}
+	skills, problems, err := s.ws.Reg.Skills()
+	if err != nil {
+		return nil, out, fmt.Errorf("reading the skills: %w", err)
+	}
+	s.logProblems(problems)
+	for _, sk := range skills {
+		if want == "" || string(sk.Evidence.Status) == want {
+			out.Skills = append(out.Skills, ListedSkill{Name: sk.Name, Description: sk.File.Description(), Status: string(sk.Evidence.Status)})
+		}
+	}
+	var b strings.Builder
+	if len(out.Skills) == 0 {
+		b.WriteString("No skills")
+		if want != "" {
+			b.WriteString(" with status " + want)
+		}
+		b.WriteString(".\n")
+	}
+	for _, l := range out.Skills {
+		fmt.Fprintf(&b, "- %s [%s]: %s\n", l.Name, l.Status, l.Description)
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}, out, nil
+}
+
+// VerdictInput is record_verdict's arguments.
+type VerdictInput struct {
+	Name    string `json:"name" jsonschema:"the skill, as search_skills or get_skill returned it in this session"`
+	Verdict string `json:"verdict" jsonschema:"HELPFUL, HARMFUL or NEUTRAL"`
+	Reason  string `json:"reason,omitempty" jsonschema:"why, in a sentence (kept in the ledger and the commit message)"`
+}
+
+// VerdictOutput is what a recorded verdict did.
+type VerdictOutput struct {
+	Name    string `json:"name"`
+	Verdict string `json:"verdict"`
+	Commit  string `json:"commit"`
+	Status  string `json:"status"`
+	Helpful int    `json:"helpful_count"`
+	Harmful int    `json:"harmful_count"`
+}
+
+func (s *Server) verdict(_ context.Context, req *mcp.CallToolRequest, in VerdictInput) (*mcp.CallToolResult, VerdictOutput, error) {
+	var out VerdictOutput
+	v, err := lifecycle.ParseVerdict(in.Verdict)
+	if err != nil {
+		return nil, out, err
+	}
+	query, ok := s.wasOffered(req.Session, in.Name)
+	if !ok {
+		return nil, out, fmt.Errorf("skill %q was not returned by %s or %s in this session: a verdict is only for a skill you were given", in.Name, ToolSearch, ToolGet)
+	}
+	applied, hash, err := s.ws.Reg.RecordVerdicts([]registry.VerdictInput{{
+		Skill: in.Name, Verdict: v, Reason: strings.TrimSpace(in.Reason), Context: query, Session: req.Session.ID(),
+	}}, s.opts.Now())
+	if err != nil {
+		return nil, out, err
+	}
+	out = VerdictOutput{Name: in.Name, Verdict: string(v), Commit: hash.String()}
+	text := fmt.Sprintf("Recorded %s for %s in commit %s.", v, in.Name, hash.String()[:12])
+	if len(applied) > 0 {
+		ev := applied[0].After
+		out.Status, out.Helpful, out.Harmful = string(ev.Status), ev.HelpfulCount, ev.HarmfulCount
+		text += fmt.Sprintf(" It is now %s (helpful %d, harmful %d).", ev.Status, ev.HelpfulCount, ev.HarmfulCount)
+	}
+	s.logf("%s %s for %s: commit %s", ToolVerdict, v, in.Name, hash)
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
+}
+
+// skill reads one skill by name.
+func (s *Server) skill(name string) (*registry.Skill, error) {
+	if strings.TrimSpace(name) == "" {
+		return nil, errors.New("name is empty: give a skill's name (list_skills lists them)")
+	}
+	sk, err := s.ws.Reg.Skill(name)
+	if errors.Is(err, registry.ErrNotFound) {
+		return nil, fmt.Errorf("no skill named %q in this registry (list_skills lists them)", name)
+	}
+	return sk, err
+}
+
+// abs is a registry-relative path as a path on this machine.
+func (s *Server) abs(rel string) string {
+	return filepath.Join(s.ws.Reg.Root(), filepath.FromSlash(rel))
+}
+
+func (s *Server) logProblems(problems []error) {
+	for _, p := range problems {
+		s.logf("warning: %v (run megagit lint)", p)
+	}
+}
+
+func (s *Server) say(line string) { s.logf("%s", line) }
