@@ -141,6 +141,7 @@ func newRootCmd(a *app) *cobra.Command {
 		newCloneCmd(a, nil),
 		newDoctorCmd(a, nil),
 		newServeCmd(a, nil),
+		newMCPCmd(a, nil),
 		newVersionCmd(a, nil),
 		exitCodesTopic(),
 	)
