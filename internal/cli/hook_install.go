@@ -16,6 +16,7 @@ type hookInstallOptions struct {
 	dryRun    bool
 	command   string
 	lean      string
+	mcp       bool
 }
 
 // newHookInstallCmd parses `megagit hook install` into options and hands
@@ -52,6 +53,7 @@ func hookInstallCmd(a *app, uninstall bool, runF func(*hookInstallOptions) error
 	cmd.Flags().StringVar(&opts.agent, "agent", hook.AgentClaude, "claude, codex or gemini")
 	cmd.Flags().StringVar(&opts.scope, "scope", install.ScopeProject, "project (the registry's work tree) or user (your home folder)")
 	cmd.Flags().BoolVar(&opts.dryRun, "dry-run", false, "print the diff and write nothing")
+	cmd.Flags().BoolVar(&opts.mcp, "mcp", false, "also register (uninstall: remove) `megagit mcp` as the agent's MCP server")
 	if !uninstall {
 		cmd.Flags().StringVar(&opts.command, "command", "", "how the agent runs megagit (default: `megagit` if that is this binary on PATH, else its absolute path)")
 		cmd.Flags().StringVar(&opts.lean, "hook-command", "", "how the agent runs megagit-hook for prompts; none: `megagit hook prompt` (default: the megagit-hook next to this binary, unless --command is given)")
@@ -73,5 +75,8 @@ func hookInstallRun(opts *hookInstallOptions) error {
 	} else if opts.scope == install.ScopeProject {
 		return err
 	}
-	return install.Run(inst)
+	if err := install.Run(inst); err != nil || !opts.mcp {
+		return err
+	}
+	return install.RunMCP(inst)
 }
