@@ -114,8 +114,9 @@ func TestPureRoomsStayPure(t *testing.T) {
 }
 
 // Imports flow one way: cmd -> internal/cli -> the rooms that do I/O ->
-// the pure rooms. Nothing but cmd/megagit imports internal/cli, and only
-// config reads viper.
+// the pure rooms. Nothing but cmd/megagit imports internal/cli, only
+// config reads viper, and only mcpserver (with the command that runs it)
+// speaks MCP.
 func TestImportsFlowOneWay(t *testing.T) {
 	pkgs := loadModule(t)
 	for ip, p := range pkgs {
@@ -129,6 +130,10 @@ func TestImportsFlowOneWay(t *testing.T) {
 				t.Errorf("%s imports viper: config is its only reader", ip)
 			case strings.HasPrefix(im, "github.com/spf13/cobra") && !strings.HasPrefix(ip, module+"/internal/cli"):
 				t.Errorf("%s imports cobra: commands live in internal/cli", ip)
+			case strings.HasPrefix(im, "github.com/modelcontextprotocol/go-sdk") && ip != module+"/mcpserver" && ip != module+"/internal/cli":
+				t.Errorf("%s imports the MCP SDK: the MCP server lives in mcpserver", ip)
+			case im == module+"/mcpserver" && ip != module+"/internal/cli":
+				t.Errorf("%s imports mcpserver: only `megagit mcp` runs it", ip)
 			}
 		}
 	}
