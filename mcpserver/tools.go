@@ -54,16 +54,23 @@ func (s *Server) addTools(srv *mcp.Server) {
 
 func ptr[T any](v T) *T { return &v }
 
-// locked runs a tool's handler alone (see Server).
+// locked runs a tool's handler alone (see Server), logs its error, and
+// turns a panic into a tool error: a bug in one call must not end the
+// agent's session.
 func locked[In, Out any](s *Server, h mcp.ToolHandlerFor[In, Out]) mcp.ToolHandlerFor[In, Out] {
-	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out Out, err error) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		res, out, err := h(ctx, req, in)
-		if err != nil {
-			s.logf("%s: %v", req.Params.Name, err)
-		}
-		return res, out, err
+		defer func() {
+			if p := recover(); p != nil {
+				var zero Out
+				res, out, err = nil, zero, fmt.Errorf("internal error: %v", p)
+			}
+			if err != nil {
+				s.logf("%s: %v", req.Params.Name, err)
+			}
+		}()
+		return h(ctx, req, in)
 	}
 }
 
