@@ -407,7 +407,7 @@ func TestParseArgs(t *testing.T) {
 		{args: []string{"-C", "/srv/reg", "prompt", "--agent", "codex"}, dir: "/srv/reg", agent: "codex"},
 		{args: []string{"-C=/r", "hook", "prompt", "--agent=gemini"}, dir: "/r", agent: "gemini"},
 		{args: []string{"stop"}, err: `unexpected argument "stop"`},
-		{args: []string{"--agent", "claude"}, err: "missing the prompt command"},
+		{args: []string{"--agent", "claude"}, err: "missing the prompt or session-start command"},
 		{args: []string{"prompt", "-C"}, err: "-C needs a value"},
 	} {
 		a, err := parseArgs(tt.args)

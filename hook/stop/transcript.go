@@ -23,6 +23,9 @@ type Turn struct {
 	Prompt   string
 	Texts    []Text
 	Commands []Command
+	// Skills are the skills the assistant loaded itself in this turn with
+	// the agent's own skill tool (Claude Code's Skill tool).
+	Skills []string
 }
 
 // Text is one block of assistant text; Key names it stably across runs
@@ -163,6 +166,12 @@ func (t *Transcript) readAssistant(l claudeLine, key string, cur func() *Turn, c
 		case "text":
 			cur().Texts = append(cur().Texts, Text{Key: key + "#" + strconv.Itoa(i), Text: b.Text})
 		case "tool_use":
+			if b.Name == "Skill" {
+				if name := skillToolName(b.Input); name != "" {
+					cur().Skills = append(cur().Skills, name)
+				}
+				continue
+			}
 			if b.Name != "Bash" {
 				continue
 			}
@@ -177,6 +186,23 @@ func (t *Transcript) readAssistant(l claudeLine, key string, cur func() *Turn, c
 			cmds[b.ID] = [2]int{len(t.Turns) - 1, len(turn.Commands) - 1}
 		}
 	}
+}
+
+// skillToolName is the skill a Skill tool call loads: {"skill": NAME}
+// (older Claude Code versions: {"command": NAME}); "" for anything else.
+func skillToolName(input json.RawMessage) string {
+	var in struct {
+		Skill   string `json:"skill"`
+		Command string `json:"command"`
+	}
+	if json.Unmarshal(input, &in) != nil {
+		return ""
+	}
+	name := in.Skill
+	if name == "" {
+		name = in.Command
+	}
+	return strings.TrimPrefix(strings.TrimSpace(name), "/")
 }
 
 // exitCode reads a Bash result: Claude Code marks a failed command with
