@@ -8,8 +8,10 @@
 package stop
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -112,10 +114,21 @@ func work(opts Options, regOut **registry.Registry) error {
 	if err != nil {
 		return err
 	}
-	if len(sess.Injections) == 0 && (opts.Agent != hook.AgentClaude || in.TranscriptPath == "") {
-		// Nothing was injected, and no transcript shows skills the agent
-		// loaded itself: no verdict can be about this session.
-		return nil
+	if len(sess.Injections) == 0 {
+		// Nothing was injected: only a tag about a skill the agent loaded
+		// itself, in a Claude Code transcript, can be about this session.
+		// The transcript is read on every stop, so a quick scan for a tag
+		// first spares decoding it.
+		if opts.Agent != hook.AgentClaude || in.TranscriptPath == "" {
+			return nil
+		}
+		found, err := fileMentions(in.TranscriptPath, "<skill-used")
+		if errors.Is(err, os.ErrNotExist) || (err == nil && !found) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
 	}
 	turns, err := sessionTurns(opts.Agent, in, sess)
 	if err != nil {

@@ -2,6 +2,8 @@ package stop
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -50,5 +52,31 @@ func TestSkillToolVerdicts(t *testing.T) {
 	ledgers := map[string][]registry.Entry{"webhook-signer": {{Session: "s-tool", Source: registry.SourceExplicit}}}
 	if fresh := explicitVerdicts(logf, &hook.Session{ID: "s-tool"}, tr.Turns, ledgers); len(fresh) != 1 || fresh[0].Skill != "pdf" {
 		t.Errorf("with webhook-signer in the ledger: %+v, want pdf only", fresh)
+	}
+}
+
+func TestFileMentions(t *testing.T) {
+	dir := t.TempDir()
+	// The needle straddles the 256 KiB block boundary.
+	data := strings.Repeat("x", 256<<10-5) + "<skill-used" + strings.Repeat("y", 100)
+	for name, tc := range map[string]struct {
+		data string
+		want bool
+	}{
+		"across blocks": {data, true},
+		"absent":        {strings.Repeat("z", 600<<10), false},
+		"empty":         {"", false},
+		"short":         {`{"text":"<skill-used name=\"a\"/>"}`, true},
+	} {
+		p := filepath.Join(dir, strings.ReplaceAll(name, " ", "-"))
+		if err := os.WriteFile(p, []byte(tc.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := fileMentions(p, "<skill-used"); err != nil || got != tc.want {
+			t.Errorf("%s: %v, %v; want %v", name, got, err, tc.want)
+		}
+	}
+	if _, err := fileMentions(filepath.Join(dir, "missing"), "x"); err == nil {
+		t.Error("a missing file is not an error")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -185,6 +186,33 @@ func (t *Transcript) readAssistant(l claudeLine, key string, cur func() *Turn, c
 			turn.Commands = append(turn.Commands, Command{ID: b.ID, Command: in.Command})
 			cmds[b.ID] = [2]int{len(t.Turns) - 1, len(turn.Commands) - 1}
 		}
+	}
+}
+
+// fileMentions reports whether the file at path contains needle, reading
+// at most MaxTranscript bytes a block at a time.
+func fileMentions(path, needle string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	r := io.LimitReader(f, MaxTranscript)
+	buf := make([]byte, 256<<10)
+	keep := 0 // bytes of the previous block kept, for a needle across blocks
+	for {
+		n, err := io.ReadFull(r, buf[keep:])
+		if bytes.Contains(buf[:keep+n], []byte(needle)) {
+			return true, nil
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		keep = len(needle) - 1
+		copy(buf, buf[len(buf)-keep:])
 	}
 }
 
