@@ -18,13 +18,13 @@ func newHookCmd(a *app) *cobra.Command {
 
   megagit hook install [--agent A] [--scope project|user] [--dry-run]
   megagit hook session-start --agent A   (SessionStart: JSON on stdin)
-  megagit hook prompt --agent A     (UserPromptSubmit / BeforeAgent: JSON on stdin)
-  megagit hook stop --agent A       (Stop / SessionEnd / AfterAgent: JSON on stdin)
+  megagit hook prompt --agent A          (UserPromptSubmit / BeforeAgent: JSON on stdin)
+  megagit hook stop --agent A            (Stop / SessionEnd / AfterAgent: JSON on stdin)
   megagit hook stop --agent claude --transcript FILE   (by hand, after a session)
   megagit hook uninstall [--agent A] [--scope project|user]
 
-session-start, prompt and stop always exit 0 and print nothing on failure; the reason goes
-to .megagit/local/hook.log (and stderr).`,
+session-start, prompt and stop always exit 0 and print nothing on failure;
+the reason goes to .megagit/local/hook.log (and stderr).`,
 	}
 	cmd.AddCommand(newHookSessionStartCmd(a, nil), newHookPromptCmd(a, nil), newHookStopCmd(a, nil), newHookInstallCmd(a, nil), newHookUninstallCmd(a, nil))
 	return cmd
