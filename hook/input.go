@@ -52,6 +52,40 @@ type Input struct {
 	// AfterAgent one: the final answer of the turn, i.e. assistant text.
 	LastAssistantMessage string `json:"last_assistant_message"`
 	PromptResponse       string `json:"prompt_response"`
+	// Source is SessionStart's: startup, resume, clear or (Claude Code)
+	// compact. Trigger is the field some Gemini CLI versions send instead.
+	Source  string `json:"source"`
+	Trigger string `json:"trigger"`
+}
+
+// SessionStart sources (the matcher values of the agents' SessionStart).
+const (
+	SourceStartup = "startup"
+	SourceResume  = "resume"
+	SourceClear   = "clear"
+	SourceCompact = "compact"
+)
+
+// StartSource is a SessionStart event's source, "startup" when unsaid.
+func (in Input) StartSource() string {
+	for _, s := range []string{in.Source, in.Trigger} {
+		switch s {
+		case SourceStartup, SourceResume, SourceClear, SourceCompact:
+			return s
+		}
+	}
+	return SourceStartup
+}
+
+// Compaction reports an event sent around a compaction by an agent whose
+// SessionStart does not fire after one: Gemini CLI's PreCompress, Codex's
+// PostCompact (and Claude Code's PreCompact, should one be wired).
+func (in Input) Compaction() bool {
+	switch in.HookEventName {
+	case "PreCompress", "PostCompact", "PreCompact":
+		return true
+	}
+	return false
 }
 
 // MaxInput caps the stdin a hook reads (prompts can be long, not this long).

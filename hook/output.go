@@ -13,16 +13,26 @@ const (
 )
 
 // ReportInstruction asks the model for one tag per skill it used; the stop
-// hook reads these tags back from assistant text.
+// hook reads these tags back from assistant text. A prompt injection
+// carries it only when no SessionStart hook gave the model
+// SessionInstruction (Session.NeedsInstruction).
 const ReportInstruction = `megagit: if you use one of these skills, end your answer with one line per skill you actually used:
 <skill-used name="SKILL" verdict="HELPFUL|HARMFUL|NEUTRAL" reason="one short sentence"/>
 Leave out skills you did not use.`
 
+// SessionInstruction is what the SessionStart hook adds to the model's
+// context once per session (and again after a compaction, resume or
+// clear): the same request, for every skill of the session.
+const SessionInstruction = `megagit: in this session megagit may suggest skills with your prompts. When you use a skill (one megagit suggested or one you loaded yourself), end that answer with one line per skill you actually used:
+<skill-used name="SKILL" verdict="HELPFUL|HARMFUL|NEUTRAL" reason="one short sentence"/>
+Leave out skills you did not use.
+`
+
 // InjectionText builds the text added to the model's context: the rendered
 // skills (with their SKILL.md paths), the names of skills already loaded
-// earlier in the session, and the report instruction. Empty when there is
-// nothing to say.
-func InjectionText(rendered string, already []string) string {
+// earlier in the session, and, when instruct is set, the report
+// instruction. Empty when there is nothing to say.
+func InjectionText(rendered string, already []string, instruct bool) string {
 	rendered = strings.TrimRight(rendered, "\n")
 	if rendered == "" && len(already) == 0 {
 		return ""
@@ -35,12 +45,25 @@ func InjectionText(rendered string, already []string) string {
 	if len(already) > 0 {
 		fmt.Fprintf(&b, "megagit: already loaded in this session (see above): %s\n", strings.Join(already, ", "))
 	}
-	b.WriteString(ReportInstruction)
-	b.WriteString("\n")
+	if instruct {
+		b.WriteString(ReportInstruction)
+		b.WriteString("\n")
+	}
 	return b.String()
 }
 
-// Render wraps injection text in the agent's output contract.
+// The hook events megagit adds context on.
+const (
+	EventPrompt       = "prompt"        // UserPromptSubmit, Gemini's BeforeAgent
+	EventSessionStart = "session-start" // SessionStart, for all three agents
+)
+
+// Render wraps prompt injection text in the agent's output contract.
+func Render(agent, mode, text string) (string, error) {
+	return RenderEvent(EventPrompt, agent, mode, text)
+}
+
+// RenderEvent wraps text added on event in the agent's output contract.
 //   - Claude Code UserPromptSubmit: plain stdout is added to the context; the
 //     JSON form is {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
 //     "additionalContext": ...}} (code.claude.com/docs/en/hooks).
@@ -48,13 +71,16 @@ func InjectionText(rendered string, already []string) string {
 //     (user-prompt-submit.command.output.schema.json); always JSON.
 //   - Gemini CLI BeforeAgent: stdout must be JSON only;
 //     hookSpecificOutput.additionalContext is appended to the prompt.
+//   - SessionStart (all three): the same shapes with hookEventName
+//     "SessionStart" (Codex: session-start.command.output.schema.json;
+//     Gemini: the context is the first turn of the history).
 //
 // Empty text renders as empty output: printing nothing is valid for all three.
-func Render(agent, mode, text string) (string, error) {
+func RenderEvent(event, agent, mode, text string) (string, error) {
 	if text == "" {
 		return "", nil
 	}
-	event := "UserPromptSubmit"
+	name := "UserPromptSubmit"
 	switch agent {
 	case AgentClaude:
 		if mode != OutputJSON {
@@ -62,12 +88,15 @@ func Render(agent, mode, text string) (string, error) {
 		}
 	case AgentCodex:
 	case AgentGemini:
-		event = "BeforeAgent"
+		name = "BeforeAgent"
 	default:
 		return "", CheckAgent(agent)
 	}
+	if event == EventSessionStart {
+		name = "SessionStart"
+	}
 	out := map[string]any{"hookSpecificOutput": map[string]string{
-		"hookEventName": event, "additionalContext": text,
+		"hookEventName": name, "additionalContext": text,
 	}}
 	data, err := json.Marshal(out)
 	if err != nil {

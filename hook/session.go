@@ -29,6 +29,58 @@ type Session struct {
 	Updated   string   `json:"updated"`
 	// Stopped is set once a stop hook has read this session.
 	Stopped bool `json:"stopped,omitempty"`
+	// Armed is the source of the last SessionStart event (startup,
+	// resume, clear, compact) whose hook gave the model the report
+	// instruction; "" when none did since the context was last compacted.
+	// While it is set, prompt injections leave the instruction out.
+	Armed string `json:"armed,omitempty"`
+	// Instructed records that a prompt injection carried the report
+	// instruction because no SessionStart hook had (see NeedsInstruction).
+	Instructed bool `json:"instructed,omitempty"`
+	// ContextTurn is the first turn whose injections are still in the
+	// model's context: a compaction or a clear drops the ones before, so
+	// their skills are injected in full again, not named as "already
+	// loaded".
+	ContextTurn int `json:"context_turn,omitempty"`
+}
+
+// NeedsInstruction reports whether the next prompt injection must carry
+// the report instruction: no SessionStart hook gave it to the model (an
+// agent without the event, or hooks installed by an older megagit) and no
+// injection has carried it since the context was last compacted. So the
+// instruction reaches the model once either way, and again after a
+// compaction.
+func (s *Session) NeedsInstruction() bool { return s.Armed == "" && !s.Instructed }
+
+// Arm records that a SessionStart hook gave the model the instruction;
+// after a compaction or a clear, the injections before now are no longer
+// in the model's context.
+func (s *Session) Arm(source string) {
+	if source == "" {
+		source = SourceStartup
+	}
+	s.Armed = source
+	if source == SourceCompact || source == SourceClear {
+		s.ContextTurn = len(s.Prompts)
+	}
+}
+
+// Compacted records a compaction the agent reported without a way to add
+// context (Gemini CLI's PreCompress, Codex's PostCompact): the next
+// injection carries the instruction again, and skills injected before are
+// injected in full again.
+func (s *Session) Compacted() {
+	s.Armed, s.Instructed = "", false
+	s.ContextTurn = len(s.Prompts)
+}
+
+// InContext returns the injection of skill when its text is still in the
+// model's context (injected at or after ContextTurn), or nil.
+func (s *Session) InContext(skill string) *Injection {
+	if inj := s.Injected(skill); inj != nil && max(inj.Turn, inj.Shown) >= s.ContextTurn {
+		return inj
+	}
+	return nil
 }
 
 // Injection is one skill injected in full during the session.
@@ -36,7 +88,10 @@ type Injection struct {
 	Skill string `json:"skill"`
 	Path  string `json:"path"`
 	// Turn is the index in Prompts of the prompt that triggered it.
-	Turn   int    `json:"turn"`
+	Turn int `json:"turn"`
+	// Shown is the last turn the skill was injected in full again, after
+	// a compaction dropped it from the context; 0 when it was not.
+	Shown  int    `json:"shown,omitempty"`
 	Prompt string `json:"prompt"`
 	At     string `json:"at"`
 	// Words make a shell command relevant to the skill (RelevantWords).

@@ -71,3 +71,58 @@ func TestParseSessionFormats(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionInstruction walks one session through the instruction's
+// life: given once (by SessionStart or the first injection), given again
+// after a compaction, and skills injected before a compaction no longer
+// counted as in the context.
+func TestSessionInstruction(t *testing.T) {
+	s := &Session{ID: "s1"}
+	if !s.NeedsInstruction() {
+		t.Fatal("a fresh session without SessionStart does not need the instruction")
+	}
+	s.Arm("")
+	if s.NeedsInstruction() || s.Armed != SourceStartup {
+		t.Fatalf("after SessionStart: needs %v, armed %q", s.NeedsInstruction(), s.Armed)
+	}
+	turn := s.AddPrompt("flaky tests")
+	s.Injections = append(s.Injections, Injection{Skill: "flaky-tests", Turn: turn})
+	if s.InContext("flaky-tests") == nil || s.InContext("other") != nil {
+		t.Fatal("InContext does not see the injection")
+	}
+	s.AddPrompt("again")
+	s.Arm(SourceResume)
+	if s.InContext("flaky-tests") == nil {
+		t.Error("a resume dropped the injection from the context")
+	}
+	s.Arm(SourceCompact)
+	if s.InContext("flaky-tests") != nil || s.NeedsInstruction() {
+		t.Errorf("after a compact SessionStart: in context %v, needs %v", s.InContext("flaky-tests") != nil, s.NeedsInstruction())
+	}
+	s.Injections[0].Shown = s.AddPrompt("flaky again")
+	if s.InContext("flaky-tests") == nil {
+		t.Error("shown again after the compaction, still not in the context")
+	}
+
+	// No SessionStart: the first injection carries it, until a compaction
+	// the agent reports without a way to add context.
+	old := &Session{ID: "s2"}
+	old.Instructed = true
+	if old.NeedsInstruction() {
+		t.Error("instructed by an injection, still needs it")
+	}
+	old.Compacted()
+	if !old.NeedsInstruction() {
+		t.Error("after a compaction event, the instruction is not needed again")
+	}
+	s.Armed = ""
+	s.Instructed = true
+	data, err := s.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := ParseSession("s1", data)
+	if back.ContextTurn != s.ContextTurn || !back.Instructed || back.Injections[0].Shown != s.Injections[0].Shown {
+		t.Errorf("round trip lost the instruction state: %+v", back)
+	}
+}

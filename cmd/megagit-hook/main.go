@@ -1,9 +1,12 @@
-// Command megagit-hook is megagit's prompt hook in a small binary:
+// Command megagit-hook is megagit's prompt and session-start hooks in a
+// small binary:
 //
 //	megagit-hook [-C DIR] prompt --agent claude|codex|gemini
+//	megagit-hook [-C DIR] session-start --agent claude|codex|gemini
 //
-// does what `megagit hook prompt` does (hook/inject), and `megagit hook
-// install` uses it when it sits next to megagit. It links neither git nor
+// do what `megagit hook prompt` and `megagit hook session-start` do
+// (hook/inject), and `megagit hook install` uses it when it sits next to
+// megagit. It links neither git nor
 // the config reader, so it starts in a third of megagit's time. It reads
 // the settings the last `megagit hook prompt` resolved from the config
 // and the compiled index of the skills; when either is missing or out of
@@ -39,7 +42,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-const usage = "usage: megagit-hook [-C DIR] prompt --agent claude|codex|gemini (the agent's event JSON on stdin)"
+const usage = "usage: megagit-hook [-C DIR] prompt|session-start --agent claude|codex|gemini (the agent's event JSON on stdin)"
 
 // run is the whole command. Like `megagit hook prompt` it exits 0 and
 // prints nothing on stdout whatever goes wrong, except for a call no agent
@@ -59,7 +62,11 @@ func run(args []string, in io.Reader, out, errOut io.Writer) int {
 		return 2
 	}
 	now := time.Now
-	data, err := inject.Run(inject.Options{
+	hookRun := inject.Run
+	if a.verb == verbSessionStart {
+		hookRun = inject.SessionStart
+	}
+	data, err := hookRun(inject.Options{
 		Agent: a.agent, Dir: a.dir, Version: version, Start: start, Now: now,
 		In: in, Out: out, ErrOut: errOut, Open: open, Megagit: fullBinary,
 	})
@@ -67,10 +74,10 @@ func run(args []string, in io.Reader, out, errOut io.Writer) int {
 		herr := handOver(a, data, start, out, errOut)
 		switch {
 		case herr != nil:
-			hook.Log(errOut, registryOf(a, data), now(), a.agent, "prompt", herr)
+			hook.Log(errOut, registryOf(a, data), now(), a.agent, a.verb, herr)
 		case errors.Is(err, inject.ErrOtherVersion):
 			// Answered, but every prompt will be handed over: say why.
-			hook.Log(errOut, registryOf(a, data), now(), a.agent, "prompt",
+			hook.Log(errOut, registryOf(a, data), now(), a.agent, a.verb,
 				fmt.Errorf("note: megagit-hook and megagit are different versions (%v), so every prompt goes through megagit, which is slower: install both from the same release", err))
 		}
 	}
@@ -80,7 +87,7 @@ func run(args []string, in io.Reader, out, errOut io.Writer) int {
 // registryOf is the local folder of the registry a hook call is for, or
 // nil when there is none.
 func registryOf(a cmdArgs, data []byte) *local.Dir {
-	in, _ := hook.ParseInput(data, true)
+	in, _ := hook.ParseInput(data, false)
 	root, err := local.Find(hook.RegistryDir(a.dir, in.Cwd))
 	if err != nil {
 		return nil
@@ -91,15 +98,23 @@ func registryOf(a cmdArgs, data []byte) *local.Dir {
 
 type cmdArgs struct {
 	dir, agent string
+	verb       string // verbPrompt or verbSessionStart
 }
+
+// The hooks megagit-hook runs.
+const (
+	verbPrompt       = "prompt"
+	verbSessionStart = "session-start"
+)
 
 var (
 	errHelp    = errors.New("help")
 	errVersion = errors.New("version")
 )
 
-// parseArgs reads [-C DIR] [hook] prompt [--agent A] (also -C=DIR and
-// --agent=A), the arguments `megagit hook prompt` takes.
+// parseArgs reads [-C DIR] [hook] prompt|session-start [--agent A] (also
+// -C=DIR and --agent=A), the arguments `megagit hook prompt` and `megagit
+// hook session-start` take.
 func parseArgs(args []string) (cmdArgs, error) {
 	a := cmdArgs{agent: hook.AgentClaude}
 	verb := false
@@ -126,8 +141,8 @@ func parseArgs(args []string) (cmdArgs, error) {
 		case arg == "--agent" || strings.HasPrefix(arg, "--agent="):
 			a.agent, err = value("--agent")
 		case arg == "hook" && !verb:
-		case arg == "prompt" && !verb:
-			verb = true
+		case (arg == verbPrompt || arg == verbSessionStart) && !verb:
+			verb, a.verb = true, arg
 		default:
 			return a, fmt.Errorf("unexpected argument %q", arg)
 		}
@@ -136,7 +151,7 @@ func parseArgs(args []string) (cmdArgs, error) {
 		}
 	}
 	if !verb {
-		return a, errors.New("missing the prompt command")
+		return a, errors.New("missing the prompt or session-start command")
 	}
 	return a, hook.CheckAgent(a.agent)
 }
@@ -188,7 +203,7 @@ func staticLoader(s *inject.Settings) func() (*staticmodel.Model, error) {
 	return nil
 }
 
-// handOver runs `megagit hook prompt` on the event this process read:
+// handOver runs `megagit hook prompt` (or session-start) on the event this process read:
 // megagit next to this binary, else on PATH. Its output is the hook's.
 func handOver(a cmdArgs, data []byte, start time.Time, out, errOut io.Writer) error {
 	exe, err := fullBinary()
@@ -199,12 +214,12 @@ func handOver(a cmdArgs, data []byte, start time.Time, out, errOut io.Writer) er
 	if a.dir != "" {
 		args = append(args, "-C", a.dir)
 	}
-	cmd := exec.Command(exe, append(args, "hook", "prompt", "--agent", a.agent)...)
+	cmd := exec.Command(exe, append(args, "hook", a.verb, "--agent", a.agent)...)
 	cmd.Stdin = bytes.NewReader(data)
 	cmd.Stdout, cmd.Stderr = out, errOut
 	cmd.Env = append(os.Environ(), inject.StartEnv+"="+strconv.FormatInt(start.UnixNano(), 10))
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("handing the prompt to %s: %w", exe, err)
+		return fmt.Errorf("handing the %s event to %s: %w", a.verb, exe, err)
 	}
 	return nil
 }

@@ -165,6 +165,49 @@ func TestAnswersAloneOnceMegagitSavedItsSettings(t *testing.T) {
 	}
 }
 
+// sessionStart runs the session-start hook of a hook binary (dir/megagit-hook,
+// or megagit itself when dir is "full") for session id and returns its stdout.
+func (f *fixture) sessionStart(dir, agent, id string) string {
+	f.t.Helper()
+	exe, args := filepath.Join(dir, "megagit-hook"), []string{"-C", f.root, "session-start", "--agent", agent}
+	if dir == "full" {
+		exe, args = filepath.Join(bin, "megagit"), []string{"-C", f.root, "hook", "session-start", "--agent", agent}
+	}
+	in, _ := json.Marshal(map[string]string{"session_id": id, "hook_event_name": "SessionStart", "source": "startup"})
+	cmd := exec.Command(exe, args...)
+	cmd.Env = f.env
+	cmd.Stdin = bytes.NewReader(in)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		f.t.Fatalf("%s: %v (a hook always exits 0)\n%s", exe, err, errOut.String())
+	}
+	return out.String()
+}
+
+// TestSessionStart checks megagit-hook's session-start prints what megagit's
+// does for every agent, handing over when megagit saved no settings yet, and
+// records the session so its prompt injections leave the instruction out.
+func TestSessionStart(t *testing.T) {
+	f := newFixture(t)
+	if got := f.sessionStart(bin, "claude", "s-first"); got != hook.SessionInstruction {
+		t.Fatalf("the first call (handed to megagit) printed %q, want the instruction", got)
+	}
+	for _, agent := range hook.Agents {
+		want, got := f.sessionStart("full", agent, "s-full-"+agent), f.sessionStart(lone, agent, "s-lone-"+agent)
+		if got != want || !strings.Contains(got, "skill-used") {
+			t.Errorf("%s: megagit-hook alone printed\n%s\nmegagit printed\n%s", agent, got, want)
+		}
+	}
+	cmd := exec.Command(filepath.Join(bin, "megagit-hook"), "-C", f.root, "prompt", "--agent", "claude")
+	cmd.Env = f.env
+	cmd.Stdin = strings.NewReader(`{"session_id":"s-lone-claude","prompt":"` + prompts[0] + `"}`)
+	out, err := cmd.Output()
+	if err != nil || !strings.Contains(string(out), "skills/flaky-tests/SKILL.md") || strings.Contains(string(out), "skill-used") {
+		t.Errorf("a prompt after session-start: err %v, stdout\n%s\nwant the skill without the instruction", err, out)
+	}
+}
+
 // TestOutOfDate checks megagit-hook is never silent because the compiled
 // index is out of date: it answers from the index it has, and megagit
 // refreshes it (before the answer when that fits in the time, else for the
@@ -406,8 +449,9 @@ func TestParseArgs(t *testing.T) {
 		{args: []string{"prompt"}, agent: "claude"},
 		{args: []string{"-C", "/srv/reg", "prompt", "--agent", "codex"}, dir: "/srv/reg", agent: "codex"},
 		{args: []string{"-C=/r", "hook", "prompt", "--agent=gemini"}, dir: "/r", agent: "gemini"},
+		{args: []string{"session-start", "--agent", "gemini"}, agent: "gemini"},
 		{args: []string{"stop"}, err: `unexpected argument "stop"`},
-		{args: []string{"--agent", "claude"}, err: "missing the prompt command"},
+		{args: []string{"--agent", "claude"}, err: "missing the prompt or session-start command"},
 		{args: []string{"prompt", "-C"}, err: "-C needs a value"},
 	} {
 		a, err := parseArgs(tt.args)

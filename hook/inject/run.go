@@ -275,18 +275,27 @@ func work(opts Options, st *state) (string, error) {
 	var fresh []int
 	var already []string
 	for _, d := range rr.Res.Emitted {
-		if sess.Injected(docs[d].ID) != nil {
+		if sess.InContext(docs[d].ID) != nil {
 			already = append(already, docs[d].ID)
 		} else {
 			fresh = append(fresh, d)
 		}
 	}
 	rendered := route.Render(docs, fresh, s.Route)
-	text := hook.InjectionText(rendered.Text, already)
+	// The instruction goes with the injection only when no SessionStart
+	// hook gave it, once per session (and again after a compaction); a
+	// prompt without a session id cannot be remembered, so it always does.
+	instruct := sess.ID == "" || sess.NeedsInstruction()
+	text := hook.InjectionText(rendered.Text, already, instruct)
 	now := opts.Now()
 	if !s.Shadow {
+		sess.Instructed = sess.Instructed || (instruct && text != "")
 		for _, d := range rendered.Included {
 			doc := docs[d]
+			if inj := sess.Injected(doc.ID); inj != nil {
+				inj.Shown = turn // in full again after a compaction; verdicts stay with the first
+				continue
+			}
 			sess.Injections = append(sess.Injections, hook.Injection{
 				Skill: doc.ID, Path: doc.Path, Turn: turn, Prompt: sess.Prompts[turn],
 				At: now.UTC().Format(time.RFC3339), Words: hook.RelevantWords(doc.ID, doc.Triggers),

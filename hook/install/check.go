@@ -10,10 +10,13 @@ import (
 )
 
 // DoctorCheck looks for megagit's hooks in the agent settings files of the
-// project and the user, so doctor can say when prompts go unrouted.
+// project and the user, so doctor can say when prompts go unrouted, and
+// when a file has no SessionStart hook (installed by an older megagit):
+// the verdict-tag request then rides on the first injection of a session
+// and is not given again after a compaction.
 func DoctorCheck(workTree string) registry.Check {
 	home, _ := os.UserHomeDir()
-	var found []string
+	var found, noStart []string
 	for _, agent := range []string{hook.AgentClaude, hook.AgentCodex, hook.AgentGemini} {
 		for _, scope := range []string{ScopeProject, ScopeUser} {
 			p, err := SettingsPath(agent, scope, workTree, home)
@@ -24,8 +27,12 @@ func DoctorCheck(workTree string) registry.Check {
 			if err != nil {
 				continue
 			}
-			if settingsHaveOurs(data) {
+			kinds := ourKinds(data)
+			if len(kinds) > 0 {
 				found = append(found, p)
+			}
+			if len(kinds) > 0 && !kinds["session-start"] {
+				noStart = append(noStart, p)
 			}
 		}
 	}
@@ -33,35 +40,41 @@ func DoctorCheck(workTree string) registry.Check {
 		return registry.Check{Name: "hooks", Status: registry.CheckWarn, Detail: "no agent settings file runs megagit's hooks",
 			Hint: "run `megagit hook install` so prompts are routed and sessions leave verdicts"}
 	}
+	if len(noStart) > 0 {
+		return registry.Check{Name: "hooks", Status: registry.CheckWarn,
+			Detail: "installed in " + strings.Join(found, ", ") + "; without the session-start hook in " + strings.Join(noStart, ", "),
+			Hint:   "run `megagit hook install` again: the session-start hook asks for verdict tags once per session and again after a compaction"}
+	}
 	return registry.Check{Name: "hooks", Status: registry.CheckOK, Detail: "installed in " + strings.Join(found, ", ")}
 }
 
 // settingsHaveOurs walks any JSON for a "command" string that runs megagit.
-func settingsHaveOurs(data []byte) bool {
+func settingsHaveOurs(data []byte) bool { return len(ourKinds(data)) > 0 }
+
+// ourKinds walks any JSON for "command" strings that run megagit's hooks
+// and returns which (prompt, stop, session-start).
+func ourKinds(data []byte) map[string]bool {
 	var v any
 	if json.Unmarshal(data, &v) != nil {
-		return false
+		return nil
 	}
-	var walk func(any) bool
-	walk = func(v any) bool {
+	kinds := map[string]bool{}
+	var walk func(any)
+	walk = func(v any) {
 		switch x := v.(type) {
 		case map[string]any:
 			for k, val := range x {
 				if s, ok := val.(string); ok && k == "command" && IsOurs(s) {
-					return true
+					kinds[ourKind(s)] = true
 				}
-				if walk(val) {
-					return true
-				}
+				walk(val)
 			}
 		case []any:
 			for _, val := range x {
-				if walk(val) {
-					return true
-				}
+				walk(val)
 			}
 		}
-		return false
 	}
-	return walk(v)
+	walk(v)
+	return kinds
 }

@@ -20,6 +20,9 @@ type Entry struct {
 	// Gemini CLI); 0 leaves the agent's default.
 	Timeout int
 	Name    string // Gemini's optional handler name
+	// Matcher, when set, limits the group to these sources (Claude Code's
+	// SessionStart: startup|resume|clear|compact).
+	Matcher string
 }
 
 // Scopes of an install.
@@ -50,30 +53,45 @@ func SettingsPath(agent, scope, workTree, home string) (string, error) {
 // AgentEntries are megagit's hooks for an agent; command runs megagit
 // (for example "megagit" or "/usr/local/bin/megagit -C /srv/skills") and
 // lean, when not empty, runs the megagit-hook binary the same way: the
-// prompt hook then runs `LEAN prompt`, which starts faster.
-//   - Claude Code: UserPromptSubmit -> hook prompt; Stop (end of every turn)
-//     and SessionEnd -> hook stop (code.claude.com/docs/en/hooks).
-//   - Codex: UserPromptSubmit and Stop in hooks.json, the same three-level
-//     event -> group -> handler layout (developers.openai.com/codex/hooks).
-//   - Gemini CLI: BeforeAgent -> hook prompt, AfterAgent -> hook stop, timeouts
-//     in milliseconds (geminicli.com/docs/hooks/reference).
+// prompt and session-start hooks then run `LEAN prompt` and `LEAN
+// session-start`, which start faster.
+//   - Claude Code: SessionStart (startup|resume|clear|compact) -> hook
+//     session-start; UserPromptSubmit -> hook prompt; Stop (end of every
+//     turn) and SessionEnd -> hook stop (code.claude.com/docs/en/hooks).
+//   - Codex: SessionStart (startup, resume, clear) and PostCompact (its
+//     SessionStart does not fire after a compaction) -> hook session-start,
+//     UserPromptSubmit and Stop in hooks.json, the same three-level event ->
+//     group -> handler layout (developers.openai.com/codex/hooks).
+//   - Gemini CLI: SessionStart and PreCompress (the same reason) -> hook
+//     session-start, BeforeAgent -> hook prompt, AfterAgent -> hook stop,
+//     timeouts in milliseconds (geminicli.com/docs/hooks/reference).
 func AgentEntries(agent, command, lean string) ([]Entry, error) {
 	prompt := command + " hook prompt --agent " + agent
+	start := command + " hook session-start --agent " + agent
 	if lean != "" {
 		prompt = lean + " prompt --agent " + agent
+		start = lean + " session-start --agent " + agent
 	}
 	stop := command + " hook stop --agent " + agent
 	switch agent {
 	case hook.AgentClaude:
 		return []Entry{
+			{Event: "SessionStart", Command: start, Timeout: 10, Matcher: "startup|resume|clear|compact"},
 			{Event: "UserPromptSubmit", Command: prompt, Timeout: 10},
 			{Event: "Stop", Command: stop, Timeout: 60},
 			{Event: "SessionEnd", Command: stop, Timeout: 60},
 		}, nil
 	case hook.AgentCodex:
-		return []Entry{{Event: "UserPromptSubmit", Command: prompt}, {Event: "Stop", Command: stop}}, nil
+		return []Entry{
+			{Event: "SessionStart", Command: start},
+			{Event: "PostCompact", Command: start},
+			{Event: "UserPromptSubmit", Command: prompt},
+			{Event: "Stop", Command: stop},
+		}, nil
 	case hook.AgentGemini:
 		return []Entry{
+			{Event: "SessionStart", Command: start, Timeout: 10000, Name: "megagit-session-start"},
+			{Event: "PreCompress", Command: start, Timeout: 10000, Name: "megagit-compress"},
 			{Event: "BeforeAgent", Command: prompt, Timeout: 10000, Name: "megagit-prompt"},
 			{Event: "AfterAgent", Command: stop, Timeout: 60000, Name: "megagit-stop"},
 		}, nil
@@ -81,15 +99,15 @@ func AgentEntries(agent, command, lean string) ([]Entry, error) {
 	return nil, hook.CheckAgent(agent)
 }
 
-// oursRE matches `megagit [-C DIR] hook prompt|stop` and `megagit-hook
-// [-C DIR] prompt`. It is compiled on first use, not at program start,
+// oursRE matches `megagit [-C DIR] hook prompt|stop|session-start` and
+// `megagit-hook [-C DIR] prompt|session-start`. It is compiled on first use, not at program start,
 // which every megagit command (the prompt hook on every prompt) pays for.
 var oursRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?:^|[\s/\\"'])megagit(?:(?:\.exe)?["']?\s+(?:-C\s+(?:"[^"]*"|'[^']*'|\S+)\s+)?hook|-hook(?:\.exe)?["']?(?:\s+-C\s+(?:"[^"]*"|'[^']*'|\S+))?)\s+(prompt|stop)\b`)
+	return regexp.MustCompile(`(?:^|[\s/\\"'])megagit(?:(?:\.exe)?["']?\s+(?:-C\s+(?:"[^"]*"|'[^']*'|\S+)\s+)?hook|-hook(?:\.exe)?["']?(?:\s+-C\s+(?:"[^"]*"|'[^']*'|\S+))?)\s+(prompt|stop|session-start)\b`)
 })
 
-// IsOurs reports whether a hook command runs `megagit hook prompt|stop`
-// or `megagit-hook prompt`;
+// IsOurs reports whether a hook command runs `megagit hook
+// prompt|stop|session-start` or `megagit-hook prompt|session-start`;
 // Remove takes out exactly these and nothing else.
 func IsOurs(command string) bool { return oursRE().MatchString(command) }
 
@@ -243,6 +261,9 @@ func newGroup(e Entry) json.RawMessage {
 		h.set("timeout", mustJSON(e.Timeout))
 	}
 	g := &object{vals: map[string]json.RawMessage{}}
+	if e.Matcher != "" {
+		g.set("matcher", mustJSON(e.Matcher))
+	}
 	g.set("hooks", marshalArray([]json.RawMessage{h.marshal()}))
 	return g.marshal()
 }

@@ -58,6 +58,9 @@ func TestIsOurs(t *testing.T) {
 		"'/opt/mg/megagit-hook' -C /srv/reg prompt":          true,
 		"/usr/bin/megagit-hook --version":                    false,
 		"megagit-hooks prompt":                               false,
+		"megagit hook session-start --agent claude":          true,
+		"/opt/mg/megagit-hook -C /srv/reg session-start":     true,
+		"megagit hook session":                               false,
 	} {
 		if got := IsOurs(cmd); got != want {
 			t.Errorf("IsOurs(%q) = %v, want %v", cmd, got, want)
@@ -73,5 +76,50 @@ func TestDiff(t *testing.T) {
 	}
 	if Diff("a", "b", "same", "same") != "" {
 		t.Error("equal texts gave a diff")
+	}
+}
+
+// TestSessionStartEntries checks every agent gets the session-start hook on
+// its SessionStart event, and on the compaction event of the agents whose
+// SessionStart does not fire after one, run by megagit-hook when there is one.
+func TestSessionStartEntries(t *testing.T) {
+	for agent, want := range map[string]string{
+		hook.AgentClaude: "SessionStart[startup|resume|clear|compact]",
+		hook.AgentCodex:  "SessionStart[] PostCompact[]",
+		hook.AgentGemini: "SessionStart[] PreCompress[]",
+	} {
+		for _, lean := range []string{"", "megagit-hook"} {
+			entries, err := AgentEntries(agent, "megagit", lean)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := "megagit hook session-start --agent " + agent
+			if lean != "" {
+				cmd = "megagit-hook session-start --agent " + agent
+			}
+			var got []string
+			for _, e := range entries {
+				if ourKind(e.Command) == "session-start" {
+					if e.Command != cmd {
+						t.Errorf("%s: %s runs %q, want %q", agent, e.Event, e.Command, cmd)
+					}
+					got = append(got, e.Event+"["+e.Matcher+"]")
+				}
+			}
+			if strings.Join(got, " ") != want {
+				t.Errorf("%s (lean %q): session-start on %q, want %q", agent, lean, got, want)
+			}
+		}
+	}
+	entries, _ := AgentEntries(hook.AgentClaude, "megagit", "")
+	out, err := Merge(nil, entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), `"matcher": "startup|resume|clear|compact",`) {
+		t.Errorf("the SessionStart group has no matcher:\n%s", out)
+	}
+	if back, _ := Remove(out); strings.Contains(string(back), "session-start") {
+		t.Errorf("uninstall left the session-start hook:\n%s", back)
 	}
 }

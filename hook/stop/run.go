@@ -1,15 +1,17 @@
 // Package stop is the stop hook: after each turn, and when a session
 // ends, it reads what happened (the Claude Code transcript, or the session
 // memory and the turn's final answer for Codex and Gemini CLI), takes the
-// <skill-used/> tags the model wrote about skills injected in the session,
-// derives seed 001's implicit outcomes, and records them all as verdicts
-// in one commit. It needs the git store, so only the megagit binary runs
+// <skill-used/> tags the model wrote about skills injected in the session
+// (or, in Claude Code, loaded with its Skill tool), derives seed 001's
+// implicit outcomes, and records them all as verdicts in one commit. It needs the git store, so only the megagit binary runs
 // it; megagit-hook never links it.
 package stop
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -71,7 +73,8 @@ func logError(opts Options, reg *registry.Registry, err error) {
 
 // work applies the session's verdicts. Explicit ones come only from
 // <skill-used/> tags in assistant text and only for skills injected in this
-// session, at most one per skill and session (the first); implicit ones are
+// session or (Claude Code) loaded by the assistant with the Skill tool, at
+// most one per skill and session (the first); implicit ones are
 // seed 001 outcomes, one per injection once settled. The ledger is checked
 // too, so a rerun on the same transcript records nothing new.
 func work(opts Options, regOut **registry.Registry) error {
@@ -108,8 +111,24 @@ func work(opts Options, regOut **registry.Registry) error {
 		return err
 	}
 	sess, err := hook.LoadSession(reg.Local(), in.SessionID)
-	if err != nil || len(sess.Injections) == 0 {
-		return err // nothing was injected: no verdict can be about this session
+	if err != nil {
+		return err
+	}
+	if len(sess.Injections) == 0 {
+		// Nothing was injected: only a tag about a skill the agent loaded
+		// itself, in a Claude Code transcript, can be about this session.
+		// The transcript is read on every stop, so a quick scan for a tag
+		// first spares decoding it.
+		if opts.Agent != hook.AgentClaude || in.TranscriptPath == "" {
+			return nil
+		}
+		found, err := fileMentions(in.TranscriptPath, "<skill-used")
+		if errors.Is(err, os.ErrNotExist) || (err == nil && !found) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
 	}
 	turns, err := sessionTurns(opts.Agent, in, sess)
 	if err != nil {
@@ -126,7 +145,11 @@ func work(opts Options, regOut **registry.Registry) error {
 	var keep []registry.VerdictInput
 	for _, v := range inputs {
 		if _, err := reg.Skill(v.Skill); err != nil {
-			logf(fmt.Errorf("dropped %s verdict for %s: %w", v.Verdict, v.Skill, err))
+			why := ""
+			if sess.Injected(v.Skill) == nil {
+				why = " (loaded with the agent's skill tool, but not a skill of this registry)"
+			}
+			logf(fmt.Errorf("dropped %s verdict for %s%s: %w", v.Verdict, v.Skill, why, err))
 			continue
 		}
 		keep = append(keep, v)

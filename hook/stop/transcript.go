@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -23,6 +24,9 @@ type Turn struct {
 	Prompt   string
 	Texts    []Text
 	Commands []Command
+	// Skills are the skills the assistant loaded itself in this turn with
+	// the agent's own skill tool (Claude Code's Skill tool).
+	Skills []string
 }
 
 // Text is one block of assistant text; Key names it stably across runs
@@ -163,6 +167,12 @@ func (t *Transcript) readAssistant(l claudeLine, key string, cur func() *Turn, c
 		case "text":
 			cur().Texts = append(cur().Texts, Text{Key: key + "#" + strconv.Itoa(i), Text: b.Text})
 		case "tool_use":
+			if b.Name == "Skill" {
+				if name := skillToolName(b.Input); name != "" {
+					cur().Skills = append(cur().Skills, name)
+				}
+				continue
+			}
 			if b.Name != "Bash" {
 				continue
 			}
@@ -177,6 +187,50 @@ func (t *Transcript) readAssistant(l claudeLine, key string, cur func() *Turn, c
 			cmds[b.ID] = [2]int{len(t.Turns) - 1, len(turn.Commands) - 1}
 		}
 	}
+}
+
+// fileMentions reports whether the file at path contains needle, reading
+// at most MaxTranscript bytes a block at a time.
+func fileMentions(path, needle string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	r := io.LimitReader(f, MaxTranscript)
+	buf := make([]byte, 256<<10)
+	keep := 0 // bytes of the previous block kept, for a needle across blocks
+	for {
+		n, err := io.ReadFull(r, buf[keep:])
+		if bytes.Contains(buf[:keep+n], []byte(needle)) {
+			return true, nil
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		keep = len(needle) - 1
+		copy(buf, buf[len(buf)-keep:])
+	}
+}
+
+// skillToolName is the skill a Skill tool call loads: {"skill": NAME}
+// (older Claude Code versions: {"command": NAME}); "" for anything else.
+func skillToolName(input json.RawMessage) string {
+	var in struct {
+		Skill   string `json:"skill"`
+		Command string `json:"command"`
+	}
+	if json.Unmarshal(input, &in) != nil {
+		return ""
+	}
+	name := in.Skill
+	if name == "" {
+		name = in.Command
+	}
+	return strings.TrimPrefix(strings.TrimSpace(name), "/")
 }
 
 // exitCode reads a Bash result: Claude Code marks a failed command with

@@ -24,6 +24,7 @@ func ledgerHas(ledgers map[string][]registry.Entry, skill, session, source strin
 // verdicts, marking each tag processed; log records the tags it ignores.
 func explicitVerdicts(log func(error), sess *hook.Session, turns []Turn, ledgers map[string][]registry.Entry) []registry.VerdictInput {
 	var out []registry.VerdictInput
+	native := map[string]bool{} // skills loaded with the skill tool given a verdict in this run
 	for ti, turn := range turns {
 		for _, tx := range turn.Texts {
 			for _, tag := range ParseTags(tx.Text) {
@@ -34,7 +35,10 @@ func explicitVerdicts(log func(error), sess *hook.Session, turns []Turn, ledgers
 				sess.Mark(key)
 				inj := sess.Injected(tag.Name)
 				if inj == nil {
-					log(fmt.Errorf("ignored tag for %s: not injected in session %s", tag.Name, sess.ID))
+					v, ok := loadedVerdict(log, sess, turns, ti, tag, ledgers, native)
+					if ok {
+						out = append(out, v)
+					}
 					continue
 				}
 				if at := LocateTurn(turns, *inj); inj.Explicit || (at >= 0 && ti < at) ||
@@ -50,6 +54,35 @@ func explicitVerdicts(log func(error), sess *hook.Session, turns []Turn, ledgers
 		}
 	}
 	return out
+}
+
+// loadedVerdict turns a tag about a skill megagit did not inject into a
+// verdict when the assistant loaded that skill itself, with the agent's
+// skill tool, in the tag's turn or before (one explicit verdict per skill
+// and session, like an injected skill's); its context is the prompt of the
+// turn that loaded it. Any other such tag is logged and ignored.
+func loadedVerdict(log func(error), sess *hook.Session, turns []Turn, ti int, tag Tag, ledgers map[string][]registry.Entry, done map[string]bool) (registry.VerdictInput, bool) {
+	at := -1
+	for i := 0; i <= ti && at < 0; i++ {
+		for _, s := range turns[i].Skills {
+			if s == tag.Name {
+				at = i
+				break
+			}
+		}
+	}
+	switch {
+	case at < 0:
+		log(fmt.Errorf("ignored tag for %s: neither injected by megagit nor loaded with the skill tool in session %s", tag.Name, sess.ID))
+		return registry.VerdictInput{}, false
+	case done[tag.Name] || ledgerHas(ledgers, tag.Name, sess.ID, registry.SourceExplicit):
+		return registry.VerdictInput{}, false // the first report about a skill is its verdict
+	}
+	done[tag.Name] = true
+	return registry.VerdictInput{
+		Skill: tag.Name, Verdict: lifecycle.Verdict(tag.Verdict), Reason: tag.Reason,
+		Context: hook.Clip(turns[at].Prompt, hook.MaxPromptMemory), Session: sess.ID,
+	}, true
 }
 
 // implicitVerdicts turns the settled implicit outcomes of the session's

@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// newHookCmd groups the agent hooks. `hook prompt` and `hook stop` are run
-// by the agent and always exit 0 with nothing on stdout on failure; `hook
+// newHookCmd groups the agent hooks. `hook session-start`, `hook prompt`
+// and `hook stop` are run by the agent and always exit 0 with nothing on stdout on failure; `hook
 // install` and `hook uninstall` are run by people and report errors.
 func newHookCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
@@ -17,15 +17,16 @@ func newHookCmd(a *app) *cobra.Command {
 		Long: `Agent hooks (Claude Code, Codex CLI, Gemini CLI).
 
   megagit hook install [--agent A] [--scope project|user] [--dry-run]
-  megagit hook prompt --agent A     (UserPromptSubmit / BeforeAgent: JSON on stdin)
-  megagit hook stop --agent A       (Stop / SessionEnd / AfterAgent: JSON on stdin)
+  megagit hook session-start --agent A   (SessionStart: JSON on stdin)
+  megagit hook prompt --agent A          (UserPromptSubmit / BeforeAgent: JSON on stdin)
+  megagit hook stop --agent A            (Stop / SessionEnd / AfterAgent: JSON on stdin)
   megagit hook stop --agent claude --transcript FILE   (by hand, after a session)
   megagit hook uninstall [--agent A] [--scope project|user]
 
-prompt and stop always exit 0 and print nothing on failure; the reason goes
-to .megagit/local/hook.log (and stderr).`,
+session-start, prompt and stop always exit 0 and print nothing on failure;
+the reason goes to .megagit/local/hook.log (and stderr).`,
 	}
-	cmd.AddCommand(newHookPromptCmd(a, nil), newHookStopCmd(a, nil), newHookInstallCmd(a, nil), newHookUninstallCmd(a, nil))
+	cmd.AddCommand(newHookSessionStartCmd(a, nil), newHookPromptCmd(a, nil), newHookStopCmd(a, nil), newHookInstallCmd(a, nil), newHookUninstallCmd(a, nil))
 	return cmd
 }
 

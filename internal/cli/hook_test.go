@@ -21,6 +21,7 @@ func parseHook[O any](build func(*app, func(*O) error) *cobra.Command, clear fun
 
 func TestHookFlags(t *testing.T) {
 	prompt := parseHook(newHookPromptCmd, func(o *hookPromptOptions) { o.app = nil })
+	start := parseHook(newHookSessionStartCmd, func(o *hookSessionStartOptions) { o.app = nil })
 	stop := parseHook(newHookStopCmd, func(o *hookStopOptions) { o.app = nil })
 	install := parseHook(newHookInstallCmd, func(o *hookInstallOptions) { o.app = nil })
 	uninstall := parseHook(newHookUninstallCmd, func(o *hookInstallOptions) { o.app = nil })
@@ -37,6 +38,9 @@ func TestHookFlags(t *testing.T) {
 		// never fails the agent.
 		{name: "prompt: unknown agent", parse: prompt, args: []string{"--agent", "vim"}, want: hookPromptOptions{agent: "vim"}},
 		{name: "prompt: an argument", parse: prompt, args: []string{"fix the tests"}, wantErr: "expects no arguments (the event comes on stdin)"},
+		{name: "session-start: claude by default", parse: start, want: hookSessionStartOptions{agent: "claude"}},
+		{name: "session-start: agent", parse: start, args: []string{"--agent", "codex"}, want: hookSessionStartOptions{agent: "codex"}},
+		{name: "session-start: an argument", parse: start, args: []string{"startup"}, wantErr: "expects no arguments (the event comes on stdin)"},
 		{name: "stop: claude by default", parse: stop, want: hookStopOptions{agent: "claude"}},
 		{name: "stop: every flag", parse: stop, args: []string{"--agent", "codex", "--transcript", "t.jsonl", "--session", "s1", "--final"},
 			want: hookStopOptions{agent: "codex", transcript: "t.jsonl", session: "s1", final: true}},
