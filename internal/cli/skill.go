@@ -21,6 +21,7 @@ type skillAddOptions struct {
 	name        string
 	description string
 	bodyFile    string
+	json        bool
 }
 
 // newSkillAddCmd parses `megagit skill add` into options and hands
@@ -38,6 +39,7 @@ func newSkillAddCmd(a *app, runF func(*skillAddOptions) error) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&opts.description, "description", "", "what the skill does and when to use it (required)")
 	cmd.Flags().StringVar(&opts.bodyFile, "body-file", "", "Markdown `FILE` for the body (- for stdin)")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: name, path, commit")
 	return cmd
 }
 
@@ -67,6 +69,9 @@ func skillAddRun(opts *skillAddOptions) error {
 		return err
 	}
 	fmt.Fprintf(opts.app.errOut, "megagit: added %s (commit %s)\n", path, hash.String()[:12])
+	if opts.json {
+		return printJSON(opts.app.out, map[string]string{"name": opts.name, "path": path, "commit": hash.String()})
+	}
 	return nil
 }
 
