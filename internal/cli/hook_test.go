@@ -43,14 +43,16 @@ func TestHookFlags(t *testing.T) {
 		{name: "stop: unknown flag", parse: stop, args: []string{"--dry-run"}, wantErr: "unknown flag: --dry-run"},
 		{name: "install: defaults", parse: install, want: hookInstallOptions{agent: "claude", scope: "project"}},
 		{name: "install: every flag", parse: install,
-			args: []string{"--agent", "codex", "--scope", "user", "--dry-run", "--command", "/opt/megagit", "--hook-command", "none"},
-			want: hookInstallOptions{agent: "codex", scope: "user", dryRun: true, command: "/opt/megagit", lean: "none"}},
+			args: []string{"--agent", "codex", "--scope", "user", "--dry-run", "--command", "/opt/megagit", "--hook-command", "none", "--json"},
+			want: hookInstallOptions{agent: "codex", scope: "user", dryRun: true, command: "/opt/megagit", lean: "none", json: true}},
 		{name: "install: unknown agent", parse: install, args: []string{"--agent", "vim"}, wantErr: `--agent: unknown agent "vim"`},
 		{name: "install: bad scope", parse: install, args: []string{"--scope", "team"}, wantErr: `--scope "team": want project or user`},
 		{name: "install: an argument", parse: install, args: []string{"claude"}, wantErr: "expects no arguments"},
 		{name: "uninstall: defaults", parse: uninstall, want: hookInstallOptions{uninstall: true, agent: "claude", scope: "project"}},
 		{name: "uninstall: agent, scope, dry run", parse: uninstall, args: []string{"--agent", "gemini", "--scope", "user", "--dry-run"},
 			want: hookInstallOptions{uninstall: true, agent: "gemini", scope: "user", dryRun: true}},
+		{name: "uninstall: json", parse: uninstall, args: []string{"--json"},
+			want: hookInstallOptions{uninstall: true, agent: "claude", scope: "project", json: true}},
 		{name: "uninstall: no --command", parse: uninstall, args: []string{"--command", "megagit"}, wantErr: "unknown flag: --command"},
 	}
 	for _, tt := range tests {

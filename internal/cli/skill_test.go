@@ -9,6 +9,8 @@ func TestSkillFlags(t *testing.T) {
 				want: skillAddOptions{name: "flaky-tests", description: "Find why tests fail randomly"}},
 			{name: "body from stdin", args: []string{"flaky-tests", "--description", "d", "--body-file", "-"},
 				want: skillAddOptions{name: "flaky-tests", description: "d", bodyFile: "-"}},
+			{name: "json", args: []string{"flaky-tests", "--description", "d", "--json"},
+				want: skillAddOptions{name: "flaky-tests", description: "d", json: true}},
 			{name: "no name", args: []string{"--description", "d"}, wantErr: "expects a skill NAME"},
 			{name: "two names", args: []string{"a", "b"}, wantErr: "expects a skill NAME"},
 			{name: "description without text", args: []string{"a", "--description"}, wantErr: "flag needs an argument: --description"},
