@@ -28,7 +28,7 @@ type LogEntry struct {
 	Time    time.Time `json:"time"`
 	Commit  string    `json:"commit"`
 	Skill   string    `json:"skill"`
-	Kind    string    `json:"kind"` // verdict | unarchive | revert | resync | add
+	Kind    string    `json:"kind"` // verdict | unarchive | revert | resync | add | remove | rename | import
 	Verdict string    `json:"verdict,omitempty"`
 	ID      string    `json:"id,omitempty"`
 	Session string    `json:"session,omitempty"`
