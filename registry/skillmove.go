@@ -114,8 +114,8 @@ func (r *Registry) RenameSkill(oldName, newName string) (Moved, plumbing.Hash, e
 				Change{Path: m.Ledger, Data: renameLedger(old, oldName, newName)})
 			m.Files = append(m.Files, LedgerPath(oldName), m.Ledger)
 		}
-		return fmt.Sprintf("skill(%s): rename from %s\n\nMegagit-Action: rename\nMegagit-Skill: %s\nMegagit-Reason: renamed from %s\n",
-			newName, oldName, newName, oldName), changes, nil
+		return fmt.Sprintf("skill(%s): rename from %s\n\nMegagit-Action: rename\nMegagit-Skill: %s\nMegagit-From: %s\nMegagit-Reason: renamed from %s\n",
+			newName, oldName, newName, oldName, oldName), changes, nil
 	})
 	if err == nil {
 		r.pruneEmptyDirs(m.Files)

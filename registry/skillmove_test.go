@@ -93,6 +93,11 @@ func TestRenameSkillMovesFolderNameAndLedger(t *testing.T) {
 	if _, err := r.Skill("alpha"); !errors.Is(err, registry.ErrNotFound) {
 		t.Errorf("alpha after mv: %v", err)
 	}
+	// The log of the new name follows the rename back to the old one.
+	log, err := r.Log("gamma", 0)
+	if err != nil || len(log) != 4 || log[0].Kind != "rename" || log[0].From != "alpha" || log[3].Kind != "add" || log[3].Skill != "alpha" {
+		t.Errorf("log gamma after mv: %v %+v", err, log)
+	}
 	if got := registrytest.ReadFile(t, r.Abs("skills/gamma/ref/notes.md")); got != "notes\n" {
 		t.Errorf("notes.md after mv: %q", got)
 	}

@@ -20,9 +20,10 @@ type unarchiveOptions struct {
 func newUnarchiveCmd(a *app, runF func(*unarchiveOptions) error) *cobra.Command {
 	opts := &unarchiveOptions{app: a}
 	cmd := &cobra.Command{
-		Use:   "unarchive NAME --reason R",
-		Short: "Return an archived skill to active (an explicit, logged commit)",
-		Args:  exactArgs(1, "a skill NAME"),
+		Use:               "unarchive NAME --reason R",
+		Short:             "Return an archived skill to active (an explicit, logged commit)",
+		Args:              exactArgs(1, "a skill NAME"),
+		ValidArgsFunction: completeSkillArg(a, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.skill = args[0]
 			return orRun(runF, unarchiveRun)(opts)
@@ -112,9 +113,10 @@ type resyncOptions struct {
 func newResyncCmd(a *app, runF func(*resyncOptions) error) *cobra.Command {
 	opts := &resyncOptions{app: a}
 	cmd := &cobra.Command{
-		Use:   "resync [NAME]",
-		Short: "Rebuild counts, streak and status from the ledger; commit only if something changed",
-		Args:  maxArgs(1, "one skill NAME"),
+		Use:               "resync [NAME]",
+		Short:             "Rebuild counts, streak and status from the ledger; commit only if something changed",
+		Args:              maxArgs(1, "one skill NAME"),
+		ValidArgsFunction: completeSkillArg(a, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.skill = args[0]

@@ -11,8 +11,9 @@ import (
 )
 
 func newSkillCmd(a *app) *cobra.Command {
-	cmd := &cobra.Command{Use: "skill", Short: "Add, list and show skills"}
-	cmd.AddCommand(newSkillAddCmd(a, nil), newSkillListCmd(a, nil), newSkillShowCmd(a, nil))
+	cmd := &cobra.Command{Use: "skill", Short: "Add, import, list, show, rename and remove skills"}
+	cmd.AddCommand(newSkillAddCmd(a, nil), newSkillListCmd(a, nil), newSkillShowCmd(a, nil),
+		newSkillRmCmd(a, nil), newSkillMvCmd(a, nil), newSkillImportCmd(a, nil))
 	return cmd
 }
 
@@ -178,9 +179,10 @@ type skillShowOptions struct {
 func newSkillShowCmd(a *app, runF func(*skillShowOptions) error) *cobra.Command {
 	opts := &skillShowOptions{app: a}
 	cmd := &cobra.Command{
-		Use:   "show NAME",
-		Short: "Show one skill's evidence",
-		Args:  exactArgs(1, "a skill NAME"),
+		Use:               "show NAME",
+		Short:             "Show one skill's evidence",
+		Args:              exactArgs(1, "a skill NAME"),
+		ValidArgsFunction: completeSkillArg(a, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.name = args[0]
 			return orRun(runF, skillShowRun)(opts)

@@ -34,4 +34,29 @@ func TestSkillFlags(t *testing.T) {
 			{name: "unknown flag", args: []string{"a", "-v"}, wantErr: "unknown shorthand flag: 'v'"},
 		})
 	})
+	t.Run("rm", func(t *testing.T) {
+		testFlags(t, newSkillRmCmd, func(o *skillRmOptions) { o.app = nil }, []flagCase[skillRmOptions]{
+			{name: "name", args: []string{"flaky-tests"}, want: skillRmOptions{name: "flaky-tests"}},
+			{name: "json", args: []string{"flaky-tests", "--json"}, want: skillRmOptions{name: "flaky-tests", json: true}},
+			{name: "no name", wantErr: "expects a skill NAME"},
+			{name: "two names", args: []string{"a", "b"}, wantErr: "expects a skill NAME"},
+			{name: "unknown flag", args: []string{"a", "--force"}, wantErr: "unknown flag: --force"},
+		})
+	})
+	t.Run("mv", func(t *testing.T) {
+		testFlags(t, newSkillMvCmd, func(o *skillMvOptions) { o.app = nil }, []flagCase[skillMvOptions]{
+			{name: "old and new", args: []string{"flaky", "flaky-tests"}, want: skillMvOptions{from: "flaky", to: "flaky-tests"}},
+			{name: "json", args: []string{"--json", "a", "b"}, want: skillMvOptions{from: "a", to: "b", json: true}},
+			{name: "one name", args: []string{"a"}, wantErr: "expects the skill's OLD and NEW names"},
+			{name: "three names", args: []string{"a", "b", "c"}, wantErr: "expects the skill's OLD and NEW names"},
+		})
+	})
+	t.Run("import", func(t *testing.T) {
+		testFlags(t, newSkillImportCmd, func(o *skillImportOptions) { o.app = nil }, []flagCase[skillImportOptions]{
+			{name: "one path", args: []string{"~/skills/pdf"}, want: skillImportOptions{sources: []string{"~/skills/pdf"}}},
+			{name: "paths and json", args: []string{"a", "b", "--json"}, want: skillImportOptions{sources: []string{"a", "b"}, json: true}},
+			{name: "no path", wantErr: "expects at least one PATH"},
+			{name: "unknown flag", args: []string{"a", "--into", "x"}, wantErr: "unknown flag: --into"},
+		})
+	})
 }

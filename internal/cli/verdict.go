@@ -25,9 +25,10 @@ type verdictOptions struct {
 func newVerdictCmd(a *app, runF func(*verdictOptions) error) *cobra.Command {
 	opts := &verdictOptions{app: a}
 	cmd := &cobra.Command{
-		Use:   "verdict NAME HELPFUL|HARMFUL|NEUTRAL",
-		Short: "Record a verdict: a ledger line, the skill's evidence and one commit",
-		Args:  exactArgs(2, "a skill NAME and a verdict (HELPFUL, HARMFUL or NEUTRAL)"),
+		Use:               "verdict NAME HELPFUL|HARMFUL|NEUTRAL",
+		Short:             "Record a verdict: a ledger line, the skill's evidence and one commit",
+		Args:              exactArgs(2, "a skill NAME and a verdict (HELPFUL, HARMFUL or NEUTRAL)"),
+		ValidArgsFunction: completeSkillArg(a, 0, string(lifecycle.Helpful), string(lifecycle.Harmful), string(lifecycle.Neutral)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.skill, opts.verdict = args[0], args[1]
 			return orRun(runF, verdictRun)(opts)
