@@ -2,6 +2,7 @@ package install
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 
@@ -10,11 +11,14 @@ import (
 )
 
 // DoctorCheck looks for megagit's hooks in the agent settings files of the
-// project and the user, so doctor can say when prompts go unrouted.
+// project and the user, so doctor can say when prompts go unrouted, and
+// when an agent runs them twice: installed at both scopes, every prompt
+// would get its skills injected twice (and every verdict recorded twice).
 func DoctorCheck(workTree string) registry.Check {
 	home, _ := os.UserHomeDir()
-	var found []string
+	var found, double, fixes []string
 	for _, agent := range []string{hook.AgentClaude, hook.AgentCodex, hook.AgentGemini} {
+		at := map[string]string{}
 		for _, scope := range []string{ScopeProject, ScopeUser} {
 			p, err := SettingsPath(agent, scope, workTree, home)
 			if err != nil {
@@ -26,8 +30,18 @@ func DoctorCheck(workTree string) registry.Check {
 			}
 			if settingsHaveOurs(data) {
 				found = append(found, p)
+				at[scope] = p
 			}
 		}
+		if at[ScopeProject] != "" && at[ScopeUser] != "" && at[ScopeProject] != at[ScopeUser] {
+			double = append(double, fmt.Sprintf("%s (%s and %s)", agent, at[ScopeProject], at[ScopeUser]))
+			fixes = append(fixes, fmt.Sprintf("`megagit hook uninstall --agent %s --scope user` (or --scope project)", agent))
+		}
+	}
+	if len(double) > 0 {
+		return registry.Check{Name: "hooks", Status: registry.CheckFail,
+			Detail: "installed at both project and user scope, so every prompt is routed and injected twice: " + strings.Join(double, "; "),
+			Hint:   "keep one: " + strings.Join(fixes, "; ")}
 	}
 	if len(found) == 0 {
 		return registry.Check{Name: "hooks", Status: registry.CheckWarn, Detail: "no agent settings file runs megagit's hooks",
