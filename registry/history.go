@@ -28,13 +28,14 @@ type LogEntry struct {
 	Time    time.Time `json:"time"`
 	Commit  string    `json:"commit"`
 	Skill   string    `json:"skill"`
-	Kind    string    `json:"kind"` // verdict | unarchive | revert | resync | add
+	Kind    string    `json:"kind"` // verdict | unarchive | revert | resync | add | remove | rename | import
 	Verdict string    `json:"verdict,omitempty"`
 	ID      string    `json:"id,omitempty"`
 	Session string    `json:"session,omitempty"`
 	Source  string    `json:"source,omitempty"`
 	Status  string    `json:"status_change,omitempty"`
 	Reason  string    `json:"reason,omitempty"`
+	From    string    `json:"renamed_from,omitempty"` // a rename's old name
 	Author  string    `json:"author"`
 }
 
@@ -81,13 +82,17 @@ func parseTrailers(c *object.Commit) []LogEntry {
 			cur.Status = v
 		case "Megagit-Reason":
 			cur.Reason = v
+		case "Megagit-From":
+			cur.From = v
 		}
 	}
 	return out
 }
 
-// Log lists megagit events from HEAD back, newest first, optionally for one skill.
+// Log lists megagit events from HEAD back, newest first, optionally for one
+// skill: across its renames, so its events under an old name are listed too.
 func (r *Registry) Log(skill string, limit int) ([]LogEntry, error) {
+	names := map[string]bool{skill: true}
 	_, head, err := r.Head()
 	if err != nil {
 		return nil, err
@@ -110,8 +115,11 @@ func (r *Registry) Log(skill string, limit int) ([]LogEntry, error) {
 			return nil, err
 		}
 		for _, e := range parseTrailers(c) {
-			if skill != "" && e.Skill != skill {
+			if skill != "" && !names[e.Skill] {
 				continue
+			}
+			if e.Kind == "rename" && e.From != "" {
+				names[e.From] = true // older events carry the old name
 			}
 			out = append(out, e)
 			if limit > 0 && len(out) >= limit {

@@ -123,6 +123,26 @@ func (r *Registry) Skills() (skills []*Skill, problems []error, err error) {
 	return skills, problems, nil
 }
 
+// SkillNames lists the skills' names, sorted, from the folders alone
+// (nothing is parsed): cheap enough for a shell's tab completion.
+func (r *Registry) SkillNames() ([]string, error) {
+	paths, err := r.candidatePaths()
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var names []string
+	for _, p := range paths {
+		name := path.Base(path.Dir(p))
+		if !seen[name] && skillfile.ValidateName(name) == nil {
+			seen[name] = true
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
 // Skill loads one skill by name.
 func (r *Registry) Skill(name string) (*Skill, error) {
 	if err := skillfile.ValidateName(name); err != nil {

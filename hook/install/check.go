@@ -2,6 +2,7 @@ package install
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 
@@ -11,13 +12,16 @@ import (
 
 // DoctorCheck looks for megagit's hooks in the agent settings files of the
 // project and the user, so doctor can say when prompts go unrouted, and
-// when a file has no SessionStart hook (installed by an older megagit):
-// the verdict-tag request then rides on the first injection of a session
-// and is not given again after a compaction.
+// when an agent runs them twice (installed at both scopes, every prompt
+// would get its skills injected twice and every verdict recorded twice),
+// and when a file has no SessionStart hook (installed by an older
+// megagit): the verdict-tag request then rides on the first injection of a
+// session and is not given again after a compaction.
 func DoctorCheck(workTree string) registry.Check {
 	home, _ := os.UserHomeDir()
-	var found, noStart []string
+	var found, noStart, double, fixes []string
 	for _, agent := range []string{hook.AgentClaude, hook.AgentCodex, hook.AgentGemini} {
+		at := map[string]string{}
 		for _, scope := range []string{ScopeProject, ScopeUser} {
 			p, err := SettingsPath(agent, scope, workTree, home)
 			if err != nil {
@@ -30,11 +34,21 @@ func DoctorCheck(workTree string) registry.Check {
 			kinds := ourKinds(data)
 			if len(kinds) > 0 {
 				found = append(found, p)
+				at[scope] = p
 			}
 			if len(kinds) > 0 && !kinds["session-start"] {
 				noStart = append(noStart, p)
 			}
 		}
+		if at[ScopeProject] != "" && at[ScopeUser] != "" && at[ScopeProject] != at[ScopeUser] {
+			double = append(double, fmt.Sprintf("%s (%s and %s)", agent, at[ScopeProject], at[ScopeUser]))
+			fixes = append(fixes, fmt.Sprintf("`megagit hook uninstall --agent %s --scope user` (or --scope project)", agent))
+		}
+	}
+	if len(double) > 0 {
+		return registry.Check{Name: "hooks", Status: registry.CheckFail,
+			Detail: "installed at both project and user scope, so every prompt is routed and injected twice: " + strings.Join(double, "; "),
+			Hint:   "keep one: " + strings.Join(fixes, "; ")}
 	}
 	if len(found) == 0 {
 		return registry.Check{Name: "hooks", Status: registry.CheckWarn, Detail: "no agent settings file runs megagit's hooks",

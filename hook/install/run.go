@@ -32,26 +32,33 @@ type Options struct {
 	Out, ErrOut    io.Writer
 }
 
+// Result is what one Run did to one settings file.
+type Result struct {
+	Path    string
+	Changed bool // the file was (or, with DryRun, would be) rewritten
+}
+
 // Run installs or uninstalls megagit's hooks for one agent and scope and
 // says what it did on ErrOut.
-func Run(opts Options) error {
+func Run(opts Options) (Result, error) {
 	home, err := os.UserHomeDir()
 	if err != nil && opts.Scope == ScopeUser {
-		return err
+		return Result{}, err
 	}
 	path, err := SettingsPath(opts.Agent, opts.Scope, opts.WorkTree, home)
 	if err != nil {
-		return err
+		return Result{}, err
 	}
+	res := Result{Path: path}
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
+		return res, err
 	}
 	var updated []byte
 	if opts.Uninstall {
 		if len(old) == 0 {
 			fmt.Fprintf(opts.ErrOut, "megagit: %s does not exist; nothing to remove\n", path)
-			return nil
+			return res, nil
 		}
 		updated, err = Remove(old)
 	} else {
@@ -62,25 +69,26 @@ func Run(opts Options) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", local.ErrInvalid, path, err)
+		return res, fmt.Errorf("%w: %s: %v", local.ErrInvalid, path, err)
 	}
 	if string(updated) == string(old) {
 		fmt.Fprintf(opts.ErrOut, "megagit: %s is up to date\n", path)
-		return nil
+		return res, nil
 	}
+	res.Changed = true
 	if opts.DryRun {
 		fmt.Fprint(opts.Out, Diff(path, path, string(old), string(updated)))
-		return nil
+		return res, nil
 	}
 	if err := writeSettings(path, updated); err != nil {
-		return err
+		return res, err
 	}
 	verb := "installed megagit hooks in"
 	if opts.Uninstall {
 		verb = "removed megagit hooks from"
 	}
 	fmt.Fprintf(opts.ErrOut, "megagit: %s %s\n", verb, path)
-	return nil
+	return res, nil
 }
 
 // commands is how the agent will run megagit, and megagit-hook for

@@ -10,16 +10,17 @@ import (
 )
 
 type cloneOptions struct {
-	app *app
-	url string
-	dir string
+	app  *app
+	url  string
+	dir  string
+	json bool
 }
 
 // newCloneCmd parses `megagit clone` into options and hands them to runF,
 // or to cloneRun when runF is nil (tests pass a stub).
 func newCloneCmd(a *app, runF func(*cloneOptions) error) *cobra.Command {
 	opts := &cloneOptions{app: a}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "clone URL [DIR]",
 		Short: "Clone a shared registry, ready to use (ssh, https or file URLs)",
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -36,6 +37,8 @@ func newCloneCmd(a *app, runF func(*cloneOptions) error) *cobra.Command {
 			return orRun(runF, cloneRun)(opts)
 		},
 	}
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: url, root, skills")
+	return cmd
 }
 
 func cloneRun(opts *cloneOptions) error {
@@ -65,6 +68,9 @@ func cloneRun(opts *cloneOptions) error {
 	}
 	a.warnProblems(problems)
 	fmt.Fprintf(a.errOut, "megagit: cloned %s: %d skill(s); record verdicts, then `megagit sync`\n", opts.url, len(skills))
+	if opts.json {
+		return printJSON(a.out, map[string]any{"url": opts.url, "root": reg.Root(), "skills": len(skills)})
+	}
 	fmt.Fprintln(a.out, reg.Root())
 	return nil
 }

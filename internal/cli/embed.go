@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/registry"
@@ -20,6 +21,7 @@ type embedOptions struct {
 	flags   flagLookup
 	all     bool
 	float16 bool // read through config (model.cache_float16), which the flag overrides
+	json    bool
 }
 
 // newEmbedCmd parses `megagit embed` into options and hands them to runF,
@@ -50,6 +52,7 @@ check. --float16 (or model.cache_float16: true) halves the committed size.`,
 	}
 	cmd.Flags().BoolVar(&opts.all, "all", false, "recompute every vector, not only the changed ones")
 	cmd.Flags().BoolVar(&opts.float16, "float16", false, "store float16 vectors (half the size) instead of float32 (config model.cache_float16)")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: model, cache folder, skills, texts computed, summary, commit")
 	return cmd
 }
 
@@ -113,26 +116,32 @@ func embedRun(opts *embedOptions) error {
 	if err != nil {
 		return err
 	}
-	return commitEmbeddings(a, e.Reg, p, emb.ID(), files)
+	hash, err := commitEmbeddings(a, e.Reg, p, emb.ID(), files)
+	if err != nil || !opts.json {
+		return err
+	}
+	return printJSON(a.out, map[string]any{"model": emb.ID(), "cache": p.Rel, "skills": p.Skills(),
+		"texts_computed": p.Todo(), "summary": p.Summary(), "commit": commitString(hash)})
 }
 
-// commitEmbeddings records the cache files in a commit of their own.
-func commitEmbeddings(a *app, reg *registry.Registry, p *embedcache.Plan, id string, files map[string][]byte) error {
+// commitEmbeddings records the cache files in a commit of their own (the
+// zero hash when they were up to date).
+func commitEmbeddings(a *app, reg *registry.Registry, p *embedcache.Plan, id string, files map[string][]byte) (plumbing.Hash, error) {
 	summary := p.Summary()
 	msg := fmt.Sprintf("embeddings(%s): %s\n\nMegagit-Action: embed\nMegagit-Model: %s\n", id, summary, id)
 	hash, err := reg.CommitFiles(msg, files)
 	if errors.Is(err, registry.ErrDirty) {
-		return withHint(err, "megagit embed rewrites "+p.Rel+"/; restore it with `git checkout -- "+p.Rel+"` or commit your change first")
+		return hash, withHint(err, "megagit embed rewrites "+p.Rel+"/; restore it with `git checkout -- "+p.Rel+"` or commit your change first")
 	}
 	if err != nil {
-		return err
+		return hash, err
 	}
 	if hash.IsZero() {
 		fmt.Fprintf(a.errOut, "megagit: %s up to date (%d skills); nothing to commit\n", p.Rel, p.Skills())
-		return nil
+		return hash, nil
 	}
 	fmt.Fprintf(a.errOut, "megagit: %s; committed %s (commit %s)\n", summary, p.Rel, hash.String()[:12])
-	return nil
+	return hash, nil
 }
 
 // newEmbedBar returns the bar's update function: a bar on a terminal for

@@ -14,6 +14,7 @@ func TestEmbedFlags(t *testing.T) {
 	}, []flagCase[embedOptions]{
 		{name: "no flags", want: embedOptions{}},
 		{name: "all, float16", args: []string{"--all", "--float16"}, want: embedOptions{all: true, float16: true}},
+		{name: "json", args: []string{"--json"}, want: embedOptions{json: true}},
 		{name: "an argument", args: []string{"extra"}, wantErr: "expects no arguments"},
 		{name: "unknown flag", args: []string{"--bogus"}, wantErr: "unknown flag: --bogus"},
 	})

@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/megagit/megagit/lifecycle"
 	"github.com/spf13/cobra"
 )
 
@@ -10,6 +12,7 @@ type unarchiveOptions struct {
 	app    *app
 	skill  string
 	reason string
+	json   bool
 }
 
 // newUnarchiveCmd parses `megagit unarchive` into options and hands them to runF,
@@ -17,15 +20,17 @@ type unarchiveOptions struct {
 func newUnarchiveCmd(a *app, runF func(*unarchiveOptions) error) *cobra.Command {
 	opts := &unarchiveOptions{app: a}
 	cmd := &cobra.Command{
-		Use:   "unarchive NAME --reason R",
-		Short: "Return an archived skill to active (an explicit, logged commit)",
-		Args:  exactArgs(1, "a skill NAME"),
+		Use:               "unarchive NAME --reason R",
+		Short:             "Return an archived skill to active (an explicit, logged commit)",
+		Args:              exactArgs(1, "a skill NAME"),
+		ValidArgsFunction: completeSkillArg(a, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.skill = args[0]
 			return orRun(runF, unarchiveRun)(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.reason, "reason", "", "why the skill may be used again (required)")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: skill, commit, status before and after")
 	return cmd
 }
 
@@ -39,20 +44,25 @@ func unarchiveRun(opts *unarchiveOptions) error {
 		return err
 	}
 	fmt.Fprintf(opts.app.errOut, "megagit: %s is active again\n", opts.skill)
+	if opts.json {
+		return printJSON(opts.app.out, map[string]string{"skill": opts.skill, "commit": hash.String(),
+			"status_before": string(lifecycle.Archived), "status_after": string(lifecycle.Active), "reason": opts.reason})
+	}
 	fmt.Fprintf(opts.app.out, "%s\n", hash)
 	return nil
 }
 
 type revertOptions struct {
-	app *app
-	ref string
+	app  *app
+	ref  string
+	json bool
 }
 
 // newRevertCmd parses `megagit revert` into options and hands them to runF,
 // or to revertRun when runF is nil (tests pass a stub).
 func newRevertCmd(a *app, runF func(*revertOptions) error) *cobra.Command {
 	opts := &revertOptions{app: a}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "revert REF",
 		Short: "Undo a verdict (REF = commit hash, prefix ok, or verdict id) and recompute",
 		Args:  exactArgs(1, "a commit hash or verdict id"),
@@ -61,6 +71,8 @@ func newRevertCmd(a *app, runF func(*revertOptions) error) *cobra.Command {
 			return orRun(runF, revertRun)(opts)
 		},
 	}
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: the commit and the verdicts it removed")
+	return cmd
 }
 
 func revertRun(opts *revertOptions) error {
@@ -72,8 +84,19 @@ func revertRun(opts *revertOptions) error {
 	if err != nil {
 		return err
 	}
+	type revertedJSON struct {
+		Skill   string `json:"skill"`
+		Verdict string `json:"verdict"` // or the action ("unarchive")
+		ID      string `json:"id"`
+	}
+	out := []revertedJSON{}
 	for _, en := range removed {
-		fmt.Fprintf(opts.app.errOut, "megagit: reverted %s %s (%s)\n", en.Skill, firstNonEmpty(en.Verdict, en.Action), en.ID)
+		what := firstNonEmpty(en.Verdict, en.Action)
+		fmt.Fprintf(opts.app.errOut, "megagit: reverted %s %s (%s)\n", en.Skill, what, en.ID)
+		out = append(out, revertedJSON{Skill: en.Skill, Verdict: what, ID: en.ID})
+	}
+	if opts.json {
+		return printJSON(opts.app.out, map[string]any{"commit": hash.String(), "reverted": out})
 	}
 	fmt.Fprintf(opts.app.out, "%s\n", hash)
 	return nil
@@ -82,16 +105,18 @@ func revertRun(opts *revertOptions) error {
 type resyncOptions struct {
 	app   *app
 	skill string
+	json  bool
 }
 
 // newResyncCmd parses `megagit resync` into options and hands them to runF,
 // or to resyncRun when runF is nil (tests pass a stub).
 func newResyncCmd(a *app, runF func(*resyncOptions) error) *cobra.Command {
 	opts := &resyncOptions{app: a}
-	return &cobra.Command{
-		Use:   "resync [NAME]",
-		Short: "Rebuild counts, streak and status from the ledger; commit only if something changed",
-		Args:  maxArgs(1, "one skill NAME"),
+	cmd := &cobra.Command{
+		Use:               "resync [NAME]",
+		Short:             "Rebuild counts, streak and status from the ledger; commit only if something changed",
+		Args:              maxArgs(1, "one skill NAME"),
+		ValidArgsFunction: completeSkillArg(a, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.skill = args[0]
@@ -99,6 +124,19 @@ func newResyncCmd(a *app, runF func(*resyncOptions) error) *cobra.Command {
 			return orRun(runF, resyncRun)(opts)
 		},
 	}
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: the commit (\"\" when nothing changed) and each rebuilt skill")
+	return cmd
+}
+
+// resyncJSON is one rebuilt skill in `megagit resync --json`.
+type resyncJSON struct {
+	Skill         string `json:"skill"`
+	HelpfulBefore int    `json:"helpful_before"`
+	HelpfulAfter  int    `json:"helpful_after"`
+	HarmfulBefore int    `json:"harmful_before"`
+	HarmfulAfter  int    `json:"harmful_after"`
+	StatusBefore  string `json:"status_before"`
+	StatusAfter   string `json:"status_after"`
 }
 
 func resyncRun(opts *resyncOptions) error {
@@ -110,15 +148,23 @@ func resyncRun(opts *resyncOptions) error {
 	if err != nil {
 		return err
 	}
-	if len(results) == 0 {
-		fmt.Fprintln(opts.app.errOut, "megagit: evidence already matches the ledger; nothing to commit")
-		return nil
-	}
+	rebuilt := []resyncJSON{}
 	for _, r := range results {
 		fmt.Fprintf(opts.app.errOut, "megagit: %s: helpful %d->%d, harmful %d->%d, status %s->%s\n", r.Skill,
 			r.Before.HelpfulCount, r.After.HelpfulCount, r.Before.HarmfulCount, r.After.HarmfulCount, r.Before.Status, r.After.Status)
+		rebuilt = append(rebuilt, resyncJSON{Skill: r.Skill, HelpfulBefore: r.Before.HelpfulCount, HelpfulAfter: r.After.HelpfulCount,
+			HarmfulBefore: r.Before.HarmfulCount, HarmfulAfter: r.After.HarmfulCount,
+			StatusBefore: string(r.Before.Status), StatusAfter: string(r.After.Status)})
 	}
-	fmt.Fprintf(opts.app.out, "%s\n", hash)
+	if len(results) == 0 {
+		fmt.Fprintln(opts.app.errOut, "megagit: evidence already matches the ledger; nothing to commit")
+	}
+	if opts.json {
+		return printJSON(opts.app.out, map[string]any{"commit": commitString(hash), "rebuilt": rebuilt})
+	}
+	if len(results) > 0 {
+		fmt.Fprintf(opts.app.out, "%s\n", hash)
+	}
 	return nil
 }
 
@@ -129,4 +175,13 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// commitString is a commit's hash for JSON output: "" when the command
+// made no commit.
+func commitString(h plumbing.Hash) string {
+	if h.IsZero() {
+		return ""
+	}
+	return h.String()
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/hook/install"
@@ -17,6 +18,7 @@ type hookInstallOptions struct {
 	command   string
 	lean      string
 	mcp       bool
+	json      bool
 }
 
 // newHookInstallCmd parses `megagit hook install` into options and hands
@@ -54,6 +56,7 @@ func hookInstallCmd(a *app, uninstall bool, runF func(*hookInstallOptions) error
 	cmd.Flags().StringVar(&opts.scope, "scope", install.ScopeProject, "project (the registry's work tree) or user (your home folder)")
 	cmd.Flags().BoolVar(&opts.dryRun, "dry-run", false, "print the diff and write nothing")
 	cmd.Flags().BoolVar(&opts.mcp, "mcp", false, "also register (uninstall: remove) `megagit mcp` as the agent's MCP server")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: agent, scope, path, changed, dry_run, diff, mcp, next")
 	if !uninstall {
 		cmd.Flags().StringVar(&opts.command, "command", "", "how the agent runs megagit (default: `megagit` if that is this binary on PATH, else its absolute path)")
 		cmd.Flags().StringVar(&opts.lean, "hook-command", "", "how the agent runs megagit-hook for prompts; none: `megagit hook prompt` (default: the megagit-hook next to this binary, unless --command is given)")
@@ -70,13 +73,35 @@ func hookInstallRun(opts *hookInstallOptions) error {
 		Agent: opts.agent, Scope: opts.scope, Uninstall: opts.uninstall, DryRun: opts.dryRun,
 		Command: opts.command, Lean: opts.lean, Out: a.out, ErrOut: a.errOut,
 	}
+	var diff strings.Builder
+	if opts.json {
+		inst.Out = &diff
+	}
 	if e, err := a.open(nil); err == nil {
 		inst.Root, inst.WorkTree = e.Reg.Root(), e.Reg.WorkTree()
 	} else if opts.scope == install.ScopeProject {
 		return err
 	}
-	if err := install.Run(inst); err != nil || !opts.mcp {
+	res, err := install.Run(inst)
+	if err != nil {
 		return err
 	}
-	return install.RunMCP(inst)
+	if opts.mcp {
+		if err := install.RunMCP(inst); err != nil {
+			return err
+		}
+	}
+	next := []string{}
+	if !opts.uninstall {
+		next = append(next, install.NextSteps(opts.agent, opts.scope)...)
+	}
+	for _, n := range next {
+		fmt.Fprintf(a.errOut, "megagit: next: %s\n", n)
+	}
+	if opts.json {
+		return printJSON(a.out, map[string]any{"agent": opts.agent, "scope": opts.scope, "path": res.Path,
+			"uninstall": opts.uninstall, "changed": res.Changed, "dry_run": opts.dryRun, "diff": diff.String(),
+			"mcp": opts.mcp, "next": next})
+	}
+	return nil
 }

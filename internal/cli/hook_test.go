@@ -47,8 +47,8 @@ func TestHookFlags(t *testing.T) {
 		{name: "stop: unknown flag", parse: stop, args: []string{"--dry-run"}, wantErr: "unknown flag: --dry-run"},
 		{name: "install: defaults", parse: install, want: hookInstallOptions{agent: "claude", scope: "project"}},
 		{name: "install: every flag", parse: install,
-			args: []string{"--agent", "codex", "--scope", "user", "--dry-run", "--command", "/opt/megagit", "--hook-command", "none", "--mcp"},
-			want: hookInstallOptions{agent: "codex", scope: "user", dryRun: true, command: "/opt/megagit", lean: "none", mcp: true}},
+			args: []string{"--agent", "codex", "--scope", "user", "--dry-run", "--command", "/opt/megagit", "--hook-command", "none", "--mcp", "--json"},
+			want: hookInstallOptions{agent: "codex", scope: "user", dryRun: true, command: "/opt/megagit", lean: "none", mcp: true, json: true}},
 		{name: "install: unknown agent", parse: install, args: []string{"--agent", "vim"}, wantErr: `--agent: unknown agent "vim"`},
 		{name: "install: bad scope", parse: install, args: []string{"--scope", "team"}, wantErr: `--scope "team": want project or user`},
 		{name: "install: an argument", parse: install, args: []string{"claude"}, wantErr: "expects no arguments"},
@@ -56,6 +56,8 @@ func TestHookFlags(t *testing.T) {
 		{name: "uninstall: agent, scope, dry run", parse: uninstall, args: []string{"--agent", "gemini", "--scope", "user", "--dry-run"},
 			want: hookInstallOptions{uninstall: true, agent: "gemini", scope: "user", dryRun: true}},
 		{name: "uninstall: mcp", parse: uninstall, args: []string{"--mcp"}, want: hookInstallOptions{uninstall: true, agent: "claude", scope: "project", mcp: true}},
+		{name: "uninstall: json", parse: uninstall, args: []string{"--json"},
+			want: hookInstallOptions{uninstall: true, agent: "claude", scope: "project", json: true}},
 		{name: "uninstall: no --command", parse: uninstall, args: []string{"--command", "megagit"}, wantErr: "unknown flag: --command"},
 	}
 	for _, tt := range tests {

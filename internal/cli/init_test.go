@@ -12,6 +12,7 @@ func TestInitFlags(t *testing.T) {
 		testFlags(t, newInitCmd, noApp, []flagCase[initOptions]{
 			{name: "no DIR", want: initOptions{dir: "."}},
 			{name: "DIR", args: []string{"reg"}, want: initOptions{dir: "reg"}},
+			{name: "json", args: []string{"reg", "--json"}, want: initOptions{dir: "reg", json: true}},
 			{name: "two DIRs", args: []string{"a", "b"}, wantErr: "takes at most one DIR"},
 			{name: "unknown flag", args: []string{"--bare"}, wantErr: "unknown flag: --bare"},
 		})

@@ -18,9 +18,10 @@ type logOptions struct {
 func newLogCmd(a *app, runF func(*logOptions) error) *cobra.Command {
 	opts := &logOptions{app: a}
 	cmd := &cobra.Command{
-		Use:   "log [NAME]",
-		Short: "Verdict history from git: time, commit, skill, verdict, status change, reason",
-		Args:  maxArgs(1, "one skill NAME"),
+		Use:               "log [NAME]",
+		Short:             "Verdict history from git: time, commit, skill, verdict, status change, reason",
+		Args:              maxArgs(1, "one skill NAME"),
+		ValidArgsFunction: completeSkillArg(a, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.skill = args[0]

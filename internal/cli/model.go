@@ -20,6 +20,7 @@ type modelUseOptions struct {
 	id      string
 	dir     string
 	profile string
+	json    bool
 }
 
 // newModelUseCmd parses `megagit model use` into options and hands them to
@@ -46,6 +47,7 @@ func newModelUseCmd(a *app, runF func(*modelUseOptions) error) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&opts.dir, "dir", "", "a model folder: static (model.json + vectors.npy) or ONNX (model.onnx + tokenizer.json)")
 	cmd.Flags().StringVar(&opts.profile, "profile", "", "with --dir: the known model an ONNX folder holds (its pooling, prefixes, floor), e.g. bge-small-en-v1.5")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: the settings written, the commit (\"\" when unchanged), notes")
 	return cmd
 }
 
@@ -86,6 +88,14 @@ func modelUseRun(opts *modelUseOptions) error {
 	}
 	for _, n := range set.Notes {
 		fmt.Fprintln(opts.app.errOut, n)
+	}
+	if opts.json {
+		notes := set.Notes
+		if notes == nil {
+			notes = []string{}
+		}
+		return printJSON(opts.app.out, map[string]any{"settings": set.Values, "summary": set.Subject,
+			"commit": commitString(hash), "notes": notes})
 	}
 	return nil
 }

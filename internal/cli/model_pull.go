@@ -20,6 +20,7 @@ type modelPullOptions struct {
 	id            string
 	insecureNoPin bool
 	force         bool
+	json          bool
 	lookup        func(id string) (embedcache.Profile, bool) // embedcache.ProfileFor; tests swap it
 }
 
@@ -42,6 +43,7 @@ func newModelPullCmd(a *app, runF func(*modelPullOptions) error) *cobra.Command 
 	}
 	cmd.Flags().BoolVar(&opts.insecureNoPin, "insecure-no-pin", false, "download files that have no pinned sha256 (their digests are recorded and printed)")
 	cmd.Flags().BoolVar(&opts.force, "force", false, "download again even when the model is installed")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: id, dir, installed (false: it already was)")
 	return cmd
 }
 
@@ -79,6 +81,9 @@ func modelPullRun(opts *modelPullOptions) error {
 		fmt.Fprintf(errOut, "megagit: installed %s; `megagit model use %s` routes with it\n", prof.ID, prof.ID)
 	} else {
 		fmt.Fprintf(errOut, "megagit: %s is already installed\n", prof.ID)
+	}
+	if opts.json {
+		return printJSON(opts.app.out, map[string]any{"id": prof.ID, "dir": res.Dir, "installed": res.Installed})
 	}
 	fmt.Fprintln(opts.app.out, res.Dir)
 	return nil

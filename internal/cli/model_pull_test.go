@@ -70,6 +70,16 @@ func TestModelPullRun(t *testing.T) {
 	if stdout, stderr, err := pull(true); err != nil || stdout != dest+"\n" || stderr != "megagit: tiny-test is already installed\n" {
 		t.Fatalf("second pull: %v, stdout %q, stderr %q", err, stdout, stderr)
 	}
+	var out bytes.Buffer
+	a := &app{out: &out, errOut: &bytes.Buffer{}, now: time.Now}
+	if err := modelPullRun(&modelPullOptions{app: a, id: prof.ID, insecureNoPin: true, json: true,
+		lookup: func(id string) (embedcache.Profile, bool) { return prof, id == prof.ID }}); err != nil {
+		t.Fatal(err)
+	}
+	checkOneJSON(t, "model pull", out.Bytes(), []string{"id", "dir", "installed"}, false)
+	if !strings.Contains(out.String(), `"installed": false`) || !strings.Contains(out.String(), `"dir": "`+dest+`"`) {
+		t.Errorf("model pull --json of an installed model:\n%s", out.String())
+	}
 }
 
 // TestModelPullCommand checks the wiring: flags and the real profiles (none

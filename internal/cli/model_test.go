@@ -17,6 +17,7 @@ func TestModelFlags(t *testing.T) {
 		testFlags(t, newModelUseCmd, func(o *modelUseOptions) { o.app = nil }, []flagCase[modelUseOptions]{
 			{name: "an id", args: []string{"megagit-static-v1"}, want: modelUseOptions{id: "megagit-static-v1"}},
 			{name: "none", args: []string{"none"}, want: modelUseOptions{id: "none"}},
+			{name: "json", args: []string{"none", "--json"}, want: modelUseOptions{id: "none", json: true}},
 			{name: "a folder", args: []string{"--dir", "models/m"}, want: modelUseOptions{dir: "models/m"}},
 			{name: "a folder with its profile", args: []string{"--dir", "m", "--profile", "bge-small-en-v1.5"},
 				want: modelUseOptions{dir: "m", profile: "bge-small-en-v1.5"}},
@@ -42,8 +43,8 @@ func TestModelFlags(t *testing.T) {
 			o.app, o.ctx, o.lookup = nil, nil, nil
 		}, []flagCase[modelPullOptions]{
 			{name: "an id", args: []string{"bge-small-en-v1.5"}, want: modelPullOptions{id: "bge-small-en-v1.5"}},
-			{name: "every flag", args: []string{"all-minilm-l6-v2", "--insecure-no-pin", "--force"},
-				want: modelPullOptions{id: "all-minilm-l6-v2", insecureNoPin: true, force: true}},
+			{name: "every flag", args: []string{"all-minilm-l6-v2", "--insecure-no-pin", "--force", "--json"},
+				want: modelPullOptions{id: "all-minilm-l6-v2", insecureNoPin: true, force: true, json: true}},
 			{name: "no id", wantErr: "expects one model ID"},
 			{name: "unknown flag", args: []string{"bge-m3", "--no-pin"}, wantErr: "unknown flag: --no-pin"},
 		})
@@ -66,6 +67,9 @@ func TestModelFlags(t *testing.T) {
 				want: modelTrainOptions{pairs: "p", out: "m", id: "m", checkpoints: filepath.Join("m", ".checkpoints"), cfg: def, quantize: true,
 					hard: train.HardNegatives{K: 2, Skip: 1, MaxPostings: 5000},
 					args: []string{"megagit", "model", "train", "--hard-negatives=2", "--hard-negatives-max-df=5000", "--hard-negatives-skip=1", "--out=m", "--pairs=p"}}},
+			{name: "json is not in the recipe", args: []string{"--pairs", "p", "--out", "m", "--json"},
+				want: modelTrainOptions{pairs: "p", out: "m", id: "m", checkpoints: filepath.Join("m", ".checkpoints"), cfg: def, quantize: true,
+					json: true, args: []string{"megagit", "model", "train", "--out=m", "--pairs=p"}}},
 			{name: "warm start", args: []string{"--pairs", "p", "--out", "m", "--init", "base"},
 				want: modelTrainOptions{pairs: "p", out: "m", id: "m", checkpoints: filepath.Join("m", ".checkpoints"), cfg: def, quantize: true,
 					init: "base", args: []string{"megagit", "model", "train", "--init=base", "--out=m", "--pairs=p"}}},

@@ -32,6 +32,7 @@ type modelTrainOptions struct {
 	hard        train.HardNegatives
 	init        string // a static model folder to start from
 	quantize    bool
+	json        bool
 	args        []string // the command line (flags as given), for the recipe
 }
 
@@ -70,7 +71,9 @@ gives the same model as an uninterrupted run. Delete that folder when done.`,
 			}
 			opts.args = []string{"megagit", "model", "train"}
 			cmd.Flags().Visit(func(f *pflag.Flag) {
-				opts.args = append(opts.args, "--"+f.Name+"="+f.Value.String())
+				if f.Name != "json" { // how it prints, not how it trains
+					opts.args = append(opts.args, "--"+f.Name+"="+f.Value.String())
+				}
 			})
 			opts.ctx = cmd.Context()
 			return orRun(runF, modelTrainRun)(opts)
@@ -93,6 +96,7 @@ gives the same model as an uninterrupted run. Delete that folder when done.`,
 	f.IntVar(&opts.hard.Skip, "hard-negatives-skip", 0, "pass over the `N` best BM25F matches first (likely paraphrases)")
 	f.IntVar(&opts.hard.MaxPostings, "hard-negatives-max-df", 0, "ignore a-text words found in more than `N` b-texts when mining (0: no limit)")
 	f.BoolVar(&opts.quantize, "quantize", true, "store int8 vectors with per-row scales (a quarter of the size)")
+	f.BoolVar(&opts.json, "json", false, "print JSON: id, out, dim, pairs, train_seconds")
 	return cmd
 }
 
@@ -184,6 +188,10 @@ func modelTrainRun(opts *modelTrainOptions) error {
 		return err
 	}
 	fmt.Fprintf(errOut, "megagit: trained %s in %s\n", opts.id, trainTime.Round(time.Second))
+	if opts.json {
+		return printJSON(opts.app.out, map[string]any{"id": opts.id, "out": opts.out, "dim": cfg.Dim,
+			"pairs": info.Pairs, "train_seconds": trainTime.Seconds()})
+	}
 	fmt.Fprintln(opts.app.out, opts.out)
 	return nil
 }

@@ -17,6 +17,7 @@ type remoteAddOptions struct {
 	app  *app
 	name string
 	url  string
+	json bool
 }
 
 // newRemoteCmd is the remote group: on its own it lists the remotes; add
@@ -52,7 +53,7 @@ func newRemoteListCmd(a *app, runF func(*remoteListOptions) error) *cobra.Comman
 // to runF, or to remoteAddRun when runF is nil.
 func newRemoteAddCmd(a *app, runF func(*remoteAddOptions) error) *cobra.Command {
 	opts := &remoteAddOptions{app: a}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "add NAME URL",
 		Short: "Add a git remote (same as `git remote add NAME URL`)",
 		Args:  exactArgs(2, "a remote NAME and a URL"),
@@ -61,6 +62,8 @@ func newRemoteAddCmd(a *app, runF func(*remoteAddOptions) error) *cobra.Command 
 			return orRun(runF, remoteAddRun)(opts)
 		},
 	}
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: name, url")
+	return cmd
 }
 
 func remoteAddRun(opts *remoteAddOptions) error {
@@ -72,6 +75,9 @@ func remoteAddRun(opts *remoteAddOptions) error {
 		return err
 	}
 	fmt.Fprintf(opts.app.errOut, "megagit: added remote %s (%s); share verdicts with `megagit sync`\n", opts.name, opts.url)
+	if opts.json {
+		return printJSON(opts.app.out, map[string]string{"name": opts.name, "url": opts.url})
+	}
 	return nil
 }
 

@@ -12,6 +12,7 @@ func TestRemoteFlags(t *testing.T) {
 		{name: "add", args: []string{"origin", "https://example.com/team/skills.git"},
 			want: remoteAddOptions{name: "origin", url: "https://example.com/team/skills.git"}},
 		{name: "add without a URL", args: []string{"origin"}, wantErr: "expects a remote NAME and a URL"},
-		{name: "add takes no --json", args: []string{"origin", "u", "--json"}, wantErr: "unknown flag: --json"},
+		{name: "add as JSON", args: []string{"origin", "u", "--json"}, want: remoteAddOptions{name: "origin", url: "u", json: true}},
+		{name: "add: unknown flag", args: []string{"origin", "u", "--fetch"}, wantErr: "unknown flag: --fetch"},
 	})
 }

@@ -11,8 +11,9 @@ import (
 )
 
 func newSkillCmd(a *app) *cobra.Command {
-	cmd := &cobra.Command{Use: "skill", Short: "Add, list and show skills"}
-	cmd.AddCommand(newSkillAddCmd(a, nil), newSkillListCmd(a, nil), newSkillShowCmd(a, nil))
+	cmd := &cobra.Command{Use: "skill", Short: "Add, import, list, show, rename and remove skills"}
+	cmd.AddCommand(newSkillAddCmd(a, nil), newSkillListCmd(a, nil), newSkillShowCmd(a, nil),
+		newSkillRmCmd(a, nil), newSkillMvCmd(a, nil), newSkillImportCmd(a, nil))
 	return cmd
 }
 
@@ -21,6 +22,7 @@ type skillAddOptions struct {
 	name        string
 	description string
 	bodyFile    string
+	json        bool
 }
 
 // newSkillAddCmd parses `megagit skill add` into options and hands
@@ -38,6 +40,7 @@ func newSkillAddCmd(a *app, runF func(*skillAddOptions) error) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&opts.description, "description", "", "what the skill does and when to use it (required)")
 	cmd.Flags().StringVar(&opts.bodyFile, "body-file", "", "Markdown `FILE` for the body (- for stdin)")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: name, path, commit")
 	return cmd
 }
 
@@ -67,6 +70,9 @@ func skillAddRun(opts *skillAddOptions) error {
 		return err
 	}
 	fmt.Fprintf(opts.app.errOut, "megagit: added %s (commit %s)\n", path, hash.String()[:12])
+	if opts.json {
+		return printJSON(opts.app.out, map[string]string{"name": opts.name, "path": path, "commit": hash.String()})
+	}
 	return nil
 }
 
@@ -173,9 +179,10 @@ type skillShowOptions struct {
 func newSkillShowCmd(a *app, runF func(*skillShowOptions) error) *cobra.Command {
 	opts := &skillShowOptions{app: a}
 	cmd := &cobra.Command{
-		Use:   "show NAME",
-		Short: "Show one skill's evidence",
-		Args:  exactArgs(1, "a skill NAME"),
+		Use:               "show NAME",
+		Short:             "Show one skill's evidence",
+		Args:              exactArgs(1, "a skill NAME"),
+		ValidArgsFunction: completeSkillArg(a, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.name = args[0]
 			return orRun(runF, skillShowRun)(opts)

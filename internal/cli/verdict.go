@@ -17,6 +17,7 @@ type verdictOptions struct {
 	reason  string
 	context string
 	session string
+	json    bool
 }
 
 // newVerdictCmd parses `megagit verdict` into options and hands them to
@@ -24,9 +25,10 @@ type verdictOptions struct {
 func newVerdictCmd(a *app, runF func(*verdictOptions) error) *cobra.Command {
 	opts := &verdictOptions{app: a}
 	cmd := &cobra.Command{
-		Use:   "verdict NAME HELPFUL|HARMFUL|NEUTRAL",
-		Short: "Record a verdict: a ledger line, the skill's evidence and one commit",
-		Args:  exactArgs(2, "a skill NAME and a verdict (HELPFUL, HARMFUL or NEUTRAL)"),
+		Use:               "verdict NAME HELPFUL|HARMFUL|NEUTRAL",
+		Short:             "Record a verdict: a ledger line, the skill's evidence and one commit",
+		Args:              exactArgs(2, "a skill NAME and a verdict (HELPFUL, HARMFUL or NEUTRAL)"),
+		ValidArgsFunction: completeSkillArg(a, 0, string(lifecycle.Helpful), string(lifecycle.Harmful), string(lifecycle.Neutral)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.skill, opts.verdict = args[0], args[1]
 			return orRun(runF, verdictRun)(opts)
@@ -35,6 +37,7 @@ func newVerdictCmd(a *app, runF func(*verdictOptions) error) *cobra.Command {
 	cmd.Flags().StringVar(&opts.reason, "reason", "", "why (kept in the ledger and the commit message)")
 	cmd.Flags().StringVar(&opts.context, "context", "", "the prompt or task the skill was used for (kept as evidence)")
 	cmd.Flags().StringVar(&opts.session, "session", "", "agent session id")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: skill, verdict, id, commit, status before and after, counts")
 	return cmd
 }
 
@@ -56,8 +59,34 @@ func verdictRun(opts *verdictOptions) error {
 	for _, ap := range applied {
 		reportApplied(opts.app.errOut, ap)
 	}
+	if opts.json && len(applied) == 1 {
+		return printJSON(opts.app.out, toVerdictJSON(applied[0], hash.String()))
+	}
 	fmt.Fprintf(opts.app.out, "%s\n", hash)
 	return nil
+}
+
+// verdictJSON is what `megagit verdict --json` prints: the recorded
+// verdict, its commit and what it did to the skill's evidence.
+type verdictJSON struct {
+	Skill              string  `json:"skill"`
+	Verdict            string  `json:"verdict"`
+	ID                 string  `json:"id"`
+	Commit             string  `json:"commit"`
+	StatusBefore       string  `json:"status_before"`
+	StatusAfter        string  `json:"status_after"`
+	HelpfulCount       int     `json:"helpful_count"`
+	HarmfulCount       int     `json:"harmful_count"`
+	ConsecutiveHarmful int     `json:"consecutive_harmful"`
+	TrajectoryWeight   float64 `json:"trajectory_weight"`
+}
+
+func toVerdictJSON(ap registry.Applied, commit string) verdictJSON {
+	ev := ap.After
+	return verdictJSON{Skill: ap.Entry.Skill, Verdict: ap.Entry.Verdict, ID: ap.Entry.ID, Commit: commit,
+		StatusBefore: string(ap.Before), StatusAfter: string(ev.Status),
+		HelpfulCount: ev.HelpfulCount, HarmfulCount: ev.HarmfulCount, ConsecutiveHarmful: ev.ConsecutiveHarmful,
+		TrajectoryWeight: ev.TrajectoryWeight}
 }
 
 func reportApplied(w io.Writer, ap registry.Applied) {

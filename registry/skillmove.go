@@ -1,0 +1,396 @@
+package registry
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/skillfile"
+)
+
+// maxImportFile bounds one file a skill import copies (a SKILL.md has its
+// own, smaller cap), so a stray archive or binary fails clearly.
+const maxImportFile = 32 << 20
+
+// Moved is what RemoveSkill, RenameSkill and ImportSkills did to one skill:
+// Files are the registry-relative paths the commit wrote or deleted.
+type Moved struct {
+	Name   string   // the skill's name after the command ("" for a removal: From)
+	From   string   // its old name (rename, removal) or the folder it came from (import)
+	Path   string   // its SKILL.md after the command ("" for a removal)
+	Ledger string   // the ledger that moved or went with it, "" when it had none
+	Files  []string // every file the commit touched for this skill
+}
+
+// RemoveSkill deletes a skill's folder and its ledger in one commit: git
+// history keeps both (a revert of the commit brings them back).
+func (r *Registry) RemoveSkill(name string) (Moved, plumbing.Hash, error) {
+	var m Moved
+	hash, err := r.writeLockedRaw(func() (string, []Change, error) {
+		s, err := r.Skill(name)
+		if err != nil {
+			return "", nil, err
+		}
+		files, err := r.folderFiles(path.Dir(s.Path))
+		if err != nil {
+			return "", nil, err
+		}
+		var changes []Change
+		for _, f := range files {
+			changes = append(changes, Change{Path: f, Delete: true})
+		}
+		m = Moved{From: name, Files: files}
+		if _, err := os.Stat(r.abs(LedgerPath(name))); err == nil {
+			changes = append(changes, Change{Path: LedgerPath(name), Delete: true})
+			m.Ledger = LedgerPath(name)
+			m.Files = append(m.Files, m.Ledger)
+		}
+		return fmt.Sprintf("skill(%s): remove\n\nMegagit-Action: remove\nMegagit-Skill: %s\n", name, name), changes, nil
+	})
+	if err == nil {
+		r.pruneEmptyDirs(m.Files)
+	}
+	return m, hash, err
+}
+
+// RenameSkill moves a skill's folder to a new name within its root, sets
+// the `name:` of its SKILL.md, and moves its ledger (every entry now names
+// the new skill), so its evidence follows it; one commit.
+func (r *Registry) RenameSkill(oldName, newName string) (Moved, plumbing.Hash, error) {
+	var m Moved
+	if err := skillfile.ValidateName(newName); err != nil {
+		return m, plumbing.ZeroHash, err
+	}
+	hash, err := r.writeLockedRaw(func() (string, []Change, error) {
+		s, err := r.Skill(oldName)
+		if err != nil {
+			return "", nil, err
+		}
+		if oldName == newName {
+			return "", nil, fmt.Errorf("%w: skill %q already has that name", local.ErrInvalid, newName)
+		}
+		if err := r.refuseTaken(newName); err != nil {
+			return "", nil, err
+		}
+		oldDir := path.Dir(s.Path)
+		newDir := path.Join(path.Dir(oldDir), newName)
+		files, err := r.folderFiles(oldDir)
+		if err != nil {
+			return "", nil, err
+		}
+		m = Moved{Name: newName, From: oldName, Path: path.Join(newDir, "SKILL.md")}
+		var changes []Change
+		for _, f := range files {
+			to := newDir + strings.TrimPrefix(f, oldDir)
+			var data []byte
+			if f == s.Path {
+				if data, err = s.File.WithName(newName); err != nil {
+					return "", nil, err
+				}
+			} else if data, err = r.regularFile(f); err != nil {
+				return "", nil, err
+			}
+			changes = append(changes, Change{Path: f, Delete: true}, Change{Path: to, Data: data})
+			m.Files = append(m.Files, f, to)
+		}
+		old, err := os.ReadFile(r.abs(LedgerPath(oldName)))
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return "", nil, err
+		}
+		if err == nil {
+			m.Ledger = LedgerPath(newName)
+			changes = append(changes, Change{Path: LedgerPath(oldName), Delete: true},
+				Change{Path: m.Ledger, Data: renameLedger(old, oldName, newName)})
+			m.Files = append(m.Files, LedgerPath(oldName), m.Ledger)
+		}
+		return fmt.Sprintf("skill(%s): rename from %s\n\nMegagit-Action: rename\nMegagit-Skill: %s\nMegagit-From: %s\nMegagit-Reason: renamed from %s\n",
+			newName, oldName, newName, oldName, oldName), changes, nil
+	})
+	if err == nil {
+		r.pruneEmptyDirs(m.Files)
+	}
+	return m, hash, err
+}
+
+// renameLedger rewrites the skill of every readable entry; a line that does
+// not read as an entry is kept as it is (doctor reports it, as before).
+func renameLedger(data []byte, oldName, newName string) []byte {
+	var out bytes.Buffer
+	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+		var e Entry
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		if dec.Decode(&e) != nil || e.Skill != oldName {
+			out.Write(line)
+			continue
+		}
+		e.Skill = newName
+		out.Write(formatLedger([]Entry{e}))
+	}
+	return out.Bytes()
+}
+
+// ImportSkills copies skill folders from outside the registry into its
+// first root, in one commit. Each source is a skill folder (holding a
+// SKILL.md) or a folder of them. Every SKILL.md must pass the lint `megagit
+// lint` runs (errors refuse the whole import, warnings are returned), and
+// no name may exist in the registry already.
+func (r *Registry) ImportSkills(sources []string) ([]Moved, []skillfile.Problem, plumbing.Hash, error) {
+	var found []importDir
+	for _, src := range sources {
+		dirs, err := skillDirs(src)
+		if err != nil {
+			return nil, nil, plumbing.ZeroHash, err
+		}
+		found = append(found, dirs...)
+	}
+	var moved []Moved
+	var warnings []skillfile.Problem
+	hash, err := r.writeLockedRaw(func() (string, []Change, error) {
+		var changes []Change
+		var errs []string
+		seen := map[string]string{}
+		var msg strings.Builder
+		for _, d := range found {
+			if first, ok := seen[d.name]; ok {
+				return "", nil, fmt.Errorf("%w: skill %q is in both %s and %s", local.ErrInvalid, d.name, first, d.dir)
+			}
+			seen[d.name] = d.dir
+			if err := r.refuseTaken(d.name); err != nil {
+				return "", nil, err
+			}
+			m, ch, problems, err := r.importOne(d)
+			if err != nil {
+				return "", nil, err
+			}
+			for _, p := range problems {
+				if p.Severity == skillfile.SeverityError {
+					errs = append(errs, fmt.Sprintf("%s:%d: field %s: %s", p.File, p.Line, p.Field, p.Message))
+				} else {
+					warnings = append(warnings, p)
+				}
+			}
+			moved = append(moved, m)
+			changes = append(changes, ch...)
+			fmt.Fprintf(&msg, "Megagit-Action: import\nMegagit-Skill: %s\n", d.name)
+		}
+		if len(errs) > 0 {
+			return "", nil, fmt.Errorf("%w: nothing imported: %s", local.ErrInvalid, strings.Join(errs, "; "))
+		}
+		names := make([]string, len(moved))
+		for i, m := range moved {
+			names[i] = m.Name
+		}
+		return fmt.Sprintf("skills: import %s\n\n%s", strings.Join(names, ", "), msg.String()), changes, nil
+	})
+	if err != nil {
+		return nil, nil, hash, err
+	}
+	return moved, warnings, hash, nil
+}
+
+// importDir is one skill folder found under an import source.
+type importDir struct{ dir, name string }
+
+// skillDirs is src itself when it holds a SKILL.md, else its sub-folders
+// that do, sorted by name.
+func skillDirs(src string) ([]importDir, error) {
+	abs, err := filepath.Abs(src)
+	if err != nil {
+		return nil, err
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", local.ErrInvalid, src, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("%w: %s is not a folder: import a skill folder (with a SKILL.md) or a folder of them", local.ErrInvalid, src)
+	}
+	if _, err := os.Stat(filepath.Join(abs, "SKILL.md")); err == nil {
+		return []importDir{{dir: abs, name: filepath.Base(abs)}}, nil
+	}
+	ents, err := os.ReadDir(abs)
+	if err != nil {
+		return nil, err
+	}
+	var out []importDir
+	for _, e := range ents {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(abs, e.Name(), "SKILL.md")); err == nil {
+			out = append(out, importDir{dir: filepath.Join(abs, e.Name()), name: e.Name()})
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: %s holds no SKILL.md, nor do its folders", local.ErrInvalid, src)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out, nil
+}
+
+// importOne reads one skill folder into changes under the first root and
+// lints its SKILL.md.
+func (r *Registry) importOne(d importDir) (Moved, []Change, []skillfile.Problem, error) {
+	dest := path.Join(r.opts.Roots[0], d.name)
+	m := Moved{Name: d.name, From: d.dir, Path: path.Join(dest, "SKILL.md")}
+	var changes []Change
+	var problems []skillfile.Problem
+	err := filepath.WalkDir(d.dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() {
+			if e.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !e.Type().IsRegular() {
+			return fmt.Errorf("%w: %s is not a regular file (a symlink?); copy what it points to instead", local.ErrInvalid, p)
+		}
+		rel, err := filepath.Rel(d.dir, p)
+		if err != nil {
+			return err
+		}
+		to := path.Join(dest, filepath.ToSlash(rel))
+		limit := int64(maxImportFile)
+		if to == m.Path {
+			limit = skillfile.MaxSize
+		}
+		data, err := readCapped(p, limit)
+		if err != nil {
+			return err
+		}
+		if to == m.Path {
+			problems = skillfile.Lint(d.name, m.Path, data)
+		}
+		changes = append(changes, Change{Path: to, Data: data})
+		m.Files = append(m.Files, to)
+		return nil
+	})
+	return m, changes, problems, err
+}
+
+func readCapped(p string, limit int64) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%w: %s is larger than %d MiB", local.ErrInvalid, p, limit>>20)
+	}
+	return data, nil
+}
+
+// refuseTaken fails when a skill (in any root) or a ledger already uses name:
+// a new skill must not inherit another's evidence.
+func (r *Registry) refuseTaken(name string) error {
+	if s, err := r.Skill(name); err == nil {
+		return fmt.Errorf("%w: skill %q at %s", ErrExists, name, s.Path)
+	} else if !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	if _, err := os.Stat(r.abs(LedgerPath(name))); err == nil {
+		return fmt.Errorf("%w: %s (a ledger without its skill); move or delete it first", ErrExists, LedgerPath(name))
+	}
+	return nil
+}
+
+// regularFile reads a registry file for a move, refusing what a commit
+// could not carry as a plain file.
+func (r *Registry) regularFile(rel string) ([]byte, error) {
+	st, err := os.Lstat(r.abs(rel))
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s is not a regular file (a symlink?); move the skill by hand", local.ErrInvalid, rel)
+	}
+	return readCapped(r.abs(rel), maxImportFile)
+}
+
+// folderFiles lists the files under a registry-relative folder, on disk and
+// in HEAD (so a file deleted by hand is still part of the change, and
+// checkClean reports it as the user's edit).
+func (r *Registry) folderFiles(dir string) ([]string, error) {
+	set := map[string]bool{}
+	err := filepath.WalkDir(r.abs(dir), func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() {
+			return nil
+		}
+		rel, err := filepath.Rel(r.root, p)
+		if err != nil {
+			return err
+		}
+		set[filepath.ToSlash(rel)] = true
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	_, head, err := r.Head()
+	if err != nil {
+		return nil, err
+	}
+	tree, err := r.CommitTree(head)
+	if err != nil {
+		return nil, err
+	}
+	if tree != nil {
+		sub, err := tree.Tree(r.GitPath(dir))
+		if err == nil {
+			err = sub.Files().ForEach(func(f *object.File) error {
+				set[path.Join(dir, f.Name)] = true
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+		} else if !errors.Is(err, object.ErrDirectoryNotFound) {
+			return nil, err
+		}
+	}
+	out := make([]string, 0, len(set))
+	for f := range set {
+		out = append(out, f)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// pruneEmptyDirs removes the folders a commit left empty on disk (git has
+// no empty folders, and an empty skill folder would only confuse), up to a
+// skill root or the ledger folder, which stay.
+func (r *Registry) pruneEmptyDirs(files []string) {
+	keep := map[string]bool{".": true, "/": true, "": true, local.LedgerDir: true, local.MetaDir: true}
+	for _, root := range r.opts.Roots {
+		keep[path.Clean(root)] = true
+	}
+	for _, f := range files {
+		for dir := path.Dir(f); !keep[dir]; dir = path.Dir(dir) {
+			if err := os.Remove(r.abs(dir)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				break // not empty: its parents are not either
+			}
+		}
+	}
+}
