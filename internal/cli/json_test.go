@@ -14,16 +14,18 @@ import (
 
 // noResult are the runnable commands that report no result, so need no
 // --json: groups (they print help), the hooks (their stdout is the
-// agent's) and the server (it runs until stopped).
+// agent's) and the servers (they run until stopped).
 var noResult = map[string]string{
-	"megagit":             "group",
-	"megagit cache":       "group",
-	"megagit hook":        "group",
-	"megagit model":       "group",
-	"megagit skill":       "group",
-	"megagit hook prompt": "hook: stdout is the agent's",
-	"megagit hook stop":   "hook: stdout is the agent's",
-	"megagit serve":       "runs until stopped",
+	"megagit":                    "group",
+	"megagit cache":              "group",
+	"megagit hook":               "group",
+	"megagit model":              "group",
+	"megagit skill":              "group",
+	"megagit hook prompt":        "hook: stdout is the agent's",
+	"megagit hook stop":          "hook: stdout is the agent's",
+	"megagit hook session-start": "hook: stdout is the agent's",
+	"megagit serve":              "runs until stopped",
+	"megagit mcp":                "runs until stopped; stdout is the MCP protocol",
 }
 
 // jsonCase runs one command with --json in the shared fixture: args
