@@ -119,6 +119,9 @@ type Report struct {
 	System
 	Baseline         *System `json:"baseline,omitempty"`
 	BaselineDynamicK *System `json:"baseline_dynamic_k,omitempty"`
+	// Context compares megagit's context per prompt with the agent's
+	// native listing of every skill.
+	Context *Context `json:"context,omitempty"`
 }
 
 // Summarize macro-averages one system's rows (DESIGN.md §8).

@@ -164,6 +164,8 @@ func evalRun(opts *evalOptions) error {
 	o.Progress = newEvalProgress(a.errOut, len(b.Queries))
 	rows := eval.Run(b, o)
 	out := eval.Report{Head: b.Head(rs), System: eval.Summarize("megagit", rows)}
+	cost := eval.ContextCost(b.Docs, out.MeanTokens)
+	out.Context = &cost
 	if opts.baseline {
 		plain, plainDyn := eval.Baselines(b, ranker.BaselineText(opts.baselineText))
 		out.Baseline, out.BaselineDynamicK = &plain, &plainDyn
@@ -179,7 +181,11 @@ func evalRun(opts *evalOptions) error {
 		return printJSON(a.out, out)
 	}
 	header, table := out.Table()
-	return printTable(a.out, header, table)
+	if err := printTable(a.out, header, table); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(a.out, cost.String())
+	return err
 }
 
 // evalPath makes a relative path relative to -C.
