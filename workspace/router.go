@@ -88,7 +88,7 @@ func (w *Workspace) Compiled(say func(line string)) (c route.Compiled, sem *rout
 			return dense.RegistryVectors(emb, prof, w.Reg.Root(), w.Reg.LocalDir(), docs, say)
 		}
 	}
-	c, _, err = route.Refresh(w.Reg.Local(), w.Reg.Root(), w.Cfg.Roots, RankerConfig(w.Cfg), src)
+	c, _, err = route.Refresh(w.Reg.Local(), w.Reg.Root(), w.StampRoots(), RankerConfig(w.Cfg), src)
 	if !rebuilt && err == nil {
 		bad = loadProblems(w.Reg.Local(), c.Key)
 	}
@@ -156,7 +156,7 @@ func (w *Workspace) indexDocs() func() ([]ranker.Doc, []error, error) {
 	return func() ([]ranker.Doc, []error, error) {
 		// The key first, as route.Load takes it: an edit meanwhile makes
 		// both stale together.
-		key, kerr := route.SkillsKey(w.Reg.Root(), w.Cfg.Roots)
+		key, kerr := route.SkillsKey(w.Reg.Root(), w.StampRoots())
 		docs, bad, err := w.Docs()
 		if kerr == nil && err == nil {
 			saveProblems(w.Reg.Local(), key, bad)

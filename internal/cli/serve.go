@@ -51,7 +51,7 @@ func serveRun(ctx context.Context, opts *serveOptions) error {
 			return server.Registry{}, err
 		}
 		return server.Registry{
-			Root: e.Reg.Root(), LocalDir: e.Reg.LocalDir(), Roots: e.Cfg.Roots, Key: workspace.ServeKey(e.Cfg),
+			Root: e.Reg.Root(), LocalDir: e.Reg.LocalDir(), Roots: e.StampRoots(), Key: workspace.ServeKey(e.Cfg),
 			Router: func() (*route.Router, error) { return a.router(e) },
 		}, nil
 	}})
