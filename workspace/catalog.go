@@ -137,15 +137,6 @@ func (c *Catalog) Lookup(name string) *Sourced {
 	return nil
 }
 
-// ShadowProblems are the shadowed skills as warnings.
-func (c *Catalog) ShadowProblems() []error {
-	var out []error
-	for _, s := range c.Shadowed {
-		out = append(out, fmt.Errorf("%s: %w: %s skill %q is shadowed by %s", describe(s.File), errSkipped, s.Kind, s.Name, describe(s.ShadowedBy)))
-	}
-	return out
-}
-
 // Skill finds one skill by name among every source: the one used. A name
 // no source defines gets the registry's error (an invalid name, a skill
 // that does not parse, or not found).

@@ -45,14 +45,16 @@ func RankerConfig(cfg *config.Config) ranker.Config {
 }
 
 // Docs reads every source's skills (Catalog) into ranker documents. The
-// skills that do not parse, the sources that cannot be read and the
-// shadowed skills come back as problems, so a caller warns about them.
+// skills that do not parse and the sources that cannot be read come back
+// as problems, so a caller warns about them; the shadowed skills are
+// left to skill list, lint and doctor (a project skill overriding a team
+// one of the same name is no mistake).
 func (w *Workspace) Docs() (docs []ranker.Doc, problems []error, err error) {
 	c, err := w.Catalog()
 	if err != nil {
 		return nil, nil, err
 	}
-	return CatalogDocs(c.Skills), append(c.Problems, c.ShadowProblems()...), nil
+	return CatalogDocs(c.Skills), c.Problems, nil
 }
 
 // CatalogDocs turns sourced skills into ranker documents, in the same

@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -182,9 +181,6 @@ func (w *Workspace) WatchFiles() []string {
 	}
 	return out
 }
-
-// errSkipped says why a loaded skill was not used.
-var errSkipped = errors.New("skipped")
 
 // Describe names a file or folder for people: ~/ for the home folder; a
 // relative path (in the registry) as it is.
