@@ -7,6 +7,7 @@ import (
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -47,17 +48,31 @@ func verdictRun(opts *verdictOptions) error {
 	if err != nil {
 		return err
 	}
-	applied, hash, err := e.Reg.RecordVerdicts([]registry.VerdictInput{{
+	recorded, err := e.RecordVerdicts([]registry.VerdictInput{{
 		Skill: opts.skill, Verdict: v, Reason: opts.reason, Context: opts.context, Session: opts.session,
 	}}, opts.app.now())
 	if err != nil {
 		return err
 	}
-	for _, ap := range applied {
-		reportApplied(opts.app.errOut, ap)
+	for _, rec := range recorded {
+		for _, ap := range rec.Applied {
+			reportApplied(opts.app.errOut, ap)
+		}
+		reportWhere(opts.app.errOut, e, rec)
+		fmt.Fprintf(opts.app.out, "%s\n", rec.Hash)
 	}
-	fmt.Fprintf(opts.app.out, "%s\n", hash)
 	return nil
+}
+
+// reportWhere says where verdicts on a skill of another source went.
+func reportWhere(w io.Writer, e *workspace.Workspace, rec workspace.Recorded) {
+	switch {
+	case rec.Native != "":
+		fmt.Fprintf(w, "megagit: %s is read-only (a %s skill outside any registry): its evidence is in %s, %s\n",
+			rec.Applied[0].Entry.Skill, rec.Kind, rec.Reg.Root(), registry.NativeLedgerPath(rec.Native))
+	case rec.Reg != e.Reg:
+		fmt.Fprintf(w, "megagit: recorded in the %s registry %s\n", rec.Kind, rec.Reg.Root())
+	}
 }
 
 func reportApplied(w io.Writer, ap registry.Applied) {
