@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -17,8 +18,8 @@ type Sourced struct {
 	// Folder is the folder holding the skill's folder: registry-relative
 	// (slash form) for a skill of the registry, else absolute.
 	Folder string
-	// File is its SKILL.md, absolute.
-	File string
+	// AbsPath is its SKILL.md, absolute.
+	AbsPath string
 	// Owner is the registry its verdicts are recorded in: the one holding
 	// it, or for a read-only skill the user registry (UserRegistry).
 	Owner *registry.Registry
@@ -52,16 +53,6 @@ type Catalog struct {
 func (w *Workspace) Catalog() (*Catalog, error) {
 	c := &Catalog{}
 	byName := map[string]*Sourced{}
-	add := func(s *Sourced) {
-		if win, ok := byName[s.Name]; ok {
-			s.ShadowedBy = win.File
-			c.Shadowed = append(c.Shadowed, s)
-			return
-		}
-		byName[s.Name] = s
-		c.Skills = append(c.Skills, s)
-	}
-
 	own, problems, err := w.Reg.Skills()
 	if err != nil {
 		return nil, err
@@ -72,12 +63,54 @@ func (w *Workspace) Catalog() (*Catalog, error) {
 		return nil, err
 	}
 	for _, s := range own {
-		add(&Sourced{Skill: s, Kind: KindProject, Folder: path.Dir(path.Dir(s.Path)), File: w.abs(s.Path),
+		c.add(byName, &Sourced{Skill: s, Kind: KindProject, Folder: path.Dir(path.Dir(s.Path)), AbsPath: w.abs(s.Path),
 			Owner: w.Reg, Ledger: ledgers[s.Name]})
 	}
+	w.others(c, byName)
+	sort.Slice(c.Skills, func(i, j int) bool { return c.Skills[i].Name < c.Skills[j].Name })
+	return c, nil
+}
+
+// Others is the Catalog without the registry's own skills, which it does
+// not parse: the skills of the other sources whose names the registry
+// does not hold (the others are in Shadowed), for a caller that knows
+// what to do with the registry's own skills (a verdict on one).
+func (w *Workspace) Others() (*Catalog, error) {
+	files, err := w.Reg.SkillFiles()
+	if err != nil {
+		return nil, err
+	}
+	c := &Catalog{}
+	byName := make(map[string]*Sourced, len(files))
+	for name, rel := range files {
+		byName[name] = &Sourced{AbsPath: w.abs(rel)}
+	}
+	w.others(c, byName)
+	sort.Slice(c.Skills, func(i, j int) bool { return c.Skills[i].Name < c.Skills[j].Name })
+	return c, nil
+}
+
+// add adds s to the catalog: used, or shadowed by the skill of its name
+// in byName.
+func (c *Catalog) add(byName map[string]*Sourced, s *Sourced) {
+	if win, ok := byName[s.Name]; ok {
+		s.ShadowedBy = win.AbsPath
+		c.Shadowed = append(c.Shadowed, s)
+		return
+	}
+	byName[s.Name] = s
+	c.Skills = append(c.Skills, s)
+}
+
+// others adds the skills of the native folders, then the team registry's.
+func (w *Workspace) others(c *Catalog, byName map[string]*Sourced) {
 	user := w.UserRegistry()
 	for _, f := range w.NativeFolders() {
-		skills, problems, err := registry.LoadDir(f.Dir)
+		load := registry.LoadDir // a project's folder may come from anyone's commit
+		if f.Kind == KindUser {
+			load = registry.LoadOwnDir
+		}
+		skills, problems, err := load(f.Dir)
 		if err != nil {
 			c.Problems = append(c.Problems, fmt.Errorf("%s: %w", describe(f.Dir), err))
 			continue
@@ -94,33 +127,32 @@ func (w *Workspace) Catalog() (*Catalog, error) {
 				c.Problems = append(c.Problems, err)
 			}
 			s.Evidence = registry.NativeEvidence(entries)
-			add(&Sourced{Skill: s, Kind: f.Kind, Folder: f.Dir, File: file, Owner: user, NativeKey: key, Ledger: entries})
+			c.add(byName, &Sourced{Skill: s, Kind: f.Kind, Folder: f.Dir, AbsPath: file, Owner: user, NativeKey: key, Ledger: entries})
 		}
 	}
 	team, err := w.Team()
 	if err != nil {
 		c.Problems = append(c.Problems, err)
 	}
-	if team != nil {
-		skills, problems, err := team.Reg.Skills()
-		if err != nil {
-			c.Problems = append(c.Problems, fmt.Errorf("team registry %s: %w", team.Reg.Root(), err))
-		}
-		for _, p := range problems {
-			c.Problems = append(c.Problems, fmt.Errorf("team registry %s: %w", team.Reg.Root(), p))
-		}
-		tl, err := team.Reg.Ledgers()
-		if err != nil {
-			c.Problems = append(c.Problems, fmt.Errorf("team registry %s: %w", team.Reg.Root(), err))
-		}
-		for _, s := range skills {
-			file := team.abs(s.Path)
-			s.Path = file
-			add(&Sourced{Skill: s, Kind: KindTeam, Folder: filepath.Dir(filepath.Dir(file)), File: file, Owner: team.Reg, Ledger: tl[s.Name]})
-		}
+	if team == nil {
+		return
 	}
-	sort.Slice(c.Skills, func(i, j int) bool { return c.Skills[i].Name < c.Skills[j].Name })
-	return c, nil
+	skills, problems, err := team.Reg.Skills()
+	if err != nil {
+		c.Problems = append(c.Problems, fmt.Errorf("team registry %s: %w", team.Reg.Root(), err))
+	}
+	for _, p := range problems {
+		c.Problems = append(c.Problems, fmt.Errorf("team registry %s: %w", team.Reg.Root(), p))
+	}
+	tl, err := team.Reg.Ledgers()
+	if err != nil {
+		c.Problems = append(c.Problems, fmt.Errorf("team registry %s: %w", team.Reg.Root(), err))
+	}
+	for _, s := range skills {
+		file := team.abs(s.Path)
+		s.Path = file
+		c.add(byName, &Sourced{Skill: s, Kind: KindTeam, Folder: filepath.Dir(filepath.Dir(file)), AbsPath: file, Owner: team.Reg, Ledger: tl[s.Name]})
+	}
 }
 
 // abs is a registry-relative path of w's registry, absolute.
@@ -141,15 +173,23 @@ func (c *Catalog) Lookup(name string) *Sourced {
 // no source defines gets the registry's error (an invalid name, a skill
 // that does not parse, or not found).
 func (w *Workspace) Skill(name string) (*Sourced, error) {
-	c, err := w.Catalog()
-	if err != nil {
+	s, err := w.Reg.Skill(name)
+	if err == nil {
+		ledger, err := w.Reg.Ledger(name)
+		if err != nil {
+			return nil, err
+		}
+		return &Sourced{Skill: s, Kind: KindProject, Folder: path.Dir(path.Dir(s.Path)), AbsPath: w.abs(s.Path), Owner: w.Reg, Ledger: ledger}, nil
+	}
+	if !errors.Is(err, registry.ErrNotFound) {
 		return nil, err
 	}
-	if s := c.Lookup(name); s != nil {
-		return s, nil
+	c, cerr := w.Others()
+	if cerr != nil {
+		return nil, cerr
 	}
-	if _, err = w.Reg.Skill(name); err == nil {
-		err = fmt.Errorf("%w: skill %q", registry.ErrNotFound, name)
+	if o := c.Lookup(name); o != nil {
+		return o, nil
 	}
 	return nil, err
 }

@@ -22,16 +22,27 @@ type Recorded struct {
 // ledger, one commit), and a read-only skill's (a native folder outside
 // any registry, never written) in the user registry, keyed by its name
 // and SKILL.md's hash. One commit per registry (and per read-only skill),
-// in this order: this registry's first.
+// in this order: this registry's first. The other sources are read only
+// when a verdict is on a skill the registry does not hold.
 func (w *Workspace) RecordVerdicts(inputs []registry.VerdictInput, now time.Time) ([]Recorded, error) {
-	c, err := w.Catalog()
+	files, err := w.Reg.SkillFiles()
 	if err != nil {
 		return nil, err
+	}
+	c := &Catalog{}
+	for _, in := range inputs {
+		if _, ok := files[in.Skill]; !ok {
+			if c, err = w.Others(); err != nil {
+				return nil, err
+			}
+			break
+		}
 	}
 	return w.RecordVerdictsIn(c, inputs, now)
 }
 
-// RecordVerdictsIn is RecordVerdicts with the catalog already read.
+// RecordVerdictsIn is RecordVerdicts with the other sources already read
+// (Others): a skill not among them is the registry's.
 func (w *Workspace) RecordVerdictsIn(c *Catalog, inputs []registry.VerdictInput, now time.Time) ([]Recorded, error) {
 	var err error
 	type batch struct {

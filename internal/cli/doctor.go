@@ -181,7 +181,7 @@ func sourcesCheck(w *workspace.Workspace) registry.Check {
 		bad = append(bad, err.Error())
 	}
 	for _, s := range c.Shadowed {
-		bad = append(bad, fmt.Sprintf("%s skill %s (%s) shadowed by %s", s.Kind, s.Name, workspace.Describe(s.File), workspace.Describe(s.ShadowedBy)))
+		bad = append(bad, fmt.Sprintf("%s skill %s (%s) shadowed by %s", s.Kind, s.Name, workspace.Describe(s.AbsPath), workspace.Describe(s.ShadowedBy)))
 	}
 	if len(bad) > 0 {
 		return registry.Check{Name: name, Status: registry.CheckWarn, Detail: detail + "; " + strings.Join(bad, "; "),

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/megagit/megagit/hook"
@@ -63,15 +62,15 @@ func hookStopRun(opts *hookStopOptions) {
 }
 
 // sourcesStore records the stop hook's verdicts in the registry that owns
-// each skill (workspace.RecordVerdicts), reading every source once.
+// each skill (workspace.RecordVerdicts), reading the other sources once.
 type sourcesStore struct {
 	w *workspace.Workspace
 	c *workspace.Catalog
 }
 
-func (s *sourcesStore) catalog() (*workspace.Catalog, error) {
+func (s *sourcesStore) others() (*workspace.Catalog, error) {
 	if s.c == nil {
-		c, err := s.w.Catalog()
+		c, err := s.w.Others()
 		if err != nil {
 			return nil, err
 		}
@@ -81,30 +80,34 @@ func (s *sourcesStore) catalog() (*workspace.Catalog, error) {
 }
 
 func (s *sourcesStore) Ledgers() (map[string][]registry.Entry, error) {
-	c, err := s.catalog()
+	own, err := s.w.Reg.Ledgers()
 	if err != nil {
 		return nil, err
 	}
-	return c.Ledgers(), nil
+	c, err := s.others()
+	if err != nil {
+		return nil, err
+	}
+	for name, entries := range c.Ledgers() {
+		own[name] = entries
+	}
+	return own, nil
 }
 
 func (s *sourcesStore) Has(name string) error {
-	c, err := s.catalog()
+	c, err := s.others()
 	if err != nil {
 		return err
 	}
 	if c.Lookup(name) != nil {
 		return nil
 	}
-	_, err = s.w.Reg.Skill(name) // the registry's error for it
-	if err == nil {
-		err = fmt.Errorf("%w: skill %q", registry.ErrNotFound, name)
-	}
+	_, err = s.w.Reg.Skill(name)
 	return err
 }
 
 func (s *sourcesStore) Record(inputs []registry.VerdictInput, now time.Time) error {
-	c, err := s.catalog()
+	c, err := s.others()
 	if err != nil {
 		return err
 	}

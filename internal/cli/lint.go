@@ -38,7 +38,7 @@ func lintRun(opts *lintOptions) error {
 	problems, checked := e.Reg.Lint(e.Cfg.Roots)
 	if c, err := e.Catalog(); err == nil {
 		for _, sh := range c.Shadowed {
-			problems = append(problems, skillfile.Problem{File: workspace.Describe(sh.File), Field: "name", Severity: "warning",
+			problems = append(problems, skillfile.Problem{File: workspace.Describe(sh.AbsPath), Field: "name", Severity: "warning",
 				Message: fmt.Sprintf("%s skill %q is shadowed by %s (not routed)", sh.Kind, sh.Name, workspace.Describe(sh.ShadowedBy))})
 		}
 	}
