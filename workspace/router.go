@@ -180,3 +180,15 @@ func ServeKey(cfg *config.Config) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
+
+// ServeKey is ServeKey of the config, with the folders the skills are read
+// from (the native folders, the team registry): a server started before
+// the user config named another team registry does not answer.
+func (w *Workspace) ServeKey() string {
+	b, _ := json.Marshal(struct {
+		Config string
+		Roots  []string
+	}{ServeKey(w.Cfg), w.StampRoots()})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
