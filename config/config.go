@@ -30,6 +30,18 @@ type Config struct {
 	Hook     Hook
 	Lock     Lock
 	Model    Model
+	Sources  Sources
+}
+
+// Sources says which skill folders besides the registry's own roots are
+// read: the agents' native folders (per agent, at project and user level)
+// and the team registry named in the user config.
+type Sources struct {
+	Claude, Codex, Gemini bool
+	// User reads the user-level native folders (~/.claude/skills, ...).
+	User bool
+	// Team reads the team registry of the user config (User.TeamRegistry).
+	Team bool
 }
 
 // Model picks the semantic channel.
@@ -175,6 +187,11 @@ var specs = []spec{
 	{"route.format", kString, "catalog", nil, "catalog | compose"},
 	{"route.mmr_lambda", kFloat, 0.7, nil, "MMR relevance/diversity trade-off"},
 	{"route.top_k", kInt, 10, nil, "cap on emitted skills"},
+	{"sources.claude", kBool, true, nil, "read Claude Code's skill folders: <project>/.claude/skills and ~/.claude/skills"},
+	{"sources.codex", kBool, true, nil, "read Codex's skill folders: <project>/.agents/skills, ~/.agents/skills and ~/.codex/skills"},
+	{"sources.gemini", kBool, true, nil, "read Gemini CLI's skill folders: <project>/.gemini/skills and ~/.gemini/skills"},
+	{"sources.team", kBool, true, nil, "read the team registry named by team_registry in the user config (${XDG_CONFIG_HOME:-~/.config}/megagit/config.yaml)"},
+	{"sources.user", kBool, true, nil, "read the user-level native skill folders (~/.claude/skills, ...); false keeps to the project's"},
 }
 
 // ErrInvalid marks every configuration error, so callers can map it to the
@@ -346,6 +363,8 @@ func build(v map[string]any) *Config {
 		Lock: Lock{Timeout: time.Duration(i("lock.timeout_ms")) * time.Millisecond},
 		Model: Model{ID: s("model.id"), Dir: s("model.dir"), FusionW: f("model.fusion_w"), AbsFloor: f("model.abs_floor"),
 			ONNXRuntime: s("model.onnxruntime"), CacheFloat16: b("model.cache_float16")},
+		Sources: Sources{Claude: b("sources.claude"), Codex: b("sources.codex"), Gemini: b("sources.gemini"),
+			User: b("sources.user"), Team: b("sources.team")},
 	}
 }
 
@@ -400,13 +419,14 @@ func DefaultFile() []byte {
 	return []byte(b.String())
 }
 
-// EnvNames are the environment variables Load reads, in a fixed order:
-// a change to any of them can change the config.
+// EnvNames are the environment variables Load and LoadUser read, and
+// those that place the user-level skill folders, in a fixed order: a
+// change to any of them can change the config or the skills read.
 func EnvNames() []string {
 	var out []string
 	for _, s := range specs {
 		out = append(out, envName(s.key))
 		out = append(out, s.env...)
 	}
-	return out
+	return append(out, TeamRegistryEnv, "XDG_CONFIG_HOME", "HOME")
 }

@@ -32,6 +32,7 @@ type Registry struct {
 	prefix  string // registry folder relative to gitRoot, slash form, "" at top
 	repo    *git.Repository
 	opts    Options
+	anyLink bool // symlinks may lead outside root (LoadOwnDir)
 }
 
 // DefaultRoots are used when Options.Roots is empty.

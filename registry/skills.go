@@ -57,7 +57,7 @@ func (r *Registry) readInside(rel string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rr, err := filepath.Rel(r.root, real); err != nil || rr == ".." || strings.HasPrefix(rr, "../") {
+	if rr, err := filepath.Rel(r.root, real); !r.anyLink && (err != nil || rr == ".." || strings.HasPrefix(rr, "../")) {
 		return nil, fmt.Errorf("%w: %s is a symlink to %s, outside the registry", local.ErrInvalid, rel, real)
 	}
 	f, err := os.Open(real)
@@ -143,6 +143,24 @@ func (r *Registry) SkillNames() ([]string, error) {
 	return names, nil
 }
 
+// SkillFiles names every skill folder under the roots without parsing
+// any: name → registry-relative SKILL.md path (the first root's, as
+// Skills takes it).
+func (r *Registry) SkillFiles() (map[string]string, error) {
+	paths, err := r.candidatePaths()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(paths))
+	for _, p := range paths {
+		name := path.Base(path.Dir(p))
+		if _, ok := out[name]; !ok {
+			out[name] = p
+		}
+	}
+	return out, nil
+}
+
 // Skill loads one skill by name.
 func (r *Registry) Skill(name string) (*Skill, error) {
 	if err := skillfile.ValidateName(name); err != nil {
@@ -170,5 +188,17 @@ func LoadDir(dir string) (skills []*Skill, problems []error, err error) {
 		abs = real
 	}
 	r := &Registry{root: abs, opts: Options{Roots: []string{"."}, Warn: func(string) {}}}
+	return r.Skills()
+}
+
+// LoadOwnDir is LoadDir for a folder of the user's own (~/.claude/skills):
+// a symlink in it may lead anywhere, as the agents allow (skills linked in
+// from a clone elsewhere), since no one else's commit put it there.
+func LoadOwnDir(dir string) (skills []*Skill, problems []error, err error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := &Registry{root: abs, anyLink: true, opts: Options{Roots: []string{"."}, Warn: func(string) {}}}
 	return r.Skills()
 }

@@ -146,15 +146,7 @@ func (r *Registry) RecordVerdicts(inputs []VerdictInput, now time.Time) ([]Appli
 			if err != nil {
 				return "", err
 			}
-			at := recordTime(st.entries, now)
-			entry := Entry{
-				ID: newID(at), Skill: in.Skill, Verdict: string(in.Verdict), Source: SourceExplicit,
-				Outcome: verdictOutcome(in.Verdict), Reason: oneLine(in.Reason), Context: oneLine(in.Context),
-				Session: oneLine(in.Session), At: at.UTC().Format(time.RFC3339Nano),
-			}
-			if in.Implicit {
-				entry.Source, entry.Outcome = SourceImplicit, in.Outcome
-			}
+			entry := newEntry(in, recordTime(st.entries, now))
 			before := st.evidence.Status
 			// The ledger is the truth: rebuild counts from it, then apply.
 			st.evidence = lifecycle.Replay(st.evidence, ReplayEvents(st.entries))
@@ -170,6 +162,19 @@ func (r *Registry) RecordVerdicts(inputs []VerdictInput, now time.Time) ([]Appli
 		return nil, plumbing.ZeroHash, err
 	}
 	return applied, hash, nil
+}
+
+// newEntry is the ledger line of one verdict recorded at at.
+func newEntry(in VerdictInput, at time.Time) Entry {
+	entry := Entry{
+		ID: newID(at), Skill: in.Skill, Verdict: string(in.Verdict), Source: SourceExplicit,
+		Outcome: verdictOutcome(in.Verdict), Reason: oneLine(in.Reason), Context: oneLine(in.Context),
+		Session: oneLine(in.Session), At: at.UTC().Format(time.RFC3339Nano),
+	}
+	if in.Implicit {
+		entry.Source, entry.Outcome = SourceImplicit, in.Outcome
+	}
+	return entry
 }
 
 // recordTime is the time a new ledger entry gets: now, unless the ledger

@@ -274,7 +274,8 @@ func markChecked(dir local.Dir) { _ = dir.WriteCache(checkedFile, nil) }
 func QuickStamp(root string, roots []string) string {
 	paths := make([]string, 0, len(roots)+6)
 	for _, r := range roots {
-		paths = append(paths, filepath.Join(root, filepath.FromSlash(r)))
+		dir, _ := rootDir(root, r)
+		paths = append(paths, dir)
 	}
 	paths = append(paths, filepath.Join(root, filepath.FromSlash(local.LedgerDir)))
 	gitDir := filepath.Join(root, ".git")
@@ -346,10 +347,14 @@ type FileStamp struct {
 // as at thousands of skills they are most of a full check's system time.
 func FileStamps(root string, roots []string) ([]FileStamp, error) {
 	var out []FileStamp
-	add := func(rel, file string) error {
-		d, err := os.Open(filepath.Join(root, filepath.FromSlash(rel)))
-		if errors.Is(err, os.ErrNotExist) {
-			return nil
+	add := func(r, file string) error {
+		dir, rel := rootDir(root, r)
+		if strings.HasPrefix(r, ledgerMark) {
+			file = ""
+		}
+		d, err := os.Open(dir)
+		if errors.Is(err, os.ErrNotExist) || err != nil && filepath.IsAbs(rel) {
+			return nil // a folder outside the registry that cannot be read holds no skill megagit reads
 		}
 		if err != nil {
 			return err
@@ -377,6 +382,35 @@ func FileStamps(root string, roots []string) ([]FileStamp, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// LedgerRoot names, among the roots Refresh, Open and FileStamps take, a
+// folder of ledger files outside the registry (absolute), whose every
+// file the documents depend on. Any other absolute root is a folder of
+// skills outside the registry (<dir>/<name>/SKILL.md); a relative one is
+// a folder of skills in it.
+func LedgerRoot(dir string) string { return ledgerMark + dir }
+
+const ledgerMark = "ledger:"
+
+// RootDir is where a root (see LedgerRoot) is on disk, and whether it is
+// a folder of ledgers rather than of skills.
+func RootDir(root, r string) (dir string, ledgers bool) {
+	dir, _ = rootDir(root, r)
+	return dir, strings.HasPrefix(r, ledgerMark)
+}
+
+// rootDir is where a root is on disk, and how its files are named in the
+// stamps: a relative root by its registry-relative path, an absolute one
+// or a ledger root by its absolute path.
+func rootDir(root, r string) (dir, name string) {
+	if d, ok := strings.CutPrefix(r, ledgerMark); ok {
+		return d, d
+	}
+	if filepath.IsAbs(r) {
+		return r, r
+	}
+	return filepath.Join(root, filepath.FromSlash(r)), r
 }
 
 // Stamp is what a stat says about a file's content without reading it;

@@ -44,19 +44,30 @@ func RankerConfig(cfg *config.Config) ranker.Config {
 	return rc
 }
 
-// Docs reads the registry's skills and ledgers into ranker documents. The
-// skills that do not parse come back as problems, also with a ledger error,
-// so a caller warns about them as it did before reading the ledgers.
+// Docs reads every source's skills (Catalog) into ranker documents. The
+// skills that do not parse and the sources that cannot be read come back
+// as problems, so a caller warns about them; the shadowed skills are
+// left to skill list, lint and doctor (a project skill overriding a team
+// one of the same name is no mistake).
 func (w *Workspace) Docs() (docs []ranker.Doc, problems []error, err error) {
-	skills, problems, err := w.Reg.Skills()
+	c, err := w.Catalog()
 	if err != nil {
 		return nil, nil, err
 	}
-	ledgers, err := w.Reg.Ledgers()
-	if err != nil {
-		return nil, problems, err
+	return CatalogDocs(c.Skills), c.Problems, nil
+}
+
+// CatalogDocs turns sourced skills into ranker documents, in the same
+// order: a skill of the registry keeps its registry-relative path, any
+// other its absolute one.
+func CatalogDocs(skills []*Sourced) []ranker.Doc {
+	regSkills := make([]*registry.Skill, len(skills))
+	ledgers := make(map[string][]registry.Entry, len(skills))
+	for i, s := range skills {
+		regSkills[i] = s.Skill
+		ledgers[s.Name] = s.Ledger
 	}
-	return SkillDocs(skills, ledgers), problems, nil
+	return SkillDocs(regSkills, ledgers)
 }
 
 // SkillDocs turns registry skills (and their ledgers, for the related-verdict

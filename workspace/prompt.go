@@ -14,6 +14,7 @@ import (
 func (w *Workspace) PromptEnv() *inject.Env {
 	quiet := func(string) {}
 	s, emb := hookSettings(w.Cfg, w.Reg.Root())
+	s.Roots, s.Watch, s.ServeKey = w.StampRoots(), w.WatchFiles(), w.ServeKey()
 	e := &inject.Env{
 		Root: w.Reg.Root(), Local: w.Reg.Local(), Settings: s,
 		Refresh: func() (route.Compiled, error) {

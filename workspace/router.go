@@ -88,7 +88,7 @@ func (w *Workspace) Compiled(say func(line string)) (c route.Compiled, sem *rout
 			return dense.RegistryVectors(emb, prof, w.Reg.Root(), w.Reg.LocalDir(), docs, say)
 		}
 	}
-	c, _, err = route.Refresh(w.Reg.Local(), w.Reg.Root(), w.Cfg.Roots, RankerConfig(w.Cfg), src)
+	c, _, err = route.Refresh(w.Reg.Local(), w.Reg.Root(), w.StampRoots(), RankerConfig(w.Cfg), src)
 	if !rebuilt && err == nil {
 		bad = loadProblems(w.Reg.Local(), c.Key)
 	}
@@ -156,7 +156,7 @@ func (w *Workspace) indexDocs() func() ([]ranker.Doc, []error, error) {
 	return func() ([]ranker.Doc, []error, error) {
 		// The key first, as route.Load takes it: an edit meanwhile makes
 		// both stale together.
-		key, kerr := route.SkillsKey(w.Reg.Root(), w.Cfg.Roots)
+		key, kerr := route.SkillsKey(w.Reg.Root(), w.StampRoots())
 		docs, bad, err := w.Docs()
 		if kerr == nil && err == nil {
 			saveProblems(w.Reg.Local(), key, bad)
@@ -177,6 +177,18 @@ func ServeKey(cfg *config.Config) string {
 		Model    config.Model
 		MMR      float64
 	}{cfg.Roots, cfg.Blend, cfg.Lexical, cfg.DynamicK, cfg.Model, cfg.Route.MMR})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// ServeKey is ServeKey of the config, with the folders the skills are read
+// from (the native folders, the team registry): a server started before
+// the user config named another team registry does not answer.
+func (w *Workspace) ServeKey() string {
+	b, _ := json.Marshal(struct {
+		Config string
+		Roots  []string
+	}{ServeKey(w.Cfg), w.StampRoots()})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }

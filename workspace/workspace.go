@@ -6,6 +6,7 @@ package workspace
 
 import (
 	"os"
+	"sync"
 
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/registry"
@@ -17,6 +18,13 @@ import (
 type Workspace struct {
 	Reg *registry.Registry
 	Cfg *config.Config
+	// User is the user-level config (the team registry); nil reads no
+	// team registry.
+	User *config.User
+
+	teamOnce sync.Once
+	team     *Workspace
+	teamErr  error
 }
 
 // Open finds the registry around dir, loads its config (flags override the
@@ -31,6 +39,10 @@ func Open(dir string, flags *pflag.FlagSet, warn func(string)) (*Workspace, erro
 	if err != nil {
 		return nil, err
 	}
+	user, err := config.LoadUser()
+	if err != nil {
+		return nil, err
+	}
 	reg, err := registry.Open(root, registry.Options{
 		Roots:       cfg.Roots,
 		LockTimeout: cfg.Lock.Timeout,
@@ -39,7 +51,7 @@ func Open(dir string, flags *pflag.FlagSet, warn func(string)) (*Workspace, erro
 	if err != nil {
 		return nil, err
 	}
-	return &Workspace{Reg: reg, Cfg: cfg}, nil
+	return &Workspace{Reg: reg, Cfg: cfg, User: user}, nil
 }
 
 // OpenHook opens the registry and its config without printing anything: a
@@ -52,6 +64,10 @@ func OpenHook(dir string) (*Workspace, error) {
 		return nil, err
 	}
 	cfg, _, cfgErr := config.Load(ConfigFile(root), nil)
+	user, userErr := config.LoadUser()
+	if cfgErr == nil && userErr != nil {
+		cfg, cfgErr = nil, userErr
+	}
 	opts := registry.Options{Warn: func(string) {}}
 	if cfgErr == nil {
 		opts.Roots, opts.LockTimeout = cfg.Roots, cfg.Lock.Timeout
@@ -60,7 +76,7 @@ func OpenHook(dir string) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Workspace{Reg: reg, Cfg: cfg}, cfgErr
+	return &Workspace{Reg: reg, Cfg: cfg, User: user}, cfgErr
 }
 
 // ConfigFile is the config file of the registry at root.

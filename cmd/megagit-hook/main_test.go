@@ -485,3 +485,61 @@ func TestLinksNoHeavyPackage(t *testing.T) {
 		}
 	}
 }
+
+// TestNativeFolders checks megagit-hook routes over the skills of the
+// user's native folders as megagit does, sees one added there, and hands
+// over once the user config changes.
+func TestNativeFolders(t *testing.T) {
+	f := newFixture(t)
+	var home string
+	for _, kv := range f.env {
+		if h, ok := strings.CutPrefix(kv, "HOME="); ok {
+			home = h
+		}
+	}
+	add := func(name, desc string) string {
+		t.Helper()
+		p := filepath.Join(home, ".claude", "skills", name, "SKILL.md")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("---\nname: "+name+"\ndescription: "+desc+"\n---\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	pdf := add("pdf-tables", "Extract tables from PDF files into CSV. Use when a PDF holds tabular data.")
+	const prompt = "extract the tables of this PDF report into CSV"
+	f.hook(bin, prompt) // megagit saves the settings and the index
+	got := f.hook(lone, prompt)
+	if !strings.Contains(got, "("+pdf+")") {
+		t.Fatalf("megagit-hook alone did not inject the user's skill by its absolute path:\n%s", got)
+	}
+	if want := f.hook("full", prompt); got != want {
+		t.Errorf("megagit-hook alone printed\n%s\nmegagit printed\n%s", got, want)
+	}
+
+	// A skill added to ~/.claude/skills changes the quick stamp: the hook
+	// refreshes the index before answering.
+	xl := add("excel-sheets", "Convert Excel workbooks and spreadsheets into CSV files.")
+	const prompt2 = "convert this excel workbook spreadsheet to csv"
+	if got := f.hook(bin, prompt2); !strings.Contains(got, "("+xl+")") {
+		t.Errorf("a skill added to ~/.claude/skills: not injected:\n%s", got)
+	}
+
+	// The user config decides the sources: once it changes, megagit-hook
+	// alone hands over (prints nothing).
+	cfg := filepath.Join(home, ".config", "megagit", "config.yaml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte("team_registry: ~/no-such-team\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.hook(lone, prompt); got != "" {
+		t.Errorf("after the user config changed megagit-hook answered alone:\n%s", got)
+	}
+	if got := f.hook(bin, prompt); !strings.Contains(got, "pdf-tables") {
+		t.Errorf("handed over after the user config changed: printed\n%s", got)
+	}
+}

@@ -281,7 +281,12 @@ func work(opts Options, st *state) (string, error) {
 			fresh = append(fresh, d)
 		}
 	}
-	rendered := route.Render(docs, fresh, s.Route)
+	// The paths as the agent opens them from its working directory.
+	shown, shownIDs := agentDocs(docs, fresh, e.Root, in.Cwd)
+	rendered := route.Render(shown, shownIDs, s.Route)
+	for i, d := range rendered.Included {
+		rendered.Included[i] = fresh[d]
+	}
 	// The instruction goes with the injection only when no SessionStart
 	// hook gave it, once per session (and again after a compaction); a
 	// prompt without a session id cannot be remembered, so it always does.

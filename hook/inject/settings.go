@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/megagit/megagit/ranker"
@@ -53,6 +54,20 @@ type Settings struct {
 	Refresh string
 	// ServeKey fingerprints the routing settings for `megagit serve`.
 	ServeKey string
+	// Watch are the config files besides the registry's that decide the
+	// settings (the user config, the team registry's): saved settings are
+	// stale once one of them changes.
+	Watch []string `json:",omitempty"`
+}
+
+// configStamp stamps the registry's config file and the watched ones.
+func configStamp(root string, watch []string) string {
+	files := append([]string{filepath.Join(root, filepath.FromSlash(local.ConfigPath))}, watch...)
+	var b strings.Builder
+	for _, st := range route.StatAll(files) {
+		b.WriteString(st.String() + " ")
+	}
+	return b.String()
 }
 
 // ErrStale means this process cannot answer the prompt itself: the saved
@@ -71,7 +86,7 @@ var ErrOtherVersion = errors.New("saved by another megagit version")
 const SettingsFile = "hook-settings.json"
 
 // settingsFormat is the saved settings' format version.
-const settingsFormat = 2
+const settingsFormat = 3
 
 // saved is the settings file: the settings and what they were resolved
 // from (the megagit version, the config file's stamp and the values of
@@ -91,9 +106,8 @@ type saved struct {
 // would change (the prompt hook calls it on every full run). A failure
 // only costs megagit-hook its fast path, so it is returned for the log.
 func SaveSettings(dir local.Dir, root, version string, envNames []string, s *Settings) error {
-	configFile := filepath.Join(root, filepath.FromSlash(local.ConfigPath))
 	data, err := json.Marshal(saved{
-		Format: settingsFormat, Version: version, Root: root, Config: route.StatAll([]string{configFile})[0].String(),
+		Format: settingsFormat, Version: version, Root: root, Config: configStamp(root, s.Watch),
 		EnvNames: envNames, EnvSum: envSum(envNames), Settings: *s,
 	})
 	if err != nil {
@@ -109,7 +123,6 @@ func SaveSettings(dir local.Dir, root, version string, envNames []string, s *Set
 // when there are none or the registry moved, or its config file, the
 // environment or the megagit version changed since.
 func LoadSettings(dir local.Dir, root, version string) (*Settings, error) {
-	configFile := filepath.Join(root, filepath.FromSlash(local.ConfigPath))
 	data, err := dir.Read(SettingsFile)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrStale, err)
@@ -125,7 +138,7 @@ func LoadSettings(dir local.Dir, root, version string) (*Settings, error) {
 		return nil, fmt.Errorf("%w: %w: megagit %s, this is %s", ErrStale, ErrOtherVersion, sv.Version, version)
 	case sv.Root != root:
 		return nil, fmt.Errorf("%w: saved for %s", ErrStale, sv.Root)
-	case sv.Config != route.StatAll([]string{configFile})[0].String():
+	case sv.Config != configStamp(root, sv.Settings.Watch):
 		return nil, fmt.Errorf("%w: the config changed", ErrStale)
 	case sv.EnvSum != envSum(sv.EnvNames):
 		return nil, fmt.Errorf("%w: the environment changed", ErrStale)

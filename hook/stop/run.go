@@ -42,6 +42,35 @@ type Options struct {
 	// When it returns a registry and an error, the error is logged in that
 	// registry.
 	Open func(dir string) (*registry.Registry, error)
+	// Store is where the verdicts of the registry Open opened go; nil:
+	// that registry (megagit passes one over every source of skills, so a
+	// team skill's verdict lands in the team registry).
+	Store func(reg *registry.Registry) Store
+}
+
+// Store reads the skills' ledgers and records verdicts.
+type Store interface {
+	// Ledgers are every skill's ledger, by name.
+	Ledgers() (map[string][]registry.Entry, error)
+	// Has says whether a skill is there to record a verdict on (nil: it is).
+	Has(name string) error
+	// Record records the verdicts.
+	Record(inputs []registry.VerdictInput, now time.Time) error
+}
+
+// regStore is a registry as a Store.
+type regStore struct{ r *registry.Registry }
+
+func (s regStore) Ledgers() (map[string][]registry.Entry, error) { return s.r.Ledgers() }
+
+func (s regStore) Has(name string) error {
+	_, err := s.r.Skill(name)
+	return err
+}
+
+func (s regStore) Record(inputs []registry.VerdictInput, now time.Time) error {
+	_, _, err := s.r.RecordVerdicts(inputs, now)
+	return err
 }
 
 // Run is the stop hook: it reads the agent's event from opts.In and
@@ -135,7 +164,11 @@ func work(opts Options, regOut **registry.Registry) error {
 		return err
 	}
 	final := opts.Final || opts.Transcript != "" || in.SessionEnded()
-	ledgers, err := reg.Ledgers()
+	var store Store = regStore{reg}
+	if opts.Store != nil {
+		store = opts.Store(reg)
+	}
+	ledgers, err := store.Ledgers()
 	if err != nil {
 		return err
 	}
@@ -144,7 +177,7 @@ func work(opts Options, regOut **registry.Registry) error {
 	inputs = append(inputs, implicitVerdicts(sess, turns, ledgers, final)...)
 	var keep []registry.VerdictInput
 	for _, v := range inputs {
-		if _, err := reg.Skill(v.Skill); err != nil {
+		if err := store.Has(v.Skill); err != nil {
 			why := ""
 			if sess.Injected(v.Skill) == nil {
 				why = " (loaded with the agent's skill tool, but not a skill of this registry)"
@@ -155,7 +188,7 @@ func work(opts Options, regOut **registry.Registry) error {
 		keep = append(keep, v)
 	}
 	if len(keep) > 0 {
-		if _, _, err := reg.RecordVerdicts(keep, opts.Now()); err != nil {
+		if err := store.Record(keep, opts.Now()); err != nil {
 			return err // session memory not saved: the next stop retries
 		}
 	}

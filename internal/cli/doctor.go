@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/megagit/megagit/embedcache"
@@ -87,7 +88,7 @@ func doctorRun(opts *doctorOptions) error {
 			Detail: "an interrupted write (a killed megagit) was found and finished"})
 	}
 	checks = append(checks, cacheChecks(root)...)
-	checks = append(checks, routeIndexCheck(e))
+	checks = append(checks, routeIndexCheck(e), sourcesCheck(e))
 	checks = append(checks, install.DoctorCheck(e.Reg.WorkTree()))
 	failed := 0
 	for _, c := range checks {
@@ -146,7 +147,7 @@ func routeIndexCheck(w *workspace.Workspace) registry.Check {
 		}
 		return registry.Check{Name: name, Status: registry.CheckWarn, Detail: route.IndexFile + " is damaged or of another format: it is never read", Hint: fix}
 	}
-	key, err := route.SkillsKey(w.Reg.Root(), w.Cfg.Roots)
+	key, err := route.SkillsKey(w.Reg.Root(), w.StampRoots())
 	switch {
 	case err != nil:
 		return registry.Check{Name: name, Status: registry.CheckFail, Detail: err.Error()}
@@ -160,4 +161,31 @@ func routeIndexCheck(w *workspace.Workspace) registry.Check {
 		detail = fmt.Sprintf("%d skills, vectors of %s", len(c.Docs), c.Vectors.Key)
 	}
 	return registry.Check{Name: name, Status: registry.CheckOK, Detail: detail + ", up to date"}
+}
+
+// sourcesCheck lists where skills come from besides the registry, and
+// warns about a source that cannot be read and about shadowed skills.
+func sourcesCheck(w *workspace.Workspace) registry.Check {
+	const name = "sources"
+	c, err := w.Catalog()
+	if err != nil {
+		return registry.Check{Name: name, Status: registry.CheckFail, Detail: err.Error()}
+	}
+	count := map[string]int{}
+	for _, s := range c.Skills {
+		count[s.Kind]++
+	}
+	detail := fmt.Sprintf("%d project, %d user, %d team skill(s)", count[workspace.KindProject], count[workspace.KindUser], count[workspace.KindTeam])
+	var bad []string
+	if _, err := w.Team(); err != nil {
+		bad = append(bad, err.Error())
+	}
+	for _, s := range c.Shadowed {
+		bad = append(bad, fmt.Sprintf("%s skill %s (%s) shadowed by %s", s.Kind, s.Name, workspace.Describe(s.AbsPath), workspace.Describe(s.ShadowedBy)))
+	}
+	if len(bad) > 0 {
+		return registry.Check{Name: name, Status: registry.CheckWarn, Detail: detail + "; " + strings.Join(bad, "; "),
+			Hint: "a name in two sources resolves to project, then user, then team; rename one, or turn a source off (sources.* in .megagit/config.yaml)"}
+	}
+	return registry.Check{Name: name, Status: registry.CheckOK, Detail: detail}
 }

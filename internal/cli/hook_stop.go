@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"time"
+
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/hook/stop"
 	"github.com/megagit/megagit/registry"
@@ -43,6 +45,7 @@ func newHookStopCmd(a *app, runF func(*hookStopOptions) error) *cobra.Command {
 // its config.
 func hookStopRun(opts *hookStopOptions) {
 	a := opts.app
+	var ws *workspace.Workspace
 	stop.Run(stop.Options{
 		Agent: opts.agent, Dir: a.dir, Transcript: opts.transcript, Session: opts.session, Final: opts.final,
 		Now: a.now, In: a.in, ErrOut: a.errOut,
@@ -51,7 +54,63 @@ func hookStopRun(opts *hookStopOptions) {
 			if e == nil {
 				return nil, err
 			}
+			ws = e
 			return e.Reg, err
 		},
+		Store: func(*registry.Registry) stop.Store { return &sourcesStore{w: ws} },
 	})
+}
+
+// sourcesStore records the stop hook's verdicts in the registry that owns
+// each skill (workspace.RecordVerdicts), reading the other sources once.
+type sourcesStore struct {
+	w *workspace.Workspace
+	c *workspace.Catalog
+}
+
+func (s *sourcesStore) others() (*workspace.Catalog, error) {
+	if s.c == nil {
+		c, err := s.w.Others()
+		if err != nil {
+			return nil, err
+		}
+		s.c = c
+	}
+	return s.c, nil
+}
+
+func (s *sourcesStore) Ledgers() (map[string][]registry.Entry, error) {
+	own, err := s.w.Reg.Ledgers()
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.others()
+	if err != nil {
+		return nil, err
+	}
+	for name, entries := range c.Ledgers() {
+		own[name] = entries
+	}
+	return own, nil
+}
+
+func (s *sourcesStore) Has(name string) error {
+	c, err := s.others()
+	if err != nil {
+		return err
+	}
+	if c.Lookup(name) != nil {
+		return nil
+	}
+	_, err = s.w.Reg.Skill(name)
+	return err
+}
+
+func (s *sourcesStore) Record(inputs []registry.VerdictInput, now time.Time) error {
+	c, err := s.others()
+	if err != nil {
+		return err
+	}
+	_, err = s.w.RecordVerdictsIn(c, inputs, now)
+	return err
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/megagit/megagit/skillfile"
+	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -34,6 +36,12 @@ func lintRun(opts *lintOptions) error {
 		return err
 	}
 	problems, checked := e.Reg.Lint(e.Cfg.Roots)
+	if c, err := e.Catalog(); err == nil {
+		for _, sh := range c.Shadowed {
+			problems = append(problems, skillfile.Problem{File: workspace.Describe(sh.AbsPath), Field: "name", Severity: "warning",
+				Message: fmt.Sprintf("%s skill %q is shadowed by %s (not routed)", sh.Kind, sh.Name, workspace.Describe(sh.ShadowedBy))})
+		}
+	}
 	errorsFound := 0
 	for _, p := range problems {
 		if p.Severity != "warning" {

@@ -51,7 +51,7 @@ func serveRun(ctx context.Context, opts *serveOptions) error {
 			return server.Registry{}, err
 		}
 		return server.Registry{
-			Root: e.Reg.Root(), LocalDir: e.Reg.LocalDir(), Roots: e.Cfg.Roots, Key: workspace.ServeKey(e.Cfg),
+			Root: e.Reg.Root(), LocalDir: e.Reg.LocalDir(), Roots: e.StampRoots(), Key: e.ServeKey(),
 			Router: func() (*route.Router, error) { return a.router(e) },
 		}, nil
 	}})
@@ -59,5 +59,5 @@ func serveRun(ctx context.Context, opts *serveOptions) error {
 
 // serveClient is e's client of its registry's `megagit serve`.
 func serveClient(e *workspace.Workspace) route.Client {
-	return route.Client{Version: version, Root: e.Reg.Root(), LocalDir: e.Reg.LocalDir(), Config: workspace.ServeKey(e.Cfg)}
+	return route.Client{Version: version, Root: e.Reg.Root(), LocalDir: e.Reg.LocalDir(), Config: e.ServeKey()}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -112,6 +113,27 @@ type skillJSON struct {
 	HarmfulContexts    []string `json:"harmful_contexts"`
 	LastSessionID      string   `json:"last_session_id,omitempty"`
 	LastUpdated        string   `json:"last_updated,omitempty"`
+	// Source is project, user or team; Folder the folder holding the
+	// skill's folder; ShadowedBy, for a skill not used, the SKILL.md of
+	// the one of the same name that is.
+	Source     string `json:"source,omitempty"`
+	Folder     string `json:"folder,omitempty"`
+	ShadowedBy string `json:"shadowed_by,omitempty"`
+}
+
+// sourcedJSON is toJSON with where the skill comes from.
+func sourcedJSON(s *workspace.Sourced) skillJSON {
+	j := toJSON(s.Skill)
+	j.Source, j.Folder, j.ShadowedBy = s.Kind, s.Folder, s.ShadowedBy
+	return j
+}
+
+// sourceCell is the SOURCE column: the kind, and whether it is shadowed.
+func sourceCell(s *workspace.Sourced) string {
+	if s.ShadowedBy != "" {
+		return s.Kind + " (shadowed)"
+	}
+	return s.Kind
 }
 
 func toJSON(s *registry.Skill) skillJSON {
@@ -141,25 +163,26 @@ func skillListRun(opts *skillListOptions) error {
 	if err != nil {
 		return err
 	}
-	skills, problems, err := e.Reg.Skills()
+	c, err := e.Catalog()
 	if err != nil {
 		return err
 	}
-	opts.app.warnProblems(problems)
+	opts.app.warnProblems(c.Problems)
+	all := append(append([]*workspace.Sourced(nil), c.Skills...), c.Shadowed...)
 	if opts.json {
-		out := make([]skillJSON, 0, len(skills))
-		for _, s := range skills {
-			out = append(out, toJSON(s))
+		out := make([]skillJSON, 0, len(all))
+		for _, s := range all {
+			out = append(out, sourcedJSON(s))
 		}
 		return printJSON(opts.app.out, out)
 	}
-	rows := make([][]string, 0, len(skills))
-	for _, s := range skills {
+	rows := make([][]string, 0, len(all))
+	for _, s := range all {
 		ev := s.Evidence
 		rows = append(rows, []string{s.Name, string(ev.Status), strconv.Itoa(ev.HelpfulCount), strconv.Itoa(ev.HarmfulCount),
-			strconv.Itoa(ev.ConsecutiveHarmful), strconv.FormatFloat(ev.TrajectoryWeight, 'f', 2, 64), s.Path})
+			strconv.Itoa(ev.ConsecutiveHarmful), strconv.FormatFloat(ev.TrajectoryWeight, 'f', 2, 64), sourceCell(s), workspace.Describe(s.Path)})
 	}
-	return printTable(opts.app.out, []string{"NAME", "STATUS", "HELPFUL", "HARMFUL", "STREAK", "WEIGHT", "PATH"}, rows)
+	return printTable(opts.app.out, []string{"NAME", "STATUS", "HELPFUL", "HARMFUL", "STREAK", "WEIGHT", "SOURCE", "PATH"}, rows)
 }
 
 func (a *app) warnProblems(problems []error) {
@@ -197,17 +220,18 @@ func skillShowRun(opts *skillShowOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := e.Reg.Skill(opts.name)
+	s, err := e.Skill(opts.name)
 	if err != nil {
 		return err
 	}
-	j := toJSON(s)
+	j := sourcedJSON(s)
 	if opts.json {
 		return printJSON(opts.app.out, j)
 	}
 	w := opts.app.out
 	fmt.Fprintf(w, "name:                %s\n", j.Name)
 	fmt.Fprintf(w, "path:                %s\n", j.Path)
+	fmt.Fprintf(w, "source:              %s (%s)\n", j.Source, workspace.Describe(j.Folder))
 	fmt.Fprintf(w, "description:         %s\n", j.Description)
 	fmt.Fprintf(w, "status:              %s\n", j.Status)
 	fmt.Fprintf(w, "helpful_count:       %d\n", j.HelpfulCount)

@@ -7,6 +7,7 @@ import (
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -50,19 +51,22 @@ func verdictRun(opts *verdictOptions) error {
 	if err != nil {
 		return err
 	}
-	applied, hash, err := e.Reg.RecordVerdicts([]registry.VerdictInput{{
+	recorded, err := e.RecordVerdicts([]registry.VerdictInput{{
 		Skill: opts.skill, Verdict: v, Reason: opts.reason, Context: opts.context, Session: opts.session,
 	}}, opts.app.now())
 	if err != nil {
 		return err
 	}
-	for _, ap := range applied {
-		reportApplied(opts.app.errOut, ap)
+	for _, rec := range recorded {
+		for _, ap := range rec.Applied {
+			reportApplied(opts.app.errOut, ap)
+		}
+		reportWhere(opts.app.errOut, e, rec)
+		if opts.json && len(recorded) == 1 && len(rec.Applied) == 1 {
+			return printJSON(opts.app.out, toVerdictJSON(rec.Applied[0], rec.Hash.String()))
+		}
+		fmt.Fprintf(opts.app.out, "%s\n", rec.Hash)
 	}
-	if opts.json && len(applied) == 1 {
-		return printJSON(opts.app.out, toVerdictJSON(applied[0], hash.String()))
-	}
-	fmt.Fprintf(opts.app.out, "%s\n", hash)
 	return nil
 }
 
@@ -87,6 +91,17 @@ func toVerdictJSON(ap registry.Applied, commit string) verdictJSON {
 		StatusBefore: string(ap.Before), StatusAfter: string(ev.Status),
 		HelpfulCount: ev.HelpfulCount, HarmfulCount: ev.HarmfulCount, ConsecutiveHarmful: ev.ConsecutiveHarmful,
 		TrajectoryWeight: ev.TrajectoryWeight}
+}
+
+// reportWhere says where verdicts on a skill of another source went.
+func reportWhere(w io.Writer, e *workspace.Workspace, rec workspace.Recorded) {
+	switch {
+	case rec.Native != "":
+		fmt.Fprintf(w, "megagit: %s is read-only (a %s skill outside any registry): its evidence is in %s, %s\n",
+			rec.Applied[0].Entry.Skill, rec.Kind, rec.Reg.Root(), registry.NativeLedgerPath(rec.Native))
+	case rec.Reg != e.Reg:
+		fmt.Fprintf(w, "megagit: recorded in the %s registry %s\n", rec.Kind, rec.Reg.Root())
+	}
 }
 
 func reportApplied(w io.Writer, ap registry.Applied) {

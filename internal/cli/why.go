@@ -40,7 +40,10 @@ func newWhyCmd(a *app, runF func(*whyOptions) error) *cobra.Command {
 }
 
 type whyJSON struct {
-	Skill   string           `json:"skill"`
+	Skill string `json:"skill"`
+	// Source is project, user or team; Path the skill's SKILL.md.
+	Source  string           `json:"source"`
+	Path    string           `json:"path"`
 	Rank    int              `json:"rank"`
 	Of      int              `json:"of"`
 	Emitted bool             `json:"emitted"`
@@ -127,7 +130,8 @@ func whyRun(opts *whyOptions) error {
 	if err != nil {
 		return err
 	}
-	if _, err := e.Reg.Skill(opts.skill); err != nil {
+	src, err := e.Skill(opts.skill)
+	if err != nil {
 		return err
 	}
 	rt, err := opts.app.router(e)
@@ -151,9 +155,10 @@ func whyRun(opts *whyOptions) error {
 			}
 		}
 		if opts.json {
-			return printJSON(opts.app.out, whyJSON{Skill: b.ID, Rank: pos + 1, Of: len(res.Ranked), Emitted: emitted, K: res.K, Reason: res.Reason,
+			return printJSON(opts.app.out, whyJSON{Skill: b.ID, Source: src.Kind, Path: src.AbsPath, Rank: pos + 1, Of: len(res.Ranked), Emitted: emitted, K: res.K, Reason: res.Reason,
 				Terms: b, Semantic: sp, Gate: gateReading(res), Signals: res.Signals})
 		}
+		fmt.Fprintf(opts.app.out, "# %s from %s (%s)\n", b.ID, src.Kind, workspace.Describe(src.AbsPath))
 		printWhy(opts.app.out, b, sp)
 		verdict := "not emitted"
 		if emitted {

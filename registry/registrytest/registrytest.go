@@ -22,7 +22,12 @@ func New(t testing.TB, skills ...string) *registry.Registry {
 	t.Helper()
 	t.Setenv("GIT_AUTHOR_NAME", "Test User")
 	t.Setenv("GIT_AUTHOR_EMAIL", "test@example.com")
-	t.Setenv("HOME", t.TempDir())
+	// A private home: no skill folder or user config of the machine's
+	// (~/.claude/skills, ~/.config/megagit/config.yaml) is read.
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("MEGAGIT_TEAM_REGISTRY", "")
 	dir := t.TempDir()
 	r, _, err := registry.Init(dir, []byte("roots: [skills]\n"), registry.Options{})
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/route"
 	"golang.org/x/sys/unix"
 )
 
@@ -242,8 +243,8 @@ func (w *serveWatch) sync(roots []string) (renewed bool, err error) {
 	rebuild := all || w.want == nil
 	kids := map[string][]string{}
 	for _, r := range roots {
-		dir := filepath.Join(w.root, filepath.FromSlash(r))
-		if !nearest(dir) {
+		dir, ledgers := route.RootDir(w.root, r)
+		if !nearest(dir) || ledgers {
 			continue
 		}
 		list, ok := w.kids[dir]

@@ -1,0 +1,100 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/viper"
+)
+
+// User is the user-level config: what every project on this machine
+// shares, from UserFile.
+type User struct {
+	// File is where it was read from ("" when there is none).
+	File string
+	// TeamRegistry is a clone of the team's registry (absolute; "" for
+	// none): its skills are read by every project, below the project's
+	// own and the user's (team_registry, or MEGAGIT_TEAM_REGISTRY).
+	TeamRegistry string
+}
+
+// userKeys are the fields the user config may hold.
+var userKeys = map[string]bool{"team_registry": true}
+
+// TeamRegistryEnv overrides team_registry of the user config.
+const TeamRegistryEnv = "MEGAGIT_TEAM_REGISTRY"
+
+// UserFile is the user config's path: ${XDG_CONFIG_HOME:-~/.config}/megagit/config.yaml
+// ("" when neither is known).
+func UserFile() string {
+	base := os.Getenv("XDG_CONFIG_HOME")
+	if !filepath.IsAbs(base) {
+		home, err := os.UserHomeDir()
+		if err != nil || home == "" {
+			return ""
+		}
+		base = filepath.Join(home, ".config")
+	}
+	return filepath.Join(base, "megagit", FileName)
+}
+
+// LoadUser reads the user config; a missing file is an empty one. A
+// relative or ~/ team_registry is resolved against the file's folder or
+// the home folder.
+func LoadUser() (*User, error) {
+	u := &User{}
+	file := UserFile()
+	if file != "" {
+		data, err := os.ReadFile(file)
+		switch {
+		case err == nil:
+			u.File = file
+			v := viper.New()
+			v.SetConfigType("yaml")
+			if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
+				return nil, fmt.Errorf("%w %s: %v", ErrInvalid, file, err)
+			}
+			var unknown []string
+			for _, k := range v.AllKeys() {
+				if !userKeys[k] {
+					unknown = append(unknown, k)
+				}
+			}
+			if len(unknown) > 0 {
+				sort.Strings(unknown)
+				return nil, fmt.Errorf("%w %s: unknown field %s", ErrInvalid, file, strings.Join(unknown, ", "))
+			}
+			u.TeamRegistry = v.GetString("team_registry")
+		case errors.Is(err, os.ErrNotExist):
+		default:
+			return nil, fmt.Errorf("config: %w", err)
+		}
+	}
+	if env, ok := os.LookupEnv(TeamRegistryEnv); ok {
+		u.TeamRegistry = env
+	}
+	u.TeamRegistry = expandPath(u.TeamRegistry, filepath.Dir(file))
+	return u, nil
+}
+
+// expandPath makes p absolute: ~/ is the home folder, a relative path is
+// relative to dir.
+func expandPath(p, dir string) string {
+	if p == "" {
+		return ""
+	}
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
+	}
+	if !filepath.IsAbs(p) && dir != "" {
+		p = filepath.Join(dir, p)
+	}
+	return filepath.Clean(p)
+}

@@ -1,0 +1,125 @@
+package registry
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/megagit/megagit/lifecycle"
+	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/skillfile"
+)
+
+// NativeLedgerDir holds the evidence of skills megagit reads but never
+// writes (a native folder such as ~/.claude/skills, outside any registry):
+// one ledger per skill name and SKILL.md content, so a verdict never
+// attaches to another skill that later takes the same name, nor to the
+// skill once its text changed.
+const NativeLedgerDir = local.LedgerDir + "/native"
+
+// NativeKey names a read-only skill's evidence: its name and the sha256
+// of its SKILL.md ("name@hex").
+func NativeKey(name string, skillMD []byte) string {
+	sum := sha256.Sum256(skillMD)
+	return name + "@" + hex.EncodeToString(sum[:])
+}
+
+// NativeLedgerPath is the registry-relative path of a read-only skill's
+// ledger.
+func NativeLedgerPath(key string) string { return NativeLedgerDir + "/" + key + ".jsonl" }
+
+// checkNativeKey refuses a key that could name a file elsewhere.
+func checkNativeKey(key string) error {
+	name, sum, ok := strings.Cut(key, "@")
+	if !ok || len(sum) != 64 || strings.Trim(sum, "0123456789abcdef") != "" {
+		return fmt.Errorf("%w: %q is not a name@sha256 key", local.ErrInvalid, key)
+	}
+	return skillfile.ValidateName(name)
+}
+
+// NativeLedger reads a read-only skill's ledger (none: no entries).
+func (r *Registry) NativeLedger(key string) ([]Entry, error) {
+	if err := checkNativeKey(key); err != nil {
+		return nil, err
+	}
+	rel := NativeLedgerPath(key)
+	data, err := os.ReadFile(r.abs(rel))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	entries, problems := ParseLedger(rel, data)
+	for _, p := range problems {
+		r.warn("%s", p)
+	}
+	return entries, nil
+}
+
+// NativeEvidence is a read-only skill's evidence: its ledger replayed from
+// a cold start, contexts included (there is no mega_meta to keep them).
+func NativeEvidence(entries []Entry) lifecycle.Evidence {
+	e := lifecycle.ColdStart()
+	for _, en := range entries {
+		e = lifecycle.Apply(e, en.Event())
+	}
+	return e
+}
+
+// RecordNativeVerdicts records verdicts on the read-only skill key names
+// (every input's Skill must be its name) in this registry's native ledger
+// and makes one commit; the skill's own folder is never written.
+func (r *Registry) RecordNativeVerdicts(key string, inputs []VerdictInput, now time.Time) ([]Applied, plumbing.Hash, error) {
+	if err := checkNativeKey(key); err != nil {
+		return nil, plumbing.ZeroHash, err
+	}
+	if len(inputs) == 0 {
+		return nil, plumbing.ZeroHash, nil
+	}
+	name, _, _ := strings.Cut(key, "@")
+	lock, err := r.Local().Acquire(r.opts.LockTimeout)
+	if err != nil {
+		return nil, plumbing.ZeroHash, err
+	}
+	defer lock.Release()
+	if _, err := r.RecoverLocked(); err != nil {
+		return nil, plumbing.ZeroHash, err
+	}
+	rel := NativeLedgerPath(key)
+	data, err := os.ReadFile(r.abs(rel))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, plumbing.ZeroHash, err
+	}
+	entries, problems := ParseLedger(rel, data)
+	for _, p := range problems {
+		r.warn("%s", p)
+	}
+	ev := NativeEvidence(entries)
+	var applied []Applied
+	for _, in := range inputs {
+		if in.Skill != name {
+			return nil, plumbing.ZeroHash, fmt.Errorf("%w: verdict for %q recorded as %s", local.ErrInvalid, in.Skill, key)
+		}
+		if _, err := lifecycle.ParseVerdict(string(in.Verdict)); err != nil {
+			return nil, plumbing.ZeroHash, fmt.Errorf("%w: %v", local.ErrInvalid, err)
+		}
+		entry := newEntry(in, recordTime(entries, now))
+		before := ev.Status
+		ev = lifecycle.Apply(ev, entry.Event())
+		entries = append(entries, entry)
+		data = appendLedger(data, []Entry{entry})
+		applied = append(applied, Applied{Entry: entry, Before: before, After: ev})
+	}
+	msg := verdictMessage(applied) + "Megagit-Native: " + key + "\n"
+	hash, err := r.commitChanges(msg, []Change{{Path: rel, Data: data}})
+	if err != nil {
+		return nil, plumbing.ZeroHash, err
+	}
+	return applied, hash, nil
+}

@@ -1,0 +1,195 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"path/filepath"
+	"sort"
+
+	"github.com/megagit/megagit/registry"
+)
+
+// Sourced is a skill with where it comes from.
+type Sourced struct {
+	*registry.Skill
+	// Kind is KindProject, KindUser or KindTeam.
+	Kind string
+	// Folder is the folder holding the skill's folder: registry-relative
+	// (slash form) for a skill of the registry, else absolute.
+	Folder string
+	// AbsPath is its SKILL.md, absolute.
+	AbsPath string
+	// Owner is the registry its verdicts are recorded in: the one holding
+	// it, or for a read-only skill the user registry (UserRegistry).
+	Owner *registry.Registry
+	// NativeKey is set for a read-only skill (a folder outside any
+	// registry): its evidence's key in Owner (registry.NativeKey).
+	NativeKey string
+	// Ledger is its verdicts.
+	Ledger []registry.Entry
+	// ShadowedBy is, for a skill not used, the SKILL.md of the one of the
+	// same name that wins.
+	ShadowedBy string
+}
+
+// Catalog is every skill the workspace reads, merged by name.
+type Catalog struct {
+	// Skills are the skills used, sorted by name.
+	Skills []*Sourced
+	// Shadowed are the skills of a name a source of higher precedence
+	// also defines, in precedence order.
+	Shadowed []*Sourced
+	// Problems are the skills that did not parse and the sources that
+	// could not be read.
+	Problems []error
+}
+
+// Catalog reads the registry's skills and those of every other source,
+// and merges them by name: project (the registry's roots, then the
+// project's native folders) over user (the user-level native folders)
+// over team (the team registry). Only a source that cannot be listed at
+// all fails the registry's own; another source's failure is a problem.
+func (w *Workspace) Catalog() (*Catalog, error) {
+	c := &Catalog{}
+	byName := map[string]*Sourced{}
+	own, problems, err := w.Reg.Skills()
+	if err != nil {
+		return nil, err
+	}
+	c.Problems = append(c.Problems, problems...)
+	ledgers, err := w.Reg.Ledgers()
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range own {
+		c.add(byName, &Sourced{Skill: s, Kind: KindProject, Folder: path.Dir(path.Dir(s.Path)), AbsPath: w.abs(s.Path),
+			Owner: w.Reg, Ledger: ledgers[s.Name]})
+	}
+	w.others(c, byName)
+	sort.Slice(c.Skills, func(i, j int) bool { return c.Skills[i].Name < c.Skills[j].Name })
+	return c, nil
+}
+
+// Others is the Catalog without the registry's own skills, which it does
+// not parse: the skills of the other sources whose names the registry
+// does not hold (the others are in Shadowed), for a caller that knows
+// what to do with the registry's own skills (a verdict on one).
+func (w *Workspace) Others() (*Catalog, error) {
+	files, err := w.Reg.SkillFiles()
+	if err != nil {
+		return nil, err
+	}
+	c := &Catalog{}
+	byName := make(map[string]*Sourced, len(files))
+	for name, rel := range files {
+		byName[name] = &Sourced{AbsPath: w.abs(rel)}
+	}
+	w.others(c, byName)
+	sort.Slice(c.Skills, func(i, j int) bool { return c.Skills[i].Name < c.Skills[j].Name })
+	return c, nil
+}
+
+// add adds s to the catalog: used, or shadowed by the skill of its name
+// in byName.
+func (c *Catalog) add(byName map[string]*Sourced, s *Sourced) {
+	if win, ok := byName[s.Name]; ok {
+		s.ShadowedBy = win.AbsPath
+		c.Shadowed = append(c.Shadowed, s)
+		return
+	}
+	byName[s.Name] = s
+	c.Skills = append(c.Skills, s)
+}
+
+// others adds the skills of the native folders, then the team registry's.
+func (w *Workspace) others(c *Catalog, byName map[string]*Sourced) {
+	user := w.UserRegistry()
+	for _, f := range w.NativeFolders() {
+		load := registry.LoadDir // a project's folder may come from anyone's commit
+		if f.Kind == KindUser {
+			load = registry.LoadOwnDir
+		}
+		skills, problems, err := load(f.Dir)
+		if err != nil {
+			c.Problems = append(c.Problems, fmt.Errorf("%s: %w", describe(f.Dir), err))
+			continue
+		}
+		for _, p := range problems {
+			c.Problems = append(c.Problems, fmt.Errorf("%s: %w", describe(f.Dir), p))
+		}
+		for _, s := range skills {
+			file := filepath.Join(f.Dir, filepath.FromSlash(s.Path))
+			s.Path = file
+			key := registry.NativeKey(s.Name, s.File.Raw())
+			entries, err := user.NativeLedger(key)
+			if err != nil {
+				c.Problems = append(c.Problems, err)
+			}
+			s.Evidence = registry.NativeEvidence(entries)
+			c.add(byName, &Sourced{Skill: s, Kind: f.Kind, Folder: f.Dir, AbsPath: file, Owner: user, NativeKey: key, Ledger: entries})
+		}
+	}
+	team, err := w.Team()
+	if err != nil {
+		c.Problems = append(c.Problems, err)
+	}
+	if team == nil {
+		return
+	}
+	skills, problems, err := team.Reg.Skills()
+	if err != nil {
+		c.Problems = append(c.Problems, fmt.Errorf("team registry %s: %w", team.Reg.Root(), err))
+	}
+	for _, p := range problems {
+		c.Problems = append(c.Problems, fmt.Errorf("team registry %s: %w", team.Reg.Root(), p))
+	}
+	tl, err := team.Reg.Ledgers()
+	if err != nil {
+		c.Problems = append(c.Problems, fmt.Errorf("team registry %s: %w", team.Reg.Root(), err))
+	}
+	for _, s := range skills {
+		file := team.abs(s.Path)
+		s.Path = file
+		c.add(byName, &Sourced{Skill: s, Kind: KindTeam, Folder: filepath.Dir(filepath.Dir(file)), AbsPath: file, Owner: team.Reg, Ledger: tl[s.Name]})
+	}
+}
+
+// abs is a registry-relative path of w's registry, absolute.
+func (w *Workspace) abs(rel string) string {
+	return filepath.Join(w.Reg.Root(), filepath.FromSlash(rel))
+}
+
+// Lookup finds a skill of the catalog by name: the one used, else nil.
+func (c *Catalog) Lookup(name string) *Sourced {
+	i := sort.Search(len(c.Skills), func(i int) bool { return c.Skills[i].Name >= name })
+	if i < len(c.Skills) && c.Skills[i].Name == name {
+		return c.Skills[i]
+	}
+	return nil
+}
+
+// Skill finds one skill by name among every source: the one used. A name
+// no source defines gets the registry's error (an invalid name, a skill
+// that does not parse, or not found).
+func (w *Workspace) Skill(name string) (*Sourced, error) {
+	s, err := w.Reg.Skill(name)
+	if err == nil {
+		ledger, err := w.Reg.Ledger(name)
+		if err != nil {
+			return nil, err
+		}
+		return &Sourced{Skill: s, Kind: KindProject, Folder: path.Dir(path.Dir(s.Path)), AbsPath: w.abs(s.Path), Owner: w.Reg, Ledger: ledger}, nil
+	}
+	if !errors.Is(err, registry.ErrNotFound) {
+		return nil, err
+	}
+	c, cerr := w.Others()
+	if cerr != nil {
+		return nil, cerr
+	}
+	if o := c.Lookup(name); o != nil {
+		return o, nil
+	}
+	return nil, err
+}

@@ -1,0 +1,197 @@
+package workspace
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/megagit/megagit/config"
+	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/route"
+)
+
+// Where a skill comes from, highest precedence first: a name defined by
+// more than one source resolves to the first; the others are shadowed.
+const (
+	// KindProject is the registry's own roots and the project's native
+	// folders (<project>/.claude/skills, ...).
+	KindProject = "project"
+	// KindUser is the user-level native folders (~/.claude/skills, ...).
+	KindUser = "user"
+	// KindTeam is the team registry of the user config.
+	KindTeam = "team"
+)
+
+// nativeFolder is one agent's skill folder, relative to the project (the
+// registry's git work tree) or to the home folder.
+type nativeFolder struct {
+	agent, rel string
+	user       bool
+}
+
+// nativeFolders are the folders the agents read skills from, as their
+// documentation says: Claude Code .claude/skills (project and user);
+// Codex .agents/skills (project and user) and its older ~/.codex/skills;
+// Gemini CLI .gemini/skills (project and user; it reads .agents/skills
+// too, as an alias).
+var nativeFolders = []nativeFolder{
+	{"claude", ".claude/skills", false},
+	{"codex", ".agents/skills", false},
+	{"gemini", ".gemini/skills", false},
+	{"claude", ".claude/skills", true},
+	{"codex", ".agents/skills", true},
+	{"codex", ".codex/skills", true},
+	{"gemini", ".gemini/skills", true},
+}
+
+// Folder is a folder of skills outside the registry's own roots.
+type Folder struct {
+	Kind string // KindProject or KindUser
+	// Dir is the folder, absolute.
+	Dir string
+	// Agent is the agent that reads it natively (claude, codex, gemini).
+	Agent string
+}
+
+// on says whether cfg reads an agent's native folders.
+func on(s config.Sources, agent string) bool {
+	switch agent {
+	case "claude":
+		return s.Claude
+	case "codex":
+		return s.Codex
+	case "gemini":
+		return s.Gemini
+	}
+	return false
+}
+
+// NativeFolders are the native folders the config reads, whether they
+// exist or not (one created later is then seen), without the ones that
+// are the registry's own roots, and each real folder once.
+func (w *Workspace) NativeFolders() []Folder {
+	home, _ := os.UserHomeDir()
+	seen := map[string]bool{}
+	for _, r := range w.Cfg.Roots {
+		seen[realPath(filepath.Join(w.Reg.Root(), filepath.FromSlash(r)))] = true
+	}
+	var out []Folder
+	for _, nf := range nativeFolders {
+		if !on(w.Cfg.Sources, nf.agent) || nf.user && (!w.Cfg.Sources.User || home == "") {
+			continue
+		}
+		f := Folder{Kind: KindProject, Dir: filepath.Join(w.Reg.WorkTree(), filepath.FromSlash(nf.rel)), Agent: nf.agent}
+		if nf.user {
+			f.Kind, f.Dir = KindUser, filepath.Join(home, filepath.FromSlash(nf.rel))
+		}
+		if real := realPath(f.Dir); !seen[real] {
+			seen[real] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// realPath resolves symlinks in p as far as it exists.
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return filepath.Clean(p)
+}
+
+// Team is the team registry of the user config, opened with its own
+// config (its roots only: its own sources are not read), or nil when
+// there is none or sources.team is off. It is opened once.
+func (w *Workspace) Team() (*Workspace, error) {
+	w.teamOnce.Do(func() {
+		if w.User == nil || w.User.TeamRegistry == "" || !w.Cfg.Sources.Team {
+			return
+		}
+		dir := w.User.TeamRegistry
+		root, err := local.Find(dir)
+		if err == nil && realPath(root) != realPath(dir) {
+			err = fmt.Errorf("%w: %s", local.ErrNotRegistry, dir)
+		}
+		if err != nil {
+			w.teamErr = fmt.Errorf("team_registry %s (%s): %w", dir, userFileName(w.User), err)
+			return
+		}
+		if realPath(root) == realPath(w.Reg.Root()) {
+			return // this registry is the team's: nothing more to read
+		}
+		cfg, _, err := config.Load(ConfigFile(root), nil)
+		if err != nil {
+			w.teamErr = fmt.Errorf("team registry %s: %w", root, err)
+			return
+		}
+		reg, err := registry.Open(root, registry.Options{Roots: cfg.Roots, LockTimeout: cfg.Lock.Timeout, Warn: w.Reg.Options().Warn})
+		if err != nil {
+			w.teamErr = fmt.Errorf("team registry %s: %w", root, err)
+			return
+		}
+		w.team = &Workspace{Reg: reg, Cfg: cfg, User: &config.User{}}
+	})
+	return w.team, w.teamErr
+}
+
+func userFileName(u *config.User) string {
+	if u.File == "" {
+		return "$" + config.TeamRegistryEnv
+	}
+	return u.File
+}
+
+// UserRegistry is where the evidence of read-only skills (native folders
+// outside any registry) is kept: the team registry when there is one,
+// else this one.
+func (w *Workspace) UserRegistry() *registry.Registry {
+	if t, err := w.Team(); err == nil && t != nil {
+		return t.Reg
+	}
+	return w.Reg
+}
+
+// StampRoots are the folders the compiled index depends on, as route
+// takes them: the registry's roots, every native folder read, the team
+// registry's roots and the user registry's ledgers of read-only skills,
+// so an edit in any of them refreshes the index.
+func (w *Workspace) StampRoots() []string {
+	out := append([]string(nil), w.Cfg.Roots...)
+	for _, f := range w.NativeFolders() {
+		out = append(out, f.Dir)
+	}
+	if t, err := w.Team(); err == nil && t != nil {
+		for _, r := range t.Cfg.Roots {
+			out = append(out, filepath.Join(t.Reg.Root(), filepath.FromSlash(r)))
+		}
+	}
+	out = append(out, route.LedgerRoot(filepath.Join(w.UserRegistry().Root(), filepath.FromSlash(registry.NativeLedgerDir))))
+	return out
+}
+
+// WatchFiles are the config files besides the registry's own that decide
+// what the prompt hook reads: the user config and the team registry's.
+func (w *Workspace) WatchFiles() []string {
+	out := []string{config.UserFile()}
+	if t, err := w.Team(); err == nil && t != nil {
+		out = append(out, ConfigFile(t.Reg.Root()))
+	}
+	return out
+}
+
+// Describe names a file or folder for people: ~/ for the home folder; a
+// relative path (in the registry) as it is.
+func Describe(dir string) string { return describe(dir) }
+
+// describe names a folder for messages: ~/ for the home folder.
+func describe(dir string) string {
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		if rest, ok := strings.CutPrefix(dir, home+string(os.PathSeparator)); ok {
+			return "~/" + filepath.ToSlash(rest)
+		}
+	}
+	return dir
+}

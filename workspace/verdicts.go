@@ -1,0 +1,103 @@
+package workspace
+
+import (
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/megagit/megagit/registry"
+)
+
+// Recorded is one commit of verdicts: in which registry, on skills of
+// which source, what each did.
+type Recorded struct {
+	Reg     *registry.Registry
+	Kind    string
+	Native  string // the read-only skill's key, when the verdicts are on one
+	Applied []registry.Applied
+	Hash    plumbing.Hash
+}
+
+// RecordVerdicts records each verdict in the registry that owns its skill:
+// this registry's skills here, the team registry's there (its SKILL.md and
+// ledger, one commit), and a read-only skill's (a native folder outside
+// any registry, never written) in the user registry, keyed by its name
+// and SKILL.md's hash. One commit per registry (and per read-only skill),
+// in this order: this registry's first. The other sources are read only
+// when a verdict is on a skill the registry does not hold.
+func (w *Workspace) RecordVerdicts(inputs []registry.VerdictInput, now time.Time) ([]Recorded, error) {
+	files, err := w.Reg.SkillFiles()
+	if err != nil {
+		return nil, err
+	}
+	c := &Catalog{}
+	for _, in := range inputs {
+		if _, ok := files[in.Skill]; !ok {
+			if c, err = w.Others(); err != nil {
+				return nil, err
+			}
+			break
+		}
+	}
+	return w.RecordVerdictsIn(c, inputs, now)
+}
+
+// RecordVerdictsIn is RecordVerdicts with the other sources already read
+// (Others): a skill not among them is the registry's.
+func (w *Workspace) RecordVerdictsIn(c *Catalog, inputs []registry.VerdictInput, now time.Time) ([]Recorded, error) {
+	var err error
+	type batch struct {
+		Recorded
+		inputs []registry.VerdictInput
+	}
+	var batches []*batch
+	find := func(reg *registry.Registry, kind, native string) *batch {
+		for _, b := range batches {
+			if b.Reg == reg && b.Native == native {
+				return b
+			}
+		}
+		b := &batch{Recorded: Recorded{Reg: reg, Kind: kind, Native: native}}
+		batches = append(batches, b)
+		return b
+	}
+	find(w.Reg, KindProject, "")
+	for _, in := range inputs {
+		s := c.Lookup(in.Skill)
+		var b *batch
+		switch {
+		case s == nil:
+			b = find(w.Reg, KindProject, "") // the registry says what is wrong
+		case s.NativeKey != "":
+			b = find(s.Owner, s.Kind, s.NativeKey)
+		default:
+			b = find(s.Owner, s.Kind, "")
+		}
+		b.inputs = append(b.inputs, in)
+	}
+	var out []Recorded
+	for _, b := range batches {
+		if len(b.inputs) == 0 {
+			continue
+		}
+		if b.Native != "" {
+			b.Applied, b.Hash, err = b.Reg.RecordNativeVerdicts(b.Native, b.inputs, now)
+		} else {
+			b.Applied, b.Hash, err = b.Reg.RecordVerdicts(b.inputs, now)
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, b.Recorded)
+	}
+	return out, nil
+}
+
+// Ledgers are the ledgers of every skill used, by name, wherever it
+// comes from (a read-only skill's from the user registry).
+func (c *Catalog) Ledgers() map[string][]registry.Entry {
+	out := make(map[string][]registry.Entry, len(c.Skills))
+	for _, s := range c.Skills {
+		out[s.Name] = s.Ledger
+	}
+	return out
+}
