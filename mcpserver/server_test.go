@@ -314,3 +314,39 @@ func TestNewOutsideARegistry(t *testing.T) {
 		t.Error("New outside a registry: no error")
 	}
 }
+
+// A skill of the team registry (configured for the user) is listed, read
+// and rated like the registry's own, and its verdict lands in the team
+// registry, not in the project's.
+func TestTeamSkillsAreServedAndRatedInTheTeamRegistry(t *testing.T) {
+	team := registrytest.New(t, "release-notes")
+	r := newRegistry(t) // a fresh private HOME; the team registry is set below
+	t.Setenv("MEGAGIT_TEAM_REGISTRY", team.Root())
+	cs, _ := connect(t, r)
+
+	var list mcpserver.ListOutput
+	structured(t, call(t, cs, mcpserver.ToolList, map[string]any{}), &list)
+	names := []string{}
+	for _, s := range list.Skills {
+		names = append(names, s.Name)
+	}
+	if !strings.Contains(strings.Join(names, ","), "release-notes") {
+		t.Fatalf("list_skills %q lacks the team registry's skill", names)
+	}
+	res := call(t, cs, mcpserver.ToolGet, map[string]any{"name": "release-notes"})
+	var got mcpserver.GetOutput
+	structured(t, res, &got)
+	if res.IsError || got.Path != registrytest.SkillPath(team, "release-notes") {
+		t.Fatalf("get_skill: %q, path %q; want the team registry's SKILL.md %q", text(res), got.Path, registrytest.SkillPath(team, "release-notes"))
+	}
+	res = call(t, cs, mcpserver.ToolVerdict, map[string]any{"name": "release-notes", "verdict": "HELPFUL"})
+	if res.IsError {
+		t.Fatalf("verdict: %q", text(res))
+	}
+	if logs, err := team.Log("release-notes", 0); err != nil || len(logs) == 0 || logs[0].Verdict != "HELPFUL" {
+		t.Errorf("team registry log %+v (%v): want the HELPFUL verdict", logs, err)
+	}
+	if entries, _ := r.Ledger("release-notes"); len(entries) != 0 {
+		t.Errorf("the project registry got a ledger for the team's skill: %+v", entries)
+	}
+}

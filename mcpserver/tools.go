@@ -12,6 +12,7 @@ import (
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/workspace"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -167,7 +168,7 @@ func (s *Server) get(_ context.Context, req *mcp.CallToolRequest, in GetInput) (
 	if err != nil {
 		return nil, GetOutput{}, err
 	}
-	out := GetOutput{Name: sk.Name, Description: sk.File.Description(), Status: string(sk.Evidence.Status), Path: s.abs(sk.Path)}
+	out := GetOutput{Name: sk.Name, Description: sk.File.Description(), Status: string(sk.Evidence.Status), Path: sk.AbsPath}
 	out.Body, out.Truncated = bounded(sk.File.Body(), MaxBody)
 	s.offer(req.Session, sk.Name, "")
 	text := fmt.Sprintf("# %s (%s)\n%s\n\n%s", out.Name, out.Status, out.Path, out.Body)
@@ -213,12 +214,12 @@ func (s *Server) list(_ context.Context, _ *mcp.CallToolRequest, in ListInput) (
 	default:
 		return nil, out, fmt.Errorf("status %q: want active, suspect or archived", in.Status)
 	}
-	skills, problems, err := s.ws.Reg.Skills()
+	c, err := s.ws.Catalog()
 	if err != nil {
 		return nil, out, fmt.Errorf("reading the skills: %w", err)
 	}
-	s.logProblems(problems)
-	for _, sk := range skills {
+	s.logProblems(c.Problems)
+	for _, sk := range c.Skills {
 		if want == "" || string(sk.Evidence.Status) == want {
 			out.Skills = append(out.Skills, ListedSkill{Name: sk.Name, Description: sk.File.Description(), Status: string(sk.Evidence.Status)})
 		}
@@ -264,12 +265,18 @@ func (s *Server) verdict(_ context.Context, req *mcp.CallToolRequest, in Verdict
 	if !ok {
 		return nil, out, fmt.Errorf("skill %q was not returned by %s or %s in this session: a verdict is only for a skill you were given", in.Name, ToolSearch, ToolGet)
 	}
-	applied, hash, err := s.ws.Reg.RecordVerdicts([]registry.VerdictInput{{
+	// In the registry that owns the skill (a team skill's in the team
+	// registry, a read-only one's in the user's registry).
+	recorded, err := s.ws.RecordVerdicts([]registry.VerdictInput{{
 		Skill: in.Name, Verdict: v, Reason: strings.TrimSpace(in.Reason), Context: query, Session: req.Session.ID(),
 	}}, s.opts.Now())
 	if err != nil {
 		return nil, out, err
 	}
+	if len(recorded) == 0 {
+		return nil, out, fmt.Errorf("no verdict recorded for %q", in.Name)
+	}
+	applied, hash := recorded[0].Applied, recorded[0].Hash
 	out = VerdictOutput{Name: in.Name, Verdict: string(v), Commit: hash.String()}
 	text := fmt.Sprintf("Recorded %s for %s in commit %s.", v, in.Name, hash.String()[:12])
 	if len(applied) > 0 {
@@ -281,20 +288,24 @@ func (s *Server) verdict(_ context.Context, req *mcp.CallToolRequest, in Verdict
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
 }
 
-// skill reads one skill by name.
-func (s *Server) skill(name string) (*registry.Skill, error) {
+// skill reads one skill by name, from whichever source defines it.
+func (s *Server) skill(name string) (*workspace.Sourced, error) {
 	if strings.TrimSpace(name) == "" {
 		return nil, errors.New("name is empty: give a skill's name (list_skills lists them)")
 	}
-	sk, err := s.ws.Reg.Skill(name)
+	sk, err := s.ws.Skill(name)
 	if errors.Is(err, registry.ErrNotFound) {
 		return nil, fmt.Errorf("no skill named %q in this registry (list_skills lists them)", name)
 	}
 	return sk, err
 }
 
-// abs is a registry-relative path as a path on this machine.
+// abs is a registry-relative path as a path on this machine (a skill of
+// another source already has an absolute one).
 func (s *Server) abs(rel string) string {
+	if filepath.IsAbs(rel) {
+		return rel
+	}
 	return filepath.Join(s.ws.Reg.Root(), filepath.FromSlash(rel))
 }
 
