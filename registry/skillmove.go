@@ -394,3 +394,52 @@ func (r *Registry) pruneEmptyDirs(files []string) {
 		}
 	}
 }
+
+// MoveSkillToRoot moves a skill's folder, keeping its name and ledger, to
+// another of the registry's roots (root as written in the config), in one
+// commit; git follows the files across the move (`git log --follow`).
+func (r *Registry) MoveSkillToRoot(name, root, reason string) (Moved, plumbing.Hash, error) {
+	var m Moved
+	known := false
+	for _, rt := range r.opts.Roots {
+		known = known || path.Clean(rt) == path.Clean(root)
+	}
+	if !known {
+		return m, plumbing.ZeroHash, fmt.Errorf("%w: %q is not one of the registry's roots %q", local.ErrInvalid, root, r.opts.Roots)
+	}
+	hash, err := r.writeLockedRaw(func() (string, []Change, error) {
+		s, err := r.Skill(name)
+		if err != nil {
+			return "", nil, err
+		}
+		oldDir := path.Dir(s.Path)
+		newDir := path.Join(path.Clean(root), name)
+		if oldDir == newDir {
+			return "", nil, fmt.Errorf("%w: skill %q is already in %s", local.ErrInvalid, name, root)
+		}
+		if _, err := os.Lstat(r.abs(newDir)); err == nil {
+			return "", nil, fmt.Errorf("%w: %s exists; move or delete it first", ErrExists, newDir)
+		}
+		files, err := r.folderFiles(oldDir)
+		if err != nil {
+			return "", nil, err
+		}
+		m = Moved{Name: name, From: s.Path, Path: path.Join(newDir, "SKILL.md")}
+		var changes []Change
+		for _, f := range files {
+			data, err := r.regularFile(f)
+			if err != nil {
+				return "", nil, err
+			}
+			to := newDir + strings.TrimPrefix(f, oldDir)
+			changes = append(changes, Change{Path: f, Delete: true}, Change{Path: to, Data: data})
+			m.Files = append(m.Files, f, to)
+		}
+		return fmt.Sprintf("skill(%s): move to %s\n\nMegagit-Action: move\nMegagit-Skill: %s\nMegagit-From: %s\nMegagit-Reason: %s\n",
+			name, newDir, name, oldDir, oneLine(reason)), changes, nil
+	})
+	if err == nil {
+		r.pruneEmptyDirs(m.Files)
+	}
+	return m, hash, err
+}

@@ -143,6 +143,7 @@ func newRootCmd(a *app) *cobra.Command {
 		newServeCmd(a, nil),
 		newMCPCmd(a, nil),
 		newVersionCmd(a, nil),
+		newAdoptCmd(a, nil),
 		exitCodesTopic(),
 	)
 	strictGroups(root)

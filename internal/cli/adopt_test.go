@@ -1,0 +1,14 @@
+package cli
+
+import "testing"
+
+func TestAdoptFlags(t *testing.T) {
+	testFlags(t, newAdoptCmd, func(o *adoptOptions) { o.app = nil }, []flagCase[adoptOptions]{
+		{name: "defaults", want: adoptOptions{agent: "all", scope: "all"}},
+		{name: "every flag", args: []string{"--agent", "codex", "--scope", "user", "--restore", "--dry-run", "--json"},
+			want: adoptOptions{agent: "codex", scope: "user", restore: true, dryRun: true, json: true}},
+		{name: "unknown agent", args: []string{"--agent", "vim"}, wantErr: `--agent "vim": want claude, codex, gemini or all`},
+		{name: "bad scope", args: []string{"--scope", "team"}, wantErr: `--scope "team": want project, user or all`},
+		{name: "an argument", args: []string{"claude"}, wantErr: "expects no arguments"},
+	})
+}
