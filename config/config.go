@@ -416,6 +416,9 @@ func DefaultFile() []byte {
 	b.WriteString("# takes the default shown by `megagit config`. Precedence: this file < env\n")
 	b.WriteString("# (MEGAGIT_<KEY>, e.g. MEGAGIT_ROUTE_TOP_K; MEGA_EVAL_* for blend weights) < flags.\n")
 	b.WriteString("roots:\n  - skills\n  - .claude/skills\n")
+	b.WriteString("# Skills are also read from the agents' own folders (.claude/skills, .agents/skills,\n")
+	b.WriteString("# .gemini/skills, here and in ~/) and the team registry of your user config;\n")
+	b.WriteString("# turn a source off with e.g.  sources: {user: false, team: false}\n")
 	return []byte(b.String())
 }
 

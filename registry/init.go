@@ -45,22 +45,32 @@ func Init(dir string, configYAML []byte, opts Options) (*Registry, plumbing.Hash
 	}
 	hash, err := r.writeLockedRaw(func() (string, []Change, error) {
 		changes := []Change{{Path: local.ConfigPath, Data: configYAML}}
-		for _, f := range []struct{ path, line string }{
-			{".gitattributes", ".megagit/ledger/*.jsonl merge=union"},
-			{".gitignore", "/.megagit/local/"},
+		for _, f := range []struct {
+			path  string
+			lines []string
+		}{
+			// The second line covers the evidence of read-only skills (a
+			// user's ~/.claude/skills): `*` does not cross a folder.
+			{".gitattributes", []string{".megagit/ledger/*.jsonl merge=union", ".megagit/ledger/native/*.jsonl merge=union"}},
+			{".gitignore", []string{"/.megagit/local/"}},
 		} {
 			old, err := os.ReadFile(r.abs(f.path))
 			if err != nil && !errors.Is(err, os.ErrNotExist) {
 				return "", nil, err
 			}
-			if hasLine(string(old), f.line) {
-				continue
-			}
 			data := string(old)
-			if data != "" && !strings.HasSuffix(data, "\n") {
-				data += "\n"
+			for _, line := range f.lines {
+				if hasLine(data, line) {
+					continue
+				}
+				if data != "" && !strings.HasSuffix(data, "\n") {
+					data += "\n"
+				}
+				data += line + "\n"
 			}
-			changes = append(changes, Change{Path: f.path, Data: []byte(data + f.line + "\n")})
+			if data != string(old) {
+				changes = append(changes, Change{Path: f.path, Data: []byte(data)})
+			}
 		}
 		return "megagit: init registry\n\nMegagit-Action: init\n", changes, nil
 	})
