@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -24,4 +25,41 @@ func TestSanitizeIDAndProjectWords(t *testing.T) {
 	if got := ProjectWords("/home/dev/Payments-API_v2/"); got != "payments api v2" {
 		t.Errorf("ProjectWords = %q", got)
 	}
+}
+
+// FuzzSessionFile: a session id's file name is safe (no '/', no leading
+// dot, at most 128 bytes) and names that id alone: a short one decodes
+// back to the id, a long one carries a hash of it.
+func FuzzSessionFile(f *testing.F) {
+	for _, id := range []string{"0193e3f0-5d2a-7c1b", "a/b", "a\tb", "a_b", "..", "", "%41", strings.Repeat("é/", 80)} {
+		f.Add(id)
+	}
+	f.Fuzz(func(t *testing.T, id string) {
+		name := SanitizeID(id)
+		if name == "" || len(name) > 128 || strings.ContainsAny(name, "/\\\x00") || name[0] == '.' {
+			t.Fatalf("SanitizeID(%q) = %q", id, name)
+		}
+		if strings.Contains(name, "~") {
+			if name[strings.Index(name, "~")+1:] != PromptHash(id)[:31] {
+				t.Fatalf("long name %q lacks the id's hash", name)
+			}
+			return
+		}
+		var dec strings.Builder
+		for i := 0; i < len(name); i++ {
+			if name[i] == '%' && i+2 < len(name) {
+				var b byte
+				if _, err := fmt.Sscanf(name[i+1:i+3], "%02X", &b); err != nil {
+					t.Fatalf("bad escape in %q", name)
+				}
+				dec.WriteByte(b)
+				i += 2
+				continue
+			}
+			dec.WriteByte(name[i])
+		}
+		if id != "" && dec.String() != id {
+			t.Fatalf("SanitizeID(%q) = %q decodes to %q", id, name, dec.String())
+		}
+	})
 }
