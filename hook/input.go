@@ -152,24 +152,55 @@ func ProjectWords(cwd string) string {
 	return strings.ToLower(strings.Join(f, " "))
 }
 
-// SanitizeID makes a session id safe as a file name: letters, digits, '-',
-// '_' and '.' kept, everything else '_', at most 128 bytes, never "." or "..".
+// SanitizeID is a session id's file name: safe (no '/', no leading dot,
+// at most 128 bytes) and distinct for distinct ids, so one session never
+// reads another's memory. An id of letters, digits, '-', '_' and inner
+// dots (Claude Code's UUIDs, Codex's and Gemini's ids) is its own name;
+// any other byte is written %XX ('%' included, a dot at either end too),
+// and a name that would pass 128 bytes keeps its first 96 and ends in '~'
+// and a hash of the whole id. '%' and '~' never occur in a plain id, so
+// the three forms never meet.
 func SanitizeID(id string) string {
+	const max = 128
+	if plainID(id) && len(id) <= max {
+		return id
+	}
 	var b strings.Builder
-	for _, r := range id {
-		if b.Len() >= 128 {
-			break
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if c == '.' && i > 0 && i < len(id)-1 || c != '.' && plainByte(c) {
+			b.WriteByte(c)
+			continue
 		}
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
+		fmt.Fprintf(&b, "%%%02X", c)
+	}
+	name := b.String()
+	if name == "" {
+		return "%" // no id encodes to a lone '%'
+	}
+	if len(name) <= max {
+		return name
+	}
+	cut := 96
+	for cut > 0 && strings.LastIndexByte(name[cut-min(cut, 2):cut], '%') >= 0 {
+		cut-- // never split a %XX
+	}
+	return name[:cut] + "~" + PromptHash(id)[:31]
+}
+
+// plainID reports whether id is its own file name.
+func plainID(id string) bool {
+	if id == "" || id[0] == '.' || id[len(id)-1] == '.' {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if !plainByte(id[i]) && id[i] != '.' {
+			return false
 		}
 	}
-	s := strings.Trim(b.String(), ".")
-	if s == "" {
-		return "_"
-	}
-	return s
+	return true
+}
+
+func plainByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_'
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/safetext"
 	"golang.org/x/term"
 )
 
@@ -52,7 +53,9 @@ func ReadInput(in io.Reader) ([]byte, error) {
 // Log records why a hook did nothing: in hook.log when a registry was
 // found, and on stderr (agents show a hook's stderr only in debug views).
 func Log(errOut io.Writer, dir *local.Dir, now time.Time, agent, verb string, err error) {
-	msg := strings.Join(strings.Fields(err.Error()), " ")
+	// One line, and nothing a terminal would act on when someone reads
+	// the log (an error can quote a transcript's text).
+	msg := safetext.Escape(strings.Join(strings.Fields(err.Error()), " "))
 	line := fmt.Sprintf("%s %s %s: %s", now.UTC().Format(time.RFC3339), agent, verb, msg)
 	fmt.Fprintf(errOut, "megagit: hook %s: %s\n", verb, msg)
 	if dir != nil {

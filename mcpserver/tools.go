@@ -267,9 +267,10 @@ func (s *Server) verdict(_ context.Context, req *mcp.CallToolRequest, in Verdict
 	}
 	// In the registry that owns the skill (a team skill's in the team
 	// registry, a read-only one's in the user's registry).
-	recorded, err := s.ws.RecordVerdicts([]registry.VerdictInput{{
-		Skill: in.Name, Verdict: v, Reason: strings.TrimSpace(in.Reason), Context: query, Session: req.Session.ID(),
-	}}, s.opts.Now())
+	clean, notes := registry.CleanInput(registry.VerdictInput{
+		Skill: in.Name, Verdict: v, Reason: in.Reason, Context: query, Session: req.Session.ID(),
+	})
+	recorded, err := s.ws.RecordVerdicts([]registry.VerdictInput{clean}, s.opts.Now())
 	if err != nil {
 		return nil, out, err
 	}
@@ -283,6 +284,10 @@ func (s *Server) verdict(_ context.Context, req *mcp.CallToolRequest, in Verdict
 		ev := applied[0].After
 		out.Status, out.Helpful, out.Harmful = string(ev.Status), ev.HelpfulCount, ev.HarmfulCount
 		text += fmt.Sprintf(" It is now %s (helpful %d, harmful %d).", ev.Status, ev.HelpfulCount, ev.HarmfulCount)
+	}
+	for _, n := range notes {
+		text += " Note: " + n + "."
+		s.logf("%s for %s: %s", ToolVerdict, in.Name, n)
 	}
 	s.logf("%s %s for %s: commit %s", ToolVerdict, v, in.Name, hash)
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil

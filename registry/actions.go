@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/safetext"
 	"github.com/megagit/megagit/skillfile"
 )
 
@@ -20,6 +21,8 @@ func (r *Registry) AddSkill(name, description, body string) (string, plumbing.Ha
 	if err := skillfile.ValidateName(name); err != nil {
 		return "", plumbing.ZeroHash, err // names the skill and says what is wrong (exit 5)
 	}
+	// The description is the agents' text too: no control characters.
+	description = safetext.Message(description)
 	if strings.TrimSpace(description) == "" {
 		return "", plumbing.ZeroHash, fmt.Errorf("%w: field description: a skill needs a description (agents route on it)", local.ErrInvalid)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/safetext"
 )
 
 // Change is one file megagit writes (or deletes) in a commit, as the
@@ -165,7 +166,10 @@ func (r *Registry) writeCommit(tree *object.Tree, changes []Change, message, wha
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	commit := &object.Commit{Author: sig, Committer: sig, Message: message, TreeHash: newTree, ParentHashes: parents}
+	// Every message is cleaned again here, whatever built it: a NUL makes
+	// `git fsck --strict` (and a remote with receive.fsckObjects) reject
+	// the commit, and nothing rewrites a commit once pushed.
+	commit := &object.Commit{Author: sig, Committer: sig, Message: safetext.Message(message), TreeHash: newTree, ParentHashes: parents}
 	obj := r.repo.Storer.NewEncodedObject()
 	if err := commit.Encode(obj); err != nil {
 		return plumbing.ZeroHash, err

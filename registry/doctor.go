@@ -39,6 +39,7 @@ func JournalPending(root string) bool {
 
 // Doctor runs the registry's own checks: skills parse, ledgers read,
 // frontmatter agrees with a replay of the ledger, the git state is sane,
+// no commit of the branch is one `git fsck --strict` rejects,
 // the lock is free, no interrupted write waits, and the union merge rule
 // is in place. It never changes anything (regsync.RemoteCheck checks the
 // remote).
@@ -62,6 +63,7 @@ func (r *Registry) Doctor() []Check {
 	}
 	out = append(out, r.ledgerChecks(skills)...)
 	out = append(out, r.gitChecks()...)
+	out = append(out, r.historyCheck())
 	out = append(out, debrisCheck(r.TempDebris()))
 	return out
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/safetext"
 	"github.com/megagit/megagit/skillfile"
 	"github.com/oklog/ulid/v2"
 )
@@ -63,15 +64,19 @@ func (e Entry) Time() time.Time {
 	return t
 }
 
-// Event converts a ledger entry for the lifecycle.
+// Event converts a ledger entry for the lifecycle. Its context and session
+// id are cleaned as a new verdict's are: a teammate's ledger line, merged
+// by sync, reaches the SKILL.md's evidence through here.
 func (e Entry) Event() lifecycle.Event {
+	ctx, _ := safetext.Context.Clean(e.Context)
+	session, _ := safetext.Session.Clean(e.Session)
 	ev := lifecycle.Event{
 		Verdict:   lifecycle.Verdict(e.Verdict),
 		Implicit:  e.Source == SourceImplicit,
 		Outcome:   e.Outcome,
 		Unarchive: e.Action == ActionUnarchive,
-		Context:   e.Context,
-		Session:   e.Session,
+		Context:   ctx,
+		Session:   session,
 		At:        e.Time(),
 	}
 	return ev

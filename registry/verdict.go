@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/safetext"
 )
 
 // VerdictInput is one verdict to record.
@@ -164,17 +165,38 @@ func (r *Registry) RecordVerdicts(inputs []VerdictInput, now time.Time) ([]Appli
 	return applied, hash, nil
 }
 
-// newEntry is the ledger line of one verdict recorded at at.
+// newEntry is the ledger line of one verdict recorded at at, its text
+// cleaned (CleanInput).
 func newEntry(in VerdictInput, at time.Time) Entry {
+	in, _ = CleanInput(in)
 	entry := Entry{
 		ID: newID(at), Skill: in.Skill, Verdict: string(in.Verdict), Source: SourceExplicit,
-		Outcome: verdictOutcome(in.Verdict), Reason: oneLine(in.Reason), Context: oneLine(in.Context),
-		Session: oneLine(in.Session), At: at.UTC().Format(time.RFC3339Nano),
+		Outcome: verdictOutcome(in.Verdict), Reason: in.Reason, Context: in.Context,
+		Session: in.Session, At: at.UTC().Format(time.RFC3339Nano),
 	}
 	if in.Implicit {
 		entry.Source, entry.Outcome = SourceImplicit, in.Outcome
 	}
 	return entry
+}
+
+// CleanInput is the verdict as its ledger line and commit keep it: reason,
+// context and session id each one line of valid UTF-8 without control
+// characters, within its bound (safetext). Every verdict is recorded
+// cleaned; callers that can tell someone call it first for the notes, one
+// per clipped field ("reason clipped from 2097152 to 500 characters").
+func CleanInput(in VerdictInput) (VerdictInput, []string) {
+	var notes []string
+	clean := func(f safetext.Field, s *string) {
+		var note string
+		if *s, note = f.Clean(*s); note != "" {
+			notes = append(notes, note)
+		}
+	}
+	clean(safetext.Reason, &in.Reason)
+	clean(safetext.Context, &in.Context)
+	clean(safetext.Session, &in.Session)
+	return in, notes
 }
 
 // recordTime is the time a new ledger entry gets: now, unless the ledger
@@ -203,9 +225,11 @@ func verdictOutcome(v lifecycle.Verdict) float64 {
 	return 0
 }
 
-// oneLine keeps trailers and ledger lines single-line.
+// oneLine is a reason the registry keeps (an unarchive's, a move's): the
+// verdict reason's cleaning and bound.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	s, _ = safetext.Reason.Clean(s)
+	return s
 }
 
 func verdictMessage(applied []Applied) string {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/safetext"
 )
 
 // SessionVerdicts joins a decision with the ledger: the verdicts its
@@ -15,9 +16,10 @@ func SessionVerdicts(d hook.Decision, ledgers map[string][]registry.Entry) map[s
 	if d.Session == "" {
 		return out
 	}
+	session, _ := safetext.Session.Clean(d.Session) // as the ledger keeps it
 	for _, s := range d.Skills {
 		for _, en := range ledgers[s.Name] {
-			if en.Session != d.Session || en.Action != "" || en.At < d.Time[:min(len(d.Time), 19)] {
+			if en.Session != session || en.Action != "" || en.At < d.Time[:min(len(d.Time), 19)] {
 				continue
 			}
 			word := en.Verdict

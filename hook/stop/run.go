@@ -177,6 +177,10 @@ func work(opts Options, regOut **registry.Registry) error {
 	inputs = append(inputs, implicitVerdicts(sess, turns, ledgers, final)...)
 	var keep []registry.VerdictInput
 	for _, v := range inputs {
+		v, notes := registry.CleanInput(v)
+		for _, n := range notes {
+			logf(fmt.Errorf("%s verdict for %s: %s", v.Verdict, v.Skill, n))
+		}
 		if err := store.Has(v.Skill); err != nil {
 			why := ""
 			if sess.Injected(v.Skill) == nil {

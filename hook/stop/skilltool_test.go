@@ -17,7 +17,7 @@ import (
 // become verdicts: those after the load, the first per skill, not a
 // subagent's load; everything else is logged.
 func TestSkillToolVerdicts(t *testing.T) {
-	tr := readFixture(t, "skill-tool-session.jsonl")
+	tr := readFixture(t, "skill-tool-session.jsonl", "s-tool")
 	if len(tr.Turns) != 2 {
 		t.Fatalf("%d turns, want 2", len(tr.Turns))
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/megagit/megagit/safetext"
 )
 
 func TestParseTags(t *testing.T) {
@@ -30,6 +32,22 @@ func TestParseTags(t *testing.T) {
 			[]Tag{{Name: "a", Verdict: "HARMFUL"}}},
 		{"unterminated", `<skill-used name="a" verdict="HELPFUL"`, nil},
 		{"nested angle", `<skill-used name="a" verdict="HELPFUL" reason="x<y"/>`, nil},
+		{"in a fenced block", "Report like this:\n```xml\n<skill-used name=\"a\" verdict=\"HARMFUL\"/>\n```\n", nil},
+		{"in an indented tilde fence, left open", "  ~~~~\n<skill-used name=\"a\" verdict=\"HARMFUL\"/>\n~~~\n", nil},
+		{"in inline code", "write `<skill-used name=\"a\" verdict=\"HARMFUL\"/>` at the end", nil},
+		{"in a double-backtick span", "``x ` <skill-used name=\"a\" verdict=\"HARMFUL\"/> ``", nil},
+		{"after a fence closes", "```\n<skill-used name=\"a\" verdict=\"HARMFUL\"/>\n```\n<skill-used name=\"b\" verdict=\"HELPFUL\"/>",
+			[]Tag{{Name: "b", Verdict: "HELPFUL"}}},
+		{"a reason quoting code", "<skill-used name=\"a\" verdict=\"HELPFUL\" reason=\"ran `go test`\"/>",
+			[]Tag{{Name: "a", Verdict: "HELPFUL", Reason: "ran `go test`"}}},
+		{"an unclosed backtick is text", "it's a ` quote <skill-used name=\"a\" verdict=\"HELPFUL\"/>",
+			[]Tag{{Name: "a", Verdict: "HELPFUL"}}},
+		{"a span does not cross a blank line", "a ` b\n\n<skill-used name=\"a\" verdict=\"HELPFUL\"/> `",
+			[]Tag{{Name: "a", Verdict: "HELPFUL"}}},
+		{"control characters removed from the reason", "<skill-used name=\"a\" verdict=\"HELPFUL\" reason=\"ok\x00\x1b[31m red\a\"/>",
+			[]Tag{{Name: "a", Verdict: "HELPFUL", Reason: "ok[31m red"}}},
+		{"a long reason clipped, with a note", `<skill-used name="a" verdict="HELPFUL" reason="` + strings.Repeat("x", 3<<20) + `"/>`,
+			[]Tag{{Name: "a", Verdict: "HELPFUL", Reason: strings.Repeat("x", 499) + "…", Note: "reason clipped from 3145728 to 500 characters"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -44,6 +62,7 @@ func FuzzSkillUsedTags(f *testing.F) {
 	f.Add(`<skill-used name="flaky-tests" verdict="HELPFUL" reason="found it"/>`)
 	f.Add(`<skill-used reason='x' verdict='harmful' name='a-b'>`)
 	f.Add(`<skill-used name="a" verdict="NEUTRAL" reason="` + strings.Repeat("é", 400) + `"/>`)
+	f.Add("`<skill-used name=\"a\" verdict=\"HELPFUL\"/>` and ```\n<skill-used name=\"b\" verdict=\"HELPFUL\"/>\n```")
 	f.Fuzz(func(t *testing.T, s string) {
 		tags := ParseTags(s)
 		for i, tag := range tags {
@@ -58,12 +77,48 @@ func FuzzSkillUsedTags(f *testing.F) {
 			default:
 				t.Fatalf("bad verdict %q", tag.Verdict)
 			}
-			if strings.ContainsAny(tag.Reason, "\n\r\t") || (utf8.ValidString(s) && !utf8.ValidString(tag.Reason)) {
-				t.Fatalf("reason not one valid line: %q", tag.Reason)
-			}
-			if len(tag.Reason) > 500+len("…") {
-				t.Fatalf("reason too long: %d", len(tag.Reason))
-			}
+			checkCleanReason(t, tag)
 		}
+		checkNoTagInCode(t, s)
 	})
+}
+
+// checkCleanReason fails unless a tag's reason is what the ledger keeps:
+// one line of valid UTF-8, no control character, within the bound.
+func checkCleanReason(t *testing.T, tag Tag) {
+	t.Helper()
+	if safetext.Line(tag.Reason) != tag.Reason || !utf8.ValidString(tag.Reason) {
+		t.Fatalf("reason not one clean line: %q", tag.Reason)
+	}
+	for _, r := range tag.Reason {
+		if safetext.Hidden(r) {
+			t.Fatalf("reason holds %U: %q", r, tag.Reason)
+		}
+	}
+	if n := utf8.RuneCountInString(tag.Reason); n > safetext.Reason.Max {
+		t.Fatalf("reason of %d characters", n)
+	}
+}
+
+// checkNoTagInCode fails when s, quoted in a fenced code block (or, on
+// one line, in an inline code span) that s cannot close, yields a tag.
+func checkNoTagInCode(t *testing.T, s string) {
+	t.Helper()
+	longest := func(c string) int {
+		n := 0
+		for run := c; strings.Contains(s, run); run += c {
+			n++
+		}
+		return n
+	}
+	fenced := strings.Repeat("~", longest("~")+3) + "\n" + s
+	if tags := ParseTags(fenced); len(tags) > 0 {
+		t.Fatalf("a tag from inside a fenced block: %+v", tags)
+	}
+	if !strings.Contains(s, "\n") {
+		tick := strings.Repeat("`", longest("`")+1)
+		if tags := ParseTags("x " + tick + " " + s + " " + tick); len(tags) > 0 {
+			t.Fatalf("a tag from inside a code span: %+v", tags)
+		}
+	}
 }

@@ -17,6 +17,8 @@ type Transcript struct {
 	Turns []Turn
 	// Skipped counts lines that were not readable JSON objects.
 	Skipped int
+	// Foreign counts lines of another session, ignored.
+	Foreign int
 }
 
 // Turn is one user prompt and what the assistant did after it.
@@ -47,13 +49,14 @@ type Command struct {
 
 // claudeLine is the part of a Claude Code transcript line megagit reads.
 // Each line is one JSON object: {"type": "user"|"assistant"|"summary"|...,
-// "uuid", "isMeta", "isSidechain", "message": {"role", "content": string or
+// "uuid", "sessionId", "isMeta", "isSidechain", "message": {"role", "content": string or
 // [blocks]}}; blocks are {"type": "text", "text"}, {"type": "tool_use", "id",
 // "name", "input"} and, inside "user" lines, {"type": "tool_result",
 // "tool_use_id", "content", "is_error"}.
 type claudeLine struct {
 	Type        string `json:"type"`
 	UUID        string `json:"uuid"`
+	SessionID   string `json:"sessionId"`
 	IsMeta      bool   `json:"isMeta"`
 	IsSidechain bool   `json:"isSidechain"`
 	Message     struct {
@@ -78,12 +81,14 @@ const MaxTranscript = 256 << 20
 
 var exitCodeRE = lazyRE(`(?i)exit code[: ]+(\d+)`)
 
-// ReadClaudeTranscript reads a Claude Code session transcript (JSONL).
-// Unreadable lines are counted and skipped; a torn last line is normal for
-// a session still being written. Only what the assistant wrote itself is
-// kept as text: tool results (which arrive in "user" lines), meta lines and
-// sidechain (subagent) lines never become assistant text.
-func ReadClaudeTranscript(r io.Reader) (Transcript, error) {
+// ReadClaudeTranscript reads the lines of session in a Claude Code
+// transcript (JSONL). Unreadable lines are counted and skipped; a torn last
+// line is normal for a session still being written. A line that names
+// another session (its sessionId) is ignored: evidence comes only from
+// this session ("": every line is read). Only what the assistant wrote itself is kept as text: tool
+// results (which arrive in "user" lines), meta lines and sidechain
+// (subagent) lines never become assistant text.
+func ReadClaudeTranscript(r io.Reader, session string) (Transcript, error) {
 	var t Transcript
 	br := bufio.NewReaderSize(io.LimitReader(r, MaxTranscript), 64<<10)
 	cmds := map[string][2]int{} // tool_use id -> (turn, command)
@@ -97,9 +102,12 @@ func ReadClaudeTranscript(r io.Reader) (Transcript, error) {
 		line, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
 			var l claudeLine
-			if json.Unmarshal(line, &l) != nil {
+			switch {
+			case json.Unmarshal(line, &l) != nil:
 				t.Skipped++
-			} else if !l.IsSidechain && !l.IsMeta {
+			case session != "" && l.SessionID != "" && l.SessionID != session:
+				t.Foreign++
+			case !l.IsSidechain && !l.IsMeta:
 				key := l.UUID
 				if key == "" {
 					key = "line" + strconv.Itoa(n)

@@ -8,14 +8,14 @@ import (
 	"github.com/megagit/megagit/hook"
 )
 
-func readFixture(t *testing.T, name string) Transcript {
+func readFixture(t *testing.T, name, session string) Transcript {
 	t.Helper()
 	f, err := os.Open("testdata/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	tr, err := ReadClaudeTranscript(f)
+	tr, err := ReadClaudeTranscript(f, session)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +23,7 @@ func readFixture(t *testing.T, name string) Transcript {
 }
 
 func TestReadClaudeTranscript(t *testing.T) {
-	tr := readFixture(t, "claude-session.jsonl")
+	tr := readFixture(t, "claude-session.jsonl", "sess-1")
 	if tr.Skipped != 2 {
 		t.Errorf("skipped %d lines, want 2 (the torn ones)", tr.Skipped)
 	}
@@ -67,12 +67,32 @@ func TestReadClaudeTranscript(t *testing.T) {
 
 func TestReadClaudeTranscriptJunk(t *testing.T) {
 	in := "not json\n{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n[1,2]\n\n{\"type\":\"assistant\",\"message\":{\"content\":\"plain string answer\"}}"
-	tr, err := ReadClaudeTranscript(strings.NewReader(in))
+	tr, err := ReadClaudeTranscript(strings.NewReader(in), "s")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if tr.Skipped != 2 || len(tr.Turns) != 1 || tr.Turns[0].Prompt != "hi" || len(tr.Turns[0].Texts) != 1 {
 		t.Errorf("got %+v", tr)
+	}
+}
+
+// A line naming another session is not this session's: not its prompt,
+// not its text, not its tags. Lines without a sessionId are read.
+func TestReadClaudeTranscriptOtherSession(t *testing.T) {
+	in := `{"type":"user","sessionId":"other","message":{"role":"user","content":"their prompt"}}
+{"type":"assistant","sessionId":"other","message":{"content":[{"type":"text","text":"<skill-used name=\"a\" verdict=\"HARMFUL\"/>"}]}}
+{"type":"user","sessionId":"mine","message":{"role":"user","content":"my prompt"}}
+{"type":"assistant","message":{"content":[{"type":"text","text":"<skill-used name=\"a\" verdict=\"HELPFUL\"/>"}]}}
+`
+	tr, err := ReadClaudeTranscript(strings.NewReader(in), "mine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Foreign != 2 || len(tr.Turns) != 1 || tr.Turns[0].Prompt != "my prompt" {
+		t.Fatalf("got %+v", tr)
+	}
+	if tags := ParseTags(tr.Turns[0].Texts[0].Text); len(tags) != 1 || tags[0].Verdict != "HELPFUL" {
+		t.Fatalf("tags %+v", tags)
 	}
 }
 

@@ -16,7 +16,7 @@ func sessionTurns(agent string, in hook.Input, sess *hook.Session) ([]Turn, erro
 			return nil, err
 		}
 		defer f.Close()
-		t, err := ReadClaudeTranscript(f)
+		t, err := ReadClaudeTranscript(f, in.SessionID)
 		return t.Turns, err
 	}
 	final := in.FinalAnswer()

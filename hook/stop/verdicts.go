@@ -3,15 +3,18 @@ package stop
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/safetext"
 )
 
 // ledgerHas reports whether the ledger already holds a verdict of this
-// session for skill from source.
+// session for skill from source (the ledger keeps session ids cleaned).
 func ledgerHas(ledgers map[string][]registry.Entry, skill, session, source string) bool {
+	session, _ = safetext.Session.Clean(session)
 	for _, en := range ledgers[skill] {
 		if en.Session == session && en.Source == source && en.Action == "" {
 			return true
@@ -27,6 +30,9 @@ func explicitVerdicts(log func(error), sess *hook.Session, turns []Turn, ledgers
 	native := map[string]bool{} // skills loaded with the skill tool given a verdict in this run
 	for ti, turn := range turns {
 		for _, tx := range turn.Texts {
+			if len(tx.Text) > MaxTagText && strings.Contains(tx.Text[MaxTagText:], "<skill-used") {
+				log(fmt.Errorf("a message of %d bytes: tags after its first %d MiB are not read", len(tx.Text), MaxTagText>>20))
+			}
 			for _, tag := range ParseTags(tx.Text) {
 				key := tx.Key + "/" + strconv.Itoa(tag.Index)
 				if sess.Seen(key) {
@@ -46,6 +52,7 @@ func explicitVerdicts(log func(error), sess *hook.Session, turns []Turn, ledgers
 					continue
 				}
 				inj.Explicit = true
+				logClipped(log, tag)
 				out = append(out, registry.VerdictInput{
 					Skill: tag.Name, Verdict: lifecycle.Verdict(tag.Verdict), Reason: tag.Reason,
 					Context: inj.Prompt, Session: sess.ID,
@@ -79,10 +86,18 @@ func loadedVerdict(log func(error), sess *hook.Session, turns []Turn, ti int, ta
 		return registry.VerdictInput{}, false // the first report about a skill is its verdict
 	}
 	done[tag.Name] = true
+	logClipped(log, tag)
 	return registry.VerdictInput{
 		Skill: tag.Name, Verdict: lifecycle.Verdict(tag.Verdict), Reason: tag.Reason,
 		Context: hook.Clip(turns[at].Prompt, hook.MaxPromptMemory), Session: sess.ID,
 	}, true
+}
+
+// logClipped says that a tag's reason was clipped before it was recorded.
+func logClipped(log func(error), tag Tag) {
+	if tag.Note != "" {
+		log(fmt.Errorf("%s tag for %s: %s", tag.Verdict, tag.Name, tag.Note))
+	}
 }
 
 // implicitVerdicts turns the settled implicit outcomes of the session's

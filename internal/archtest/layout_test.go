@@ -17,7 +17,7 @@ const module = "github.com/megagit/megagit"
 
 // pure rooms take values and return values: no files, no network, no
 // environment, no clock of their own.
-var pure = []string{"ranker", "lifecycle", "skillfile"}
+var pure = []string{"ranker", "lifecycle", "skillfile", "safetext"}
 
 // impure are the imports a pure room must not have.
 var impure = []string{"os", "os/exec", "os/signal", "io/fs", "io/ioutil", "net", "syscall", "golang.org/x/sys/unix"}

@@ -34,7 +34,9 @@ func newDoctorCmd(a *app, runF func(*doctorOptions) error) *cobra.Command {
 		Short: "Check the registry: evidence vs ledger, caches, lock, interrupted writes, hooks, remote",
 		Long: `doctor runs every check and prints ok, warn or fail for each. It exits 0
 when nothing fails and 10 when something does. --fix finishes an interrupted
-write and rebuilds evidence from the ledgers (megagit resync), then checks again.`,
+write and rebuilds evidence from the ledgers (megagit resync), then checks again;
+commits that git fsck --strict rejects cannot be repaired in place: --fix
+prints the steps that rewrite the history.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return orRun(runF, doctorRun)(opts)
@@ -73,6 +75,11 @@ func doctorRun(opts *doctorOptions) error {
 		fmt.Fprintf(a.errOut, "megagit: fix: rebuilt the evidence of %d skill(s) from the ledger\n", len(results))
 		if _, _, _, err := e.Compiled(a.say); err != nil {
 			return fmt.Errorf("fix: compiled route index: %w", err)
+		}
+		if bad, err := e.Reg.HistoryProblems(); err == nil && len(bad.Hashes) > 0 {
+			for _, line := range bad.RepairSteps() {
+				fmt.Fprintf(a.errOut, "megagit: fix: %s\n", line)
+			}
 		}
 	}
 	timeout := opts.timeout

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/megagit/megagit/safetext"
 	"github.com/olekukonko/tablewriter"
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
@@ -28,13 +29,33 @@ func isTTY(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// printTable writes rows as a table on a terminal, tab-separated otherwise.
+// shown is text megagit did not write itself — a reason, a context, a
+// skill's description, a path, an error quoting any of them — as it may
+// reach a terminal: newlines and tabs become spaces, and every other
+// control character (ESC, BEL, ...), bidirectional override or invalid
+// byte is written as an escape (\x1b), never raw. Every printer of such
+// text goes through it.
+func shown(s string) string {
+	return safetext.Escape(strings.NewReplacer("\r\n", " ", "\n", " ", "\t", " ").Replace(s))
+}
+
+// shownLines is shown for a message of several lines: each line is shown.
+func shownLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = shown(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// printTable writes rows as a table on a terminal, tab-separated otherwise;
+// every cell is shown.
 func printTable(w io.Writer, header []string, rows [][]string) error {
 	if isTTY(w) {
 		t := tablewriter.NewWriter(w)
 		t.Header(anySlice(header)...)
 		for _, r := range rows {
-			if err := t.Append(anySlice(r)...); err != nil {
+			if err := t.Append(anySlice(shownCells(r))...); err != nil {
 				return err
 			}
 		}
@@ -42,13 +63,17 @@ func printTable(w io.Writer, header []string, rows [][]string) error {
 	}
 	fmt.Fprintln(w, strings.Join(header, "\t"))
 	for _, r := range rows {
-		clean := make([]string, len(r))
-		for i, c := range r {
-			clean[i] = strings.NewReplacer("\t", " ", "\n", " ").Replace(c)
-		}
-		fmt.Fprintln(w, strings.Join(clean, "\t"))
+		fmt.Fprintln(w, strings.Join(shownCells(r), "\t"))
 	}
 	return nil
+}
+
+func shownCells(r []string) []string {
+	out := make([]string, len(r))
+	for i, c := range r {
+		out[i] = shown(c)
+	}
+	return out
 }
 
 func anySlice(s []string) []any {

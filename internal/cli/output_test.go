@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -85,4 +86,43 @@ func hasField(tsv, cell string) bool {
 		}
 	}
 	return false
+}
+
+// Text megagit did not write reaches a terminal escaped: a description
+// with ESC and BEL written by hand (skill add would have removed them),
+// and table cells, on a terminal and into a pipe.
+func TestControlCharactersAreShownEscaped(t *testing.T) {
+	dir := testRegistry(t, []string{"skill", "add", "flaky-tests", "--description", "Find flaky tests\x1b now"})
+	skill := filepath.Join(dir, "skills", "flaky-tests", "SKILL.md")
+	data, err := os.ReadFile(skill)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), `\e`) || strings.Contains(string(data), "\x1b") {
+		t.Fatalf("skill add kept the ESC:\n%s", data)
+	}
+	data = []byte(strings.Replace(string(data), `"Find flaky tests now"`, `"Find flaky tests\e]0;pwned\a now"`, 1))
+	if err := os.WriteFile(skill, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if code := run([]string{"-C", dir, "skill", "show", "flaky-tests"}, nil, &out, &errOut); code != 0 {
+		t.Fatalf("skill show: exit %d\n%s", code, errOut.String())
+	}
+	if !strings.Contains(out.String(), `Find flaky tests\x1b]0;pwned\x07 now`) || strings.ContainsAny(out.String(), "\x1b\a") {
+		t.Errorf("skill show:\n%q", out.String())
+	}
+	rows := [][]string{{"a\x1b[2Jb", "bell\a\u202eend"}}
+	for _, w := range []interface {
+		String() string
+		Write([]byte) (int, error)
+	}{&bytes.Buffer{}, &tty{}} {
+		if err := printTable(w, []string{"A", "B"}, rows); err != nil {
+			t.Fatal(err)
+		}
+		got := w.String()
+		if !strings.Contains(got, `a\x1b[2Jb`) || !strings.Contains(got, `bell\x07\u202eend`) || strings.ContainsAny(got, "\x1b\a\u202e") {
+			t.Errorf("table:\n%q", got)
+		}
+	}
 }

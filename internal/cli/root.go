@@ -199,11 +199,11 @@ func maxArgs(n int, what string) cobra.PositionalArgs {
 // message is printed as it was worded where it was made (lowercase, no
 // period at the end: internal/archtest checks megagit's own).
 func printError(w io.Writer, err error) {
-	fmt.Fprintf(w, "megagit: error: %s\n", err)
+	fmt.Fprintf(w, "megagit: error: %s\n", shownLines(err.Error()))
 	var h hintError
 	if errors.As(err, &h) {
 		for _, line := range h.hints {
-			fmt.Fprintf(w, "megagit: hint: %s\n", line)
+			fmt.Fprintf(w, "megagit: hint: %s\n", shownLines(line))
 		}
 	}
 	var u usageError
@@ -223,7 +223,7 @@ func (a *app) workDir() string {
 // open opens the workspace around the working directory (flags override
 // its config), printing the registry's warnings on stderr.
 func (a *app) open(flags flagLookup) (*workspace.Workspace, error) {
-	w, err := workspace.Open(a.workDir(), flags, func(s string) { fmt.Fprintf(a.errOut, "megagit: warning: %s\n", s) })
+	w, err := workspace.Open(a.workDir(), flags, func(s string) { fmt.Fprintf(a.errOut, "megagit: warning: %s\n", shownLines(s)) })
 	if errors.Is(err, local.ErrNotRegistry) {
 		return nil, withHint(err, "create one with `megagit init`, or point at one with -C DIR")
 	}
@@ -232,7 +232,7 @@ func (a *app) open(flags flagLookup) (*workspace.Workspace, error) {
 
 // say prints one line on stderr: the rooms below cli pass their warnings
 // and notes here, since they print nothing themselves.
-func (a *app) say(line string) { fmt.Fprintln(a.errOut, line) }
+func (a *app) say(line string) { fmt.Fprintln(a.errOut, shownLines(line)) }
 
 // router reads the workspace's skills into a router, warning on stderr
 // about skills that do not parse and a model that does not load.

@@ -187,7 +187,7 @@ func skillListRun(opts *skillListOptions) error {
 
 func (a *app) warnProblems(problems []error) {
 	for _, p := range problems {
-		fmt.Fprintf(a.errOut, "megagit: warning: %v (run megagit lint)\n", p)
+		fmt.Fprintf(a.errOut, "megagit: warning: %s (run megagit lint)\n", shownLines(p.Error()))
 	}
 }
 
@@ -229,20 +229,20 @@ func skillShowRun(opts *skillShowOptions) error {
 		return printJSON(opts.app.out, j)
 	}
 	w := opts.app.out
-	fmt.Fprintf(w, "name:                %s\n", j.Name)
-	fmt.Fprintf(w, "path:                %s\n", j.Path)
-	fmt.Fprintf(w, "source:              %s (%s)\n", j.Source, workspace.Describe(j.Folder))
-	fmt.Fprintf(w, "description:         %s\n", j.Description)
+	fmt.Fprintf(w, "name:                %s\n", shown(j.Name))
+	fmt.Fprintf(w, "path:                %s\n", shown(j.Path))
+	fmt.Fprintf(w, "source:              %s (%s)\n", j.Source, shown(workspace.Describe(j.Folder)))
+	fmt.Fprintf(w, "description:         %s\n", shown(j.Description))
 	fmt.Fprintf(w, "status:              %s\n", j.Status)
 	fmt.Fprintf(w, "helpful_count:       %d\n", j.HelpfulCount)
 	fmt.Fprintf(w, "harmful_count:       %d\n", j.HarmfulCount)
 	fmt.Fprintf(w, "consecutive_harmful: %d\n", j.ConsecutiveHarmful)
 	fmt.Fprintf(w, "trajectory_weight:   %.4g\n", j.TrajectoryWeight)
 	for _, c := range j.HelpfulContexts {
-		fmt.Fprintf(w, "helpful_context:     %s\n", c)
+		fmt.Fprintf(w, "helpful_context:     %s\n", shown(c))
 	}
 	for _, c := range j.HarmfulContexts {
-		fmt.Fprintf(w, "harmful_context:     %s\n", c)
+		fmt.Fprintf(w, "harmful_context:     %s\n", shown(c))
 	}
 	if j.LastUpdated != "" {
 		fmt.Fprintf(w, "last_updated:        %s\n", j.LastUpdated)

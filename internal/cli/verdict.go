@@ -35,8 +35,8 @@ func newVerdictCmd(a *app, runF func(*verdictOptions) error) *cobra.Command {
 			return orRun(runF, verdictRun)(opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.reason, "reason", "", "why (kept in the ledger and the commit message)")
-	cmd.Flags().StringVar(&opts.context, "context", "", "the prompt or task the skill was used for (kept as evidence)")
+	cmd.Flags().StringVar(&opts.reason, "reason", "", "why (kept in the ledger and the commit message; one line, at most 500 characters)")
+	cmd.Flags().StringVar(&opts.context, "context", "", "the prompt or task the skill was used for (kept as evidence; one line, at most 4096 characters)")
 	cmd.Flags().StringVar(&opts.session, "session", "", "agent session id")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: skill, verdict, id, commit, status before and after, counts")
 	return cmd
@@ -51,9 +51,13 @@ func verdictRun(opts *verdictOptions) error {
 	if err != nil {
 		return err
 	}
-	recorded, err := e.RecordVerdicts([]registry.VerdictInput{{
+	in, notes := registry.CleanInput(registry.VerdictInput{
 		Skill: opts.skill, Verdict: v, Reason: opts.reason, Context: opts.context, Session: opts.session,
-	}}, opts.app.now())
+	})
+	for _, n := range notes {
+		fmt.Fprintf(opts.app.errOut, "megagit: warning: %s\n", n)
+	}
+	recorded, err := e.RecordVerdicts([]registry.VerdictInput{in}, opts.app.now())
 	if err != nil {
 		return err
 	}

@@ -158,7 +158,7 @@ func whyRun(opts *whyOptions) error {
 			return printJSON(opts.app.out, whyJSON{Skill: b.ID, Source: src.Kind, Path: src.AbsPath, Rank: pos + 1, Of: len(res.Ranked), Emitted: emitted, K: res.K, Reason: res.Reason,
 				Terms: b, Semantic: sp, Gate: gateReading(res), Signals: res.Signals})
 		}
-		fmt.Fprintf(opts.app.out, "# %s from %s (%s)\n", b.ID, src.Kind, workspace.Describe(src.AbsPath))
+		fmt.Fprintf(opts.app.out, "# %s from %s (%s)\n", shown(b.ID), src.Kind, shown(workspace.Describe(src.AbsPath)))
 		printWhy(opts.app.out, b, sp)
 		verdict := "not emitted"
 		if emitted {

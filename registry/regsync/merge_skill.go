@@ -9,6 +9,7 @@ import (
 
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/safetext"
 	"github.com/megagit/megagit/skillfile"
 )
 
@@ -126,14 +127,16 @@ func (m *merger3) sideEvidence(s side, skillGitPath, ledgerGitPath string) (life
 // mergeContexts decides a merged skill's contexts. When both sides hold
 // exactly the contexts their own ledger implies (nobody curated them by
 // hand), the merge takes what the merged ledger implies: its last three.
-// Otherwise hand edits win: our contexts, then theirs we lack, last three.
+// Otherwise hand edits win: our contexts, then theirs we lack, last three,
+// each cleaned as a verdict's context is (a teammate's SKILL.md is not
+// trusted to be).
 func mergeContexts(ours, theirs, oursDerived, theirsDerived, unionDerived []string) []string {
 	if equalStrings(ours, oursDerived) && equalStrings(theirs, theirsDerived) {
 		return unionDerived
 	}
-	out := append([]string(nil), ours...)
-	for _, c := range theirs {
-		if !containsString(out, c) {
+	var out []string
+	for _, c := range append(append([]string(nil), ours...), theirs...) {
+		if c, _ = safetext.Context.Clean(c); c != "" && !containsString(out, c) {
 			out = append(out, c)
 		}
 	}

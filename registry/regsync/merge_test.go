@@ -65,6 +65,11 @@ func TestMergeContexts(t *testing.T) {
 	if strings.Join(got, ",") != "x,y,z" {
 		t.Fatalf("curated: %v", got)
 	}
+	// A teammate's hand-written contexts are cleaned as a verdict's are.
+	got = mergeContexts([]string{"mine"}, []string{"their\x1b[2J\nline", "\x00"}, nil, nil, nil)
+	if strings.Join(got, "|") != "mine|their[2J line" {
+		t.Fatalf("cleaned: %q", got)
+	}
 }
 
 // A body edited on one side and verdicts on both: the edit is kept and
