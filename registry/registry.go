@@ -3,6 +3,7 @@ package registry
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -28,11 +29,15 @@ type Options struct {
 type Registry struct {
 	root    string // absolute registry folder (holds .megagit/)
 	gitRoot string // absolute git work tree root
-	gitDir  string // absolute .git folder
-	prefix  string // registry folder relative to gitRoot, slash form, "" at top
-	repo    *git.Repository
-	opts    Options
-	anyLink bool // symlinks may lead outside root (LoadOwnDir)
+	gitDir  string // absolute .git folder of this work tree (HEAD, index)
+	// commonDir holds what every work tree of the repository shares:
+	// branches, objects, config. It is gitDir except in a linked worktree
+	// (git worktree add), whose gitDir is .git/worktrees/<name>.
+	commonDir string
+	prefix    string // registry folder relative to gitRoot, slash form, "" at top
+	repo      *git.Repository
+	opts      Options
+	anyLink   bool // symlinks may lead outside root (LoadOwnDir)
 }
 
 // DefaultRoots are used when Options.Roots is empty.
@@ -93,7 +98,26 @@ func openAt(root string, opts Options) (*Registry, error) {
 	if prefix == "." {
 		prefix = ""
 	}
-	return &Registry{root: realRoot, gitRoot: gitRoot, gitDir: st.Filesystem().Root(), prefix: prefix, repo: repo, opts: opts}, nil
+	gitDir := st.Filesystem().Root()
+	return &Registry{root: realRoot, gitRoot: gitRoot, gitDir: gitDir, commonDir: commonGitDir(gitDir), prefix: prefix, repo: repo, opts: opts}, nil
+}
+
+// commonGitDir is where git keeps the branches of the repository whose
+// work-tree git folder is gitDir: the folder its commondir file names (a
+// linked worktree's), else gitDir itself.
+func commonGitDir(gitDir string) string {
+	data, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+	if err != nil {
+		return gitDir
+	}
+	dir := strings.TrimSpace(string(data))
+	if dir == "" {
+		return gitDir
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(gitDir, dir)
+	}
+	return filepath.Clean(dir)
 }
 
 // Root is the registry folder.
@@ -119,9 +143,10 @@ func (r *Registry) ConfigFile() string {
 // fetch and push; branches move only through the registry's own writes.
 func (r *Registry) Repo() *git.Repository { return r.repo }
 
-// GitDir is the repository's .git folder, where a sync repairs what a
-// killed fetch left and which keys its cached credentials.
-func (r *Registry) GitDir() string { return r.gitDir }
+// GitDir is the repository's shared .git folder (the main one, from a
+// linked worktree too), where a sync repairs what a killed fetch left and
+// which keys its cached credentials.
+func (r *Registry) GitDir() string { return r.commonDir }
 
 // Options are the settings the registry was opened with, defaults filled
 // in, so a sync uses the same skill roots, lock timeout and warnings.

@@ -287,10 +287,19 @@ func QuickStamp(root string, roots []string) string {
 			gitDir = d
 		}
 	}
+	// Branches and packed-refs live in the shared git folder, which a
+	// linked worktree's commondir file names.
+	common := gitDir
+	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil && strings.TrimSpace(string(b)) != "" {
+		common = strings.TrimSpace(string(b))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(gitDir, common)
+		}
+	}
 	head, _ := os.ReadFile(filepath.Join(gitDir, "HEAD"))
-	paths = append(paths, filepath.Join(gitDir, "HEAD"), filepath.Join(gitDir, "index"), filepath.Join(gitDir, "packed-refs"))
+	paths = append(paths, filepath.Join(gitDir, "HEAD"), filepath.Join(gitDir, "index"), filepath.Join(common, "packed-refs"))
 	if ref, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: "); ok && !strings.Contains(ref, "..") {
-		paths = append(paths, filepath.Join(gitDir, filepath.FromSlash(ref)))
+		paths = append(paths, filepath.Join(common, filepath.FromSlash(ref)))
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "roots %s\nhead %s\n", strings.Join(roots, ":"), head)
