@@ -38,17 +38,22 @@ type journal struct {
 
 func (r *Registry) journalPath() string { return filepath.Join(r.LocalDir(), local.JournalFile) }
 
-// Head resolves the checked-out branch and its commit (zero hash if
-// unborn); a sync moves that branch.
+// Head resolves the registry's branch and its commit (zero hash if
+// unborn): the checked-out branch in the branch layout, the registry's
+// own branch in the ref layout (whatever the project has checked out).
+// Every write and a sync move that branch; log, revert and doctor read it.
 func (r *Registry) Head() (plumbing.ReferenceName, plumbing.Hash, error) {
-	ref, err := r.repo.Storer.Reference(plumbing.HEAD)
-	if err != nil {
-		return "", plumbing.ZeroHash, fmt.Errorf("read HEAD: %w", err)
+	branch := r.ref
+	if branch == "" {
+		ref, err := r.repo.Storer.Reference(plumbing.HEAD)
+		if err != nil {
+			return "", plumbing.ZeroHash, fmt.Errorf("read HEAD: %w", err)
+		}
+		if ref.Type() != plumbing.SymbolicReference {
+			return "", plumbing.ZeroHash, fmt.Errorf("%w: HEAD is detached; check out a branch first", local.ErrInvalid)
+		}
+		branch = ref.Target()
 	}
-	if ref.Type() != plumbing.SymbolicReference {
-		return "", plumbing.ZeroHash, fmt.Errorf("%w: HEAD is detached; check out a branch first", local.ErrInvalid)
-	}
-	branch := ref.Target()
 	target, err := r.repo.Storer.Reference(branch)
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return branch, plumbing.ZeroHash, nil
@@ -94,6 +99,9 @@ func (r *Registry) blobAt(tree *object.Tree, rel string) ([]byte, bool, error) {
 func (r *Registry) checkClean(tree *object.Tree, paths []string) error {
 	var dirty []string
 	for _, p := range paths {
+		if !r.onDisk(p) {
+			continue
+		}
 		committed, inHead, err := r.blobAt(tree, p)
 		if err != nil {
 			return err
@@ -106,6 +114,9 @@ func (r *Registry) checkClean(tree *object.Tree, paths []string) error {
 		if exists != inHead || !bytes.Equal(committed, onDisk) {
 			dirty = append(dirty, p)
 		}
+	}
+	if len(dirty) > 0 && r.ref != "" {
+		return fmt.Errorf("%w in %s: they differ from branch %s, where megagit keeps the registry; commit them there (in a worktree of it: `git worktree add ../megagit-edit %s`) or undo them, then run the command again", ErrDirty, strings.Join(dirty, ", "), r.ref.Short(), r.ref.Short())
 	}
 	if len(dirty) > 0 {
 		return fmt.Errorf("%w in %s: megagit would have to commit them; commit or stash them first (git stash), then run the command again", ErrDirty, strings.Join(dirty, ", "))
@@ -194,10 +205,14 @@ func (r *Registry) journalAndFinish(branch plumbing.ReferenceName, parent, commi
 	return r.finish(j)
 }
 
-// finish applies a journaled commit: work-tree files, index, branch, then
+// finish applies a journaled commit: work-tree files, index (branch
+// layout), branch, then
 // drops the journal. Every step is idempotent so recovery can rerun it.
 func (r *Registry) finish(j journal) error {
 	for _, c := range j.Changes {
+		if !r.onDisk(c.Path) {
+			continue
+		}
 		if c.Delete {
 			if err := os.Remove(r.abs(c.Path)); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return err
@@ -208,8 +223,12 @@ func (r *Registry) finish(j journal) error {
 			return fmt.Errorf("write %s: %w", c.Path, err)
 		}
 	}
-	if err := r.updateIndex(j.Changes); err != nil {
-		return fmt.Errorf("update git index: %w", err)
+	// The index is the checked-out branch's: in the ref layout the
+	// registry's files are not on that branch, so it is left alone.
+	if r.ref == "" {
+		if err := r.updateIndex(j.Changes); err != nil {
+			return fmt.Errorf("update git index: %w", err)
+		}
 	}
 	var old plumbing.Hash
 	if j.Parent != "" {
@@ -217,6 +236,11 @@ func (r *Registry) finish(j journal) error {
 	}
 	if err := r.setRef(plumbing.ReferenceName(j.Branch), old, plumbing.NewHash(j.Commit)); err != nil {
 		return err
+	}
+	if r.ref != "" {
+		if err := r.markCheckout(plumbing.NewHash(j.Commit)); err != nil {
+			return err
+		}
 	}
 	if err := os.Remove(r.journalPath()); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/megagit/megagit/registry/local"
@@ -34,10 +35,13 @@ type Registry struct {
 	// branches, objects, config. It is gitDir except in a linked worktree
 	// (git worktree add), whose gitDir is .git/worktrees/<name>.
 	commonDir string
-	prefix    string // registry folder relative to gitRoot, slash form, "" at top
-	repo      *git.Repository
-	opts      Options
-	anyLink   bool // symlinks may lead outside root (LoadOwnDir)
+	// ref is the branch a registry in the ref layout commits to (RefFile);
+	// "" in the branch layout, which commits to the checked-out branch.
+	ref     plumbing.ReferenceName
+	prefix  string // registry folder relative to gitRoot, slash form, "" at top
+	repo    *git.Repository
+	opts    Options
+	anyLink bool // symlinks may lead outside root (LoadOwnDir)
 }
 
 // DefaultRoots are used when Options.Roots is empty.
@@ -98,8 +102,12 @@ func openAt(root string, opts Options) (*Registry, error) {
 	if prefix == "." {
 		prefix = ""
 	}
+	ref, err := readRefFile(realRoot)
+	if err != nil {
+		return nil, err
+	}
 	gitDir := st.Filesystem().Root()
-	return &Registry{root: realRoot, gitRoot: gitRoot, gitDir: gitDir, commonDir: commonGitDir(gitDir), prefix: prefix, repo: repo, opts: opts}, nil
+	return &Registry{root: realRoot, gitRoot: gitRoot, gitDir: gitDir, commonDir: commonGitDir(gitDir), ref: ref, prefix: prefix, repo: repo, opts: opts}, nil
 }
 
 // commonGitDir is where git keeps the branches of the repository whose
