@@ -53,7 +53,7 @@ const (
 	// RefFile marks the ref layout: it names the branch the registry
 	// commits to. It is not committed (it says how this checkout is laid
 	// out, not what the registry holds).
-	RefFile = local.MetaDir + "/ref"
+	RefFile = local.RefFile
 	// refIgnoreFile keeps .megagit/ out of the project's commits; it
 	// ignores itself and RefFile too. It is not committed.
 	refIgnoreFile = local.MetaDir + "/.gitignore"

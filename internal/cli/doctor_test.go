@@ -109,6 +109,35 @@ func TestKilledVerdictsLeaveARepairableRegistry(t *testing.T) {
 			}
 		}
 	})
+	t.Run("project on its own branch", func(t *testing.T) {
+		if _, err := exec.LookPath("git"); err != nil {
+			t.Skip("the project is made with git")
+		}
+		env := procEnv(t)
+		dir := filepath.Join(t.TempDir(), "proj")
+		gitOut(t, env, t.TempDir(), "init", "-q", dir)
+		if err := os.WriteFile(filepath.Join(dir, "app.go"), []byte("package app\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		gitOut(t, env, dir, "add", "app.go")
+		gitOut(t, env, dir, "commit", "-q", "-m", "the app")
+		gitOut(t, env, dir, "checkout", "-q", "-b", "feature/login")
+		head := gitOut(t, env, dir, "rev-parse", "HEAD")
+		mustMegagit(t, env, "-C", dir, "init", ".")
+		mustMegagit(t, env, "-C", dir, "skill", "add", "s", "--description", "A skill.")
+		killVerdicts(t, env, dir)
+		if got := gitOut(t, env, dir, "rev-parse", "HEAD"); got != head {
+			t.Fatalf("feature/login moved from %s to %s", head, got)
+		}
+		gitOut(t, env, dir, "fsck", "--strict", "--no-progress")
+		ids, _ := ledgerIDs(t, dir)
+		onBranch := gitOut(t, env, dir, "log", "--format=%B", "megagit")
+		for id := range ids {
+			if !strings.Contains(onBranch, "Megagit-Id: "+id) {
+				t.Fatalf("verdict %s is in the ledger but not on branch megagit", id)
+			}
+		}
+	})
 }
 
 // killVerdicts kills `megagit verdict s` in dir at random moments, repairs
