@@ -43,17 +43,27 @@ func (r *Registry) journalPath() string { return filepath.Join(r.LocalDir(), loc
 // own branch in the ref layout (whatever the project has checked out).
 // Every write and a sync move that branch; log, revert and doctor read it.
 func (r *Registry) Head() (plumbing.ReferenceName, plumbing.Hash, error) {
-	branch := r.ref
-	if branch == "" {
-		ref, err := r.repo.Storer.Reference(plumbing.HEAD)
-		if err != nil {
-			return "", plumbing.ZeroHash, fmt.Errorf("read HEAD: %w", err)
-		}
-		if ref.Type() != plumbing.SymbolicReference {
-			return "", plumbing.ZeroHash, fmt.Errorf("%w: HEAD is detached; check out a branch first", local.ErrInvalid)
-		}
-		branch = ref.Target()
+	if r.ref != "" {
+		return r.branchHead(r.ref)
 	}
+	return r.checkedOut()
+}
+
+// checkedOut resolves the checked-out branch and its commit, in either
+// layout.
+func (r *Registry) checkedOut() (plumbing.ReferenceName, plumbing.Hash, error) {
+	ref, err := r.repo.Storer.Reference(plumbing.HEAD)
+	if err != nil {
+		return "", plumbing.ZeroHash, fmt.Errorf("read HEAD: %w", err)
+	}
+	if ref.Type() != plumbing.SymbolicReference {
+		return "", plumbing.ZeroHash, fmt.Errorf("%w: HEAD is detached; check out a branch first", local.ErrInvalid)
+	}
+	return r.branchHead(ref.Target())
+}
+
+// branchHead resolves branch to its commit (zero when unborn).
+func (r *Registry) branchHead(branch plumbing.ReferenceName) (plumbing.ReferenceName, plumbing.Hash, error) {
 	target, err := r.repo.Storer.Reference(branch)
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return branch, plumbing.ZeroHash, nil
@@ -191,18 +201,27 @@ func (r *Registry) writeCommit(tree *object.Tree, changes []Change, message, wha
 // journalAndFinish records the commit about to be applied (the redo log
 // recover.go replays), then applies it: work-tree files, index, branch.
 func (r *Registry) journalAndFinish(branch plumbing.ReferenceName, parent, commit plumbing.Hash, changes []Change) error {
+	j, err := r.writeJournal(branch, parent, commit, changes)
+	if err != nil {
+		return err
+	}
+	return r.finish(j)
+}
+
+// writeJournal records the commit about to be applied.
+func (r *Registry) writeJournal(branch plumbing.ReferenceName, parent, commit plumbing.Hash, changes []Change) (journal, error) {
 	j := journal{Branch: branch.String(), Commit: commit.String(), Changes: changes}
 	if !parent.IsZero() {
 		j.Parent = parent.String()
 	}
 	data, err := json.Marshal(j)
 	if err != nil {
-		return err
+		return j, err
 	}
 	if err := local.WriteFileAtomic(r.journalPath(), data, 0o644); err != nil {
-		return fmt.Errorf("write journal: %w", err)
+		return j, fmt.Errorf("write journal: %w", err)
 	}
-	return r.finish(j)
+	return j, nil
 }
 
 // finish applies a journaled commit: work-tree files, index (branch
