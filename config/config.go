@@ -410,12 +410,19 @@ func (c *Config) validate() error {
 }
 
 // DefaultFile is the commented config.yaml that `megagit init` writes.
-func DefaultFile() []byte {
+func DefaultFile() []byte { return DefaultFileRoots("skills", ".claude/skills") }
+
+// DefaultFileRoots is DefaultFile with other skill roots: a registry kept
+// on its own branch inside a project has its skills in .megagit/skills.
+func DefaultFileRoots(roots ...string) []byte {
 	var b strings.Builder
 	b.WriteString("# megagit registry settings (committed). Every key is optional; a missing key\n")
 	b.WriteString("# takes the default shown by `megagit config`. Precedence: this file < env\n")
 	b.WriteString("# (MEGAGIT_<KEY>, e.g. MEGAGIT_ROUTE_TOP_K; MEGA_EVAL_* for blend weights) < flags.\n")
-	b.WriteString("roots:\n  - skills\n  - .claude/skills\n")
+	b.WriteString("roots:\n")
+	for _, r := range roots {
+		b.WriteString("  - " + r + "\n")
+	}
 	b.WriteString("# Skills are also read from the agents' own folders (.claude/skills, .agents/skills,\n")
 	b.WriteString("# .gemini/skills, here and in ~/) and the team registry of your user config;\n")
 	b.WriteString("# turn a source off with e.g.  sources: {user: false, team: false}\n")

@@ -39,9 +39,20 @@ type journal struct {
 
 func (r *Registry) journalPath() string { return filepath.Join(r.LocalDir(), local.JournalFile) }
 
-// Head resolves the checked-out branch and its commit (zero hash if
-// unborn); a sync moves that branch.
+// Head resolves the registry's branch and its commit (zero hash if
+// unborn): the checked-out branch in the branch layout, the registry's
+// own branch in the ref layout (whatever the project has checked out).
+// Every write and a sync move that branch; log, revert and doctor read it.
 func (r *Registry) Head() (plumbing.ReferenceName, plumbing.Hash, error) {
+	if r.ref != "" {
+		return r.branchHead(r.ref)
+	}
+	return r.checkedOut()
+}
+
+// checkedOut resolves the checked-out branch and its commit, in either
+// layout.
+func (r *Registry) checkedOut() (plumbing.ReferenceName, plumbing.Hash, error) {
 	ref, err := r.repo.Storer.Reference(plumbing.HEAD)
 	if err != nil {
 		return "", plumbing.ZeroHash, fmt.Errorf("read HEAD: %w", err)
@@ -49,7 +60,11 @@ func (r *Registry) Head() (plumbing.ReferenceName, plumbing.Hash, error) {
 	if ref.Type() != plumbing.SymbolicReference {
 		return "", plumbing.ZeroHash, fmt.Errorf("%w: HEAD is detached; check out a branch first", local.ErrInvalid)
 	}
-	branch := ref.Target()
+	return r.branchHead(ref.Target())
+}
+
+// branchHead resolves branch to its commit (zero when unborn).
+func (r *Registry) branchHead(branch plumbing.ReferenceName) (plumbing.ReferenceName, plumbing.Hash, error) {
 	target, err := r.repo.Storer.Reference(branch)
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return branch, plumbing.ZeroHash, nil
@@ -95,6 +110,9 @@ func (r *Registry) blobAt(tree *object.Tree, rel string) ([]byte, bool, error) {
 func (r *Registry) checkClean(tree *object.Tree, paths []string) error {
 	var dirty []string
 	for _, p := range paths {
+		if !r.onDisk(p) {
+			continue
+		}
 		committed, inHead, err := r.blobAt(tree, p)
 		if err != nil {
 			return err
@@ -107,6 +125,9 @@ func (r *Registry) checkClean(tree *object.Tree, paths []string) error {
 		if exists != inHead || !bytes.Equal(committed, onDisk) {
 			dirty = append(dirty, p)
 		}
+	}
+	if len(dirty) > 0 && r.ref != "" {
+		return fmt.Errorf("%w in %s: they differ from branch %s, where megagit keeps the registry; commit them there (in a worktree of it: `git worktree add ../megagit-edit %s`) or undo them, then run the command again", ErrDirty, strings.Join(dirty, ", "), r.ref.Short(), r.ref.Short())
 	}
 	if len(dirty) > 0 {
 		return fmt.Errorf("%w in %s: megagit would have to commit them; commit or stash them first (git stash), then run the command again", ErrDirty, strings.Join(dirty, ", "))
@@ -184,24 +205,37 @@ func (r *Registry) writeCommit(tree *object.Tree, changes []Change, message, wha
 // journalAndFinish records the commit about to be applied (the redo log
 // recover.go replays), then applies it: work-tree files, index, branch.
 func (r *Registry) journalAndFinish(branch plumbing.ReferenceName, parent, commit plumbing.Hash, changes []Change) error {
+	j, err := r.writeJournal(branch, parent, commit, changes)
+	if err != nil {
+		return err
+	}
+	return r.finish(j)
+}
+
+// writeJournal records the commit about to be applied.
+func (r *Registry) writeJournal(branch plumbing.ReferenceName, parent, commit plumbing.Hash, changes []Change) (journal, error) {
 	j := journal{Branch: branch.String(), Commit: commit.String(), Changes: changes}
 	if !parent.IsZero() {
 		j.Parent = parent.String()
 	}
 	data, err := json.Marshal(j)
 	if err != nil {
-		return err
+		return j, err
 	}
 	if err := local.WriteFileAtomic(r.journalPath(), data, 0o644); err != nil {
-		return fmt.Errorf("write journal: %w", err)
+		return j, fmt.Errorf("write journal: %w", err)
 	}
-	return r.finish(j)
+	return j, nil
 }
 
-// finish applies a journaled commit: work-tree files, index, branch, then
+// finish applies a journaled commit: work-tree files, index (branch
+// layout), branch, then
 // drops the journal. Every step is idempotent so recovery can rerun it.
 func (r *Registry) finish(j journal) error {
 	for _, c := range j.Changes {
+		if !r.onDisk(c.Path) {
+			continue
+		}
 		if c.Delete {
 			if err := os.Remove(r.abs(c.Path)); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return err
@@ -212,8 +246,12 @@ func (r *Registry) finish(j journal) error {
 			return fmt.Errorf("write %s: %w", c.Path, err)
 		}
 	}
-	if err := r.updateIndex(j.Changes); err != nil {
-		return fmt.Errorf("update git index: %w", err)
+	// The index is the checked-out branch's: in the ref layout the
+	// registry's files are not on that branch, so it is left alone.
+	if r.ref == "" {
+		if err := r.updateIndex(j.Changes); err != nil {
+			return fmt.Errorf("update git index: %w", err)
+		}
 	}
 	var old plumbing.Hash
 	if j.Parent != "" {
@@ -221,6 +259,11 @@ func (r *Registry) finish(j journal) error {
 	}
 	if err := r.setRef(plumbing.ReferenceName(j.Branch), old, plumbing.NewHash(j.Commit)); err != nil {
 		return err
+	}
+	if r.ref != "" {
+		if err := r.markCheckout(plumbing.NewHash(j.Commit)); err != nil {
+			return err
+		}
 	}
 	if err := os.Remove(r.journalPath()); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err

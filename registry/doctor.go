@@ -145,9 +145,12 @@ func (r *Registry) gitChecks() []Check {
 		out = append(out, Check{Name: "git", Status: CheckFail, Detail: err.Error()})
 	case head.IsZero():
 		out = append(out, Check{Name: "git", Status: CheckWarn, Detail: "branch " + branch.Short() + " has no commits yet"})
+	case r.ref != "":
+		out = append(out, Check{Name: "git", Status: CheckOK, Detail: fmt.Sprintf("registry on branch %s at %s (its own; the checked-out branch is never touched)", branch.Short(), head.String()[:12])})
 	default:
 		out = append(out, Check{Name: "git", Status: CheckOK, Detail: fmt.Sprintf("on %s at %s", branch.Short(), head.String()[:12])})
 	}
+	out = append(out, r.layoutCheck())
 	if info := r.Local().LockState(); info.Held {
 		out = append(out, Check{Name: "lock", Status: CheckWarn, Detail: fmt.Sprintf("held by pid %d since %s", info.PID, info.When),
 			Hint: "another megagit process is writing; the kernel frees the lock when it exits"})
@@ -161,7 +164,11 @@ func (r *Registry) gitChecks() []Check {
 		out = append(out, Check{Name: "journal", Status: CheckOK, Detail: "no interrupted write"})
 	}
 	attrs, _ := os.ReadFile(r.abs(".gitattributes"))
-	if hasLine(string(attrs), ".megagit/ledger/*.jsonl merge=union") {
+	if r.ref != "" { // the registry branch's own, not the project's
+		tree, _ := r.CommitTree(head)
+		attrs, _, _ = r.blobAt(tree, ".gitattributes")
+	}
+	if hasLine(string(attrs), ledgerUnionRule) {
 		out = append(out, Check{Name: "gitattributes", Status: CheckOK, Detail: "ledgers merge with merge=union under plain git"})
 	} else {
 		out = append(out, Check{Name: "gitattributes", Status: CheckWarn, Detail: ".gitattributes lacks `.megagit/ledger/*.jsonl merge=union`",

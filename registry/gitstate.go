@@ -145,8 +145,10 @@ func (r *Registry) updateIndex(changes []Change) error {
 
 // setRef moves branch from old (zero = must not exist yet) to new, checked
 // under git's ref lock so a concurrent plain-git commit is never lost.
+// Branches live in the shared git folder: from a linked worktree, a ref
+// written under .git/worktrees/<name>/ would be one git never reads.
 func (r *Registry) setRef(branch plumbing.ReferenceName, old, new plumbing.Hash) error {
-	target := filepath.Join(r.gitDir, filepath.FromSlash(branch.String()))
+	target := filepath.Join(r.commonDir, filepath.FromSlash(branch.String()))
 	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 		return err
 	}

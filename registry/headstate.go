@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/megagit/megagit/registry/local"
@@ -67,13 +68,24 @@ func (r *Registry) HeadState(dir string, names ...string) (PathState, error) {
 	return PathCommitted, nil
 }
 
-// headCommitTree is the tree of the commit HEAD points at, detached or not.
+// headCommitTree is the tree of the registry's last commit: the one HEAD
+// points at, detached or not (the registry's branch in the ref layout).
 func (r *Registry) headCommitTree() (*object.Tree, error) {
-	ref, err := r.repo.Head()
-	if err != nil {
-		return nil, err
+	var h plumbing.Hash
+	if r.ref != "" {
+		_, head, err := r.Head()
+		if err != nil {
+			return nil, err
+		}
+		h = head
+	} else {
+		ref, err := r.repo.Head()
+		if err != nil {
+			return nil, err
+		}
+		h = ref.Hash()
 	}
-	c, err := r.repo.CommitObject(ref.Hash())
+	c, err := r.repo.CommitObject(h)
 	if err != nil {
 		return nil, err
 	}

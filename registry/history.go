@@ -143,7 +143,14 @@ func (r *Registry) resolveRevert(ref string) (map[string]bool, string, error) {
 		return map[string]bool{strings.ToUpper(ref): true}, "", nil
 	}
 	var c *object.Commit
-	if h, err := r.repo.ResolveRevision(plumbing.Revision(ref)); err == nil {
+	rev := ref
+	if r.ref != "" {
+		// HEAD is the project's; HEAD~N names the registry's commits.
+		if rest, ok := strings.CutPrefix(rev, "HEAD"); ok {
+			rev = r.ref.String() + rest
+		}
+	}
+	if h, err := r.repo.ResolveRevision(plumbing.Revision(rev)); err == nil {
 		if c, err = r.repo.CommitObject(*h); err != nil {
 			return nil, "", fmt.Errorf("%w: %s is not a commit", local.ErrInvalid, ref)
 		}

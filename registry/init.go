@@ -13,10 +13,20 @@ import (
 	"github.com/megagit/megagit/registry/local"
 )
 
-// Init makes dir a registry: git init when it is not inside a repository,
-// then .megagit/config.yaml, the union merge rule for ledgers and the ignore
-// rule for .megagit/local/, all in one commit.
+// Init makes dir a registry in the branch layout: git init when it is not
+// inside a repository, then .megagit/config.yaml, the union merge rule for
+// ledgers and the ignore rule for .megagit/local/, all in one commit.
 func Init(dir string, configYAML []byte, opts Options) (*Registry, plumbing.Hash, error) {
+	return InitLayout(dir, configYAML, LayoutBranch, opts)
+}
+
+// InitLayout is Init in the given layout (LayoutAuto: ChooseLayout's).
+// In the ref layout nothing of the project changes: .megagit/ gets its own
+// ignore rule and RefFile, and the first commit (config.yaml and the union
+// merge rule for ledgers) goes on RegistryBranch; when that branch exists
+// already, here or as a remote's (a teammate's clone), its files are
+// checked out into .megagit/ instead and no commit is made.
+func InitLayout(dir string, configYAML []byte, layout Layout, opts Options) (*Registry, plumbing.Hash, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, plumbing.ZeroHash, err
@@ -36,8 +46,21 @@ func Init(dir string, configYAML []byte, opts Options) (*Registry, plumbing.Hash
 	} else if err != nil {
 		return nil, plumbing.ZeroHash, fmt.Errorf("open git repository at %s: %w", abs, err)
 	}
+	if layout == LayoutAuto {
+		if layout, err = ChooseLayout(abs); err != nil {
+			return nil, plumbing.ZeroHash, err
+		}
+	}
 	if err := os.MkdirAll(filepath.Join(abs, filepath.FromSlash(local.LocalDirName)), 0o755); err != nil {
 		return nil, plumbing.ZeroHash, err
+	}
+	if layout == LayoutRef {
+		r, hash, err := initRef(abs, configYAML, opts)
+		if err != nil {
+			os.RemoveAll(filepath.Join(abs, local.MetaDir)) // leave no half registry behind
+			return nil, plumbing.ZeroHash, err
+		}
+		return r, hash, nil
 	}
 	r, err := openAt(abs, opts)
 	if err != nil {
@@ -49,10 +72,8 @@ func Init(dir string, configYAML []byte, opts Options) (*Registry, plumbing.Hash
 			path  string
 			lines []string
 		}{
-			// The second line covers the evidence of read-only skills (a
-			// user's ~/.claude/skills): `*` does not cross a folder.
-			{".gitattributes", []string{".megagit/ledger/*.jsonl merge=union", ".megagit/ledger/native/*.jsonl merge=union"}},
-			{".gitignore", []string{"/.megagit/local/"}},
+			{".gitattributes", []string{ledgerUnionRule, nativeUnionRule}},
+			{".gitignore", []string{localIgnoreRule}},
 		} {
 			old, err := os.ReadFile(r.abs(f.path))
 			if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -81,10 +102,57 @@ func Init(dir string, configYAML []byte, opts Options) (*Registry, plumbing.Hash
 	return r, hash, nil
 }
 
+// The rules a registry commits: ledgers merge by union under plain git,
+// and the per-machine folder stays out of commits.
+const (
+	ledgerUnionRule = ".megagit/ledger/*.jsonl merge=union"
+	// nativeUnionRule covers the evidence of read-only skills (a user's
+	// ~/.claude/skills): `*` does not cross a folder.
+	nativeUnionRule = ".megagit/ledger/native/*.jsonl merge=union"
+	localIgnoreRule = "/.megagit/local/"
+)
+
+// initRef lays out a ref-layout registry at abs (see InitLayout).
+func initRef(abs string, configYAML []byte, opts Options) (*Registry, plumbing.Hash, error) {
+	for _, f := range []struct{ rel, data string }{
+		{refIgnoreFile, refIgnoreData},
+		{RefFile, RegistryBranch.String() + "\n"},
+	} {
+		if err := local.WriteFileAtomic(filepath.Join(abs, filepath.FromSlash(f.rel)), []byte(f.data), 0o644); err != nil {
+			return nil, plumbing.ZeroHash, err
+		}
+	}
+	r, err := openAt(abs, opts)
+	if err != nil {
+		return nil, plumbing.ZeroHash, err
+	}
+	lock, err := r.Local().Acquire(r.opts.LockTimeout)
+	if err != nil {
+		return nil, plumbing.ZeroHash, err
+	}
+	defer lock.Release()
+	if hash, err := r.checkoutRegistryBranch(); err != nil || !hash.IsZero() {
+		if err == nil {
+			err = r.markCheckout(hash)
+		}
+		return r, hash, err
+	}
+	changes := []Change{
+		{Path: local.ConfigPath, Data: configYAML},
+		{Path: ".gitattributes", Data: []byte(ledgerUnionRule + "\n" + nativeUnionRule + "\n")},
+		{Path: ".gitignore", Data: []byte(localIgnoreRule + "\n")},
+	}
+	hash, err := r.commitChanges("megagit: init registry\n\nMegagit-Action: init\n", changes)
+	return r, hash, err
+}
+
 // IgnoresLocal reports whether the registry's .gitignore keeps
 // .megagit/local/ out of commits: init writes the rule, but a clone of a
 // registry made by hand may lack it.
 func (r *Registry) IgnoresLocal() bool {
+	if r.ref != "" {
+		return r.ignoresMetaDir()
+	}
 	ignore, _ := os.ReadFile(r.abs(".gitignore"))
 	return hasLine(string(ignore), "/"+local.LocalDirName+"/") || hasLine(string(ignore), local.LocalDirName+"/")
 }
@@ -96,4 +164,11 @@ func hasLine(s, line string) bool {
 		}
 	}
 	return false
+}
+
+// ignoresMetaDir reports whether .megagit/.gitignore keeps the whole
+// folder out of the project's commits (the ref layout's rule).
+func (r *Registry) ignoresMetaDir() bool {
+	data, _ := os.ReadFile(r.abs(refIgnoreFile))
+	return hasLine(string(data), "*")
 }

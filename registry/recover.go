@@ -13,7 +13,7 @@ import (
 // recoverIfNeeded finishes or discards a commit a crashed writer left in its
 // journal. It is cheap when there is no journal (one stat).
 func (r *Registry) recoverIfNeeded() error {
-	if _, err := os.Stat(r.journalPath()); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(r.journalPath()); errors.Is(err, os.ErrNotExist) && !r.needsFollow() {
 		return nil
 	}
 	lock, err := r.Local().Acquire(2 * time.Second)
@@ -27,8 +27,17 @@ func (r *Registry) recoverIfNeeded() error {
 
 // RecoverLocked replays the journal; it reports whether there was one.
 // The caller holds the lock: every writer (a sync too) calls it before
-// reading HEAD, so it never builds on a half-finished write.
+// reading HEAD, so it never builds on a half-finished write. In the ref
+// layout it then brings .megagit/ up to the registry's branch (followLocked).
 func (r *Registry) RecoverLocked() (bool, error) {
+	had, err := r.replayJournal()
+	if err != nil {
+		return had, err
+	}
+	return had, r.followLocked()
+}
+
+func (r *Registry) replayJournal() (bool, error) {
 	data, err := os.ReadFile(r.journalPath())
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil

@@ -3,12 +3,14 @@ package registry
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
 	"time"
 
 	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/megagit/megagit/registry/local"
@@ -28,7 +30,14 @@ type Options struct {
 type Registry struct {
 	root    string // absolute registry folder (holds .megagit/)
 	gitRoot string // absolute git work tree root
-	gitDir  string // absolute .git folder
+	gitDir  string // absolute .git folder of this work tree (HEAD, index)
+	// commonDir holds what every work tree of the repository shares:
+	// branches, objects, config. It is gitDir except in a linked worktree
+	// (git worktree add), whose gitDir is .git/worktrees/<name>.
+	commonDir string
+	// ref is the branch a registry in the ref layout commits to (RefFile);
+	// "" in the branch layout, which commits to the checked-out branch.
+	ref     plumbing.ReferenceName
 	prefix  string // registry folder relative to gitRoot, slash form, "" at top
 	repo    *git.Repository
 	opts    Options
@@ -93,7 +102,30 @@ func openAt(root string, opts Options) (*Registry, error) {
 	if prefix == "." {
 		prefix = ""
 	}
-	return &Registry{root: realRoot, gitRoot: gitRoot, gitDir: st.Filesystem().Root(), prefix: prefix, repo: repo, opts: opts}, nil
+	ref, err := readRefFile(realRoot)
+	if err != nil {
+		return nil, err
+	}
+	gitDir := st.Filesystem().Root()
+	return &Registry{root: realRoot, gitRoot: gitRoot, gitDir: gitDir, commonDir: commonGitDir(gitDir), ref: ref, prefix: prefix, repo: repo, opts: opts}, nil
+}
+
+// commonGitDir is where git keeps the branches of the repository whose
+// work-tree git folder is gitDir: the folder its commondir file names (a
+// linked worktree's), else gitDir itself.
+func commonGitDir(gitDir string) string {
+	data, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+	if err != nil {
+		return gitDir
+	}
+	dir := strings.TrimSpace(string(data))
+	if dir == "" {
+		return gitDir
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(gitDir, dir)
+	}
+	return filepath.Clean(dir)
 }
 
 // Root is the registry folder.
@@ -119,9 +151,10 @@ func (r *Registry) ConfigFile() string {
 // fetch and push; branches move only through the registry's own writes.
 func (r *Registry) Repo() *git.Repository { return r.repo }
 
-// GitDir is the repository's .git folder, where a sync repairs what a
-// killed fetch left and which keys its cached credentials.
-func (r *Registry) GitDir() string { return r.gitDir }
+// GitDir is the repository's shared .git folder (the main one, from a
+// linked worktree too), where a sync repairs what a killed fetch left and
+// which keys its cached credentials.
+func (r *Registry) GitDir() string { return r.commonDir }
 
 // Options are the settings the registry was opened with, defaults filled
 // in, so a sync uses the same skill roots, lock timeout and warnings.

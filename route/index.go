@@ -269,7 +269,8 @@ func markChecked(dir local.Dir) { _ = dir.WriteCache(checkedFile, nil) }
 // QuickStamp fingerprints what changes with most edits of a registry
 // without a stat per skill: the skill roots' folders (a skill added,
 // removed or renamed), the ledger folder, and git's HEAD, current branch
-// ref and index (a commit, a checkout, a merge). An edit in place of one
+// ref (and the registry's own branch, in the ref layout) and index (a
+// commit, a checkout, a merge). An edit in place of one
 // SKILL.md is not in it: Refresh's full check sees that.
 func QuickStamp(root string, roots []string) string {
 	paths := make([]string, 0, len(roots)+6)
@@ -287,10 +288,25 @@ func QuickStamp(root string, roots []string) string {
 			gitDir = d
 		}
 	}
+	// Branches and packed-refs live in the shared git folder, which a
+	// linked worktree's commondir file names.
+	common := gitDir
+	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil && strings.TrimSpace(string(b)) != "" {
+		common = strings.TrimSpace(string(b))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(gitDir, common)
+		}
+	}
 	head, _ := os.ReadFile(filepath.Join(gitDir, "HEAD"))
-	paths = append(paths, filepath.Join(gitDir, "HEAD"), filepath.Join(gitDir, "index"), filepath.Join(gitDir, "packed-refs"))
+	paths = append(paths, filepath.Join(gitDir, "HEAD"), filepath.Join(gitDir, "index"), filepath.Join(common, "packed-refs"))
 	if ref, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: "); ok && !strings.Contains(ref, "..") {
-		paths = append(paths, filepath.Join(gitDir, filepath.FromSlash(ref)))
+		paths = append(paths, filepath.Join(common, filepath.FromSlash(ref)))
+	}
+	// A registry kept on its own branch beside a project's: that branch.
+	if b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(local.RefFile))); err == nil {
+		if ref := strings.TrimSpace(string(b)); strings.HasPrefix(ref, "refs/heads/") && !strings.Contains(ref, "..") {
+			paths = append(paths, filepath.Join(common, filepath.FromSlash(ref)))
+		}
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "roots %s\nhead %s\n", strings.Join(roots, ":"), head)

@@ -73,15 +73,77 @@ func ledgerIDs(t *testing.T, dir string) (map[string]int, map[string]bool) {
 // Kill `megagit verdict` at random moments: afterwards one command makes
 // the registry consistent, and the ledger holds exactly the verdicts that
 // were committed, each once, including every one whose process reported
-// success.
+// success. The same from a linked worktree (git worktree add), whose
+// branch lives in the main .git folder.
 func TestKilledVerdictsLeaveARepairableRegistry(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns processes")
 	}
-	env := procEnv(t)
-	dir := filepath.Join(t.TempDir(), "reg")
-	mustMegagit(t, env, "init", dir)
-	mustMegagit(t, env, "-C", dir, "skill", "add", "s", "--description", "A skill.")
+	t.Run("registry", func(t *testing.T) {
+		env := procEnv(t)
+		dir := filepath.Join(t.TempDir(), "reg")
+		mustMegagit(t, env, "init", dir)
+		mustMegagit(t, env, "-C", dir, "skill", "add", "s", "--description", "A skill.")
+		killVerdicts(t, env, dir)
+	})
+	t.Run("linked worktree", func(t *testing.T) {
+		if _, err := exec.LookPath("git"); err != nil {
+			t.Skip("git worktree add needs git")
+		}
+		env := procEnv(t)
+		base := t.TempDir()
+		dir, wt := filepath.Join(base, "reg"), filepath.Join(base, "wt")
+		mustMegagit(t, env, "init", dir)
+		mustMegagit(t, env, "-C", dir, "skill", "add", "s", "--description", "A skill.")
+		gitOut(t, env, dir, "worktree", "add", "-q", "-b", "feature", wt)
+		killVerdicts(t, env, wt)
+		// Every verdict commit is on the branch git reads, from the main
+		// work tree too, and survives gc.
+		gitOut(t, env, dir, "gc", "-q", "--prune=now")
+		gitOut(t, env, dir, "fsck", "--strict", "--no-progress")
+		ids, _ := ledgerIDs(t, wt)
+		onBranch := gitOut(t, env, dir, "log", "--format=%B", "feature")
+		for id := range ids {
+			if !strings.Contains(onBranch, "Megagit-Id: "+id) {
+				t.Fatalf("verdict %s is in the worktree's ledger but not on branch feature", id)
+			}
+		}
+	})
+	t.Run("project on its own branch", func(t *testing.T) {
+		if _, err := exec.LookPath("git"); err != nil {
+			t.Skip("the project is made with git")
+		}
+		env := procEnv(t)
+		dir := filepath.Join(t.TempDir(), "proj")
+		gitOut(t, env, t.TempDir(), "init", "-q", dir)
+		if err := os.WriteFile(filepath.Join(dir, "app.go"), []byte("package app\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		gitOut(t, env, dir, "add", "app.go")
+		gitOut(t, env, dir, "commit", "-q", "-m", "the app")
+		gitOut(t, env, dir, "checkout", "-q", "-b", "feature/login")
+		head := gitOut(t, env, dir, "rev-parse", "HEAD")
+		mustMegagit(t, env, "-C", dir, "init", ".")
+		mustMegagit(t, env, "-C", dir, "skill", "add", "s", "--description", "A skill.")
+		killVerdicts(t, env, dir)
+		if got := gitOut(t, env, dir, "rev-parse", "HEAD"); got != head {
+			t.Fatalf("feature/login moved from %s to %s", head, got)
+		}
+		gitOut(t, env, dir, "fsck", "--strict", "--no-progress")
+		ids, _ := ledgerIDs(t, dir)
+		onBranch := gitOut(t, env, dir, "log", "--format=%B", "megagit")
+		for id := range ids {
+			if !strings.Contains(onBranch, "Megagit-Id: "+id) {
+				t.Fatalf("verdict %s is in the ledger but not on branch megagit", id)
+			}
+		}
+	})
+}
+
+// killVerdicts kills `megagit verdict s` in dir at random moments, repairs
+// with doctor, and checks every committed verdict is in the ledger once.
+func killVerdicts(t *testing.T, env []string, dir string) {
+	t.Helper()
 	// Kill anywhere from start-up to the end of a full write: time one.
 	start := time.Now()
 	mustMegagit(t, env, "-C", dir, "verdict", "s", "HELPFUL", "--reason", "timed")

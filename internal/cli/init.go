@@ -12,9 +12,10 @@ import (
 )
 
 type initOptions struct {
-	app  *app
-	dir  string
-	json bool
+	app    *app
+	dir    string
+	json   bool
+	layout string
 }
 
 // newInitCmd parses `megagit init` into options and hands them to runF,
@@ -36,22 +37,40 @@ func newInitCmd(a *app, runF func(*initOptions) error) *cobra.Command {
 			return orRun(runF, initRun)(opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: root, commit and the files the commit wrote")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: root, layout, commit and the files the commit wrote")
+	cmd.Flags().StringVar(&opts.layout, "layout", "auto", "where the history goes: branch (the checked-out branch), ref (a branch of its own, `megagit`, beside a project's) or auto (ref in a repository that has commits)")
 	return cmd
 }
 
 func initRun(opts *initOptions) error {
-	reg, hash, err := registry.Init(opts.dir, config.DefaultFile(), registry.Options{})
+	layout, err := registry.ParseLayout(opts.layout)
+	if err != nil {
+		return fmt.Errorf("--layout: %w", err)
+	}
+	if layout == registry.LayoutAuto {
+		if layout, err = registry.ChooseLayout(opts.dir); err != nil {
+			return err
+		}
+	}
+	cfg := config.DefaultFile()
+	if layout == registry.LayoutRef {
+		cfg = config.DefaultFileRoots(registry.RefSkillsRoot)
+	}
+	reg, hash, err := registry.InitLayout(opts.dir, cfg, layout, registry.Options{})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.app.errOut, "megagit: initialised registry in %s (commit %s)\n", reg.Root(), hash.String()[:12])
+	if layout == registry.LayoutRef {
+		fmt.Fprintf(opts.app.errOut, "megagit: initialised registry in %s on its own branch %s (commit %s); your checked-out branch is not touched\n", reg.Root(), registry.RegistryBranch.Short(), hash.String()[:12])
+	} else {
+		fmt.Fprintf(opts.app.errOut, "megagit: initialised registry in %s (commit %s)\n", reg.Root(), hash.String()[:12])
+	}
 	if opts.json {
 		files, err := committedFiles(reg, hash)
 		if err != nil {
 			return err
 		}
-		return printJSON(opts.app.out, map[string]any{"root": reg.Root(), "commit": hash.String(), "files": files})
+		return printJSON(opts.app.out, map[string]any{"root": reg.Root(), "layout": string(layout), "commit": hash.String(), "files": files})
 	}
 	fmt.Fprintf(opts.app.out, "%s\n", reg.Root())
 	return nil

@@ -10,9 +10,11 @@ func TestInitFlags(t *testing.T) {
 	noApp := func(o *initOptions) { o.app = nil }
 	t.Run("here", func(t *testing.T) {
 		testFlags(t, newInitCmd, noApp, []flagCase[initOptions]{
-			{name: "no DIR", want: initOptions{dir: "."}},
-			{name: "DIR", args: []string{"reg"}, want: initOptions{dir: "reg"}},
-			{name: "json", args: []string{"reg", "--json"}, want: initOptions{dir: "reg", json: true}},
+			{name: "no DIR", want: initOptions{dir: ".", layout: "auto"}},
+			{name: "DIR", args: []string{"reg"}, want: initOptions{dir: "reg", layout: "auto"}},
+			{name: "json", args: []string{"reg", "--json"}, want: initOptions{dir: "reg", json: true, layout: "auto"}},
+			{name: "layout ref", args: []string{"--layout", "ref"}, want: initOptions{dir: ".", layout: "ref"}},
+			{name: "layout branch", args: []string{"--layout=branch", "reg"}, want: initOptions{dir: "reg", layout: "branch"}},
 			{name: "two DIRs", args: []string{"a", "b"}, wantErr: "takes at most one DIR"},
 			{name: "unknown flag", args: []string{"--bare"}, wantErr: "unknown flag: --bare"},
 		})
@@ -24,9 +26,9 @@ func TestInitFlags(t *testing.T) {
 	}
 	t.Run("-C", func(t *testing.T) {
 		testFlags(t, withC, noApp, []flagCase[initOptions]{
-			{name: "no DIR", want: initOptions{dir: "/srv"}},
-			{name: "relative DIR", args: []string{"reg"}, want: initOptions{dir: "/srv/reg"}},
-			{name: "absolute DIR", args: []string{"/tmp/reg"}, want: initOptions{dir: "/tmp/reg"}},
+			{name: "no DIR", want: initOptions{dir: "/srv", layout: "auto"}},
+			{name: "relative DIR", args: []string{"reg"}, want: initOptions{dir: "/srv/reg", layout: "auto"}},
+			{name: "absolute DIR", args: []string{"/tmp/reg"}, want: initOptions{dir: "/tmp/reg", layout: "auto"}},
 		})
 	})
 }

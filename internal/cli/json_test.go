@@ -59,7 +59,8 @@ func TestEveryResultHasJSON(t *testing.T) {
 		path string // the command path, as cobra names it
 		jsonCase
 	}{
-		{"megagit init", jsonCase{args: []string{"init", reg, "--json"}, keys: []string{"root", "commit", "files"}}},
+		{"megagit init", jsonCase{args: []string{"init", reg, "--json"}, keys: []string{"root", "layout", "commit", "files"}}},
+		{"megagit layout", jsonCase{args: []string{"-C", reg, "layout", "--json"}, keys: []string{"layout", "branch", "commit", "skills", "untrack"}}},
 		{"megagit skill add", jsonCase{args: []string{"skill", "add", "alpha", "--description", "Lint Go code.", "--json"}, keys: []string{"name", "path", "commit"}}},
 		{"megagit skill import", jsonCase{args: []string{"skill", "import", src, "--json"}, keys: []string{"commit", "skills", "warnings"}}},
 		{"megagit skill list", jsonCase{args: []string{"skill", "list", "--json"}, keys: []string{"name", "status", "helpful_count"}, list: true}},

@@ -118,6 +118,7 @@ func newRootCmd(a *app) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(
 		newInitCmd(a, nil),
+		newLayoutCmd(a, nil),
 		newSkillCmd(a),
 		newLintCmd(a, nil),
 		newVerdictCmd(a, nil),

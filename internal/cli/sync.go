@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/megagit/megagit/embedcache"
+	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/regsync"
 	"github.com/spf13/cobra"
 )
@@ -60,6 +61,13 @@ func syncRun(opts *syncOptions) error {
 		if perr := printSyncReport(opts, res); perr != nil && err == nil {
 			err = perr
 		}
+	}
+	if c, ok := regsync.IsConflict(err); ok && e.Reg.Layout() == registry.LayoutRef {
+		// A plain `git pull` here would merge into the project's branch:
+		// the registry's branch is merged in a worktree of its own.
+		return withHint(err,
+			"to finish with git, in a worktree of the registry's branch: `git worktree add ../megagit-merge "+c.Branch+"`, there `git pull --no-rebase "+c.Remote+" "+c.Branch+"`, resolve those files, `git commit`, then `git worktree remove ../megagit-merge`",
+			"then, back here, `megagit resync` (brings .megagit/ up to the branch and rebuilds evidence from the ledgers) and `megagit sync`")
 	}
 	if c, ok := regsync.IsConflict(err); ok {
 		return withHint(err,

@@ -18,6 +18,9 @@ const (
 	LedgerDir    = ".megagit/ledger"
 	LocalDirName = ".megagit/local"
 	ConfigPath   = ".megagit/config.yaml"
+	// RefFile, present only in the ref layout, names the branch the
+	// registry commits to (refs/heads/megagit), beside a project's.
+	RefFile = ".megagit/ref"
 	// JournalFile, in the local folder, holds a write in progress: while
 	// it exists, skill and ledger files may be half changed (registry
 	// replays or discards it on open).

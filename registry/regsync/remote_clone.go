@@ -84,7 +84,16 @@ func Clone(ctx context.Context, rawURL, dir string, opts registry.Options) (*reg
 		return nil, fmt.Errorf("clone %s: %w", rawURL, err)
 	}
 	if st, err := os.Stat(filepath.Join(abs, local.MetaDir)); err != nil || !st.IsDir() {
+		projectRegistry := false
+		if repo, err := git.PlainOpen(abs); err == nil {
+			_, err := repo.Reference(plumbing.NewRemoteReferenceName("origin", registry.RegistryBranch.Short()), false)
+			projectRegistry = err == nil
+		}
 		cleanup()
+		if projectRegistry {
+			return nil, fmt.Errorf("%w: %s is a project whose registry is on its own branch %s (removed the clone): clone the project with `git clone %s`, then run `megagit init` in it",
+				local.ErrNotRegistry, rawURL, registry.RegistryBranch.Short(), rawURL)
+		}
 		return nil, fmt.Errorf("%w: %s has no %s folder at its top (removed the clone)", local.ErrNotRegistry, rawURL, local.MetaDir)
 	}
 	if err := os.MkdirAll(filepath.Join(abs, filepath.FromSlash(local.LocalDirName)), 0o755); err != nil {

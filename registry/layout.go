@@ -1,0 +1,195 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/megagit/megagit/registry/local"
+)
+
+// Layout says where a registry keeps its history.
+type Layout string
+
+// The two layouts, and the choice Init makes when it is not told.
+const (
+	// LayoutAuto lets Init choose: the ref layout in a repository that
+	// already has commits (a project), the branch layout otherwise.
+	LayoutAuto Layout = ""
+	// LayoutBranch: the registry is the repository; its commits go on the
+	// checked-out branch, like any commit.
+	LayoutBranch Layout = "branch"
+	// LayoutRef: the registry lives inside a project's repository; its
+	// commits go on a branch of its own (RegistryBranch), never on the
+	// checked-out one, and its files stay in .megagit/, which the
+	// project's git ignores.
+	LayoutRef Layout = "ref"
+)
+
+// ParseLayout reads a layout name: auto, branch or ref.
+func ParseLayout(s string) (Layout, error) {
+	switch s {
+	case "", "auto":
+		return LayoutAuto, nil
+	case string(LayoutBranch), string(LayoutRef):
+		return Layout(s), nil
+	}
+	return "", fmt.Errorf("%w: layout %q: want auto, branch or ref", local.ErrInvalid, s)
+}
+
+// RegistryBranch is the branch a registry in the ref layout commits to. A
+// branch, not a private ref namespace: git's default refspecs fetch and
+// push it, so a teammate gets it with a plain clone or fetch, and
+// `git log megagit` shows the history.
+const RegistryBranch = plumbing.ReferenceName("refs/heads/megagit")
+
+// Layout files, registry-relative.
+const (
+	// RefFile marks the ref layout: it names the branch the registry
+	// commits to. It is not committed (it says how this checkout is laid
+	// out, not what the registry holds).
+	RefFile = local.RefFile
+	// refIgnoreFile keeps .megagit/ out of the project's commits; it
+	// ignores itself and RefFile too. It is not committed.
+	refIgnoreFile = local.MetaDir + "/.gitignore"
+	// RefSkillsRoot is the skill folder of a registry in the ref layout:
+	// inside .megagit/, so no file a verdict edits is the project's.
+	RefSkillsRoot = local.MetaDir + "/skills"
+)
+
+const refIgnoreData = "# megagit keeps this folder on its own branch (named in .megagit/ref), out of the project's commits\n*\n"
+
+// onDisk reports whether a registry-relative path has a working copy: every
+// path in the branch layout; only those inside .megagit/ in the ref
+// layout, whose branch also holds the top-level .gitignore and
+// .gitattributes of a registry (so a worktree of it is a registry of its
+// own), files the project's own must not be replaced by.
+func (r *Registry) onDisk(rel string) bool {
+	return r.ref == "" || strings.HasPrefix(rel, local.MetaDir+"/") && !strings.HasPrefix(rel, local.LocalDirName+"/")
+}
+
+// treeOnly are the files a registry branch holds outside .megagit/: they
+// are never written to the project's work tree.
+var treeOnly = map[string]bool{".gitignore": true, ".gitattributes": true}
+
+// readRefFile returns the branch RefFile names under root, or "" when there
+// is none (the branch layout).
+func readRefFile(root string) (plumbing.ReferenceName, error) {
+	data, err := os.ReadFile(path.Join(root, RefFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	name := plumbing.ReferenceName(strings.TrimSpace(string(data)))
+	if !name.IsBranch() || name.Validate() != nil {
+		return "", fmt.Errorf("%w: %s: %q is not a branch (want refs/heads/NAME)", local.ErrInvalid, path.Join(root, RefFile), strings.TrimSpace(string(data)))
+	}
+	return name, nil
+}
+
+// Layout is where this registry keeps its history.
+func (r *Registry) Layout() Layout {
+	if r.ref != "" {
+		return LayoutRef
+	}
+	return LayoutBranch
+}
+
+// ChooseLayout is the layout Init picks for dir when not told: the ref
+// layout inside a repository whose checked-out branch has commits (a
+// project: megagit must not add commits to the developer's branch), the
+// branch layout for a new folder or an empty repository.
+func ChooseLayout(dir string) (Layout, error) {
+	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		return LayoutBranch, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("open git repository at %s: %w", dir, err)
+	}
+	if _, err := repo.Head(); err == nil {
+		return LayoutRef, nil
+	}
+	return LayoutBranch, nil
+}
+
+// checkoutRegistryBranch prepares the registry branch of a new ref-layout
+// registry: a local branch a teammate's fetch brought as a remote-tracking
+// one is created from it, and an existing branch's files are written to
+// disk. It returns the branch's commit (zero when there is none yet).
+// Only files inside .megagit/ are written: a branch holding anything else
+// is not a registry branch, and is refused.
+func (r *Registry) checkoutRegistryBranch() (plumbing.Hash, error) {
+	_, head, err := r.Head()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if head.IsZero() {
+		if head, err = r.remoteRegistryBranch(); err != nil || head.IsZero() {
+			return plumbing.ZeroHash, err
+		}
+		if err := r.setRef(r.ref, plumbing.ZeroHash, head); err != nil {
+			return plumbing.ZeroHash, err
+		}
+	}
+	tree, err := r.CommitTree(head)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	files := tree.Files()
+	defer files.Close()
+	var changes []Change
+	for {
+		f, err := files.Next()
+		if err != nil {
+			break
+		}
+		rel := r.RelPath(f.Name)
+		if treeOnly[rel] {
+			continue
+		}
+		if !r.onDisk(rel) {
+			return plumbing.ZeroHash, fmt.Errorf("%w: branch %s holds %s, outside %s/: it is not a megagit registry branch", local.ErrInvalid, r.ref.Short(), f.Name, local.MetaDir)
+		}
+		data, err := f.Contents()
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		changes = append(changes, Change{Path: rel, Data: []byte(data)})
+	}
+	for _, c := range changes {
+		if err := local.WriteFileAtomic(r.abs(c.Path), c.Data, 0o644); err != nil {
+			return plumbing.ZeroHash, err
+		}
+	}
+	return head, nil
+}
+
+// remoteRegistryBranch is the registry branch as a remote has it (origin
+// first, else the first remote that has one), or zero.
+func (r *Registry) remoteRegistryBranch() (plumbing.Hash, error) {
+	cfg, err := r.repo.Config()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	names := []string{"origin"}
+	for n := range cfg.Remotes {
+		if n != "origin" {
+			names = append(names, n)
+		}
+	}
+	for _, n := range names {
+		ref, err := r.repo.Storer.Reference(plumbing.NewRemoteReferenceName(n, r.ref.Short()))
+		if err == nil {
+			return ref.Hash(), nil
+		}
+	}
+	return plumbing.ZeroHash, nil
+}

@@ -1,0 +1,101 @@
+package registry
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/megagit/megagit/registry/local"
+)
+
+// layoutCheck is doctor's word on where verdicts go. In the ref layout:
+// .megagit/ must be ignored by the project and every skill root inside
+// it, else a verdict would edit files of the project's branch. In the
+// branch layout: a registry inside a project (its folder is not the
+// repository's top, or the checked-out branch holds files that are not
+// the registry's) commits verdicts onto the developer's branch, which then
+// carries them into its pull requests: a warning on the default branch, a
+// failure on any other.
+func (r *Registry) layoutCheck() Check {
+	const name = "layout"
+	if r.ref != "" {
+		if !r.ignoresMetaDir() {
+			return Check{Name: name, Status: CheckFail, Detail: refIgnoreFile + " is missing or lacks `*`: the project's git would see megagit's files",
+				Hint: "write a line `*` to " + refIgnoreFile}
+		}
+		var outside []string
+		for _, root := range r.opts.Roots {
+			if !strings.HasPrefix(path.Clean(root)+"/", local.MetaDir+"/") {
+				outside = append(outside, root)
+			}
+		}
+		if len(outside) > 0 {
+			return Check{Name: name, Status: CheckFail,
+				Detail: fmt.Sprintf("skill root(s) %s are outside %s/: verdicts would edit files of the project's branch", strings.Join(outside, ", "), local.MetaDir),
+				Hint:   "set `roots: [" + RefSkillsRoot + "]` in " + local.ConfigPath + " and move the skills there"}
+		}
+		return Check{Name: name, Status: CheckOK, Detail: "ref: skills, ledgers and evidence on branch " + r.ref.Short() + ", in " + local.MetaDir + "/ (ignored by the project)"}
+	}
+	branch, head, err := r.Head()
+	if err != nil || head.IsZero() {
+		return Check{Name: name, Status: CheckOK, Detail: "branch: the registry commits to the checked-out branch"}
+	}
+	foreign := r.projectFiles(head)
+	if len(foreign) == 0 {
+		return Check{Name: name, Status: CheckOK, Detail: "branch: a repository of its own; the registry commits to " + branch.Short()}
+	}
+	detail := fmt.Sprintf("the registry is inside a project (%s) and commits verdicts to its checked-out branch %s", strings.Join(foreign, ", "), branch.Short())
+	hint := "keep the registry on a branch of its own: `megagit layout ref` (README: \"Where the registry keeps its history\")"
+	if r.isDefaultBranch(branch) {
+		return Check{Name: name, Status: CheckWarn, Detail: detail, Hint: hint}
+	}
+	return Check{Name: name, Status: CheckFail, Detail: detail + ", so they end up in its pull requests", Hint: hint}
+}
+
+// projectFiles names (up to three) top-level entries of commit h that are
+// not the registry's: anything outside .megagit/, the skill roots, git's
+// own files, READMEs, licences and the agents' settings folders. A
+// registry kept in a subfolder is inside a project by definition.
+func (r *Registry) projectFiles(h plumbing.Hash) []string {
+	if r.prefix != "" {
+		return []string{"the registry is in its subfolder " + r.prefix}
+	}
+	tree, err := r.CommitTree(h)
+	if err != nil || tree == nil {
+		return nil
+	}
+	own := map[string]bool{local.MetaDir: true, ".gitattributes": true, ".gitignore": true, ".github": true, ".gitlab-ci.yml": true,
+		".claude": true, ".agents": true, ".gemini": true, ".codex": true, ".mcp.json": true}
+	for _, root := range r.opts.Roots {
+		own[strings.SplitN(path.Clean(root), "/", 2)[0]] = true
+	}
+	var out []string
+	for _, e := range tree.Entries {
+		upper := strings.ToUpper(e.Name)
+		if own[e.Name] || strings.HasPrefix(upper, "README") || strings.HasPrefix(upper, "LICENSE") || strings.HasPrefix(upper, "LICENCE") || strings.HasPrefix(upper, "CHANGELOG") {
+			continue
+		}
+		out = append(out, e.Name)
+	}
+	sort.Strings(out)
+	if len(out) > 3 {
+		out = append(out[:3], "…")
+	}
+	return out
+}
+
+// isDefaultBranch reports whether branch is the repository's main line:
+// the branch origin's HEAD names, else main, master or trunk.
+func (r *Registry) isDefaultBranch(branch plumbing.ReferenceName) bool {
+	if ref, err := r.repo.Storer.Reference(plumbing.NewRemoteHEADReferenceName("origin")); err == nil && ref.Type() == plumbing.SymbolicReference {
+		return ref.Target().Short() == "origin/"+branch.Short()
+	}
+	switch branch.Short() {
+	case "main", "master", "trunk":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,296 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/megagit/megagit/registry/local"
+)
+
+// LayoutMove is what a change of layout did.
+type LayoutMove struct {
+	Layout Layout `json:"layout"`
+	Branch string `json:"branch"` // where the registry's commits go now
+	Commit string `json:"commit"` // "" when only shown
+	// Skills maps each moved skill folder (registry-relative) to its new
+	// place; empty when the folders stayed.
+	Skills map[string]string `json:"skills"`
+	// Untrack lists what the project's branch still tracks of the
+	// registry (moving to the ref layout): the user removes them from the
+	// project with git, megagit never commits to that branch.
+	Untrack []string `json:"untrack"`
+}
+
+// MoveToRef moves a branch-layout registry inside a project onto its own
+// branch (RegistryBranch): one commit with no parent holds the registry as
+// last committed (.megagit/ with config as the new config.yaml, and every
+// skill folder of the roots moved to RefSkillsRoot, plus the registry's
+// .gitignore and .gitattributes); the moved files are written into
+// .megagit/, and RefFile and the ignore rule make it the ref layout. The
+// checked-out branch, its index and its files are not touched: what it
+// still tracks of the registry is listed in Untrack. The registry's files
+// must be committed as they are (ErrDirty otherwise). config is the new
+// config.yaml (its roots: RefSkillsRoot).
+func (r *Registry) MoveToRef(config []byte) (LayoutMove, error) {
+	lock, err := r.Local().Acquire(r.opts.LockTimeout)
+	if err != nil {
+		return LayoutMove{}, err
+	}
+	defer lock.Release()
+	if _, err := r.RecoverLocked(); err != nil {
+		return LayoutMove{}, err
+	}
+	if r.ref != "" {
+		if _, h, err := r.Head(); err != nil || !h.IsZero() {
+			return LayoutMove{}, fmt.Errorf("%w: the registry is already on its own branch %s", local.ErrInvalid, r.ref.Short())
+		}
+	}
+	if _, err := r.repo.Storer.Reference(RegistryBranch); err == nil {
+		return LayoutMove{}, fmt.Errorf("%w: branch %s exists already; rename or delete it first (git branch -m %s OLD-NAME)", ErrExists, RegistryBranch.Short(), RegistryBranch.Short())
+	}
+	head, err := r.repo.Head()
+	if err != nil {
+		return LayoutMove{}, fmt.Errorf("%w: the checked-out branch has no commit to move the registry from", local.ErrInvalid)
+	}
+	tree, err := r.CommitTree(head.Hash())
+	if err != nil {
+		return LayoutMove{}, err
+	}
+	changes, sources, moved, err := r.refChanges(tree, config)
+	if err != nil {
+		return LayoutMove{}, err
+	}
+	if err := r.checkClean(tree, sources); err != nil {
+		return LayoutMove{}, err
+	}
+	commit, err := r.writeCommit(nil, changes, "megagit: keep the registry on its own branch\n\nMegagit-Action: layout\n", "commit")
+	if err != nil {
+		return LayoutMove{}, err
+	}
+	// The ref layout first: a process killed after this is finished (the
+	// journal names the registry branch) or discarded by the next command,
+	// and `megagit layout ref` may run again while the branch is unborn.
+	for _, f := range []struct{ rel, data string }{{refIgnoreFile, refIgnoreData}, {RefFile, RegistryBranch.String() + "\n"}} {
+		if err := local.WriteFileAtomic(r.abs(f.rel), []byte(f.data), 0o644); err != nil {
+			return LayoutMove{}, err
+		}
+	}
+	r.ref = RegistryBranch
+	if err := r.journalAndFinish(RegistryBranch, plumbing.ZeroHash, commit, changes); err != nil {
+		return LayoutMove{}, err
+	}
+	untrack := []string{local.MetaDir}
+	for src := range moved {
+		untrack = append(untrack, src)
+	}
+	sort.Strings(untrack[1:])
+	return LayoutMove{Layout: LayoutRef, Branch: RegistryBranch.Short(), Commit: commit.String(), Skills: moved, Untrack: untrack}, nil
+}
+
+// refChanges lists the files of the ref layout's first commit, the
+// registry-relative files of tree they come from, and where each skill
+// folder moves.
+func (r *Registry) refChanges(tree *object.Tree, config []byte) ([]Change, []string, map[string]string, error) {
+	var changes []Change
+	var sources []string
+	moved := map[string]string{}
+	from := map[string]string{} // new path -> source
+	add := func(src, dst string, data []byte) error {
+		if other, ok := from[dst]; ok {
+			return fmt.Errorf("%w: %s and %s would both move to %s; rename one skill first (megagit skill mv)", ErrExists, other, src, dst)
+		}
+		from[dst] = src
+		sources = append(sources, src)
+		changes = append(changes, Change{Path: dst, Data: data})
+		return nil
+	}
+	files := tree.Files()
+	defer files.Close()
+	for {
+		f, err := files.Next()
+		if err != nil {
+			break
+		}
+		rel := r.RelPath(f.Name)
+		dst := ""
+		switch {
+		case strings.HasPrefix(rel, "../") || strings.HasPrefix(rel, local.LocalDirName+"/"):
+			continue
+		case rel == local.ConfigPath:
+			sources = append(sources, rel)
+			continue // replaced by config
+		case strings.HasPrefix(rel, local.MetaDir+"/"):
+			dst = rel
+		default:
+			for _, root := range r.opts.Roots {
+				root = path.Clean(root)
+				if rest, ok := strings.CutPrefix(rel, root+"/"); ok && strings.Contains(rest, "/") {
+					dst = RefSkillsRoot + "/" + rest
+					skill := rest[:strings.Index(rest, "/")]
+					moved[root+"/"+skill] = RefSkillsRoot + "/" + skill
+					break
+				}
+			}
+		}
+		if dst == "" {
+			continue // the project's
+		}
+		if !f.Mode.IsFile() {
+			return nil, nil, nil, fmt.Errorf("%w: %s is not a regular file; the registry branch holds files only", local.ErrInvalid, rel)
+		}
+		data, err := f.Contents()
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if err := add(rel, dst, []byte(data)); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	changes = append(changes,
+		Change{Path: local.ConfigPath, Data: config},
+		Change{Path: ".gitattributes", Data: []byte(ledgerUnionRule + "\n" + nativeUnionRule + "\n")},
+		Change{Path: ".gitignore", Data: []byte(localIgnoreRule + "\n")})
+	for src, dst := range moved {
+		if src == dst {
+			delete(moved, src)
+		}
+	}
+	sort.Strings(sources)
+	return changes, sources, moved, nil
+}
+
+// MoveToBranch moves a ref-layout registry onto the checked-out branch
+// (the branch layout): one merge commit on it, with parents the branch
+// and the registry's branch (so `megagit log` keeps every verdict), adds
+// the registry's files (its .gitignore and .gitattributes rules join the
+// project's); .megagit/ref and .megagit/.gitignore go. The registry's
+// branch is left as it is (delete it with git branch -D).
+func (r *Registry) MoveToBranch() (LayoutMove, error) {
+	lock, err := r.Local().Acquire(r.opts.LockTimeout)
+	if err != nil {
+		return LayoutMove{}, err
+	}
+	defer lock.Release()
+	if _, err := r.RecoverLocked(); err != nil {
+		return LayoutMove{}, err
+	}
+	if r.ref == "" {
+		return LayoutMove{}, fmt.Errorf("%w: the registry already commits to the checked-out branch", local.ErrInvalid)
+	}
+	_, regHead, err := r.Head()
+	if err != nil {
+		return LayoutMove{}, err
+	}
+	regTree, err := r.CommitTree(regHead)
+	if err != nil {
+		return LayoutMove{}, err
+	}
+	branch, head, err := r.checkedOut()
+	if err != nil {
+		return LayoutMove{}, err
+	}
+	headTree, err := r.CommitTree(head)
+	if err != nil {
+		return LayoutMove{}, err
+	}
+	changes, err := r.branchChanges(regTree, headTree)
+	if err != nil {
+		return LayoutMove{}, err
+	}
+	parents := []plumbing.Hash{}
+	if !head.IsZero() {
+		parents = append(parents, head)
+	}
+	if !regHead.IsZero() {
+		parents = append(parents, regHead)
+	}
+	commit, err := r.writeCommit(headTree, changes, fmt.Sprintf("megagit: keep the registry on %s\n\nMegagit-Action: layout\n", branch.Short()), "commit", parents...)
+	if err != nil {
+		return LayoutMove{}, err
+	}
+	// Journal as the branch layout, then leave the ref layout, then apply:
+	// killed before the layout files go, the next command (still in the
+	// ref layout) drops the journal and nothing changed; killed after,
+	// it finishes the commit.
+	saved := r.ref
+	r.ref = ""
+	j, err := r.writeJournal(branch, head, commit, changes)
+	if err != nil {
+		r.ref = saved
+		return LayoutMove{}, err
+	}
+	for _, p := range []string{r.abs(RefFile), r.abs(refIgnoreFile), r.checkoutPath()} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return LayoutMove{}, err
+		}
+	}
+	if err := r.finish(j); err != nil {
+		return LayoutMove{}, err
+	}
+	return LayoutMove{Layout: LayoutBranch, Branch: branch.Short(), Commit: commit.String()}, nil
+}
+
+// branchChanges lists the files the move to the branch layout adds to the
+// checked-out branch: every file of the registry's branch, whose
+// .gitignore and .gitattributes lines are added to the project's. A
+// registry file the branch already holds, or a project .gitignore or
+// .gitattributes with uncommitted edits, is refused.
+func (r *Registry) branchChanges(regTree, headTree *object.Tree) ([]Change, error) {
+	var changes []Change
+	var clash []string
+	if regTree == nil {
+		return nil, nil
+	}
+	files := regTree.Files()
+	defer files.Close()
+	for {
+		f, err := files.Next()
+		if err != nil {
+			break
+		}
+		rel := r.RelPath(f.Name)
+		data, err := f.Contents()
+		if err != nil {
+			return nil, err
+		}
+		old, inHead, err := r.blobAt(headTree, rel)
+		if err != nil {
+			return nil, err
+		}
+		if !treeOnly[rel] {
+			if inHead {
+				clash = append(clash, rel)
+			}
+			changes = append(changes, Change{Path: rel, Data: []byte(data)})
+			continue
+		}
+		merged := string(old)
+		for _, line := range strings.Split(strings.TrimSpace(data), "\n") {
+			if !hasLine(merged, line) {
+				if merged != "" && !strings.HasSuffix(merged, "\n") {
+					merged += "\n"
+				}
+				merged += line + "\n"
+			}
+		}
+		if merged == string(old) {
+			continue
+		}
+		if err := r.checkClean(headTree, []string{rel}); err != nil {
+			return nil, err
+		}
+		changes = append(changes, Change{Path: rel, Data: []byte(merged)})
+	}
+	if len(clash) > 0 {
+		sort.Strings(clash)
+		return nil, fmt.Errorf("%w: the checked-out branch already has %s; remove them from it first", ErrExists, strings.Join(clash, ", "))
+	}
+	return changes, nil
+}
