@@ -273,7 +273,7 @@ func (r *Registry) skillsWithIDs(ids map[string]bool) ([]string, error) {
 		if !ok {
 			continue
 		}
-		data, err := os.ReadFile(path.Join(dir, ent.Name()))
+		data, err := r.readLedger(local.LedgerDir + "/" + ent.Name())
 		if err != nil {
 			return nil, err
 		}

@@ -88,7 +88,7 @@ func (r *Registry) ledgerChecks(skills []*Skill) []Check {
 		if !ok || e.IsDir() {
 			continue
 		}
-		data, err := os.ReadFile(r.abs(LedgerPath(name)))
+		data, err := r.readLedger(LedgerPath(name))
 		if err != nil {
 			bad = append(bad, err.Error())
 			continue

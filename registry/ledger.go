@@ -204,7 +204,7 @@ func (r *Registry) Ledgers() (map[string][]Entry, error) {
 // skipped with a warning, as Ledgers does.
 func (r *Registry) Ledger(name string) ([]Entry, error) {
 	rel := local.LedgerDir + "/" + name + ".jsonl"
-	data, err := os.ReadFile(r.abs(rel))
+	data, err := r.readLedger(rel)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

@@ -1,8 +1,9 @@
 package registry
 
 import (
+	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -28,8 +29,8 @@ func (r *Registry) Lint(roots []string) (problems []skillfile.Problem, checked i
 				continue
 			}
 			rel := path.Join(root, ent.Name(), "SKILL.md")
-			data, err := readSkillForLint(filepath.Join(dir, ent.Name(), "SKILL.md"))
-			if os.IsNotExist(err) {
+			data, err := r.readInside(rel)
+			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
 			if err != nil {
@@ -45,27 +46,4 @@ func (r *Registry) Lint(roots []string) (problems []skillfile.Problem, checked i
 		}
 	}
 	return problems, len(seen)
-}
-
-func readSkillForLint(p string) ([]byte, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return ReadSkillBytes(f)
-}
-
-// ReadSkillBytes reads a SKILL.md (or a body for one) from r and fails
-// clearly beyond skillfile.MaxSize, so a huge input never fills memory.
-func ReadSkillBytes(r io.Reader) ([]byte, error) {
-	const limit = skillfile.MaxSize
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("larger than %d MiB", limit>>20)
-	}
-	return data, nil
 }

@@ -1,13 +1,10 @@
 package registry_test
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/registrytest"
 	"github.com/megagit/megagit/skillfile"
 )
@@ -38,15 +35,5 @@ func TestLint(t *testing.T) {
 	if len(dup) != 1 || dup[0].File != "more/flaky-tests/SKILL.md" ||
 		dup[0].Message != `skill "flaky-tests" is already defined by skills/flaky-tests/SKILL.md; this copy is ignored` {
 		t.Fatalf("duplicate problems: %+v", dup)
-	}
-}
-
-func TestReadSkillBytes(t *testing.T) {
-	if data, err := registry.ReadSkillBytes(strings.NewReader("body")); err != nil || string(data) != "body" {
-		t.Fatalf("small: %q %v", data, err)
-	}
-	big := bytes.NewReader(make([]byte, skillfile.MaxSize+1))
-	if _, err := registry.ReadSkillBytes(big); err == nil || err.Error() != "larger than 4 MiB" {
-		t.Fatalf("big: %v", err)
 	}
 }

@@ -48,7 +48,7 @@ func (r *Registry) NativeLedger(key string) ([]Entry, error) {
 		return nil, err
 	}
 	rel := NativeLedgerPath(key)
-	data, err := os.ReadFile(r.abs(rel))
+	data, err := r.readLedger(rel)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -92,7 +92,7 @@ func (r *Registry) RecordNativeVerdicts(key string, inputs []VerdictInput, now t
 		return nil, plumbing.ZeroHash, err
 	}
 	rel := NativeLedgerPath(key)
-	data, err := os.ReadFile(r.abs(rel))
+	data, err := r.readLedger(rel)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, plumbing.ZeroHash, err
 	}

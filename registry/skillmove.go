@@ -104,7 +104,7 @@ func (r *Registry) RenameSkill(oldName, newName string) (Moved, plumbing.Hash, e
 			changes = append(changes, Change{Path: f, Delete: true}, Change{Path: to, Data: data})
 			m.Files = append(m.Files, f, to)
 		}
-		old, err := os.ReadFile(r.abs(LedgerPath(oldName)))
+		old, err := r.readLedger(LedgerPath(oldName))
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return "", nil, err
 		}

@@ -3,7 +3,6 @@ package registry
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -49,30 +48,23 @@ func (r *Registry) candidatePaths() ([]string, error) {
 }
 
 // readInside reads a registry file, refusing symlinks that lead outside the
-// registry and files over the size cap, so a hostile clone cannot make
-// megagit read or commit something else.
+// registry, FIFOs and devices, and files over the size cap, so a hostile
+// clone cannot make megagit read or commit something else.
 func (r *Registry) readInside(rel string) ([]byte, error) {
-	p := r.abs(rel)
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return nil, err
+	return r.readCapped(rel, skillfile.MaxSize)
+}
+
+// readCapped is readInside with its own cap (a ledger's is larger).
+func (r *Registry) readCapped(rel string, max int64) ([]byte, error) {
+	if !r.anyLink {
+		return local.ReadInside(r.root, rel, max)
 	}
-	if rr, err := filepath.Rel(r.root, real); !r.anyLink && (err != nil || rr == ".." || strings.HasPrefix(rr, "../")) {
-		return nil, fmt.Errorf("%w: %s is a symlink to %s, outside the registry", local.ErrInvalid, rel, real)
-	}
-	f, err := os.Open(real)
+	f, _, err := local.OpenRegular(r.abs(rel))
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, skillfile.MaxSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > skillfile.MaxSize {
-		return nil, fmt.Errorf("%w: %s is larger than %d MiB", local.ErrInvalid, rel, skillfile.MaxSize>>20)
-	}
-	return data, nil
+	return local.ReadCapped(f, rel, max)
 }
 
 // loadSkill parses one SKILL.md path.
@@ -201,4 +193,10 @@ func LoadOwnDir(dir string) (skills []*Skill, problems []error, err error) {
 	}
 	r := &Registry{root: abs, anyLink: true, opts: Options{Roots: []string{"."}, Warn: func(string) {}}}
 	return r.Skills()
+}
+
+// readLedger reads a ledger file under the registry's symlink policy and
+// the ledger size cap.
+func (r *Registry) readLedger(rel string) ([]byte, error) {
+	return r.readCapped(rel, local.MaxLedger)
 }

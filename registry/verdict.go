@@ -60,7 +60,7 @@ func (e *edit) state(name string) (*skillState, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(e.r.abs(LedgerPath(name)))
+	data, err := e.r.readLedger(LedgerPath(name))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}

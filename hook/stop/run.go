@@ -14,6 +14,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/megagit/megagit/hook"
@@ -34,10 +36,13 @@ type Options struct {
 	Session string
 	// Final says the session is over: every pending implicit outcome is
 	// settled.
-	Final  bool
-	Now    func() time.Time
-	In     io.Reader
-	ErrOut io.Writer
+	Final bool
+	// Deadline bounds the call until it starts recording (0:
+	// DefaultDeadline).
+	Deadline time.Duration
+	Now      func() time.Time
+	In       io.Reader
+	ErrOut   io.Writer
 	// Open finds the registry from a folder and opens it with its config.
 	// When it returns a registry and an error, the error is logged in that
 	// registry.
@@ -73,20 +78,80 @@ func (s regStore) Record(inputs []registry.VerdictInput, now time.Time) error {
 	return err
 }
 
+// DefaultDeadline bounds a stop hook call until it starts recording: a
+// transcript on a hung file system, or anything else that blocks, makes it
+// give up (logged) rather than hold the agent. Once it records verdicts it
+// finishes, so what it logs is what the ledger holds. Claude Code gives a
+// command hook 60 seconds.
+const DefaultDeadline = 30 * time.Second
+
+// errDeadline is logged when the stop hook ran out of time.
+var errDeadline = errors.New("deadline exceeded; recorded nothing")
+
 // Run is the stop hook: it reads the agent's event from opts.In and
 // records the session's verdicts. It prints nothing on stdout, whatever
 // happens: a failure, even a panic, is logged (see hook.Log) and the
-// agent carries on.
+// agent carries on. It returns within opts.Deadline unless it has begun
+// recording, as the prompt hook does.
 func Run(opts Options) {
-	var reg *registry.Registry
-	defer func() {
-		if p := recover(); p != nil {
-			logError(opts, reg, fmt.Errorf("panic: %v", p))
+	deadline := opts.Deadline
+	if deadline <= 0 {
+		deadline = DefaultDeadline
+	}
+	st := &runState{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() {
+			if p := recover(); p != nil {
+				logError(opts, st.reg.Load(), fmt.Errorf("panic: %v", p))
+			}
+		}()
+		if err := work(opts, st); err != nil {
+			logError(opts, st.reg.Load(), err)
 		}
 	}()
-	if err := work(opts, &reg); err != nil {
-		logError(opts, reg, err)
+	timer := time.NewTimer(deadline)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+		if !st.giveUp() {
+			<-done // recording: let it finish
+			return
+		}
+		logError(opts, st.reg.Load(), fmt.Errorf("%w (after %s)", errDeadline, deadline))
 	}
+}
+
+// runState is what the worker shares with the deadline watcher: the
+// registry, once open, and whether recording has begun or been given up.
+type runState struct {
+	reg       atomic.Pointer[registry.Registry]
+	mu        sync.Mutex
+	gaveUp    bool
+	recording bool
+}
+
+// beginRecord is called before the first write; false: the hook has given
+// up, so nothing may be written.
+func (st *runState) beginRecord() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.recording = !st.gaveUp
+	return st.recording
+}
+
+// giveUp is called when the deadline passes; false: recording has begun
+// and the hook waits for it.
+func (st *runState) giveUp() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.recording {
+		return false
+	}
+	st.gaveUp = true
+	return true
 }
 
 // logError records why the stop hook did (part of) nothing: in hook.log
@@ -106,7 +171,7 @@ func logError(opts Options, reg *registry.Registry, err error) {
 // most one per skill and session (the first); implicit ones are
 // seed 001 outcomes, one per injection once settled. The ledger is checked
 // too, so a rerun on the same transcript records nothing new.
-func work(opts Options, regOut **registry.Registry) error {
+func work(opts Options, st *runState) error {
 	if err := hook.CheckAgent(opts.Agent); err != nil {
 		return err
 	}
@@ -134,7 +199,7 @@ func work(opts Options, regOut **registry.Registry) error {
 	}
 	reg, err := opts.Open(hook.RegistryDir(opts.Dir, in.Cwd))
 	if reg != nil {
-		*regOut = reg
+		st.reg.Store(reg)
 	}
 	if err != nil {
 		return err
@@ -159,7 +224,8 @@ func work(opts Options, regOut **registry.Registry) error {
 			return err
 		}
 	}
-	turns, err := sessionTurns(opts.Agent, in, sess)
+	logf := func(err error) { logError(opts, reg, err) }
+	turns, err := sessionTurns(opts.Agent, in, sess, logf)
 	if err != nil {
 		return err
 	}
@@ -172,9 +238,11 @@ func work(opts Options, regOut **registry.Registry) error {
 	if err != nil {
 		return err
 	}
-	logf := func(err error) { logError(opts, reg, err) }
 	inputs := explicitVerdicts(logf, sess, turns, ledgers)
 	inputs = append(inputs, implicitVerdicts(sess, turns, ledgers, final)...)
+	if !st.beginRecord() {
+		return nil // given up: the deadline is logged
+	}
 	var keep []registry.VerdictInput
 	for _, v := range inputs {
 		v, notes := registry.CleanInput(v)

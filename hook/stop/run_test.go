@@ -41,3 +41,29 @@ func TestRunLogsFailures(t *testing.T) {
 		})
 	}
 }
+
+// TestRunGivesUpAtTheDeadline checks a stop hook stuck before recording
+// (here, opening the registry never returns) returns at its deadline with
+// one log line, and that once given up nothing may be recorded.
+func TestRunGivesUpAtTheDeadline(t *testing.T) {
+	var errOut bytes.Buffer
+	block := make(chan struct{})
+	defer close(block)
+	Run(Options{Agent: "claude", Deadline: 10 * time.Millisecond, In: strings.NewReader(`{"session_id":"s1"}`), ErrOut: &errOut,
+		Now: func() time.Time { return time.Unix(0, 0) },
+		Open: func(string) (*registry.Registry, error) {
+			<-block
+			return nil, errors.New("opened too late")
+		}})
+	if got := errOut.String(); !strings.Contains(got, "hook stop: deadline exceeded; recorded nothing") {
+		t.Errorf("stderr = %q, want the deadline logged", got)
+	}
+	st := &runState{}
+	if !st.giveUp() || st.beginRecord() {
+		t.Error("after giving up, recording must be refused")
+	}
+	st = &runState{}
+	if !st.beginRecord() || st.giveUp() {
+		t.Error("once recording, the hook must wait for it")
+	}
+}

@@ -7,9 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
+
+	"github.com/megagit/megagit/registry/local"
 )
 
 // Transcript is a session cut into turns, one per user prompt.
@@ -76,8 +77,9 @@ type claudeBlock struct {
 	IsError   bool            `json:"is_error"`
 }
 
-// MaxTranscript caps how much of a transcript is read.
-const MaxTranscript = 256 << 20
+// MaxTranscript caps how much of a transcript is read (its tail, from a
+// file; see openTranscript).
+const MaxTranscript = local.MaxTranscript
 
 var exitCodeRE = lazyRE(`(?i)exit code[: ]+(\d+)`)
 
@@ -197,15 +199,14 @@ func (t *Transcript) readAssistant(l claudeLine, key string, cur func() *Turn, c
 	}
 }
 
-// fileMentions reports whether the file at path contains needle, reading
-// at most MaxTranscript bytes a block at a time.
+// fileMentions reports whether the transcript at path contains needle,
+// reading at most its last MaxTranscript bytes a block at a time.
 func fileMentions(path, needle string) (bool, error) {
-	f, err := os.Open(path)
+	r, err := openTranscript(path, nil)
 	if err != nil {
 		return false, err
 	}
-	defer f.Close()
-	r := io.LimitReader(f, MaxTranscript)
+	defer r.Close()
 	buf := make([]byte, 256<<10)
 	keep := 0 // bytes of the previous block kept, for a needle across blocks
 	for {

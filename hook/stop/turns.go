@@ -1,17 +1,19 @@
 package stop
 
 import (
-	"os"
+	"fmt"
+	"io"
 	"strings"
 
 	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/registry/local"
 )
 
 // sessionTurns reads the Claude Code transcript, or rebuilds the turns from
 // the session memory and the event's final answer (Codex, Gemini CLI).
-func sessionTurns(agent string, in hook.Input, sess *hook.Session) ([]Turn, error) {
+func sessionTurns(agent string, in hook.Input, sess *hook.Session, logf func(error)) ([]Turn, error) {
 	if agent == hook.AgentClaude && in.TranscriptPath != "" {
-		f, err := os.Open(in.TranscriptPath)
+		f, err := openTranscript(in.TranscriptPath, logf)
 		if err != nil {
 			return nil, err
 		}
@@ -21,6 +23,20 @@ func sessionTurns(agent string, in hook.Input, sess *hook.Session) ([]Turn, erro
 	}
 	final := in.FinalAnswer()
 	return rememberedTurns(sess, final, "final:"+hook.PromptHash(final)[:16]), nil
+}
+
+// openTranscript opens a transcript for reading: a regular file only (a
+// FIFO or a device is refused before anything is read, and the open never
+// blocks), its last MaxTranscript bytes when it is larger, which is logged.
+func openTranscript(path string, logf func(error)) (io.ReadCloser, error) {
+	f, skipped, err := local.OpenTail(path, MaxTranscript)
+	if err != nil {
+		return nil, fmt.Errorf("transcript_path: %w", err)
+	}
+	if skipped > 0 && logf != nil {
+		logf(fmt.Errorf("transcript %s is larger than %s: read only its last %s (skipped %d bytes)", path, local.Size(MaxTranscript), local.Size(MaxTranscript), skipped))
+	}
+	return f, nil
 }
 
 // rememberedTurns rebuilds turns from remembered prompts, for agents whose

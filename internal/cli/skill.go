@@ -2,11 +2,12 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"time"
 
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/skillfile"
 	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
@@ -50,15 +51,15 @@ func skillAddRun(opts *skillAddOptions) error {
 	switch opts.bodyFile {
 	case "":
 	case "-":
-		data, err := registry.ReadSkillBytes(opts.app.in)
+		data, err := local.ReadCapped(opts.app.in, "the body on stdin", skillfile.MaxSize)
 		if err != nil {
-			return fmt.Errorf("read body from stdin: %w", err)
+			return err
 		}
 		body = string(data)
 	default:
-		data, err := os.ReadFile(opts.bodyFile)
+		data, err := local.ReadRegular(opts.bodyFile, skillfile.MaxSize)
 		if err != nil {
-			return fmt.Errorf("read --body-file: %w", err)
+			return fmt.Errorf("--body-file: %w", err)
 		}
 		body = string(data)
 	}
