@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/registry/local"
 	"github.com/spf13/cast"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
@@ -208,7 +209,7 @@ func Load(file string, flags *pflag.FlagSet) (*Config, []Setting, error) {
 	v := viper.New()
 	v.SetConfigType("yaml")
 	if file != "" {
-		data, err := os.ReadFile(file)
+		data, err := readConfigFile(file)
 		switch {
 		case err == nil:
 			if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
@@ -282,7 +283,13 @@ func (c *Config) readGate(file string) error {
 	if !filepath.IsAbs(path) && file != "" {
 		path = filepath.Join(filepath.Dir(filepath.Dir(file)), path)
 	}
-	data, err := os.ReadFile(path)
+	var data []byte
+	var err error
+	if root := filepath.Dir(filepath.Dir(file)); !filepath.IsAbs(c.DynamicK.Gate) && file != "" {
+		data, err = readInside(root, filepath.ToSlash(c.DynamicK.Gate))
+	} else {
+		data, err = local.ReadRegular(path, local.MaxConfig)
+	}
 	if err != nil {
 		return fmt.Errorf("%w: field dynamic_k.gate: %v", ErrInvalid, err)
 	}
@@ -292,6 +299,27 @@ func (c *Config) readGate(file string) error {
 	}
 	c.DynamicK.Fitted = g
 	return nil
+}
+
+// readConfigFile reads a config file, bounded; a registry's
+// (.megagit/config.yaml) under the registry's symlink policy: a symlink out
+// of the registry is refused before anything is read, so nothing of its
+// target ever shows in an error.
+func readConfigFile(file string) ([]byte, error) {
+	dir := filepath.Dir(file)
+	if filepath.Base(dir) != local.MetaDir {
+		return local.ReadRegular(file, local.MaxConfig)
+	}
+	return readInside(filepath.Dir(dir), local.MetaDir+"/"+filepath.Base(file))
+}
+
+// readInside reads rel from the registry at root (ReadInside, with the
+// config cap).
+func readInside(root, rel string) ([]byte, error) {
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	return local.ReadInside(root, rel, local.MaxConfig)
 }
 
 // EnvName is the MEGAGIT_* variable for a key, e.g. MEGAGIT_ROUTE_TOP_K.

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/megagit/megagit/registry/local"
 	"github.com/spf13/viper"
 )
 
@@ -50,7 +51,7 @@ func LoadUser() (*User, error) {
 	u := &User{}
 	file := UserFile()
 	if file != "" {
-		data, err := os.ReadFile(file)
+		data, err := local.ReadRegular(file, local.MaxConfig)
 		switch {
 		case err == nil:
 			u.File = file

@@ -12,7 +12,7 @@ import (
 // ReadConfigFile returns .megagit/config.yaml as committed in the work tree
 // (empty when absent), for callers that edit settings.
 func (r *Registry) ReadConfigFile() ([]byte, error) {
-	data, err := os.ReadFile(r.abs(local.ConfigPath))
+	data, err := r.readCapped(local.ConfigPath, local.MaxConfig)
 	if os.IsNotExist(err) {
 		return nil, nil
 	}

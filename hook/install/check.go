@@ -27,8 +27,8 @@ func DoctorCheck(workTree string) registry.Check {
 			if err != nil {
 				continue
 			}
-			data, err := os.ReadFile(p)
-			if err != nil {
+			_, data, err := readSettings(p)
+			if err != nil || data == nil {
 				continue
 			}
 			kinds := ourKinds(data)

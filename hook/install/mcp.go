@@ -62,8 +62,8 @@ func RunMCP(opts Options) error {
 	if err != nil {
 		return err
 	}
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	target, old, err := readSettings(path)
+	if err != nil {
 		return err
 	}
 	if opts.Uninstall && len(old) == 0 {
@@ -99,10 +99,10 @@ func RunMCP(opts Options) error {
 		fmt.Fprint(opts.Out, Diff(path, path, string(old), string(updated)))
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 		return err
 	}
-	if err := writeSettings(path, updated); err != nil {
+	if err := writeSettings(target, updated); err != nil {
 		return err
 	}
 	verb := "registered megagit's MCP server in"

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,8 +51,8 @@ func Run(opts Options) (Result, error) {
 		return Result{}, err
 	}
 	res := Result{Path: path}
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	target, old, err := readSettings(path)
+	if err != nil {
 		return res, err
 	}
 	var updated []byte
@@ -80,7 +81,7 @@ func Run(opts Options) (Result, error) {
 		fmt.Fprint(opts.Out, Diff(path, path, string(old), string(updated)))
 		return res, nil
 	}
-	if err := writeSettings(path, updated); err != nil {
+	if err := writeSettings(target, updated); err != nil {
 		return res, err
 	}
 	verb := "installed megagit hooks in"
@@ -149,6 +150,31 @@ func sameFile(a, b string) bool {
 	sa, err1 := os.Stat(a)
 	sb, err2 := os.Stat(b)
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// maxSettings bounds an agent's settings file (~/.claude.json keeps every
+// project's history, so it is not small).
+const maxSettings = 64 << 20
+
+// readSettings reads an agent's settings file (none: empty) and says
+// which file to write back: path itself, or, when path is a symlink (into
+// a dotfiles repository, say), the regular file it points to, written in
+// place so the link stays. A FIFO, a device or a dangling link is refused.
+func readSettings(path string) (target string, data []byte, err error) {
+	target = path
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if target, err = filepath.EvalSymlinks(path); err != nil {
+			return "", nil, fmt.Errorf("%w: %s is a symlink to a file that does not exist; create that file or remove the link", local.ErrInvalid, path)
+		}
+	}
+	data, err = local.ReadRegular(target, maxSettings)
+	if errors.Is(err, fs.ErrNotExist) {
+		return target, nil, nil
+	}
+	if err != nil && target != path {
+		err = fmt.Errorf("%s (a symlink): %w", path, err)
+	}
+	return target, data, err
 }
 
 // writeSettings replaces the settings file atomically, keeping its mode.

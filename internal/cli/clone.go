@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/megagit/megagit/gitauth"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/regsync"
 	"github.com/spf13/cobra"
@@ -67,9 +68,9 @@ func cloneRun(opts *cloneOptions) error {
 		return err
 	}
 	a.warnProblems(problems)
-	fmt.Fprintf(a.errOut, "megagit: cloned %s: %d skill(s); record verdicts, then `megagit sync`\n", opts.url, len(skills))
+	fmt.Fprintf(a.errOut, "megagit: cloned %s: %d skill(s); record verdicts, then `megagit sync`\n", gitauth.Redact(opts.url), len(skills))
 	if opts.json {
-		return printJSON(a.out, map[string]any{"url": opts.url, "root": reg.Root(), "skills": len(skills)})
+		return printJSON(a.out, map[string]any{"url": gitauth.Redact(opts.url), "root": reg.Root(), "skills": len(skills)})
 	}
 	fmt.Fprintln(a.out, reg.Root())
 	return nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/megagit/megagit/gitauth"
 	"github.com/megagit/megagit/registry/regsync"
 	"github.com/spf13/cobra"
 )
@@ -74,7 +75,7 @@ func remoteAddRun(opts *remoteAddOptions) error {
 	if err := regsync.AddRemote(e.Reg, opts.name, opts.url); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.app.errOut, "megagit: added remote %s (%s); share verdicts with `megagit sync`\n", opts.name, opts.url)
+	fmt.Fprintf(opts.app.errOut, "megagit: added remote %s (%s); share verdicts with `megagit sync`\n", opts.name, gitauth.Redact(opts.url))
 	if opts.json {
 		return printJSON(opts.app.out, map[string]string{"name": opts.name, "url": opts.url})
 	}
@@ -89,6 +90,11 @@ func remoteListRun(opts *remoteListOptions) error {
 	remotes, err := regsync.Remotes(e.Reg)
 	if err != nil {
 		return err
+	}
+	for i := range remotes {
+		for j, u := range remotes[i].URLs {
+			remotes[i].URLs[j] = gitauth.Redact(u) // a password never reaches a terminal or a CI log
+		}
 	}
 	if opts.json {
 		if remotes == nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/megagit/megagit/gitauth"
 	"github.com/megagit/megagit/registry/local"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/workspace"
@@ -196,15 +197,17 @@ func maxArgs(n int, what string) cobra.PositionalArgs {
 	}
 }
 
-// printError prints err once, as megagit: error: and any hint lines. The
+// printError prints err once, as megagit: error: and any hint lines, with
+// the secrets of any URL in them redacted (an error from git may quote a
+// remote's URL). The
 // message is printed as it was worded where it was made (lowercase, no
 // period at the end: internal/archtest checks megagit's own).
 func printError(w io.Writer, err error) {
-	fmt.Fprintf(w, "megagit: error: %s\n", shownLines(err.Error()))
+	fmt.Fprintf(w, "megagit: error: %s\n", shownLines(gitauth.Redact(err.Error())))
 	var h hintError
 	if errors.As(err, &h) {
 		for _, line := range h.hints {
-			fmt.Fprintf(w, "megagit: hint: %s\n", shownLines(line))
+			fmt.Fprintf(w, "megagit: hint: %s\n", shownLines(gitauth.Redact(line)))
 		}
 	}
 	var u usageError

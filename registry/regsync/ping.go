@@ -50,7 +50,7 @@ func RemoteCheck(rg *registry.Registry, timeout time.Duration) registry.Check {
 	case errors.Is(err, ErrNoRemote):
 		return registry.Check{Name: "remote", Status: registry.CheckOK, Detail: "no remote configured (local registry)", Hint: "share it with `megagit remote add origin URL` and `megagit sync`"}
 	case err != nil:
-		return registry.Check{Name: "remote", Status: registry.CheckWarn, Detail: fmt.Sprintf("%s did not answer: %v", url, err), Hint: "offline? `megagit sync` will work once it is reachable"}
+		return registry.Check{Name: "remote", Status: registry.CheckWarn, Detail: gitauth.Redact(fmt.Sprintf("%s did not answer: %v", url, err)), Hint: "offline? `megagit sync` will work once it is reachable"}
 	}
 	return registry.Check{Name: "remote", Status: registry.CheckOK, Detail: url + " is reachable"}
 }

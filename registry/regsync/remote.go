@@ -100,7 +100,7 @@ func (r reg) fetch(ctx context.Context, remote, url string) error {
 	if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) || errors.Is(err, transport.ErrEmptyRemoteRepository) {
 		return creds.Done(nil)
 	}
-	return fmt.Errorf("fetch from %s (%s): %w", remote, url, creds.Done(err))
+	return fmt.Errorf("fetch from %s (%s): %w", remote, gitauth.Redact(url), redactErr(creds.Done(err)))
 }
 
 // dropTornRemoteRefs removes remote-tracking ref files a killed fetch or
@@ -172,3 +172,6 @@ func (r reg) remoteHead(remote string, branch plumbing.ReferenceName) (plumbing.
 	}
 	return ref.Hash(), nil
 }
+
+// redactErr hides the secrets of any URL an error from go-git quotes.
+func redactErr(err error) error { return gitauth.RedactError(err) }

@@ -81,7 +81,7 @@ func Clone(ctx context.Context, rawURL, dir string, opts registry.Options) (*reg
 		if errors.Is(err, transport.ErrEmptyRemoteRepository) {
 			return nil, fmt.Errorf("%w: %s is an empty repository; create the registry with `megagit init`, `megagit remote add origin %s` and `megagit sync`", local.ErrNotRegistry, rawURL, rawURL)
 		}
-		return nil, fmt.Errorf("clone %s: %w", rawURL, err)
+		return nil, fmt.Errorf("clone %s: %w", gitauth.Redact(rawURL), redactErr(err))
 	}
 	if st, err := os.Stat(filepath.Join(abs, local.MetaDir)); err != nil || !st.IsDir() {
 		projectRegistry := false

@@ -10,6 +10,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/megagit/megagit/gitauth"
 	"github.com/megagit/megagit/registry"
 )
 
@@ -103,7 +104,7 @@ func Sync(ctx context.Context, rg *registry.Registry, opts Options) (*Result, er
 	for attempt := 1; attempt <= opts.Attempts; attempt++ {
 		res.Attempts = attempt
 		if !fetched {
-			progress(fmt.Sprintf("fetching %s (%s)", name, url))
+			progress(fmt.Sprintf("fetching %s (%s)", name, gitauth.Redact(url)))
 			if err := r.fetch(ctx, name, url); err != nil {
 				return res, err
 			}
@@ -127,7 +128,7 @@ func Sync(ctx context.Context, rg *registry.Registry, opts Options) (*Result, er
 			return res, nil
 		}
 		if err := r.fetch(ctx, name, url); err != nil {
-			return res, fmt.Errorf("push to %s: %w (and fetching again failed: %v)", name, perr, err)
+			return res, fmt.Errorf("push to %s: %w (and fetching again failed: %v)", name, redactErr(perr), redactErr(err))
 		}
 		fetched = true
 		now, err := r.remoteHead(name, branch)
@@ -135,7 +136,7 @@ func Sync(ctx context.Context, rg *registry.Registry, opts Options) (*Result, er
 			return res, err
 		}
 		if now == theirs {
-			return res, fmt.Errorf("push to %s (%s): %w; your commits are safe on the local branch", name, url, perr)
+			return res, fmt.Errorf("push to %s (%s): %w; your commits are safe on the local branch", name, gitauth.Redact(url), redactErr(perr))
 		}
 		lastErr = perr
 		progress(fmt.Sprintf("%s/%s moved during the sync; merging again", name, branch.Short()))

@@ -1,0 +1,30 @@
+package gitauth
+
+import "testing"
+
+func TestRedact(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"https://bob:s3cret@example.com/x.git", "https://bob:***@example.com/x.git"},
+		{"fetch from origin (https://bob:s3cret@h:1/x.git): Get \"https://bob:***@h:1/x.git/info/refs?service=git-upload-pack\": refused",
+			"fetch from origin (https://bob:***@h:1/x.git): Get \"https://bob:***@h:1/x.git/info/refs?service=git-upload-pack\": refused"},
+		{"https://h/x.git?access_token=tok123&ref=main", "https://h/x.git?access_token=***&ref=main"},
+		{"https://h/x.git?ref=main&private_token=abc", "https://h/x.git?ref=main&private_token=***"},
+		{"https://ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/o/r", "https://***@github.com/o/r"},
+		{"https://x-access-token:abc@github.com/o/r", "https://x-access-token:***@github.com/o/r"},
+		{"fetch (https://h/x?access_token=tok): Get \"https://h/x?access_token=tok/info/refs?service=git-upload-pack\"",
+			"fetch (https://h/x?access_token=***): Get \"https://h/x?access_token=***?service=git-upload-pack\""},
+		{"https://bob@example.com/x.git", "https://bob@example.com/x.git"},
+		{"ssh://git@github.com/o/r.git", "ssh://git@github.com/o/r.git"},
+		{"git@github.com:o/r.git", "git@github.com:o/r.git"},
+		{"file:///tmp/remote.git", "file:///tmp/remote.git"},
+		{"https://bob:p@ss@example.com/x", "https://bob:***@example.com/x"},
+		{"https://bob:***@example.com/x", "https://bob:***@example.com/x"},
+		{"no url here: a:b@c", "no url here: a:b@c"},
+		{"https://example.com/a@b", "https://example.com/a@b"},
+	}
+	for _, tt := range tests {
+		if got := Redact(tt.in); got != tt.want {
+			t.Errorf("Redact(%q)\n = %q\nwant %q", tt.in, got, tt.want)
+		}
+	}
+}
