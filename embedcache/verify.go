@@ -10,12 +10,12 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"unsafe"
 
 	"github.com/megagit/megagit/embedcache/staticmodel"
+	"github.com/megagit/megagit/registry/local"
 )
 
 // Inspection is one cache folder as found on disk, read without trusting
@@ -57,12 +57,38 @@ func Inspect(dir string) Inspection {
 	return ins
 }
 
+// maxCacheFile bounds one file of a cache folder (a million vectors of
+// 256 float32s).
+const maxCacheFile = 1 << 30
+
+// readCacheFile reads one file of a cache folder: a regular file, bounded,
+// and, in a registry (the folder above .megagit/), never through a symlink
+// that leads out of it.
+func readCacheFile(dir, name string) ([]byte, error) {
+	p := filepath.Join(dir, name)
+	for d := dir; filepath.Dir(d) != d; d = filepath.Dir(d) {
+		if filepath.Base(d) != local.MetaDir {
+			continue
+		}
+		root := filepath.Dir(d)
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			break
+		}
+		if real, err := filepath.EvalSymlinks(root); err == nil {
+			root = real
+		}
+		return local.ReadInside(root, filepath.ToSlash(rel), maxCacheFile)
+	}
+	return local.ReadRegular(p, maxCacheFile)
+}
+
 // readCacheFiles reads index.json and the vectors it names. idx is nil
 // when index.json is missing or does not parse; err says what is wrong.
 // With a model key, the vectors of another model's index are not read
 // (data is nil).
 func readCacheFiles(dir, model string) (idx *cacheIndex, data []float32, err error) {
-	raw, err := os.ReadFile(filepath.Join(dir, "index.json"))
+	raw, err := readCacheFile(dir, "index.json")
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, errNoCache
 	} else if err != nil {
@@ -87,7 +113,7 @@ func readVectors(dir string, idx *cacheIndex) ([]float32, error) {
 	if idx.Dim <= 0 {
 		return nil, fmt.Errorf("index.json: dim %d", idx.Dim)
 	}
-	vraw, err := os.ReadFile(filepath.Join(dir, "vectors.npy"))
+	vraw, err := readCacheFile(dir, "vectors.npy")
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, errors.New("vectors.npy is missing")
 	} else if err != nil {

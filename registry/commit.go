@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -58,7 +59,7 @@ func (r *Registry) checkedOut() (plumbing.ReferenceName, plumbing.Hash, error) {
 		return "", plumbing.ZeroHash, fmt.Errorf("read HEAD: %w", err)
 	}
 	if ref.Type() != plumbing.SymbolicReference {
-		return "", plumbing.ZeroHash, fmt.Errorf("%w: HEAD is detached; check out a branch first", local.ErrInvalid)
+		return "", plumbing.ZeroHash, r.detachedHead()
 	}
 	return r.branchHead(ref.Target())
 }
@@ -116,6 +117,9 @@ func (r *Registry) checkClean(tree *object.Tree, paths []string) error {
 		committed, inHead, err := r.blobAt(tree, p)
 		if err != nil {
 			return err
+		}
+		if fi, err := os.Lstat(r.abs(p)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%w: %s is a symlink; megagit writes its files in place and never through a link: replace the link with a copy of the file it points to (and commit that), then run the command again", local.ErrInvalid, p)
 		}
 		onDisk, err := os.ReadFile(r.abs(p))
 		exists := err == nil

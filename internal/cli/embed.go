@@ -137,6 +137,12 @@ func commitEmbeddings(a *app, reg *registry.Registry, p *embedcache.Plan, id str
 		return hash, err
 	}
 	if hash.IsZero() {
+		// The commit already holds these vectors; a working copy that
+		// differs from it (corrupt, or edited) is not fixed by a commit.
+		if st, err := reg.HeadState(p.Rel, "index.json", "vectors.npy"); err == nil && st == registry.PathModified {
+			return hash, withHint(fmt.Errorf("%w in %s: the working copy differs from the last commit (corrupt or edited), which already holds the current vectors; nothing to commit", registry.ErrDirty, p.Rel),
+				"restore the committed cache with `git checkout -- "+p.Rel+"`")
+		}
 		fmt.Fprintf(a.errOut, "megagit: %s up to date (%d skills); nothing to commit\n", p.Rel, p.Skills())
 		return hash, nil
 	}

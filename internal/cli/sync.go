@@ -70,8 +70,12 @@ func syncRun(opts *syncOptions) error {
 			"then, back here, `megagit resync` (brings .megagit/ up to the branch and rebuilds evidence from the ledgers) and `megagit sync`")
 	}
 	if c, ok := regsync.IsConflict(err); ok {
+		pull := "git pull --no-rebase "
+		if c.Unrelated {
+			pull += "--allow-unrelated-histories " // git refuses otherwise
+		}
 		return withHint(err,
-			"to finish with git: `git pull --no-rebase "+c.Remote+" "+c.Branch+"`, resolve those files, `git commit`",
+			"to finish with git: `"+pull+c.Remote+" "+c.Branch+"`, resolve those files, `git commit`",
 			"then `megagit resync` (rebuilds evidence from the ledgers) and `megagit sync`")
 	}
 	return err

@@ -69,9 +69,9 @@ func kind(m fs.FileMode) string {
 	return "not a plain file (" + m.Type().String() + ")"
 }
 
-// ErrTooLarge is wrapped by ReadRegular for a file over its cap (an
+// ErrTooLarge is what ReadRegular's error for a file over its cap is (an
 // ErrInvalid too).
-var ErrTooLarge = fmt.Errorf("%w: file too large", ErrInvalid)
+var ErrTooLarge = errors.New("file too large")
 
 // ReadRegular reads the regular file at path, refusing other kinds of file
 // (OpenRegular) and files larger than max bytes, with an error naming the
@@ -97,7 +97,7 @@ func readCapped(r io.Reader, name string, max int64) ([]byte, error) {
 }
 
 func tooLarge(name string, max int64) error {
-	return fmt.Errorf("%w: %s is larger than %s", ErrTooLarge, name, Size(max))
+	return invalid(ErrTooLarge, fmt.Sprintf("%s is larger than %s", name, Size(max)))
 }
 
 // ReadCapped reads r (stdin, say) up to max bytes, failing beyond with an
@@ -152,14 +152,28 @@ func OpenTail(path string, max int64) (r io.ReadCloser, skipped int64, err error
 	return readCloser{io.LimitReader(f, max-n), f}, start + n, nil
 }
 
+// invalid is an ErrInvalid error that is also kind, worded once:
+// "invalid input: <msg>".
+func invalid(kind error, msg string) error {
+	return &kindError{msg: ErrInvalid.Error() + ": " + msg, kinds: []error{kind, ErrInvalid}}
+}
+
+type kindError struct {
+	msg   string
+	kinds []error
+}
+
+func (e *kindError) Error() string   { return e.msg }
+func (e *kindError) Unwrap() []error { return e.kinds }
+
 type readCloser struct {
 	io.Reader
 	io.Closer
 }
 
-// ErrOutside is wrapped by Inside for a symlink that leaves the registry
-// (an ErrInvalid too).
-var ErrOutside = fmt.Errorf("%w: symlink to outside the registry", ErrInvalid)
+// ErrOutside is what Inside's error for a symlink that leaves the
+// registry is (an ErrInvalid too).
+var ErrOutside = errors.New("symlink to outside the registry")
 
 // Inside resolves rel (slash form, relative to root) to the file it names,
 // following symlinks only while they stay inside root: one that leads out
@@ -186,7 +200,7 @@ func Inside(root, rel string) (string, error) {
 }
 
 func outside(rel string) error {
-	return fmt.Errorf("%w: %s is a symlink to outside the registry; megagit does not follow it (replace it with the file itself)", ErrOutside, rel)
+	return invalid(ErrOutside, rel+" is a symlink to outside the registry; megagit does not follow it (replace it with the file itself)")
 }
 
 // linkTarget is where the symlink at p (or the first symlink in its

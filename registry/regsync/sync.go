@@ -98,7 +98,7 @@ func Sync(ctx context.Context, rg *registry.Registry, opts Options) (*Result, er
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Remote: name, URL: url, Branch: branch.Short(), DryRun: opts.DryRun, Skills: []SkillSync{}}
+	res := &Result{Remote: name, URL: gitauth.Redact(url), Branch: branch.Short(), DryRun: opts.DryRun, Skills: []SkillSync{}}
 	fetched := false
 	var lastErr error
 	for attempt := 1; attempt <= opts.Attempts; attempt++ {
@@ -187,7 +187,7 @@ func (r reg) syncStep(branch plumbing.ReferenceName, theirs plumbing.Hash, remot
 		for _, c := range plan.conflicts {
 			res.Conflicts = append(res.Conflicts, r.RelPath(c))
 		}
-		return syncStep{}, conflictError(res)
+		return syncStep{}, conflictError(res, base.IsZero() && !ours.IsZero() && !theirs.IsZero())
 	}
 	step := syncStep{head: ours, needPush: kind == SyncPushOnly || kind == SyncMerge}
 	if opts.DryRun || (kind != SyncFastForward && kind != SyncMerge) {
@@ -241,9 +241,13 @@ func (r reg) relation(ours, theirs plumbing.Hash) (string, plumbing.Hash, error)
 	return SyncMerge, base, nil
 }
 
-func conflictError(res *Result) error {
-	err := fmt.Errorf("%w: both sides changed %s differently; nothing local was changed", registry.ErrConflict, strings.Join(res.Conflicts, ", "))
-	return &ConflictError{Err: err, Remote: res.Remote, Branch: res.Branch, Paths: res.Conflicts}
+func conflictError(res *Result, unrelated bool) error {
+	what := "both sides changed " + strings.Join(res.Conflicts, ", ") + " differently"
+	if unrelated {
+		what = "the two histories share no commit (the registries were started apart) and each has its own " + strings.Join(res.Conflicts, ", ")
+	}
+	err := fmt.Errorf("%w: %s; nothing local was changed", registry.ErrConflict, what)
+	return &ConflictError{Err: err, Remote: res.Remote, Branch: res.Branch, Paths: res.Conflicts, Unrelated: unrelated}
 }
 
 // ConflictError names the files in real conflict, so the command
@@ -252,6 +256,9 @@ type ConflictError struct {
 	Err            error
 	Remote, Branch string
 	Paths          []string
+	// Unrelated: the two histories share no commit, so a plain `git pull`
+	// refuses to merge them.
+	Unrelated bool
 }
 
 func (e *ConflictError) Error() string { return e.Err.Error() }
