@@ -59,6 +59,7 @@ func flatTree(t *object.Tree) (map[string]treeEntry, error) {
 type mergePlan struct {
 	changes   []registry.Change
 	conflicts []string
+	links     []string // symlinks or submodules the other side added or changed: never written
 	skills    map[string]*SkillSync
 }
 
@@ -162,8 +163,9 @@ func (m *merger3) path(p string) error {
 		return nil
 	}
 	if inT && te.mode != filemode.Regular && te.mode != filemode.Executable {
-		// A symlink or submodule from a teammate is never written blindly.
-		m.conflict(p)
+		// A symlink or submodule from a teammate is never written: it
+		// could point anywhere on this machine.
+		m.plan.links = append(m.plan.links, p)
 		return nil
 	}
 	if !oursCh {

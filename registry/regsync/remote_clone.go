@@ -13,6 +13,8 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage/memory"
 
@@ -96,6 +98,14 @@ func Clone(ctx context.Context, rawURL, dir string, opts registry.Options) (*reg
 		}
 		return nil, fmt.Errorf("%w: %s has no %s folder at its top (removed the clone)", local.ErrNotRegistry, rawURL, local.MetaDir)
 	}
+	if links, err := escapingLinks(abs); err != nil || len(links) > 0 {
+		cleanup()
+		if err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %s holds symlinks that lead out of the registry (%s); megagit does not follow or create them, so it removed the clone: replace them with the files themselves in the remote, then clone again",
+			local.ErrInvalid, gitauth.Redact(rawURL), strings.Join(links, ", "))
+	}
 	if err := os.MkdirAll(filepath.Join(abs, filepath.FromSlash(local.LocalDirName)), 0o755); err != nil {
 		return nil, err
 	}
@@ -135,4 +145,41 @@ func pickBranch(ctx context.Context, rawURL string, auth transport.AuthMethod) (
 		}
 	}
 	return plumbing.ReferenceName(branches[0]), true
+}
+
+// escapingLinks lists the symlinks of the cloned commit (HEAD's tree) at
+// root whose target is absolute or climbs out of root.
+func escapingLinks(root string) ([]string, error) {
+	repo, err := git.PlainOpen(root)
+	if err != nil {
+		return nil, err
+	}
+	head, err := repo.Head()
+	if err != nil {
+		return nil, err
+	}
+	c, err := repo.CommitObject(head.Hash())
+	if err != nil {
+		return nil, err
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	err = tree.Files().ForEach(func(f *object.File) error {
+		if f.Mode != filemode.Symlink {
+			return nil
+		}
+		target, err := f.Contents()
+		if err != nil {
+			return err
+		}
+		joined := path.Join(path.Dir(f.Name), target)
+		if path.IsAbs(target) || joined == ".." || strings.HasPrefix(joined, "../") {
+			out = append(out, f.Name+" -> "+target)
+		}
+		return nil
+	})
+	return out, err
 }
