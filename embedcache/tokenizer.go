@@ -8,10 +8,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 
 	"github.com/megagit/megagit/embedcache/staticmodel"
+	"github.com/megagit/megagit/registry/local"
 	"github.com/sugarme/tokenizer"
 	"github.com/sugarme/tokenizer/pretrained"
 )
@@ -77,9 +77,13 @@ func defaultTokenizerJSON() ([]byte, error) {
 	return io.ReadAll(zr)
 }
 
+// maxTokenizerFile bounds a tokenizer.json (the largest vocabularies are
+// tens of MiB).
+const maxTokenizerFile = 256 << 20
+
 // LoadTokenizer reads any tokenizer.json, e.g. the one next to an ONNX model.
 func LoadTokenizer(path string) (*Tokenizer, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := local.ReadRegular(path, maxTokenizerFile)
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer: %w", err)
 	}

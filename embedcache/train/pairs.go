@@ -8,10 +8,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/megagit/megagit/embedcache"
+	"github.com/megagit/megagit/registry/local"
 )
 
 // TextPair is one line of a pairs file: A should embed near B.
@@ -26,7 +26,7 @@ type TextPair struct {
 // naming the file and line. It also returns the file's sha256, which keys the
 // tokenised cache and goes into a model's recipe.
 func ReadPairs(path string, max int) ([]TextPair, string, error) {
-	f, err := os.Open(path)
+	f, _, err := local.OpenRegular(path) // a FIFO or a device is refused, never read
 	if err != nil {
 		return nil, "", err
 	}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 
 	"github.com/megagit/megagit/embedcache"
+	"github.com/megagit/megagit/registry/local"
 )
 
 // PairsInfo describes a loaded pairs file for a model's recipe.
@@ -62,7 +63,7 @@ func LoadPairs(path string, max int, tok *embedcache.Tokenizer, cacheDir string,
 // FileSHA256 is the hex sha256 of a file's bytes, which the model's
 // recipe records for its training pairs and its starting model.
 func FileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
+	f, _, err := local.OpenRegular(path)
 	if err != nil {
 		return "", err
 	}
