@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -284,19 +283,7 @@ func (r *Registry) importOne(d importDir) (Moved, []Change, []skillfile.Problem,
 }
 
 func readCapped(p string, limit int64) ([]byte, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%w: %s is larger than %d MiB", local.ErrInvalid, p, limit>>20)
-	}
-	return data, nil
+	return local.ReadRegular(p, limit) // checked again at open: the file may have changed since the walk
 }
 
 // refuseTaken fails when a skill (in any root) or a ledger already uses name:
