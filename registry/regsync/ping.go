@@ -52,5 +52,5 @@ func RemoteCheck(rg *registry.Registry, timeout time.Duration) registry.Check {
 	case err != nil:
 		return registry.Check{Name: "remote", Status: registry.CheckWarn, Detail: gitauth.Redact(fmt.Sprintf("%s did not answer: %v", url, err)), Hint: "offline? `megagit sync` will work once it is reachable"}
 	}
-	return registry.Check{Name: "remote", Status: registry.CheckOK, Detail: url + " is reachable"}
+	return registry.Check{Name: "remote", Status: registry.CheckOK, Detail: gitauth.Redact(url) + " is reachable"}
 }
