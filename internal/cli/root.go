@@ -199,9 +199,8 @@ func maxArgs(n int, what string) cobra.PositionalArgs {
 
 // printError prints err once, as megagit: error: and any hint lines, with
 // the secrets of any URL in them redacted (an error from git may quote a
-// remote's URL). The
-// message is printed as it was worded where it was made (lowercase, no
-// period at the end: internal/archtest checks megagit's own).
+// remote's URL). The message is printed as it was worded where it was made
+// (lowercase, no period at the end: internal/archtest checks megagit's own).
 func printError(w io.Writer, err error) {
 	fmt.Fprintf(w, "megagit: error: %s\n", shownLines(gitauth.Redact(err.Error())))
 	var h hintError
