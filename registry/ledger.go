@@ -203,7 +203,12 @@ func (r *Registry) Ledgers() (map[string][]Entry, error) {
 // Ledger reads one skill's ledger (none: no entries); malformed lines are
 // skipped with a warning, as Ledgers does.
 func (r *Registry) Ledger(name string) ([]Entry, error) {
-	rel := local.LedgerDir + "/" + name + ".jsonl"
+	return r.ledgerEntries(local.LedgerDir + "/" + name + ".jsonl")
+}
+
+// ledgerEntries reads the ledger at rel (missing: no entries), warning of
+// each malformed line.
+func (r *Registry) ledgerEntries(rel string) ([]Entry, error) {
 	data, err := r.readLedger(rel)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil

@@ -47,19 +47,7 @@ func (r *Registry) NativeLedger(key string) ([]Entry, error) {
 	if err := checkNativeKey(key); err != nil {
 		return nil, err
 	}
-	rel := NativeLedgerPath(key)
-	data, err := r.readLedger(rel)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	entries, problems := ParseLedger(rel, data)
-	for _, p := range problems {
-		r.warn("%s", p)
-	}
-	return entries, nil
+	return r.ledgerEntries(NativeLedgerPath(key))
 }
 
 // NativeEvidence is a read-only skill's evidence: its ledger replayed from
