@@ -1,28 +1,31 @@
 #!/usr/bin/env bash
 # Compare built-in models (or any model.id values) on the development sets:
 # one Markdown table, the rows of BENCHMARKS.md's "megagit-static-v2 against
-# v1". Gate as shipped (dynamic_k.gate auto), every other setting default.
+# v1". Every setting default but the model (and --gate).
 #
-#   scripts/compare-models.sh --devsets DIR --metatool DIR [--megagit BIN] [MODEL...]
+#   scripts/compare-models.sh --devsets DIR --metatool DIR [--megagit BIN] [--gate auto|off] [MODEL...]
 #
 #   --devsets DIR   the padded catalogs of `go run ./scripts/devsets gen`
 #                   (DIR/skills-156, skills-500, skills-2000)
 #   --metatool DIR  the MetaTool benchmark folder (skills/, queries.jsonl)
 #   --megagit BIN   the megagit binary (default: built from this checkout)
+#   --gate G        MEGAGIT_DYNAMIC_K_GATE: auto (the shipped gates, default)
+#                   or off (the fixed floors)
 #   MODEL...        model ids, each set as MEGAGIT_MODEL_ID
 #                   (default: megagit-static-v1 megagit-static-v2)
 #
 # Each cell is `megagit eval DIR --queries FILE --json`; needs jq.
 set -euo pipefail
 
-devsets="" metatool="" megagit=""
+devsets="" metatool="" megagit="" gate=auto
 models=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --devsets) devsets="$2"; shift 2 ;;
     --metatool) metatool="$2"; shift 2 ;;
     --megagit) megagit="$2"; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --gate) gate="$2"; shift 2 ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "compare-models.sh: unknown flag $1" >&2; exit 2 ;;
     *) models+=("$1"); shift ;;
   esac
@@ -33,14 +36,16 @@ if [ -z "$devsets" ] || [ -z "$metatool" ]; then
 fi
 [ ${#models[@]} -gt 0 ] || models=(megagit-static-v1 megagit-static-v2)
 if [ -z "$megagit" ]; then
-  megagit="$(mktemp -d)/megagit"
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  megagit="$tmp/megagit"
   go build -o "$megagit" "$(dirname "$0")/../cmd/megagit"
 fi
 
 # row MODEL LABEL SKILLS DIR QUERIES: one table row from eval's JSON.
 row() {
   local model=$1 label=$2 skills=$3 dir=$4 queries=$5
-  MEGAGIT_MODEL_ID=$model MEGAGIT_DYNAMIC_K_GATE=auto "$megagit" eval "$dir" --queries "$queries" --json 2>/dev/null |
+  MEGAGIT_MODEL_ID=$model MEGAGIT_DYNAMIC_K_GATE=$gate "$megagit" eval "$dir" --queries "$queries" --json 2>/dev/null |
     jq -r --arg m "$model" --arg l "$label" --arg n "$skills" '
       def f3: (. * 1000 | round / 1000 | tostring) as $s
         | if ($s | test("\\.")) then ($s + "000" | .[0:(index(".") + 4)]) else $s + ".000" end;
