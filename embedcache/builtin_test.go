@@ -3,6 +3,7 @@ package embedcache
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io/fs"
 	"math"
 	"testing"
@@ -10,16 +11,44 @@ import (
 	"github.com/megagit/megagit/embedcache/staticmodel"
 )
 
-// The shipped model files, pinned: a change means the model was retrained
-// and BENCHMARKS.md and the README's figures must be re-measured.
-var builtinFullSHA = map[string]string{
-	"vectors.npy": "b9202d7305a5f15d9688201e471de56d3201dc0ac5dab9b216a09c4589e7a5c5",
-	"scales.npy":  "4b2a11e09dd5edd6fd20a2b3140dff094297e16fee7333049727fcba0982c655",
+// The shipped models' files, pinned: a change means a model was retrained
+// and BENCHMARKS.md, the README's figures and its folder's README (which
+// lists these digests) must be re-measured; a shipped model's gate
+// (route/gates/<id>.json) must be fitted again.
+var builtinFullSHA = map[string]map[string]string{
+	BuiltinV1: {
+		"vectors.npy": "b9202d7305a5f15d9688201e471de56d3201dc0ac5dab9b216a09c4589e7a5c5",
+		"scales.npy":  "4b2a11e09dd5edd6fd20a2b3140dff094297e16fee7333049727fcba0982c655",
+	},
+	BuiltinID: {
+		"model.json":  "7b91a5c5b1c9561db53c5c7c991bebe867a9a41a0757c5afaaca42a0f31c07a2",
+		"vectors.npy": "ce06b278a65aa5c61e65cac7ee7ec864be901e9eeed4465b11936832552f538c",
+		"scales.npy":  "6f79bfa9955b21ebd34ba0736b140782ddb518784b4f754c6c60e07294ce4b0c",
+	},
 }
 
 func TestBuiltinModelIsPinnedAndLoads(t *testing.T) {
-	for name, want := range builtinFullSHA {
-		data, err := fs.ReadFile(staticmodel.BuiltinFS(), "models/"+BuiltinID+"/"+name)
+	if ids := BuiltinIDs(); len(ids) != len(builtinFullSHA) || ids[0] != BuiltinID {
+		t.Fatalf("BuiltinIDs() = %v, want the %d pinned models, the default %s first", ids, len(builtinFullSHA), BuiltinID)
+	}
+	for _, id := range BuiltinIDs() {
+		t.Run(id, func(t *testing.T) { testBuiltinModel(t, id) })
+	}
+	if m, err := Builtin(); err != nil || m.ID() != BuiltinID {
+		t.Fatalf("Builtin() is not the default %s: %v", BuiltinID, err)
+	}
+	if _, err := BuiltinModel("megagit-static-v0"); err == nil || errors.Is(err, ErrNoBuiltin) {
+		t.Fatalf("BuiltinModel of an unknown id: %v, want an error naming the built-in models", err)
+	}
+}
+
+func testBuiltinModel(t *testing.T, id string) {
+	want, ok := builtinFullSHA[id]
+	if !ok {
+		t.Fatalf("%s is built in but its files are not pinned here", id)
+	}
+	for name, want := range want {
+		data, err := fs.ReadFile(staticmodel.BuiltinFS(), "models/"+id+"/"+name)
 		if err != nil {
 			t.Fatalf("embedded %s: %v", name, err)
 		}
@@ -28,12 +57,13 @@ func TestBuiltinModelIsPinnedAndLoads(t *testing.T) {
 			t.Errorf("%s sha256 %s, want %s", name, got, want)
 		}
 	}
-	m, err := Builtin()
+	m, err := BuiltinModel(id)
 	if err != nil {
-		t.Fatalf("Builtin: %v", err)
+		t.Fatalf("BuiltinModel: %v", err)
 	}
-	if m.ID() != BuiltinID || m.Dim() != StaticProfile.Dim {
-		t.Fatalf("id %s dim %d", m.ID(), m.Dim())
+	prof, ok := BuiltinProfile(id)
+	if !ok || !prof.Builtin || m.ID() != id || m.Dim() != prof.Dim {
+		t.Fatalf("id %s dim %d, profile %+v", m.ID(), m.Dim(), prof)
 	}
 	v, err := m.Embed([]string{"validate the stripe webhook signature", "parse a pdf invoice", "webhook signature check"}, Query)
 	if err != nil {

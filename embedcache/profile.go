@@ -59,12 +59,31 @@ func (p Profile) Pinned() bool {
 	return true
 }
 
-// StaticProfile is the built-in model's profile. The fusion weight, floor
+// StaticV1Profile is megagit-static-v1's profile. The fusion weight, floor
 // and tier were chosen with `megagit eval` on both development benchmarks
 // (BENCHMARKS.md, "Built-in model").
+var StaticV1Profile = Profile{
+	ID: BuiltinV1, Kind: "static", Builtin: true, Dim: 256, Pooling: "mean", Normalize: true,
+	FusionW: 0.4, AbsFloor: 0.20, Tier: "medium", Measured: true,
+}
+
+// StaticProfile is the default built-in model's profile, megagit-static-v2:
+// v1's fusion weight, floor and tier (its shape and training are v1's, on
+// a broader set of pairs); from 156 skills its own abstention gate
+// replaces the floors (BENCHMARKS.md, "megagit-static-v2 against v1").
 var StaticProfile = Profile{
 	ID: BuiltinID, Kind: "static", Builtin: true, Dim: 256, Pooling: "mean", Normalize: true,
 	FusionW: 0.4, AbsFloor: 0.20, Tier: "medium", Measured: true,
+}
+
+// BuiltinProfile is the profile of the built-in model id.
+func BuiltinProfile(id string) (Profile, bool) {
+	for _, p := range []Profile{StaticProfile, StaticV1Profile} {
+		if p.ID == id {
+			return p, true
+		}
+	}
+	return Profile{}, false
 }
 
 // Graph inputs of the two export families we know.
@@ -129,7 +148,7 @@ var onnxProfiles = []Profile{
 }
 
 // profiles lists the known models.
-var profiles = append([]Profile{StaticProfile}, onnxProfiles...)
+var profiles = append([]Profile{StaticProfile, StaticV1Profile}, onnxProfiles...)
 
 // Profiles returns every known profile.
 func Profiles() []Profile { return append([]Profile(nil), profiles...) }

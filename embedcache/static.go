@@ -15,8 +15,18 @@ import (
 	"github.com/megagit/megagit/embedcache/staticmodel"
 )
 
-// BuiltinID names the model shipped inside the binary.
+// BuiltinID names the default built-in model: the one a registry whose
+// config sets no model.id routes with.
 const BuiltinID = staticmodel.BuiltinID
+
+// BuiltinV1 names the first built-in model, kept for registries that pin it.
+const BuiltinV1 = staticmodel.BuiltinV1
+
+// BuiltinIDs lists the models shipped inside the binary, the default first.
+func BuiltinIDs() []string { return staticmodel.BuiltinIDs() }
+
+// IsBuiltin reports whether id names a model shipped inside the binary.
+func IsBuiltin(id string) bool { return staticmodel.IsBuiltin(id) }
 
 // ErrNoBuiltin means this binary was built without the trained model files
 // (only the placeholder README), so callers fall back to lexical routing.
@@ -42,10 +52,29 @@ func wrapStatic(m *staticmodel.Model, err error) (*StaticModel, error) {
 	return &StaticModel{m: m, tok: &Tokenizer{st: m.Tokenizer()}}, nil
 }
 
-// Builtin returns the model compiled into the binary (loaded once), or
+// Builtin returns the default built-in model (loaded once), or
 // ErrNoBuiltin. Loading copies none of its table: rows are read from the
 // binary as texts use them.
-var Builtin = sync.OnceValues(func() (*StaticModel, error) { return wrapStatic(staticmodel.Builtin()) })
+func Builtin() (*StaticModel, error) { return BuiltinModel(BuiltinID) }
+
+// builtins wraps each built-in model once.
+var builtins = func() map[string]func() (*StaticModel, error) {
+	out := map[string]func() (*StaticModel, error){}
+	for _, id := range BuiltinIDs() {
+		out[id] = sync.OnceValues(func() (*StaticModel, error) { return wrapStatic(staticmodel.BuiltinModel(id)) })
+	}
+	return out
+}()
+
+// BuiltinModel returns the built-in model id (loaded once): ErrNoBuiltin
+// when its files are not in this build, another error when id is no
+// built-in model.
+func BuiltinModel(id string) (*StaticModel, error) {
+	if load, ok := builtins[id]; ok {
+		return load()
+	}
+	return wrapStatic(staticmodel.BuiltinModel(id))
+}
 
 // NewStatic wraps an in-memory float32 table (vocab rows × dim), so the
 // trainer can evaluate a model without writing it out.

@@ -244,13 +244,18 @@ func BenchmarkBuiltinLoad(b *testing.B) {
 	}
 }
 
-// BenchmarkBuiltinEmbed is the prompt's share once the model is open.
+// BenchmarkBuiltinEmbed is the prompt's share once the model is open, per
+// built-in model.
 func BenchmarkBuiltinEmbed(b *testing.B) {
-	m, err := Builtin()
-	if err != nil {
-		b.Skip(err)
+	for _, id := range BuiltinIDs() {
+		b.Run(id, func(b *testing.B) {
+			m, err := BuiltinModel(id)
+			if err != nil {
+				b.Skip(err)
+			}
+			benchEmbedQuery(b, m)
+		})
 	}
-	benchEmbedQuery(b, m)
 }
 
 // BenchmarkBuiltinTable is what training pays to materialise the table.

@@ -9,8 +9,12 @@ import (
 	"github.com/megagit/megagit/ranker"
 )
 
+// builtinModels are the built-in models' ids, each with a shipped gate
+// (route/dense checks that the list is embedcache's).
+var builtinModels = []string{"megagit-static-v2", "megagit-static-v1"}
+
 func TestShippedGatesLoad(t *testing.T) {
-	for _, name := range []string{LexicalGate, "megagit-static-v1"} {
+	for _, name := range append([]string{LexicalGate}, builtinModels...) {
 		g := ShippedGate(name)
 		if g == nil {
 			t.Fatalf("no shipped gate %q", name)
@@ -73,10 +77,15 @@ func cmpFloat(a, b float64) int {
 // no skill must not get through more often as the catalog grows from the
 // smallest size the gate was fitted on to ten thousand skills.
 func TestShippedGateCatalogGrowth(t *testing.T) {
-	for _, c := range []struct {
+	type gateCase struct {
 		name  string
 		dense bool
-	}{{"megagit-static-v1", true}, {LexicalGate, false}} {
+	}
+	cases := []gateCase{{LexicalGate, false}}
+	for _, id := range builtinModels {
+		cases = append(cases, gateCase{id, true})
+	}
+	for _, c := range cases {
 		g := ShippedGate(c.name)
 		// The fixed floor the gate replaced: 0.10 on the lexical share,
 		// 0.6·0.10 + 0.4·0.20 fused.
@@ -123,9 +132,15 @@ func (f fakeDense) DenseProfile() DenseProfile       { return f.prof }
 
 // TestRouterGates: which gate decides, by model and config.
 func TestRouterGates(t *testing.T) {
+	for _, id := range builtinModels {
+		t.Run(id, func(t *testing.T) { testRouterGates(t, id) })
+	}
+}
+
+func testRouterGates(t *testing.T, id string) {
 	docs := []ranker.Doc{{ID: "a", Description: "alpha", Weight: 1}}
 	cfg := ranker.DefaultConfig()
-	model, lexical := ShippedGate("megagit-static-v1"), ShippedGate(LexicalGate)
+	model, lexical := ShippedGate(id), ShippedGate(LexicalGate)
 	fitted, err := ranker.NewGate(*ShippedGate(LexicalGate)) // a copy: another gate
 	if err != nil {
 		t.Fatal(err)

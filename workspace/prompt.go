@@ -51,7 +51,7 @@ func hookSettings(cfg *config.Config, root string) (*inject.Settings, embedcache
 		s.Model = inject.ModelOther
 	case id == "" || id == "none" || id == "lexical":
 		s.Model = inject.ModelNone
-	case id == embedcache.BuiltinID:
+	case embedcache.IsBuiltin(id):
 		s.Model = inject.ModelBuiltin
 	default:
 		s.Model = inject.ModelNone // megagit warns and routes lexically

@@ -189,12 +189,13 @@ func open(dir string) (*inject.Env, error) {
 	return e, nil
 }
 
-// staticLoader loads the static model the settings route with: the
-// built-in one, or a static model folder (once per process); nil for none.
+// staticLoader loads the static model the settings route with: a
+// built-in one by id, or a static model folder (once per process); nil
+// for none.
 func staticLoader(s *inject.Settings) func() (*staticmodel.Model, error) {
 	switch {
 	case s.Model == inject.ModelBuiltin:
-		return staticmodel.Builtin
+		return func() (*staticmodel.Model, error) { return staticmodel.BuiltinModel(s.ModelID) }
 	case s.Model == inject.ModelOther && s.ModelDir != "":
 		return sync.OnceValues(func() (*staticmodel.Model, error) {
 			return staticmodel.Load(os.DirFS(s.ModelDir), ".")

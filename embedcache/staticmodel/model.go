@@ -10,21 +10,33 @@ import (
 	"io/fs"
 	"math"
 	"path"
+	"strings"
 	"sync"
 )
 
-// BuiltinID names the model shipped inside the binary.
-const BuiltinID = "megagit-static-v1"
+// BuiltinID names the default built-in model: the one a registry whose
+// config sets no model.id routes with.
+const BuiltinID = "megagit-static-v2"
 
-// ErrNoBuiltin means this binary was built without the trained model files
-// (only the placeholder README), so callers fall back to lexical routing.
-var ErrNoBuiltin = errors.New("built-in model " + BuiltinID + " is not in this build")
+// BuiltinV1 names the first built-in model, kept in the binary for
+// registries that pin it (model.id: megagit-static-v1).
+const BuiltinV1 = "megagit-static-v1"
 
-//go:embed models/megagit-static-v1
+// BuiltinIDs lists the models shipped inside the binary, the default first.
+func BuiltinIDs() []string { return []string{BuiltinID, BuiltinV1} }
+
+// IsBuiltin reports whether id names a model shipped inside the binary.
+func IsBuiltin(id string) bool { return id == BuiltinID || id == BuiltinV1 }
+
+// ErrNoBuiltin means this binary was built without a built-in model's
+// trained files (only its README), so callers fall back to lexical routing.
+var ErrNoBuiltin = errors.New("built-in model is not in this build")
+
+//go:embed models/megagit-static-v1 models/megagit-static-v2
 var builtinFS embed.FS
 
-// BuiltinFS holds the built-in model's folder, models/megagit-static-v1,
-// for tests that pin its files.
+// BuiltinFS holds the built-in models' folders, models/<id>, for tests
+// that pin their files.
 func BuiltinFS() fs.FS { return builtinFS }
 
 // Meta is model.json: what a static model folder holds and how it was
@@ -50,16 +62,36 @@ type Model struct {
 	q    *int8Rows // when stored as int8: read in place, row by row
 }
 
-// Builtin returns the model compiled into the binary (loaded once), or
+// Builtin returns the default built-in model (loaded once), or
 // ErrNoBuiltin. Loading copies none of its table: rows are read from the
 // binary as texts use them.
-var Builtin = sync.OnceValues(func() (*Model, error) {
-	dir := "models/" + BuiltinID
-	if _, err := fs.Stat(builtinFS, dir+"/model.json"); err != nil {
-		return nil, ErrNoBuiltin
+func Builtin() (*Model, error) { return BuiltinModel(BuiltinID) }
+
+// builtins loads each built-in model once.
+var builtins = func() map[string]func() (*Model, error) {
+	out := map[string]func() (*Model, error){}
+	for _, id := range BuiltinIDs() {
+		out[id] = sync.OnceValues(func() (*Model, error) {
+			dir := "models/" + id
+			if _, err := fs.Stat(builtinFS, dir+"/model.json"); err != nil {
+				return nil, fmt.Errorf("%w: %s", ErrNoBuiltin, id)
+			}
+			return Load(builtinFS, dir)
+		})
 	}
-	return Load(builtinFS, dir)
-})
+	return out
+}()
+
+// BuiltinModel returns the built-in model id (loaded once), or an error:
+// ErrNoBuiltin when its files are not in this build, another when id is
+// no built-in model.
+func BuiltinModel(id string) (*Model, error) {
+	load, ok := builtins[id]
+	if !ok {
+		return nil, fmt.Errorf("%q is not a built-in model (%s)", id, strings.Join(BuiltinIDs(), ", "))
+	}
+	return load()
+}
 
 // New wraps an in-memory float32 table (vocab rows × dim) over the default
 // tokenizer, so the trainer can evaluate a model without writing it out.

@@ -12,9 +12,9 @@ import (
 	"testing/fstest"
 )
 
-// TestBuiltinEmbedGolden: Builtin().Embed gives, bit for bit, the vectors
-// (and the ids) embedcache's model gave before the model moved here
-// (testdata/embed_golden.json, computed with the old code).
+// TestBuiltinEmbedGolden: megagit-static-v1's Embed gives, bit for bit,
+// the vectors (and the ids) embedcache's model gave before the model moved
+// here (testdata/embed_golden.json, computed with the old code).
 func TestBuiltinEmbedGolden(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join("testdata", "embed_golden.json"))
 	if err != nil {
@@ -28,11 +28,11 @@ func TestBuiltinEmbedGolden(t *testing.T) {
 	if err := json.Unmarshal(raw, &golden); err != nil {
 		t.Fatal(err)
 	}
-	m, err := Builtin()
+	m, err := BuiltinModel(BuiltinV1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.ID() != BuiltinID || m.Dim() != 256 || m.VocabSize() != 30522 || m.Fingerprint() != m.Meta().Created || m.Fingerprint() == "" {
+	if m.ID() != BuiltinV1 || m.Dim() != 256 || m.VocabSize() != 30522 || m.Fingerprint() != m.Meta().Created || m.Fingerprint() == "" {
 		t.Fatalf("id %s dim %d vocab %d fingerprint %q", m.ID(), m.Dim(), m.VocabSize(), m.Fingerprint())
 	}
 	for _, g := range golden {
@@ -172,8 +172,13 @@ func TestLoadErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Builtin(); errors.Is(err, ErrNoBuiltin) {
-		t.Fatal("the built-in model files are missing")
+	for _, id := range BuiltinIDs() {
+		if m, err := BuiltinModel(id); err != nil || m.ID() != id {
+			t.Fatalf("built-in model %s: %v", id, err)
+		}
+	}
+	if _, err := BuiltinModel("megagit-static-v0"); err == nil || errors.Is(err, ErrNoBuiltin) || !strings.Contains(err.Error(), BuiltinID) {
+		t.Fatalf("an unknown id: %v, want an error naming the built-in models", err)
 	}
 }
 

@@ -75,7 +75,7 @@ func TestCacheJSON(t *testing.T) {
 		t.Fatalf("report: %+v", r)
 	}
 	c := r.Caches[0]
-	want := embedcache.CacheState{Kind: "committed", Dir: ".megagit/embeddings/megagit-static-v1", Integrity: embedcache.IntegrityOK, Model: r.Model,
+	want := embedcache.CacheState{Kind: "committed", Dir: ".megagit/embeddings/" + embedcache.BuiltinID, Integrity: embedcache.IntegrityOK, Model: r.Model,
 		Dtype: "float32", Dim: 256, Rows: 4, Skills: 1, Stale: []string{"docker-slim"}, Missing: []string{}, Orphans: []string{},
 		Anchor: "ok", Cosine: c.Cosine}
 	if !reflect.DeepEqual(c, want) || *c.Cosine < 0.999 {
@@ -126,7 +126,7 @@ func TestCacheNoAnchorUpgrade(t *testing.T) {
 	}
 	var errOut bytes.Buffer
 	if code := run([]string{"-C", reg, "embed"}, nil, &bytes.Buffer{}, &errOut); code != 0 ||
-		!strings.Contains(errOut.String(), "embedded 0, kept 1 skills with megagit-static-v1 (0 of 2 texts computed, drift anchor added)") {
+		!strings.Contains(errOut.String(), "embedded 0, kept 1 skills with megagit-static-v2 (0 of 2 texts computed, drift anchor added)") {
 		t.Fatalf("embed: exit %d\n%s", code, errOut.String())
 	}
 	if out := mustRun(t, 0, "-C", reg, "cache", "status"); !strings.Contains(out, "\tok (1.000)\n") || strings.Contains(out, "note:") {

@@ -142,6 +142,20 @@ func cacheChecks(root string) []registry.Check {
 	return out
 }
 
+// builtinKey is the vectors' key of the active built-in model ("" for
+// any other model, or none): a compiled index holding another's is
+// rebuilt by the next refresh, e.g. after an upgrade changed the default.
+func builtinKey(w *workspace.Workspace) string {
+	if w.Cfg.Model.Dir != "" || !embedcache.IsBuiltin(w.Cfg.Model.ID) {
+		return ""
+	}
+	m, err := embedcache.BuiltinModel(w.Cfg.Model.ID)
+	if err != nil {
+		return ""
+	}
+	return embedcache.CacheKey(m)
+}
+
 // routeIndexCheck says whether the compiled route index the prompt hook
 // answers from is there, whole, and up to date with every skill.
 func routeIndexCheck(w *workspace.Workspace) registry.Check {
@@ -162,6 +176,14 @@ func routeIndexCheck(w *workspace.Workspace) registry.Check {
 		return registry.Check{Name: name, Status: registry.CheckWarn, Detail: "built with other ranker settings", Hint: fix}
 	case c.Key != key:
 		return registry.Check{Name: name, Status: registry.CheckWarn, Detail: "out of date: a skill or ledger changed since it was built", Hint: fix}
+	}
+	if want := builtinKey(w); want != "" && (c.Vectors == nil || c.Vectors.Key != want) {
+		held := "no vectors"
+		if c.Vectors != nil {
+			held = "the vectors of " + c.Vectors.Key
+		}
+		return registry.Check{Name: name, Status: registry.CheckWarn,
+			Detail: fmt.Sprintf("out of date: it holds %s, not of the active model %s", held, want), Hint: fix}
 	}
 	detail := fmt.Sprintf("%d skills, lexical only", len(c.Docs))
 	if c.Vectors != nil {

@@ -33,15 +33,16 @@ func resolve(cfg *config.Config, root string) (embedcache.Embedder, embedcache.P
 		return loadFolder(cfg, root)
 	}
 	id := cfg.Model.ID
-	switch id {
-	case "", "none", "lexical":
+	switch {
+	case id == "" || id == "none" || id == "lexical":
 		return nil, embedcache.Profile{}, nil
-	case embedcache.BuiltinID:
-		m, err := embedcache.Builtin()
+	case embedcache.IsBuiltin(id):
+		m, err := embedcache.BuiltinModel(id)
 		if err != nil {
 			return nil, embedcache.Profile{}, err
 		}
-		return m, embedcache.StaticProfile, nil
+		prof, _ := embedcache.BuiltinProfile(id)
+		return m, prof, nil
 	}
 	if prof, known := onnxProfile(id); known {
 		return loadONNXProfile(cfg, prof)
@@ -73,7 +74,7 @@ func ForRegistry(cfg *config.Config, root, localDir string, docs []ranker.Doc, s
 func Model(cfg *config.Config, root string, say func(line string)) (embedcache.Embedder, embedcache.Profile) {
 	emb, prof, err := Load(cfg, root)
 	if err != nil {
-		if !errors.Is(err, embedcache.ErrNoBuiltin) || cfg.Model.ID != embedcache.BuiltinID {
+		if !errors.Is(err, embedcache.ErrNoBuiltin) || !embedcache.IsBuiltin(cfg.Model.ID) {
 			say(fmt.Sprintf("megagit: warning: %v; routing lexically", err))
 		}
 		return nil, embedcache.Profile{}

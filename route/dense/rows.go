@@ -45,7 +45,7 @@ func ModelRows(cfg *config.Config, root string) ([]ModelRow, *RuntimeInfo) {
 	for _, p := range embedcache.Profiles() {
 		r := ModelRow{Profile: p, Active: p.ID == active, Supported: true}
 		if p.Builtin {
-			_, err := embedcache.Builtin()
+			_, err := embedcache.BuiltinModel(p.ID)
 			r.Installed, r.Where = err == nil, "built in"
 		} else if p.Kind == "onnx" {
 			r.Where, _ = embedcache.ModelCacheDir(p.ID)
