@@ -224,15 +224,8 @@ func Load(file string, flags *pflag.FlagSet) (*Config, []Setting, error) {
 	for _, s := range specs {
 		known[s.key] = true
 	}
-	var unknown []string
-	for _, k := range v.AllKeys() {
-		if !known[k] {
-			unknown = append(unknown, k)
-		}
-	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		return nil, nil, fmt.Errorf("%w %s: unknown field %s", ErrInvalid, file, strings.Join(unknown, ", "))
+	if err := refuseUnknown(v, known, file); err != nil {
+		return nil, nil, err
 	}
 
 	vals := map[string]any{}
@@ -467,4 +460,20 @@ func EnvNames() []string {
 		out = append(out, s.env...)
 	}
 	return append(out, TeamRegistryEnv, "XDG_CONFIG_HOME", "HOME")
+}
+
+// refuseUnknown fails, naming file and every key, when v holds a key that
+// is not known: a typo must not be silently ignored.
+func refuseUnknown(v *viper.Viper, known map[string]bool, file string) error {
+	var unknown []string
+	for _, k := range v.AllKeys() {
+		if !known[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	sort.Strings(unknown)
+	return fmt.Errorf("%w %s: unknown field %s", ErrInvalid, file, strings.Join(unknown, ", "))
 }

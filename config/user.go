@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/megagit/megagit/registry/local"
@@ -60,15 +59,8 @@ func LoadUser() (*User, error) {
 			if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
 				return nil, fmt.Errorf("%w %s: %v", ErrInvalid, file, err)
 			}
-			var unknown []string
-			for _, k := range v.AllKeys() {
-				if !userKeys[k] {
-					unknown = append(unknown, k)
-				}
-			}
-			if len(unknown) > 0 {
-				sort.Strings(unknown)
-				return nil, fmt.Errorf("%w %s: unknown field %s", ErrInvalid, file, strings.Join(unknown, ", "))
+			if err := refuseUnknown(v, userKeys, file); err != nil {
+				return nil, err
 			}
 			u.TeamRegistry = v.GetString("team_registry")
 		case errors.Is(err, os.ErrNotExist):
