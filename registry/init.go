@@ -79,16 +79,7 @@ func InitLayout(dir string, configYAML []byte, layout Layout, opts Options) (*Re
 			if err != nil && !errors.Is(err, os.ErrNotExist) {
 				return "", nil, err
 			}
-			data := string(old)
-			for _, line := range f.lines {
-				if hasLine(data, line) {
-					continue
-				}
-				if data != "" && !strings.HasSuffix(data, "\n") {
-					data += "\n"
-				}
-				data += line + "\n"
-			}
+			data := withLines(string(old), f.lines...)
 			if data != string(old) {
 				changes = append(changes, Change{Path: f.path, Data: []byte(data)})
 			}
@@ -155,6 +146,21 @@ func (r *Registry) IgnoresLocal() bool {
 	}
 	ignore, _ := os.ReadFile(r.abs(".gitignore"))
 	return hasLine(string(ignore), "/"+local.LocalDirName+"/") || hasLine(string(ignore), local.LocalDirName+"/")
+}
+
+// withLines is s with each line it lacks appended (a .gitignore or
+// .gitattributes rule), ending in a newline when it changed.
+func withLines(s string, lines ...string) string {
+	for _, line := range lines {
+		if hasLine(s, line) {
+			continue
+		}
+		if s != "" && !strings.HasSuffix(s, "\n") {
+			s += "\n"
+		}
+		s += line + "\n"
+	}
+	return s
 }
 
 func hasLine(s, line string) bool {

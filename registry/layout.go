@@ -3,6 +3,7 @@ package registry
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"strings"
@@ -148,8 +149,11 @@ func (r *Registry) checkoutRegistryBranch() (plumbing.Hash, error) {
 	var changes []Change
 	for {
 		f, err := files.Next()
-		if err != nil {
+		if errors.Is(err, io.EOF) {
 			break
+		}
+		if err != nil {
+			return plumbing.ZeroHash, err
 		}
 		rel := r.RelPath(f.Name)
 		if treeOnly[rel] {

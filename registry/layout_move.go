@@ -3,6 +3,7 @@ package registry
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"sort"
@@ -115,8 +116,11 @@ func (r *Registry) refChanges(tree *object.Tree, config []byte) ([]Change, []str
 	defer files.Close()
 	for {
 		f, err := files.Next()
-		if err != nil {
+		if errors.Is(err, io.EOF) {
 			break
+		}
+		if err != nil {
+			return nil, nil, nil, err
 		}
 		rel := r.RelPath(f.Name)
 		dst := ""
@@ -252,8 +256,11 @@ func (r *Registry) branchChanges(regTree, headTree *object.Tree) ([]Change, erro
 	defer files.Close()
 	for {
 		f, err := files.Next()
-		if err != nil {
+		if errors.Is(err, io.EOF) {
 			break
+		}
+		if err != nil {
+			return nil, err
 		}
 		rel := r.RelPath(f.Name)
 		data, err := f.Contents()
@@ -271,15 +278,7 @@ func (r *Registry) branchChanges(regTree, headTree *object.Tree) ([]Change, erro
 			changes = append(changes, Change{Path: rel, Data: []byte(data)})
 			continue
 		}
-		merged := string(old)
-		for _, line := range strings.Split(strings.TrimSpace(data), "\n") {
-			if !hasLine(merged, line) {
-				if merged != "" && !strings.HasSuffix(merged, "\n") {
-					merged += "\n"
-				}
-				merged += line + "\n"
-			}
-		}
+		merged := withLines(string(old), strings.Split(strings.TrimSpace(data), "\n")...)
 		if merged == string(old) {
 			continue
 		}

@@ -84,25 +84,17 @@ func (r *Registry) RenameSkill(oldName, newName string) (Moved, plumbing.Hash, e
 		}
 		oldDir := path.Dir(s.Path)
 		newDir := path.Join(path.Dir(oldDir), newName)
-		files, err := r.folderFiles(oldDir)
+		m = Moved{Name: newName, From: oldName, Path: path.Join(newDir, "SKILL.md")}
+		changes, files, err := r.moveFolder(oldDir, newDir, func(f string) ([]byte, error) {
+			if f == s.Path {
+				return s.File.WithName(newName)
+			}
+			return r.regularFile(f)
+		})
 		if err != nil {
 			return "", nil, err
 		}
-		m = Moved{Name: newName, From: oldName, Path: path.Join(newDir, "SKILL.md")}
-		var changes []Change
-		for _, f := range files {
-			to := newDir + strings.TrimPrefix(f, oldDir)
-			var data []byte
-			if f == s.Path {
-				if data, err = s.File.WithName(newName); err != nil {
-					return "", nil, err
-				}
-			} else if data, err = r.regularFile(f); err != nil {
-				return "", nil, err
-			}
-			changes = append(changes, Change{Path: f, Delete: true}, Change{Path: to, Data: data})
-			m.Files = append(m.Files, f, to)
-		}
+		m.Files = files
 		old, err := r.readLedger(LedgerPath(oldName))
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return "", nil, err
@@ -407,21 +399,12 @@ func (r *Registry) MoveSkillToRoot(name, root, reason string) (Moved, plumbing.H
 		if _, err := os.Lstat(r.abs(newDir)); err == nil {
 			return "", nil, fmt.Errorf("%w: %s exists; move or delete it first", ErrExists, newDir)
 		}
-		files, err := r.folderFiles(oldDir)
+		m = Moved{Name: name, From: s.Path, Path: path.Join(newDir, "SKILL.md")}
+		changes, files, err := r.moveFolder(oldDir, newDir, r.regularFile)
 		if err != nil {
 			return "", nil, err
 		}
-		m = Moved{Name: name, From: s.Path, Path: path.Join(newDir, "SKILL.md")}
-		var changes []Change
-		for _, f := range files {
-			data, err := r.regularFile(f)
-			if err != nil {
-				return "", nil, err
-			}
-			to := newDir + strings.TrimPrefix(f, oldDir)
-			changes = append(changes, Change{Path: f, Delete: true}, Change{Path: to, Data: data})
-			m.Files = append(m.Files, f, to)
-		}
+		m.Files = files
 		return fmt.Sprintf("skill(%s): move to %s\n\nMegagit-Action: move\nMegagit-Skill: %s\nMegagit-From: %s\nMegagit-Reason: %s\n",
 			name, newDir, name, oldDir, oneLine(reason)), changes, nil
 	})
@@ -429,4 +412,26 @@ func (r *Registry) MoveSkillToRoot(name, root, reason string) (Moved, plumbing.H
 		r.pruneEmptyDirs(m.Files)
 	}
 	return m, hash, err
+}
+
+// moveFolder is the changes that move every file of the registry folder
+// oldDir under newDir (data gives each file's bytes there), and the files
+// touched: each old path and its new one.
+func (r *Registry) moveFolder(oldDir, newDir string, data func(f string) ([]byte, error)) ([]Change, []string, error) {
+	files, err := r.folderFiles(oldDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	var changes []Change
+	var touched []string
+	for _, f := range files {
+		b, err := data(f)
+		if err != nil {
+			return nil, nil, err
+		}
+		to := newDir + strings.TrimPrefix(f, oldDir)
+		changes = append(changes, Change{Path: f, Delete: true}, Change{Path: to, Data: b})
+		touched = append(touched, f, to)
+	}
+	return changes, touched, nil
 }

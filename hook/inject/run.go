@@ -231,27 +231,36 @@ func hookGC() (restore func()) {
 	}
 }
 
-// work decides what to inject and returns the agent's stdout.
-func work(opts Options, st *state) (string, error) {
+// openEvent reads the agent's event from stdin (kept in *input for a
+// caller that hands over on ErrStale), parses it (needPrompt: a prompt
+// event) and opens the registry it names. opened gets the registry as soon
+// as it is open, so a failure to parse the event is logged in it.
+func openEvent(opts Options, needPrompt bool, input *[]byte, opened func(*Env)) (hook.Input, *Env, error) {
 	if err := hook.CheckAgent(opts.Agent); err != nil {
-		return "", err
+		return hook.Input{}, nil, err
 	}
 	data, err := hook.ReadInput(opts.In)
-	st.input = data
+	*input = data
 	if err != nil {
-		return "", err
+		return hook.Input{}, nil, err
 	}
-	in, perr := hook.ParseInput(data, true)
+	in, perr := hook.ParseInput(data, needPrompt)
 	e, err := opts.Open(hook.RegistryDir(opts.Dir, in.Cwd))
 	if errors.Is(err, ErrStale) {
-		return "", err
+		return in, nil, err
 	}
 	if e != nil {
-		st.env.Store(e)
+		opened(e)
 	}
 	if perr != nil {
-		return "", perr
+		return in, nil, perr
 	}
+	return in, e, err
+}
+
+// work decides what to inject and returns the agent's stdout.
+func work(opts Options, st *state) (string, error) {
+	in, e, err := openEvent(opts, true, &st.input, func(e *Env) { st.env.Store(e) })
 	if err != nil {
 		return "", err
 	}

@@ -49,25 +49,7 @@ func SessionStart(opts Options) (stdin []byte, err error) {
 // sessionStart records the event in the session memory and returns the
 // agent's stdout.
 func sessionStart(opts Options, st *startState) (string, error) {
-	if err := hook.CheckAgent(opts.Agent); err != nil {
-		return "", err
-	}
-	data, err := hook.ReadInput(opts.In)
-	st.input = data
-	if err != nil {
-		return "", err
-	}
-	in, perr := hook.ParseInput(data, false)
-	e, err := opts.Open(hook.RegistryDir(opts.Dir, in.Cwd))
-	if errors.Is(err, ErrStale) {
-		return "", err
-	}
-	if e != nil {
-		st.dir = &e.Local
-	}
-	if perr != nil {
-		return "", perr
-	}
+	in, e, err := openEvent(opts, false, &st.input, func(e *Env) { st.dir = &e.Local })
 	if err != nil {
 		return "", err
 	}
