@@ -153,6 +153,20 @@ func (r *Registry) SkillFiles() (map[string]string, error) {
 	return out, nil
 }
 
+// HasSkill reports whether one of the roots holds a folder name with a
+// SKILL.md (what Skill would load), without reading it.
+func (r *Registry) HasSkill(name string) bool {
+	if skillfile.ValidateName(name) != nil {
+		return false
+	}
+	for _, root := range r.opts.Roots {
+		if _, err := os.Lstat(r.abs(path.Join(root, name, "SKILL.md"))); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // Skill loads one skill by name.
 func (r *Registry) Skill(name string) (*Skill, error) {
 	if err := skillfile.ValidateName(name); err != nil {

@@ -25,13 +25,12 @@ type Recorded struct {
 // in this order: this registry's first. The other sources are read only
 // when a verdict is on a skill the registry does not hold.
 func (w *Workspace) RecordVerdicts(inputs []registry.VerdictInput, now time.Time) ([]Recorded, error) {
-	files, err := w.Reg.SkillFiles()
-	if err != nil {
-		return nil, err
-	}
 	c := &Catalog{}
 	for _, in := range inputs {
-		if _, ok := files[in.Skill]; !ok {
+		// One stat per root, not a scan of every skill: a verdict's cost
+		// must not grow with the registry.
+		if !w.Reg.HasSkill(in.Skill) {
+			var err error
 			if c, err = w.Others(); err != nil {
 				return nil, err
 			}
