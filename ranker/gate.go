@@ -26,9 +26,19 @@ var GateFeatures = []string{
 	"log_skills",  // ln(candidates)
 	"known_share", // share of the prompt's terms some skill contains
 	"log_terms",   // ln(1 + the prompt's content terms)
+	// The leader's standing in each channel alone: catalog growth adds
+	// chance matches in each channel, rarely the same skill in both.
+	"dense_z",        // (leader's dense score - mean dense) / spread
+	"log_dense_rank", // ln(1 + candidates above the leader by dense score)
+	"log_lex_rank",   // ln(1 + candidates above the leader by lexical score)
 }
 
-const nGateFeatures = 9
+const nGateFeatures = 12
+
+// optionalGateFeatures may be left out of a gate file: they came after the
+// first gates were fitted, and a gate without them weighs them 0, which
+// is the gate it was.
+var optionalGateFeatures = []string{"dense_z", "log_dense_rank", "log_lex_rank"}
 
 // Features are s's gate inputs, in GateFeatures' order.
 func (s Signals) Features() [nGateFeatures]float64 {
@@ -36,9 +46,14 @@ func (s Signals) Features() [nGateFeatures]float64 {
 	if s.Terms > 0 {
 		known = float64(s.Known) / float64(s.Terms)
 	}
+	z := 0.0
+	if s.DenseSD > 0 {
+		z = (s.LeadDense - s.DenseMean) / s.DenseSD
+	}
 	return [nGateFeatures]float64{
 		s.Top, s.Lexical, s.Dense, s.Top - s.Second, s.Top - s.Mean10, s.DenseSD,
 		math.Log(float64(max(s.Skills, 1))), known, math.Log1p(float64(s.Terms)),
+		z, math.Log1p(float64(s.LeadDenseRank)), math.Log1p(float64(s.LeadLexRank)),
 	}
 }
 
@@ -69,7 +84,7 @@ func NewGate(g Gate) (*Gate, error) {
 	}
 	for i, name := range GateFeatures {
 		w, ok := g.Weights[name]
-		if !ok {
+		if !ok && !slices.Contains(optionalGateFeatures, name) {
 			return nil, fmt.Errorf("weights: feature %q missing", name)
 		}
 		if math.IsNaN(w) || math.IsInf(w, 0) {

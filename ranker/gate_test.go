@@ -36,6 +36,15 @@ func TestNewGateRefusesBadGates(t *testing.T) {
 	unknown["colour"] = 1
 	missing := full()
 	delete(missing, "dense_sd")
+	older := full() // a gate fitted before the rank features
+	for _, f := range optionalGateFeatures {
+		delete(older, f)
+	}
+	if g, err := NewGate(Gate{Weights: older, Threshold: 0.5}); err != nil {
+		t.Errorf("a gate without the rank features: %v", err)
+	} else if s := (Signals{Skills: 9, Top: 0.3, LeadDenseRank: 5, LeadLexRank: 7, DenseSD: 0.1, LeadDense: 0.5}); g.Prob(s) != g.Prob(Signals{Skills: 9, Top: 0.3, DenseSD: 0.1}) {
+		t.Error("a gate without the rank features reads them")
+	}
 	nan := full()
 	nan["top"] = math.NaN()
 	for _, tt := range []struct {
@@ -164,5 +173,34 @@ func TestFitGateSeparatesAndRepeats(t *testing.T) {
 	}
 	if _, err := FitGate(samples[:1], DefaultGateFit()); err == nil {
 		t.Error("fitted on one kind of prompt only")
+	}
+}
+
+func TestSignalsLeaderStanding(t *testing.T) {
+	d := func(x float64) *float64 { return &x }
+	// The fused leader is third by lexical score and second by dense score.
+	cands := []Breakdown{
+		{Final: 0.5, Lexical: 0.2, Dense: d(0.5)},
+		{Final: 0.4, Lexical: 0.6, Dense: d(0.1)},
+		{Final: 0.3, Lexical: 0.3, Dense: d(0.7)},
+		{Final: 0.1, Lexical: 0.1, Dense: d(0.3)},
+	}
+	s := signals(query{}, cands)
+	if s.LeadLexRank != 2 || s.LeadDenseRank != 1 {
+		t.Errorf("leader's ranks lexical %d dense %d, want 2 and 1", s.LeadLexRank, s.LeadDenseRank)
+	}
+	if s.LeadDense != 0.5 || math.Abs(s.DenseMean-0.4) > 1e-12 {
+		t.Errorf("lead dense %v, mean %v; want 0.5 and 0.4", s.LeadDense, s.DenseMean)
+	}
+	// As the leader, the third candidate is best by dense score and second
+	// by lexical score.
+	b := s.asLeader(cands, 2)
+	if b.LeadLexRank != 1 || b.LeadDenseRank != 0 || b.LeadDense != 0.7 {
+		t.Errorf("third as leader: lexical rank %d, dense rank %d, dense %v; want 1, 0, 0.7", b.LeadLexRank, b.LeadDenseRank, b.LeadDense)
+	}
+	// Without a dense channel the dense standing is 0 and z is 0.
+	lex := signals(query{}, []Breakdown{{Final: 0.2, Lexical: 0.2}, {Final: 0.1, Lexical: 0.9}})
+	if lex.LeadDenseRank != 0 || lex.LeadLexRank != 1 || lex.Features()[9] != 0 {
+		t.Errorf("lexical only: %+v", lex)
 	}
 }

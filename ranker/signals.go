@@ -20,6 +20,18 @@ type Signals struct {
 	// DenseSD is the spread of the prompt's dense scores over every
 	// candidate (0 without a dense channel).
 	DenseSD float64 `json:"dense_sd"`
+	// DenseMean is the mean of the prompt's dense scores over every
+	// candidate, LeadDense the leader's own dense score (0 without a
+	// dense channel).
+	DenseMean float64 `json:"dense_mean"`
+	LeadDense float64 `json:"lead_dense"`
+	// LeadDenseRank and LeadLexRank count the candidates that beat the
+	// leader in the dense and in the lexical channel alone (0: the leader
+	// is best in that channel too). A prompt some skill fits tends to
+	// find that skill first in both; a prompt nothing fits meets its
+	// best lexical and its best dense match in different skills.
+	LeadDenseRank int `json:"lead_dense_rank"`
+	LeadLexRank   int `json:"lead_lex_rank"`
 	// Terms counts the prompt's distinct content terms, Known those some
 	// skill contains.
 	Terms int `json:"terms"`
@@ -56,10 +68,34 @@ func signals(q query, cands []Breakdown) Signals {
 		}
 	}
 	if n > 0 {
-		mean := sum / float64(n)
-		s.DenseSD = math.Sqrt(math.Max(0, sum2/float64(n)-mean*mean))
+		s.DenseMean = sum / float64(n)
+		s.DenseSD = math.Sqrt(math.Max(0, sum2/float64(n)-s.DenseMean*s.DenseMean))
+	}
+	if len(cands) > 0 {
+		s.leadRanks(cands, 0)
 	}
 	return s
+}
+
+// leadRanks sets the leader's own dense score and its rank in each
+// channel alone, for the candidate at rank i as the leader.
+func (s *Signals) leadRanks(cands []Breakdown, i int) {
+	lead := cands[i]
+	s.LeadDense, s.LeadDenseRank, s.LeadLexRank = 0, 0, 0
+	if lead.Dense != nil {
+		s.LeadDense = *lead.Dense
+	}
+	for j, b := range cands {
+		if j == i {
+			continue
+		}
+		if b.Lexical > lead.Lexical {
+			s.LeadLexRank++
+		}
+		if lead.Dense != nil && b.Dense != nil && *b.Dense > *lead.Dense {
+			s.LeadDenseRank++
+		}
+	}
 }
 
 // asLeader is s as it would be if the candidate at rank i (from 0) led:
@@ -74,5 +110,6 @@ func (s Signals) asLeader(cands []Breakdown, i int) Signals {
 	if i+1 < len(cands) {
 		s.Second = cands[i+1].Final
 	}
+	s.leadRanks(cands, i)
 	return s
 }
