@@ -47,7 +47,7 @@ type Sources struct {
 
 // Model picks the semantic channel.
 type Model struct {
-	// ID is a model id (a built-in "megagit-static-v2" or "megagit-static-v1", an ONNX profile) or "none".
+	// ID is a model id (a built-in "megagit-static-v3", "-v2" or "-v1", an ONNX profile) or "none".
 	ID string
 	// Dir is a local model folder (static or ONNX) that overrides ID as
 	// the model to load; ID, when it names an ONNX profile, is then the
@@ -180,7 +180,7 @@ var specs = []spec{
 	{"model.cache_float16", kBool, false, nil, "megagit embed commits float16 vectors (half the size) instead of float32"},
 	{"model.dir", kString, "", nil, "a local model folder, static (model.json) or ONNX (model.onnx + tokenizer.json); it overrides model.id, which then names an ONNX folder's profile"},
 	{"model.fusion_w", kFloat, 0.0, nil, "weight of the semantic channel in relevance; 0 uses the model's profile"},
-	{"model.id", kString, "megagit-static-v2", nil, "semantic model: megagit-static-v2 or megagit-static-v1 (built in), an ONNX profile id, or none"},
+	{"model.id", kString, "megagit-static-v3", nil, "semantic model: megagit-static-v3, -v2 or -v1 (built in), an ONNX profile id, or none"},
 	{"model.onnxruntime", kString, "", []string{"MEGAGIT_ONNXRUNTIME_LIB"}, "ONNX Runtime library for ONNX models; empty: ${XDG_DATA_HOME:-~/.local/share}/megagit/onnxruntime/libonnxruntime.so.1, where scripts/install-onnxruntime.sh puts it"},
 	{"roots", kStrings, []string{"skills", ".claude/skills"}, nil, "folders (relative to the registry) holding <name>/SKILL.md"},
 	{"route.budget", kInt, 2000, nil, "token budget of the injected text"},

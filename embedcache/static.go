@@ -19,8 +19,12 @@ import (
 // config sets no model.id routes with.
 const BuiltinID = staticmodel.BuiltinID
 
-// BuiltinV1 names the first built-in model, kept for registries that pin it.
-const BuiltinV1 = staticmodel.BuiltinV1
+// BuiltinV2 and BuiltinV1 name the earlier built-in models, kept for
+// registries that pin them.
+const (
+	BuiltinV2 = staticmodel.BuiltinV2
+	BuiltinV1 = staticmodel.BuiltinV1
+)
 
 // BuiltinIDs lists the models shipped inside the binary, the default first.
 func BuiltinIDs() []string { return staticmodel.BuiltinIDs() }

@@ -11,7 +11,7 @@ import (
 
 // builtinModels are the built-in models' ids, each with a shipped gate
 // (route/dense checks that the list is embedcache's).
-var builtinModels = []string{"megagit-static-v2", "megagit-static-v1"}
+var builtinModels = []string{"megagit-static-v3", "megagit-static-v2", "megagit-static-v1"}
 
 func TestShippedGatesLoad(t *testing.T) {
 	for _, name := range append([]string{LexicalGate}, builtinModels...) {
@@ -33,32 +33,45 @@ func TestShippedGatesLoad(t *testing.T) {
 // the leader is just the best of n draws. This is the situation where one
 // fixed floor lets more through as the catalog grows.
 func nullSignals(r *rand.Rand, n int, dense bool) ranker.Signals {
-	fused := make([]float64, n)
+	type cand struct{ lex, cos, fused float64 }
+	cands := make([]cand, n)
 	s := ranker.Signals{Skills: n, Terms: 5, Known: 4}
 	var sum, sum2 float64
-	for i := range fused {
-		lex := 0.0
+	for i := range cands {
+		c := &cands[i]
 		if r.Float64() < 0.02 { // a shared word
-			lex = 0.15 * r.Float64()
+			c.lex = 0.15 * r.Float64()
 		}
-		s.Lexical = math.Max(s.Lexical, lex)
-		fused[i] = lex
+		s.Lexical = math.Max(s.Lexical, c.lex)
+		c.fused = c.lex
 		if dense {
-			cos := 0.03 + 0.065*r.NormFloat64()
-			s.Dense = math.Max(s.Dense, cos)
-			sum += cos
-			sum2 += cos * cos
-			fused[i] = 0.6*lex + 0.4*cos
+			c.cos = 0.03 + 0.065*r.NormFloat64()
+			s.Dense = math.Max(s.Dense, c.cos)
+			sum += c.cos
+			sum2 += c.cos * c.cos
+			c.fused = 0.6*c.lex + 0.4*c.cos
 		}
 	}
 	if dense {
-		m := sum / float64(n)
-		s.DenseSD = math.Sqrt(sum2/float64(n) - m*m)
+		s.DenseMean = sum / float64(n)
+		s.DenseSD = math.Sqrt(sum2/float64(n) - s.DenseMean*s.DenseMean)
 	}
-	slices.SortFunc(fused, func(a, b float64) int { return -cmpFloat(a, b) })
-	s.Top, s.Second = fused[0], fused[1]
-	for _, f := range fused[:10] {
-		s.Mean10 += f / 10
+	slices.SortFunc(cands, func(a, b cand) int { return -cmpFloat(a.fused, b.fused) })
+	s.Top, s.Second = cands[0].fused, cands[1].fused
+	for _, c := range cands[:10] {
+		s.Mean10 += c.fused / 10
+	}
+	lead := cands[0]
+	if dense {
+		s.LeadDense = lead.cos
+	}
+	for _, c := range cands[1:] {
+		if c.lex > lead.lex {
+			s.LeadLexRank++
+		}
+		if dense && c.cos > lead.cos {
+			s.LeadDenseRank++
+		}
 	}
 	return s
 }

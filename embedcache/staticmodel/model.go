@@ -16,23 +16,26 @@ import (
 
 // BuiltinID names the default built-in model: the one a registry whose
 // config sets no model.id routes with.
-const BuiltinID = "megagit-static-v2"
+const BuiltinID = "megagit-static-v3"
 
-// BuiltinV1 names the first built-in model, kept in the binary for
-// registries that pin it (model.id: megagit-static-v1).
-const BuiltinV1 = "megagit-static-v1"
+// BuiltinV2 and BuiltinV1 name the earlier built-in models, kept in the
+// binary for registries that pin them (model.id: megagit-static-v2).
+const (
+	BuiltinV2 = "megagit-static-v2"
+	BuiltinV1 = "megagit-static-v1"
+)
 
 // BuiltinIDs lists the models shipped inside the binary, the default first.
-func BuiltinIDs() []string { return []string{BuiltinID, BuiltinV1} }
+func BuiltinIDs() []string { return []string{BuiltinID, BuiltinV2, BuiltinV1} }
 
 // IsBuiltin reports whether id names a model shipped inside the binary.
-func IsBuiltin(id string) bool { return id == BuiltinID || id == BuiltinV1 }
+func IsBuiltin(id string) bool { return id == BuiltinID || id == BuiltinV2 || id == BuiltinV1 }
 
 // ErrNoBuiltin means this binary was built without a built-in model's
 // trained files (only its README), so callers fall back to lexical routing.
 var ErrNoBuiltin = errors.New("built-in model is not in this build")
 
-//go:embed models/megagit-static-v1 models/megagit-static-v2
+//go:embed models/megagit-static-v1 models/megagit-static-v2 models/megagit-static-v3
 var builtinFS embed.FS
 
 // BuiltinFS holds the built-in models' folders, models/<id>, for tests

@@ -102,9 +102,9 @@ func printGate(w io.Writer, res ranker.Result) {
 	}
 	fmt.Fprintf(w, "# gate: p = %.3f against threshold %.2f, %s\n", gr.Prob, gr.Threshold, verdict)
 	for _, f := range gr.Features {
-		fmt.Fprintf(w, "#   %-12s %9.4f × %+9.4f = %+8.4f\n", f.Name, f.Value, f.Weight, f.Term)
+		fmt.Fprintf(w, "#   %-14s %9.4f × %+9.4f = %+8.4f\n", f.Name, f.Value, f.Weight, f.Term)
 	}
-	fmt.Fprintf(w, "#   %-12s %33s\n", "bias", fmt.Sprintf("%+8.4f", gr.Bias))
+	fmt.Fprintf(w, "#   %-14s %33s\n", "bias", fmt.Sprintf("%+8.4f", gr.Bias))
 }
 
 // noGateWhy says why no gate decided for res.

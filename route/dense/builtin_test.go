@@ -10,7 +10,7 @@ import (
 )
 
 // TestBuiltinModelsLoadWithTheirGates: model.id selects each built-in model
-// (an unset model.id the default, megagit-static-v2), which routes with
+// (an unset model.id the default, megagit-static-v3), which routes with
 // its own profile and its own shipped abstention gate, never another
 // model's.
 func TestBuiltinModelsLoadWithTheirGates(t *testing.T) {
@@ -18,8 +18,8 @@ func TestBuiltinModelsLoadWithTheirGates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if def.Model.ID != embedcache.BuiltinID || embedcache.BuiltinID != "megagit-static-v2" {
-		t.Fatalf("default model.id %q, built-in default %q; want megagit-static-v2", def.Model.ID, embedcache.BuiltinID)
+	if def.Model.ID != embedcache.BuiltinID || embedcache.BuiltinID != "megagit-static-v3" {
+		t.Fatalf("default model.id %q, built-in default %q; want megagit-static-v3", def.Model.ID, embedcache.BuiltinID)
 	}
 	gates := map[*ranker.Gate]bool{}
 	for _, id := range embedcache.BuiltinIDs() {
