@@ -126,7 +126,7 @@ func TestCacheNoAnchorUpgrade(t *testing.T) {
 	}
 	var errOut bytes.Buffer
 	if code := run([]string{"-C", reg, "embed"}, nil, &bytes.Buffer{}, &errOut); code != 0 ||
-		!strings.Contains(errOut.String(), "embedded 0, kept 1 skills with megagit-static-v2 (0 of 2 texts computed, drift anchor added)") {
+		!strings.Contains(errOut.String(), "embedded 0, kept 1 skills with "+embedcache.BuiltinID+" (0 of 2 texts computed, drift anchor added)") {
 		t.Fatalf("embed: exit %d\n%s", code, errOut.String())
 	}
 	if out := mustRun(t, 0, "-C", reg, "cache", "status"); !strings.Contains(out, "\tok (1.000)\n") || strings.Contains(out, "note:") {

@@ -95,7 +95,8 @@ func TestModelPullCommand(t *testing.T) {
 		{[]string{"bge-m3"}, exitInvalid, "model use --dir"},
 		{[]string{"all-minilm-l6-v2"}, exitInvalid, "--insecure-no-pin"},
 		{[]string{"nope"}, exitInvalid, "hint: run `megagit model list` to see the known models"},
-		{[]string{embedcache.BuiltinID}, exitInvalid, "model megagit-static-v2 is static, not a downloadable ONNX model"},
+		{[]string{embedcache.BuiltinID}, exitInvalid, "model megagit-static-v3 is static, not a downloadable ONNX model"},
+		{[]string{embedcache.BuiltinV2}, exitInvalid, "model megagit-static-v2 is static, not a downloadable ONNX model"},
 		{[]string{embedcache.BuiltinV1}, exitInvalid, "model megagit-static-v1 is static, not a downloadable ONNX model"},
 		{nil, exitUsage, ""},
 	} {
