@@ -59,6 +59,9 @@ func signals(q query, cands []Breakdown) Signals {
 	n := 0
 	for _, b := range cands {
 		s.Lexical = math.Max(s.Lexical, b.Lexical)
+		lex, dense := standing(cands[0], b)
+		s.LeadLexRank += b2i(lex)
+		s.LeadDenseRank += b2i(dense)
 		if b.Dense != nil {
 			d := *b.Dense
 			s.Dense = math.Max(s.Dense, d)
@@ -71,10 +74,23 @@ func signals(q query, cands []Breakdown) Signals {
 		s.DenseMean = sum / float64(n)
 		s.DenseSD = math.Sqrt(math.Max(0, sum2/float64(n)-s.DenseMean*s.DenseMean))
 	}
-	if len(cands) > 0 {
-		s.leadRanks(cands, 0)
+	if len(cands) > 0 && cands[0].Dense != nil {
+		s.LeadDense = *cands[0].Dense
 	}
 	return s
+}
+
+// standing says whether b beats lead on lexical score alone and on dense
+// score alone (a candidate never beats itself).
+func standing(lead, b Breakdown) (lex, dense bool) {
+	return b.Lexical > lead.Lexical, lead.Dense != nil && b.Dense != nil && *b.Dense > *lead.Dense
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // leadRanks sets the leader's own dense score and its rank in each
@@ -85,16 +101,10 @@ func (s *Signals) leadRanks(cands []Breakdown, i int) {
 	if lead.Dense != nil {
 		s.LeadDense = *lead.Dense
 	}
-	for j, b := range cands {
-		if j == i {
-			continue
-		}
-		if b.Lexical > lead.Lexical {
-			s.LeadLexRank++
-		}
-		if lead.Dense != nil && b.Dense != nil && *b.Dense > *lead.Dense {
-			s.LeadDenseRank++
-		}
+	for _, b := range cands {
+		lex, dense := standing(lead, b)
+		s.LeadLexRank += b2i(lex)
+		s.LeadDenseRank += b2i(dense)
 	}
 }
 

@@ -3,13 +3,13 @@ package registry
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"strings"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/megagit/megagit/registry/local"
 )
@@ -144,29 +144,24 @@ func (r *Registry) checkoutRegistryBranch() (plumbing.Hash, error) {
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	files := tree.Files()
-	defer files.Close()
 	var changes []Change
-	for {
-		f, err := files.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
+	err = tree.Files().ForEach(func(f *object.File) error {
 		rel := r.RelPath(f.Name)
 		if treeOnly[rel] {
-			continue
+			return nil
 		}
 		if !r.onDisk(rel) {
-			return plumbing.ZeroHash, fmt.Errorf("%w: branch %s holds %s, outside %s/: it is not a megagit registry branch", local.ErrInvalid, r.ref.Short(), f.Name, local.MetaDir)
+			return fmt.Errorf("%w: branch %s holds %s, outside %s/: it is not a megagit registry branch", local.ErrInvalid, r.ref.Short(), f.Name, local.MetaDir)
 		}
 		data, err := f.Contents()
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return err
 		}
 		changes = append(changes, Change{Path: rel, Data: []byte(data)})
+		return nil
+	})
+	if err != nil {
+		return plumbing.ZeroHash, err
 	}
 	for _, c := range changes {
 		if err := local.WriteFileAtomic(r.abs(c.Path), c.Data, 0o644); err != nil {

@@ -3,7 +3,6 @@ package registry
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"sort"
@@ -112,24 +111,15 @@ func (r *Registry) refChanges(tree *object.Tree, config []byte) ([]Change, []str
 		changes = append(changes, Change{Path: dst, Data: data})
 		return nil
 	}
-	files := tree.Files()
-	defer files.Close()
-	for {
-		f, err := files.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, nil, nil, err
-		}
+	err := tree.Files().ForEach(func(f *object.File) error {
 		rel := r.RelPath(f.Name)
 		dst := ""
 		switch {
 		case strings.HasPrefix(rel, "../") || strings.HasPrefix(rel, local.LocalDirName+"/"):
-			continue
+			return nil
 		case rel == local.ConfigPath:
 			sources = append(sources, rel)
-			continue // replaced by config
+			return nil // replaced by config
 		case strings.HasPrefix(rel, local.MetaDir+"/"):
 			dst = rel
 		default:
@@ -144,18 +134,19 @@ func (r *Registry) refChanges(tree *object.Tree, config []byte) ([]Change, []str
 			}
 		}
 		if dst == "" {
-			continue // the project's
+			return nil // the project's
 		}
 		if !f.Mode.IsFile() {
-			return nil, nil, nil, fmt.Errorf("%w: %s is not a regular file; the registry branch holds files only", local.ErrInvalid, rel)
+			return fmt.Errorf("%w: %s is not a regular file; the registry branch holds files only", local.ErrInvalid, rel)
 		}
 		data, err := f.Contents()
 		if err != nil {
-			return nil, nil, nil, err
+			return err
 		}
-		if err := add(rel, dst, []byte(data)); err != nil {
-			return nil, nil, nil, err
-		}
+		return add(rel, dst, []byte(data))
+	})
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	changes = append(changes,
 		Change{Path: local.ConfigPath, Data: config},
@@ -252,40 +243,35 @@ func (r *Registry) branchChanges(regTree, headTree *object.Tree) ([]Change, erro
 	if regTree == nil {
 		return nil, nil
 	}
-	files := regTree.Files()
-	defer files.Close()
-	for {
-		f, err := files.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
+	err := regTree.Files().ForEach(func(f *object.File) error {
 		rel := r.RelPath(f.Name)
 		data, err := f.Contents()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		old, inHead, err := r.blobAt(headTree, rel)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if !treeOnly[rel] {
 			if inHead {
 				clash = append(clash, rel)
 			}
 			changes = append(changes, Change{Path: rel, Data: []byte(data)})
-			continue
+			return nil
 		}
 		merged := withLines(string(old), strings.Split(strings.TrimSpace(data), "\n")...)
 		if merged == string(old) {
-			continue
+			return nil
 		}
 		if err := r.checkClean(headTree, []string{rel}); err != nil {
-			return nil, err
+			return err
 		}
 		changes = append(changes, Change{Path: rel, Data: []byte(merged)})
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(clash) > 0 {
 		sort.Strings(clash)
