@@ -146,12 +146,16 @@ func (g *Gate) admits(s Signals, cands []Breakdown, i int) bool {
 type GateSample struct {
 	Signals Signals
 	Fits    bool
+	// Catalog names the catalog the prompt was routed against (a benchmark
+	// folder): FitGate weighs every catalog alike. "" is one catalog.
+	Catalog string
 }
 
 // GateFit are the fitting options.
 type GateFit struct {
 	// NullShare is the share of prompts that need no skill the gate is fitted
-	// for: samples are weighted so that nulls make up this share.
+	// for: samples are weighted so that, within each catalog, nulls make up
+	// this share, and every catalog weighs the same.
 	NullShare float64
 	// L2 is the ridge penalty on the standardised weights.
 	L2 float64
@@ -181,16 +185,39 @@ func FitGate(samples []GateSample, o GateFit) (*Gate, error) {
 	if !(o.NullShare > 0 && o.NullShare < 1) {
 		return nil, fmt.Errorf("null share %v is not strictly between 0 and 1", o.NullShare)
 	}
+	// Each catalog weighs the same, and within each the nulls make up
+	// NullShare: so the share of nulls a benchmark happens to have at one
+	// catalog size does not teach the gate that size itself.
+	type count struct{ pos, neg int }
+	per := map[string]*count{}
+	for _, s := range samples {
+		c := per[s.Catalog]
+		if c == nil {
+			c = &count{}
+			per[s.Catalog] = c
+		}
+		if s.Fits {
+			c.pos++
+		} else {
+			c.neg++
+		}
+	}
 	n := len(samples)
 	x := make([][nGateFeatures]float64, n)
 	y := make([]float64, n)
 	wt := make([]float64, n)
 	for i, s := range samples {
 		x[i] = s.Signals.Features()
-		if s.Fits {
-			y[i], wt[i] = 1, (1-o.NullShare)/float64(pos)
-		} else {
-			wt[i] = o.NullShare / float64(neg)
+		c, share := per[s.Catalog], 1/float64(len(per))
+		switch {
+		case s.Fits && c.neg == 0:
+			y[i], wt[i] = 1, share/float64(c.pos)
+		case s.Fits:
+			y[i], wt[i] = 1, share*(1-o.NullShare)/float64(c.pos)
+		case c.pos == 0:
+			wt[i] = share / float64(c.neg)
+		default:
+			wt[i] = share * o.NullShare / float64(c.neg)
 		}
 	}
 	// Standardise each feature (a constant one keeps scale 1).
@@ -243,8 +270,8 @@ func FitGate(samples []GateSample, o GateFit) (*Gate, error) {
 		g.Weights[name] = w[j] / sd[j]
 		g.Bias -= w[j] / sd[j] * mu[j]
 	}
-	g.Fit = fmt.Sprintf("%d prompts with a fitting skill, %d without, weighted to a null share of %g, L2 %g",
-		pos, neg, o.NullShare, o.L2)
+	g.Fit = fmt.Sprintf("%d prompts with a fitting skill, %d without, from %d catalogs weighted alike, each to a null share of %g, L2 %g",
+		pos, neg, len(per), o.NullShare, o.L2)
 	return NewGate(g)
 }
 

@@ -204,3 +204,34 @@ func TestSignalsLeaderStanding(t *testing.T) {
 		t.Errorf("lexical only: %+v", lex)
 	}
 }
+
+// A benchmark may hold more nulls at one catalog size than at another;
+// the gate must not learn that share as an effect of the size itself.
+func TestFitGateWeighsEachCatalogAlike(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var samples []GateSample
+	for _, c := range []struct {
+		name          string
+		skills, nulls int
+	}{{"small", 50, 320}, {"large", 2000, 80}} {
+		for i := range 400 {
+			fits := i >= c.nulls
+			top := 0.1 + 0.05*r.NormFloat64()
+			if fits {
+				top += 0.1
+			}
+			samples = append(samples, GateSample{Fits: fits, Catalog: c.name, Signals: Signals{Skills: c.skills, Top: top, Terms: 6, Known: 4}})
+		}
+	}
+	g, err := FitGate(samples, DefaultGateFit())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, top := range []float64{0.1, 0.15, 0.2} {
+		small := g.Prob(Signals{Skills: 50, Top: top, Terms: 6, Known: 4})
+		large := g.Prob(Signals{Skills: 2000, Top: top, Terms: 6, Known: 4})
+		if math.Abs(small-large) > 0.05 {
+			t.Errorf("top %.2f: p %.3f at 50 skills (80%% nulls) against %.3f at 2,000 (20%% nulls): the gate learnt the share as the size", top, small, large)
+		}
+	}
+}

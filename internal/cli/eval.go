@@ -75,7 +75,8 @@ or more benchmark folders, ideally the same skills at several catalog sizes,
 and writes it to FILE; with several folders, --queries names a file inside
 each. A query whose gold skill ranks in the top ten counts as "something
 fits", a null query as "nothing fits"; --null-share weights them as the
-share of prompts that need no skill. eval then prints each folder's
+share of prompts that need no skill, within each folder, and every folder
+weighs the same. eval then prints each folder's
 coverage with the current gate and with the fitted one; dynamic_k.gate:
 FILE in .megagit/config.yaml routes with it.`,
 		Example: `  megagit eval path/to/benchmark --baseline

@@ -48,6 +48,9 @@ func evalFitRun(opts *evalOptions, cfg *config.Config, rs route.Settings) error 
 		fb := fitBench{dir: d, bench: b, dense: dense.ForBench(cfg, b.Docs, a.say)}
 		fb.rows = eval.Run(b, eval.Options{Config: cfg, Settings: rs, Dense: fb.dense, Router: workspace.NewRouter})
 		s, skip := eval.GateSamples(fb.rows)
+		for i := range s {
+			s[i].Catalog = d
+		}
 		samples, skipped = append(samples, s...), skipped+skip
 		benches = append(benches, fb)
 	}
