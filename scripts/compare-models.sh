@@ -5,8 +5,8 @@
 #
 #   scripts/compare-models.sh --devsets DIR --metatool DIR [--megagit BIN] [--gate auto|off] [MODEL...]
 #
-#   --devsets DIR   the padded catalogs of `go run ./scripts/devsets gen`
-#                   (DIR/skills-156, skills-500, skills-2000)
+#   --devsets DIR   the catalogs of `go run ./scripts/devsets gen`
+#                   (DIR/skills-N, every N it holds, smallest first)
 #   --metatool DIR  the MetaTool benchmark folder (skills/, queries.jsonl)
 #   --megagit BIN   the megagit binary (default: built from this checkout)
 #   --gate G        MEGAGIT_DYNAMIC_K_GATE: auto (the shipped gates, default)
@@ -58,8 +58,9 @@ row() {
 
 echo "| model | query set | skills | coverage | in-dist | null | R@1 | R@5 | mean K | mean tokens |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
+sizes=$(for d in "$devsets"/skills-*/; do d=${d%/}; echo "${d##*/skills-}"; done | sort -n)
 for q in queries null-test paraphrase-test; do
-  for n in 156 500 2000; do
+  for n in $sizes; do
     for m in "${models[@]}"; do
       row "$m" "$q" "$n" "$devsets/skills-$n" "$devsets/skills-$n/$q.jsonl"
     done

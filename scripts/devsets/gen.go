@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -180,12 +182,16 @@ func packageSkills(file string, n int, taken map[string]bool, m mentions) ([]ski
 	return out, nil
 }
 
-func parseSizes(s string, min int) ([]int, error) {
+// minSubset is the smallest catalog gen cuts from the benchmark's own
+// skills.
+const minSubset = 1
+
+func parseSizes(s string) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < min {
-			return nil, fmt.Errorf("size %q: want a number of at least %d (the benchmark's skills)", f, min)
+		if err != nil || n < minSubset {
+			return nil, fmt.Errorf("size %q: want a number of at least %d", f, minSubset)
 		}
 		out = append(out, n)
 	}
@@ -200,7 +206,7 @@ func genCmd(args []string, out, errOut io.Writer) error {
 	pairs := fs.String("pairs", "", "")
 	outDir := fs.String("out", "", "")
 	promptDir := fs.String("prompts", filepath.Join("bench", "dev"), "")
-	sizeList := fs.String("sizes", "156,500,2000", "")
+	sizeList := fs.String("sizes", "50,100,156,500,2000", "")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -211,7 +217,7 @@ func genCmd(args []string, out, errOut io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sizes, err := parseSizes(*sizeList, len(base))
+	sizes, err := parseSizes(*sizeList)
 	if err != nil {
 		return err
 	}
@@ -239,7 +245,7 @@ func genCmd(args []string, out, errOut io.Writer) error {
 	}
 	nTools := len(distractors)
 	need := sizes[len(sizes)-1] - len(base) - nTools
-	if need > 0 {
+	if need > 0 && sizes[len(sizes)-1] > len(base) {
 		more, err := packageSkills(*pairs, need, taken, m)
 		if err != nil {
 			return err
@@ -250,13 +256,21 @@ func genCmd(args []string, out, errOut io.Writer) error {
 	if err != nil {
 		return err
 	}
-	qfiles := queryFiles(queries, files)
+	byHash := subsetOrder(ids)
 	for _, n := range sizes {
 		dir := filepath.Join(*outDir, fmt.Sprintf("skills-%d", n))
 		if err := os.RemoveAll(filepath.Join(dir, "skills")); err != nil {
 			return err
 		}
-		for _, s := range base {
+		own, keep := base, func([]string) bool { return true }
+		if n < len(base) {
+			own, keep = subset(base, byHash[:n])
+		}
+		qfiles, err := queryFiles(queries, files, keep)
+		if err != nil {
+			return fmt.Errorf("%s: %w", filepath.Join(*bench, "queries.jsonl"), err)
+		}
+		for _, s := range own {
 			data, err := os.ReadFile(filepath.Join(*bench, "skills", s.id, "SKILL.md"))
 			if err != nil {
 				return err
@@ -265,7 +279,7 @@ func genCmd(args []string, out, errOut io.Writer) error {
 				return err
 			}
 		}
-		for _, s := range distractors[:n-len(base)] {
+		for _, s := range distractors[:max(0, n-len(base))] {
 			if err := writeFile(filepath.Join(dir, "skills", s.id, "SKILL.md"), s.data); err != nil {
 				return err
 			}
@@ -280,33 +294,86 @@ func genCmd(args []string, out, errOut io.Writer) error {
 				return err
 			}
 		}
-		tools := min(n-len(base), nTools)
+		tools := max(0, min(n-len(base), nTools))
 		fmt.Fprintf(out, "%s\t%d skills (%d benchmark, %d tools, %d packages)\n",
-			dir, n, len(base), tools, n-len(base)-tools)
+			dir, n, len(own), tools, max(0, n-len(base)-tools))
 	}
 	return nil
 }
 
-// queryFiles renders every query file a size folder holds.
-func queryFiles(queries []byte, files map[string][]prompt) map[string][]byte {
+// subsetOrder is the order in which a catalog smaller than the benchmark
+// takes the benchmark's skills: by the sha256 of their ids, a fixed
+// shuffle that needs no seed, so every smaller catalog holds the skills of
+// the smaller ones.
+func subsetOrder(ids []string) []string {
+	out := slices.Clone(ids)
+	h := func(id string) string { s := sha256.Sum256([]byte(id)); return string(s[:]) }
+	slices.SortFunc(out, func(a, b string) int { return strings.Compare(h(a), h(b)) })
+	return out
+}
+
+// subset is the benchmark's skills among ids, and a test of whether a
+// query's gold skills are all among them: a query whose gold is cut from
+// the catalog is left out (it is neither in-distribution nor a null the
+// benchmark's author wrote).
+func subset(base []benchSkill, ids []string) ([]benchSkill, func([]string) bool) {
+	in := map[string]bool{}
+	for _, id := range ids {
+		in[id] = true
+	}
+	var own []benchSkill
+	for _, s := range base {
+		if in[s.id] {
+			own = append(own, s)
+		}
+	}
+	return own, func(gold []string) bool {
+		for _, g := range gold {
+			if !in[g] {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// queryFiles renders every query file a size folder holds, with the
+// queries and prompts whose gold keep accepts.
+func queryFiles(queries []byte, files map[string][]prompt, keep func([]string) bool) (map[string][]byte, error) {
+	var kept bytes.Buffer
+	for i, line := range bytes.Split(queries, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var q benchQuery
+		if err := json.Unmarshal(line, &q); err != nil {
+			return nil, fmt.Errorf("line %d: %w", i+1, err)
+		}
+		if keep(q.Gold) {
+			kept.Write(line)
+			kept.WriteByte('\n')
+		}
+	}
+	queries = kept.Bytes()
 	out := map[string][]byte{"queries.jsonl": queries}
 	var all []prompt
 	for _, pf := range promptFiles {
-		ps := files[pf.name]
+		var ps []prompt
+		for _, p := range files[pf.name] {
+			if keep(p.Gold) {
+				ps = append(ps, p)
+			}
+		}
 		all = append(all, ps...)
 		stem := strings.TrimSuffix(pf.name, ".jsonl")
 		out[stem+".jsonl"] = render(nil, ps, "", "")
 		out[stem+"-dev.jsonl"] = render(nil, ps, "dev", "")
 		out[stem+"-test.jsonl"] = render(nil, ps, "test", "")
 	}
-	base := queries
-	if len(base) > 0 && base[len(base)-1] != '\n' {
-		base = append(append([]byte{}, base...), '\n')
-	}
-	out["all.jsonl"] = render(base, all, "", "new_")
-	out["all-dev.jsonl"] = render(base, all, "dev", "new_")
-	out["all-test.jsonl"] = render(base, all, "test", "new_")
-	return out
+	out["all.jsonl"] = render(queries, all, "", "new_")
+	out["all-dev.jsonl"] = render(queries, all, "dev", "new_")
+	out["all-test.jsonl"] = render(queries, all, "test", "new_")
+	return out, nil
 }
 
 // render appends the prompts of split ("" for all) as eval queries, each

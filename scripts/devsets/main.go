@@ -1,10 +1,10 @@
 // Command devsets builds the development benchmark for abstention as the
 // catalog grows (issue #14): a hand-written benchmark's skills padded with
-// distractor skills to larger catalogs, next to query files that add the
-// prompts in bench/dev (null prompts and pure paraphrases). It is not part
-// of megagit.
+// distractor skills to larger catalogs, or cut to smaller ones, next to
+// query files that add the prompts in bench/dev (null prompts and pure
+// paraphrases). It is not part of megagit.
 //
-//	devsets gen -bench DIR -tools DIR -pairs FILE -out DIR [-prompts DIR] [-sizes 156,500,2000]
+//	devsets gen -bench DIR -tools DIR -pairs FILE -out DIR [-prompts DIR] [-sizes 50,100,156,500,2000]
 //	devsets check [-prompts DIR] [-bench DIR]
 //
 // gen is deterministic: the same inputs give byte-identical folders.
@@ -23,8 +23,10 @@ const usage = `usage:
   devsets check [-prompts DIR] [-bench DIR]
 
 gen writes one benchmark folder per size, OUT/skills-N, each holding
-skills/<id>/SKILL.md (the benchmark's own skills, then distractors up to N)
-and query files:
+skills/<id>/SKILL.md (the benchmark's own skills, then distractors up to N;
+below the benchmark's size, the first N of its skills in the order of their
+ids' sha256, so a smaller catalog is part of every larger one) and query
+files, without the queries and prompts whose gold skills were cut:
   queries.jsonl                    the benchmark's queries, unchanged
   null.jsonl, null-{dev,test}.jsonl            the prompts of PROMPTS/null.jsonl
   paraphrase.jsonl, paraphrase-{dev,test}.jsonl  the prompts of PROMPTS/paraphrase.jsonl
@@ -37,7 +39,7 @@ Measure one with: megagit eval OUT/skills-N --queries OUT/skills-N/null-dev.json
   -pairs FILE   gzipped JSONL {"a": package name, "b": summary, "source"}; its
                 packages, in file order, are the next distractors
   -prompts DIR  folder with null.jsonl and paraphrase.jsonl (default bench/dev)
-  -sizes LIST   catalog sizes (default 156,500,2000; each at least the benchmark's)
+  -sizes LIST   catalog sizes (default 50,100,156,500,2000)
 
 check validates the prompt files (format, unique ids, kinds, splits) and, with
 -bench, that gold ids exist, ids do not reuse the benchmark's, and no

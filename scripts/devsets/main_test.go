@@ -284,7 +284,56 @@ func TestGenRefusesBadPrompts(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "shares [compress]") {
 		t.Errorf("err = %v, want the shared token named", err)
 	}
-	if err := run([]string{"gen", "-bench", bench, "-tools", tools, "-pairs", pairs, "-prompts", prompts, "-out", t.TempDir(), "-sizes", "1"}, &bytes.Buffer{}, &bytes.Buffer{}); err == nil {
-		t.Error("a size below the benchmark's skills: no error")
+	if err := run([]string{"gen", "-bench", bench, "-tools", tools, "-pairs", pairs, "-prompts", prompts, "-out", t.TempDir(), "-sizes", "0"}, &bytes.Buffer{}, &bytes.Buffer{}); err == nil {
+		t.Error("an empty catalog: no error")
+	}
+}
+
+// Below the benchmark's size, gen cuts the benchmark's own skills and
+// leaves out the queries and prompts whose gold skill was cut.
+func TestGenSubset(t *testing.T) {
+	bench, tools, pairs, prompts := fixture(t)
+	out := t.TempDir()
+	if err := run([]string{"gen", "-bench", bench, "-tools", tools, "-pairs", pairs, "-prompts", prompts, "-out", out, "-sizes", "1,2"}, &bytes.Buffer{}, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(filepath.Join(out, "skills-1", "skills"))
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("skills-1 holds %v (%v), want one skill", entries, err)
+	}
+	kept := entries[0].Name()
+	if kept != "image-optimiser" && kept != "git-bisect" {
+		t.Fatalf("skills-1 holds %s, not a benchmark skill", kept)
+	}
+	ids := func(file string) string {
+		qs, err := readJSONL[benchQuery](filepath.Join(out, "skills-1", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s []string
+		for _, q := range qs {
+			s = append(s, q.ID)
+		}
+		return strings.Join(s, " ")
+	}
+	// Only image-optimiser is gold (q-1, p-1); the nulls always stay.
+	want := map[string][2]string{
+		"queries.jsonl": {"q-1 q-2", "q-2"},
+		"all.jsonl":     {"q-1 q-2 n-1 n-2 n-3 p-1", "q-2 n-1 n-2 n-3"},
+	}
+	for file, w := range want {
+		exp := w[1]
+		if kept == "image-optimiser" {
+			exp = w[0]
+		}
+		if got := ids(file); got != exp {
+			t.Errorf("skills-1/%s = %q, want %q (catalog: %s)", file, got, exp, kept)
+		}
+	}
+	// At the benchmark's own size, the queries file is the benchmark's.
+	a, _ := os.ReadFile(filepath.Join(bench, "queries.jsonl"))
+	b, _ := os.ReadFile(filepath.Join(out, "skills-2", "queries.jsonl"))
+	if !bytes.Equal(a, b) {
+		t.Errorf("skills-2/queries.jsonl differs from the benchmark's:\n%s\n%s", a, b)
 	}
 }
