@@ -25,20 +25,46 @@ var GateFeatures = []string{
 	"dense_sd",    // spread of the dense scores over the catalog
 	"log_skills",  // ln(candidates)
 	"known_share", // share of the prompt's terms some skill contains
-	"log_terms",   // ln(1 + the prompt's content terms)
+	"log_terms",   // ln(1 + the prompt's content terms); see lengthFeature
 	// The leader's standing in each channel alone: catalog growth adds
 	// chance matches in each channel, rarely the same skill in both.
 	"dense_z",        // (leader's dense score - mean dense) / spread
 	"log_dense_rank", // ln(1 + candidates above the leader by dense score)
 	"log_lex_rank",   // ln(1 + candidates above the leader by lexical score)
+	// The leader's score scaled by the prompt's length; see lengthFeature.
+	"top_terms", // top × ln(1 + the prompt's content terms)
 }
 
-const nGateFeatures = 12
+const nGateFeatures = 13
 
-// optionalGateFeatures may be left out of a gate file: they came after the
-// first gates were fitted, and a gate without them weighs them 0, which
-// is the gate it was.
-var optionalGateFeatures = []string{"dense_z", "log_dense_rank", "log_lex_rank"}
+// optionalGateFeatures may be left out of a gate file: the rank features
+// came after the first gates were fitted, and a gate without them weighs
+// them 0, which is the gate it was; a gate reads one of the two length
+// features (lengthFeature).
+var optionalGateFeatures = []string{"dense_z", "log_dense_rank", "log_lex_rank", "log_terms", "top_terms"}
+
+// lengthFeature is how a gate fitted on these samples reads the prompt's
+// length, and the other length feature, which it leaves out. A long prompt
+// spreads its words over more terms, so the same lexical share is a
+// stronger match. With a dense channel, top_terms (the leader's score
+// scaled by ln(1 + terms)): log_terms let length alone raise the
+// probability, and long messages about anything at all passed. Without
+// one, the lexical share is the only score, and log_terms keeps more of
+// the no-skill prompts out (BENCHMARKS.md, "The length of a prompt").
+func lengthFeature(samples []GateSample) (use, leave string) {
+	for _, s := range samples {
+		if s.Signals.Dense != 0 || s.Signals.DenseSD != 0 {
+			return "top_terms", "log_terms"
+		}
+	}
+	return "log_terms", "top_terms"
+}
+
+// Weighs reports whether g reads the named feature (its file names it).
+func (g *Gate) Weighs(name string) bool {
+	_, ok := g.Weights[name]
+	return ok
+}
 
 // Features are s's gate inputs, in GateFeatures' order.
 func (s Signals) Features() [nGateFeatures]float64 {
@@ -54,6 +80,7 @@ func (s Signals) Features() [nGateFeatures]float64 {
 		s.Top, s.Lexical, s.Dense, s.Top - s.Second, s.Top - s.Mean10, s.DenseSD,
 		math.Log(float64(max(s.Skills, 1))), known, math.Log1p(float64(s.Terms)),
 		z, math.Log1p(float64(s.LeadDenseRank)), math.Log1p(float64(s.LeadLexRank)),
+		s.Top * math.Log1p(float64(s.Terms)),
 	}
 }
 
@@ -239,6 +266,9 @@ func FitGate(samples []GateSample, o GateFit) (*Gate, error) {
 			x[i][j] = (x[i][j] - mu[j]) / sd[j]
 		}
 	}
+	_, leave := lengthFeature(samples)
+	var left [nGateFeatures]bool
+	left[slices.Index(GateFeatures, leave)] = true
 	var w [nGateFeatures]float64
 	var b float64
 	const steps, lr = 4000, 0.5
@@ -257,7 +287,9 @@ func FitGate(samples []GateSample, o GateFit) (*Gate, error) {
 			gb += e
 		}
 		for j := range w {
-			w[j] -= lr * (gw[j] + o.L2*w[j])
+			if !left[j] {
+				w[j] -= lr * (gw[j] + o.L2*w[j])
+			}
 		}
 		b -= lr * gb
 	}
@@ -267,6 +299,9 @@ func FitGate(samples []GateSample, o GateFit) (*Gate, error) {
 		g.MinSkills = min(g.MinSkills, s.Signals.Skills)
 	}
 	for j, name := range GateFeatures {
+		if left[j] {
+			continue
+		}
 		g.Weights[name] = w[j] / sd[j]
 		g.Bias -= w[j] / sd[j] * mu[j]
 	}
@@ -291,15 +326,21 @@ func (g *Gate) UnmarshalJSON(data []byte) error {
 }
 
 // MarshalJSON writes the weights in GateFeatures' order, so a fitted gate
-// reads (and diffs) the same every time.
+// reads (and diffs) the same every time; only the features it names.
 func (g Gate) MarshalJSON() ([]byte, error) {
 	var sb strings.Builder
 	sb.WriteString(`{"weights":{`)
-	for i, name := range GateFeatures {
-		if i > 0 {
+	first := true
+	for _, name := range GateFeatures {
+		w, ok := g.Weights[name]
+		if !ok {
+			continue
+		}
+		if !first {
 			sb.WriteByte(',')
 		}
-		fmt.Fprintf(&sb, "%q:%s", name, jsonFloat(g.Weights[name]))
+		first = false
+		fmt.Fprintf(&sb, "%q:%s", name, jsonFloat(w))
 	}
 	fmt.Fprintf(&sb, `},"bias":%s,"threshold":%s,"min_skills":%d`, jsonFloat(g.Bias), jsonFloat(g.Threshold), g.MinSkills)
 	if g.Fit != "" {

@@ -36,14 +36,26 @@ func TestNewGateRefusesBadGates(t *testing.T) {
 	unknown["colour"] = 1
 	missing := full()
 	delete(missing, "dense_sd")
-	older := full() // a gate fitted before the rank features
-	for _, f := range optionalGateFeatures {
+	older := full() // a gate fitted before the rank features and top_terms
+	for _, f := range []string{"dense_z", "log_dense_rank", "log_lex_rank", "top_terms"} {
 		delete(older, f)
 	}
 	if g, err := NewGate(Gate{Weights: older, Threshold: 0.5}); err != nil {
 		t.Errorf("a gate without the rank features: %v", err)
-	} else if s := (Signals{Skills: 9, Top: 0.3, LeadDenseRank: 5, LeadLexRank: 7, DenseSD: 0.1, LeadDense: 0.5}); g.Prob(s) != g.Prob(Signals{Skills: 9, Top: 0.3, DenseSD: 0.1}) {
-		t.Error("a gate without the rank features reads them")
+	} else {
+		if s := (Signals{Skills: 9, Top: 0.3, LeadDenseRank: 5, LeadLexRank: 7, DenseSD: 0.1, LeadDense: 0.5}); g.Prob(s) != g.Prob(Signals{Skills: 9, Top: 0.3, DenseSD: 0.1}) {
+			t.Error("a gate without the rank features reads them")
+		}
+		// It decides as it was fitted: with log_terms, without top_terms.
+		if got, want := g.Prob(Signals{Skills: 9, Top: 0.1, Terms: 30})-g.Prob(Signals{Skills: 9, Top: 0.1, Terms: 3}),
+			// top, margin and lead are 0.1 each, log_skills ln 9; every weight 1.
+			sigmoid(0.3+math.Log(9)+math.Log1p(30))-sigmoid(0.3+math.Log(9)+math.Log1p(3)); math.Abs(got-want) > 1e-12 {
+			t.Errorf("an older gate: p(30 terms) - p(3 terms) = %v, want %v", got, want)
+		}
+		data, err := json.Marshal(g)
+		if err != nil || !strings.Contains(string(data), `"log_terms":1`) || strings.Contains(string(data), "top_terms") {
+			t.Errorf("an older gate writes %s (%v)", data, err)
+		}
 	}
 	nan := full()
 	nan["top"] = math.NaN()
@@ -233,5 +245,49 @@ func TestFitGateWeighsEachCatalogAlike(t *testing.T) {
 		if math.Abs(small-large) > 0.05 {
 			t.Errorf("top %.2f: p %.3f at 50 skills (80%% nulls) against %.3f at 2,000 (20%% nulls): the gate learnt the share as the size", top, small, large)
 		}
+	}
+}
+
+func sigmoid(z float64) float64 { return 1 / (1 + math.Exp(-z)) }
+
+// With a dense channel, the prompt's length counts only through the
+// leader's score: a long prompt that matches nothing is not admitted for
+// being long, even when the prompts some skill fits are the long ones.
+// Without one, the gate reads length as such (lengthFeature).
+func TestFitGateLengthAloneAdmitsNothing(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	var dense, lexical []GateSample
+	for i := range 600 {
+		fits := i%2 == 0
+		top, terms := 0.08+0.04*r.NormFloat64(), 2+r.IntN(6)
+		if fits {
+			top, terms = 0.16+0.06*r.NormFloat64(), 12+r.IntN(20)
+		}
+		s := Signals{Skills: 500, Top: top, Terms: terms, Known: terms}
+		lexical = append(lexical, GateSample{Fits: fits, Signals: s})
+		s.Dense, s.DenseSD, s.LeadDense = 0.3, 0.07, 0.3
+		dense = append(dense, GateSample{Fits: fits, Signals: s})
+	}
+	g, err := FitGate(dense, DefaultGateFit())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Weighs("log_terms") || !g.Weighs("top_terms") {
+		t.Errorf("with a dense channel the fit weighs %v, want top_terms and not log_terms", g.Weights)
+	}
+	long := Signals{Skills: 500, Top: 0.02, Terms: 40, Known: 40, Dense: 0.3, DenseSD: 0.07, LeadDense: 0.3}
+	if p := g.Prob(long); p >= g.Threshold {
+		t.Errorf("a 40-term prompt with top 0.02 passes the gate: p = %.3f", p)
+	}
+	fits := Signals{Skills: 500, Top: 0.2, Terms: 20, Known: 20, Dense: 0.3, DenseSD: 0.07, LeadDense: 0.3}
+	if p := g.Prob(fits); p < g.Threshold {
+		t.Errorf("a 20-term prompt with top 0.2 is refused: p = %.3f", p)
+	}
+	lg, err := FitGate(lexical, DefaultGateFit())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !lg.Weighs("log_terms") || lg.Weighs("top_terms") {
+		t.Errorf("without a dense channel the fit weighs %v, want log_terms and not top_terms", lg.Weights)
 	}
 }

@@ -84,6 +84,9 @@ func gateReading(res ranker.Result) *whyGate {
 	x, terms := res.Signals.Features(), g.Terms(res.Signals)
 	out := &whyGate{Prob: g.Prob(res.Signals), Threshold: g.Threshold, Bias: g.Bias, MinSkills: g.MinSkills}
 	for i, name := range ranker.GateFeatures {
+		if !g.Weighs(name) {
+			continue
+		}
 		out.Features = append(out.Features, whyGateFeature{Name: name, Value: x[i], Weight: g.Weights[name], Term: terms[i]})
 	}
 	return out
