@@ -18,10 +18,10 @@ type DynamicK struct {
 	// KMin and KMax clamp the elbow cut.
 	KMin, KMax         int
 	KAmbig, KVeryAmbig int
-	// Gate, when set and the catalog is as large as the smallest it was
-	// fitted on, decides whether anything fits in place of AbsFloor and the
-	// uniform-null branch, and each backup beyond the leader must pass it
-	// as a leader would (Rank).
+	// Gate, when set and it (or a gate below it) was fitted on catalogs as
+	// small as this one (Gate.For), decides whether anything fits in place
+	// of AbsFloor and the uniform-null branch, and each backup beyond the
+	// leader must pass it as a leader would (Rank).
 	Gate *Gate
 }
 
@@ -141,10 +141,10 @@ func (c DynamicK) DecideGated(scores []float64, sig Signals) KDecision {
 	zTop1, zEnt := zStats(scores)
 	at := elbow(scores)
 	d := KDecision{ZTop1: zTop1, ZEnt: zEnt, Elbow: -1}
-	if c.Gate.applies(sig) {
-		p := c.Gate.Prob(sig)
+	if g := c.Gate.For(sig.Skills); g != nil {
+		p := g.Prob(sig)
 		d.GateProb = &p
-		if p < c.Gate.Threshold {
+		if p < g.Threshold {
 			d.Reason = ReasonGate
 			return d
 		}

@@ -97,6 +97,10 @@ type Gate struct {
 	MinSkills int `json:"min_skills"`
 	// Fit says how the gate was fitted (data, null share, sample counts).
 	Fit string `json:"fit,omitempty"`
+	// Below, when set, is the gate for catalogs smaller than MinSkills
+	// (down to its own MinSkills, and so on): one set of weights serves a
+	// range of catalog sizes better than all of them.
+	Below *Gate `json:"below,omitempty"`
 
 	w [nGateFeatures]float64
 }
@@ -125,7 +129,22 @@ func NewGate(g Gate) (*Gate, error) {
 	if !(g.Threshold > 0 && g.Threshold < 1) {
 		return nil, fmt.Errorf("threshold: %v is not a probability strictly between 0 and 1", g.Threshold)
 	}
+	if g.Below != nil && g.Below.MinSkills >= g.MinSkills {
+		return nil, fmt.Errorf("below: min_skills %d is not smaller than the gate's own, %d", g.Below.MinSkills, g.MinSkills)
+	}
 	return &g, nil
+}
+
+// For is the gate that decides for a catalog of n skills: g, or the first
+// gate below it whose MinSkills n reaches; nil when n is smaller than
+// every one (the floors decide).
+func (g *Gate) For(n int) *Gate {
+	for ; g != nil; g = g.Below {
+		if n >= g.MinSkills {
+			return g
+		}
+	}
+	return nil
 }
 
 // ParseGate reads a gate written by `megagit eval --fit`.
@@ -137,9 +156,13 @@ func ParseGate(data []byte) (*Gate, error) {
 	return &g, nil
 }
 
-// Prob is the gate's probability that some skill fits the prompt s
-// describes.
+// Prob is the probability that some skill fits the prompt s describes, by
+// the gate that decides for s's catalog (For), or by g itself when none
+// does.
 func (g *Gate) Prob(s Signals) float64 {
+	if b := g.For(s.Skills); b != nil {
+		g = b
+	}
 	x := s.Features()
 	z := g.Bias
 	for i, w := range g.w {
@@ -148,19 +171,18 @@ func (g *Gate) Prob(s Signals) float64 {
 	return 1 / (1 + math.Exp(-z))
 }
 
-// Terms are each feature's contribution to the gate's log-odds for s, in
-// GateFeatures' order, for `why`.
+// Terms are each feature's contribution to the log-odds of the gate that
+// decides for s (as Prob), in GateFeatures' order, for `why`.
 func (g *Gate) Terms(s Signals) [nGateFeatures]float64 {
+	if b := g.For(s.Skills); b != nil {
+		g = b
+	}
 	x := s.Features()
 	for i, w := range g.w {
 		x[i] *= w
 	}
 	return x
 }
-
-// applies reports whether g decides for a prompt with these signals: it
-// is set and the catalog is not smaller than the ones it was fitted on.
-func (g *Gate) applies(s Signals) bool { return g != nil && s.Skills >= g.MinSkills }
 
 // admits reports whether the candidate at rank i would pass the gate as
 // the leader: a backup is emitted only when it is a confident match itself.
@@ -346,6 +368,13 @@ func (g Gate) MarshalJSON() ([]byte, error) {
 	if g.Fit != "" {
 		f, _ := json.Marshal(g.Fit)
 		fmt.Fprintf(&sb, `,"fit":%s`, f)
+	}
+	if g.Below != nil {
+		below, err := g.Below.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&sb, `,"below":%s`, below)
 	}
 	sb.WriteByte('}')
 	return []byte(sb.String()), nil

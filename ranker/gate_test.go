@@ -291,3 +291,51 @@ func TestFitGateLengthAloneAdmitsNothing(t *testing.T) {
 		t.Errorf("without a dense channel the fit weighs %v, want log_terms and not top_terms", lg.Weights)
 	}
 }
+
+// A gate with a gate below it: each decides for its own range of catalog
+// sizes, the floors below both.
+func TestGateBelow(t *testing.T) {
+	large, small := onlyTop(0.2, 150), onlyTop(0.1, 40)
+	nest := *large
+	nest.Below = small
+	g, err := NewGate(nest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		skills int
+		want   *Gate
+	}{{10000, g}, {150, g}, {149, small}, {40, small}, {39, nil}} {
+		if got := g.For(tt.skills); got != tt.want {
+			t.Errorf("For(%d) = %p, want %p", tt.skills, got, tt.want)
+		}
+	}
+	peak := []float64{0.15, 0.02, 0.02, 0.01, 0.01, 0.01, 0.01, 0.01, 0.01, 0.01}
+	c := ProfileFor(TierMedium)
+	c.AbsFloor, c.Gate = 0.3, g
+	// A leader of 0.15: too weak for the gate of large catalogs, a match
+	// for the one of small catalogs; the floor (0.3) decides below both.
+	if d := c.DecideGated(peak, Signals{Skills: 500, Top: 0.15}); d.Reason != ReasonGate {
+		t.Errorf("500 skills: reason %q, want the large catalogs' gate to abstain", d.Reason)
+	}
+	if d := c.DecideGated(peak, Signals{Skills: 100, Top: 0.15}); d.K == 0 || d.GateProb == nil {
+		t.Errorf("100 skills: K %d, reason %q: the small catalogs' gate did not decide", d.K, d.Reason)
+	}
+	if d := c.DecideGated(peak, Signals{Skills: 20, Top: 0.15}); d.Reason != ReasonAbsFloor || d.GateProb != nil {
+		t.Errorf("20 skills: reason %q, want the floor", d.Reason)
+	}
+	// Written and read back whole; a gate below that is not smaller is refused.
+	data, err := json.Marshal(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ParseGate(data)
+	if err != nil || back.Below == nil || back.Below.MinSkills != 40 || back.Prob(Signals{Skills: 100, Top: 0.15}) != g.Prob(Signals{Skills: 100, Top: 0.15}) {
+		t.Errorf("round trip: %v\n%s", err, data)
+	}
+	bad := *small
+	bad.Below = large
+	if _, err := NewGate(bad); err == nil || !strings.Contains(err.Error(), "below: min_skills 150 is not smaller than the gate's own, 40") {
+		t.Errorf("a larger gate below: err = %v", err)
+	}
+}

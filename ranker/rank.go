@@ -163,7 +163,8 @@ func (ix *Index) Rank(text string, opt Options) Result {
 			k = min(k, opt.TopK)
 		}
 		if res.Decision.GateProb != nil {
-			gate, res.Gate = prof.Gate, prof.Gate
+			gate = prof.Gate.For(res.Signals.Skills)
+			res.Gate = gate
 		}
 		if w, ok := ix.dominant(cands); ok && res.Reason != ReasonGate && (opt.Dense == nil || !res.Reason.IsGapCut()) {
 			res.Reason = ReasonLexicalDominant

@@ -32,6 +32,7 @@ type evalOptions struct {
 	sweep        []string    // raw --sweep flags
 	grid         []eval.Axis // parsed --sweep flags
 	fit          string      // --fit FILE
+	below        string      // --below FILE
 	nullShare    float64
 	dirs         []string // every DIR (several only with --fit)
 	flags        flagLookup
@@ -76,7 +77,9 @@ and writes it to FILE; with several folders, --queries names a file inside
 each. A query whose gold skill ranks in the top ten counts as "something
 fits", a null query as "nothing fits"; --null-share weights them as the
 share of prompts that need no skill, within each folder, and every folder
-weighs the same. eval then prints each folder's
+weighs the same. --below FILE nests the gate in FILE (fitted on smaller
+catalogs) under the new one: it decides for catalogs smaller than the new
+one's smallest. eval then prints each folder's
 coverage with the current gate and with the fitted one; dynamic_k.gate:
 FILE in .megagit/config.yaml routes with it.`,
 		Example: `  megagit eval path/to/benchmark --baseline
@@ -93,6 +96,9 @@ FILE in .megagit/config.yaml routes with it.`,
 			opts.dir, opts.dirs = args[0], args
 			if opts.fit != "" && (len(opts.sweep) > 0 || opts.baseline || opts.perQuery != "") {
 				return usageError{errors.New("--fit cannot be combined with --sweep, --baseline or --per-query")}
+			}
+			if opts.below != "" && opts.fit == "" {
+				return usageError{errors.New("--below needs --fit")}
 			}
 			if !(opts.nullShare > 0 && opts.nullShare < 1) {
 				return usageError{fmt.Errorf("--null-share %v: want a share strictly between 0 and 1", opts.nullShare)}
@@ -132,6 +138,7 @@ FILE in .megagit/config.yaml routes with it.`,
 	f.StringArrayVar(&opts.sweep, "sweep", nil, "re-rank for each `KEY=V1,V2,...` (repeat for a grid)")
 	f.StringVar(&opts.fit, "fit", "", "fit the abstention gate to the benchmark folders and write it to `FILE`")
 	f.Float64Var(&opts.nullShare, "null-share", ranker.DefaultGateFit().NullShare, "with --fit: the share of prompts that need no skill")
+	f.StringVar(&opts.below, "below", "", "with --fit: keep the gate in `FILE` for catalogs smaller than the fitted one's smallest")
 	return cmd
 }
 

@@ -60,6 +60,11 @@ func evalFitRun(opts *evalOptions, cfg *config.Config, rs route.Settings) error 
 	if err != nil {
 		return fmt.Errorf("--fit: %w", err)
 	}
+	if opts.below != "" {
+		if g, err = nestBelow(g, evalPath(a, opts.below)); err != nil {
+			return fmt.Errorf("--below %s: %w", opts.below, err)
+		}
+	}
 	data, err := json.MarshalIndent(g, "", "  ")
 	if err != nil {
 		return err
@@ -83,4 +88,19 @@ func evalFitRun(opts *evalOptions, cfg *config.Config, rs route.Settings) error 
 			f(after.Coverage), f(after.InDistCoverage), f(after.NullCoverage)})
 	}
 	return printTable(a.out, header, table)
+}
+
+// nestBelow is g with the gate in file deciding for smaller catalogs.
+func nestBelow(g *ranker.Gate, file string) (*ranker.Gate, error) {
+	data, err := local.ReadRegular(file, local.MaxConfig)
+	if err != nil {
+		return nil, err
+	}
+	below, err := ranker.ParseGate(data)
+	if err != nil {
+		return nil, err
+	}
+	nested := *g
+	nested.Below = below
+	return ranker.NewGate(nested)
 }
