@@ -121,19 +121,23 @@ func TestShippedGateCatalogGrowth(t *testing.T) {
 			return gate, fixed
 		}
 		rate := func(n int) float64 { g, _ := rates(n); return g }
+		smallest := g.MinSkills // the smallest catalog any of its gates was fitted on
+		for b := g.Below; b != nil; b = b.Below {
+			smallest = b.MinSkills
+		}
 		// The draws reproduce the problem: a fixed floor lets more through.
-		_, fixedSmall := rates(g.MinSkills)
+		_, fixedSmall := rates(smallest)
 		if _, fixedLarge := rates(2000); fixedLarge < fixedSmall+0.1 {
 			t.Fatalf("%s: the fixed floor emits %.3f at %d skills and %.3f at 2000: the draws do not show the problem",
-				c.name, fixedSmall, g.MinSkills, fixedLarge)
+				c.name, fixedSmall, smallest, fixedLarge)
 		}
-		base := rate(g.MinSkills)
-		for _, n := range []int{500, 2000, 10000} {
+		base := rate(smallest)
+		for _, n := range []int{100, g.MinSkills, 500, 2000, 10000} {
 			got := rate(n)
 			if got > base+0.02 {
-				t.Errorf("%s: %.3f of null prompts emitted at %d skills, %.3f at %d", c.name, got, n, base, g.MinSkills)
+				t.Errorf("%s: %.3f of null prompts emitted at %d skills, %.3f at %d", c.name, got, n, base, smallest)
 			}
-			t.Logf("%s: false emissions %.3f at %d skills, %.3f at %d", c.name, got, n, base, g.MinSkills)
+			t.Logf("%s: false emissions %.3f at %d skills, %.3f at %d", c.name, got, n, base, smallest)
 		}
 	}
 }
