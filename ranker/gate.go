@@ -335,11 +335,21 @@ func FitGate(samples []GateSample, o GateFit) (*Gate, error) {
 // UnmarshalJSON reads a gate and checks it as NewGate does.
 func (g *Gate) UnmarshalJSON(data []byte) error {
 	type plain Gate // without these methods
-	var p plain
+	var p struct {
+		plain
+		Below json.RawMessage `json:"below"` // read below, to name it in errors
+	}
 	if err := json.Unmarshal(data, &p); err != nil {
 		return err
 	}
-	ng, err := NewGate(Gate(p))
+	if len(p.Below) > 0 && string(p.Below) != "null" {
+		var below Gate
+		if err := json.Unmarshal(p.Below, &below); err != nil {
+			return fmt.Errorf("below: %w", err)
+		}
+		p.plain.Below = &below
+	}
+	ng, err := NewGate(Gate(p.plain))
 	if err != nil {
 		return err
 	}

@@ -333,6 +333,15 @@ func TestGateBelow(t *testing.T) {
 	if err != nil || back.Below == nil || back.Below.MinSkills != 40 || back.Prob(Signals{Skills: 100, Top: 0.15}) != g.Prob(Signals{Skills: 100, Top: 0.15}) {
 		t.Errorf("round trip: %v\n%s", err, data)
 	}
+	// A broken gate below is named as such.
+	broken := strings.Replace(string(data), `"below":{"weights":{"top":40,`, `"below":{"weights":{"top":"x",`, 1)
+	if _, err := ParseGate([]byte(broken)); err == nil || !strings.HasPrefix(err.Error(), "below: ") {
+		t.Errorf("a broken gate below: err = %v", err)
+	}
+	missing := strings.Replace(string(data), `"below":{"weights":{"top":40,"lexical":0,`, `"below":{"weights":{"top":40,`, 1)
+	if _, err := ParseGate([]byte(missing)); err == nil || err.Error() != `below: weights: feature "lexical" missing` {
+		t.Errorf("a gate below without a weight: err = %v", err)
+	}
 	bad := *small
 	bad.Below = large
 	if _, err := NewGate(bad); err == nil || !strings.Contains(err.Error(), "below: min_skills 150 is not smaller than the gate's own, 40") {
