@@ -156,13 +156,9 @@ func ParseGate(data []byte) (*Gate, error) {
 	return &g, nil
 }
 
-// Prob is the probability that some skill fits the prompt s describes, by
-// the gate that decides for s's catalog (For), or by g itself when none
-// does.
+// Prob is g's own probability that some skill fits the prompt s describes
+// (For picks the gate that decides for a catalog).
 func (g *Gate) Prob(s Signals) float64 {
-	if b := g.For(s.Skills); b != nil {
-		g = b
-	}
 	x := s.Features()
 	z := g.Bias
 	for i, w := range g.w {
@@ -171,12 +167,9 @@ func (g *Gate) Prob(s Signals) float64 {
 	return 1 / (1 + math.Exp(-z))
 }
 
-// Terms are each feature's contribution to the log-odds of the gate that
-// decides for s (as Prob), in GateFeatures' order, for `why`.
+// Terms are each feature's contribution to g's log-odds for s, in
+// GateFeatures' order, for `why`.
 func (g *Gate) Terms(s Signals) [nGateFeatures]float64 {
-	if b := g.For(s.Skills); b != nil {
-		g = b
-	}
 	x := s.Features()
 	for i, w := range g.w {
 		x[i] *= w

@@ -330,7 +330,8 @@ func TestGateBelow(t *testing.T) {
 		t.Fatal(err)
 	}
 	back, err := ParseGate(data)
-	if err != nil || back.Below == nil || back.Below.MinSkills != 40 || back.Prob(Signals{Skills: 100, Top: 0.15}) != g.Prob(Signals{Skills: 100, Top: 0.15}) {
+	s := Signals{Skills: 100, Top: 0.15}
+	if err != nil || back.Below == nil || back.Below.MinSkills != 40 || back.For(100).Prob(s) != g.For(100).Prob(s) {
 		t.Errorf("round trip: %v\n%s", err, data)
 	}
 	// A broken gate below is named as such.
@@ -341,6 +342,17 @@ func TestGateBelow(t *testing.T) {
 	missing := strings.Replace(string(data), `"below":{"weights":{"top":40,"lexical":0,`, `"below":{"weights":{"top":40,`, 1)
 	if _, err := ParseGate([]byte(missing)); err == nil || err.Error() != `below: weights: feature "lexical" missing` {
 		t.Errorf("a gate below without a weight: err = %v", err)
+	}
+	// Rank reports, and checks backups against, the gate that decided.
+	tiny := onlyTop(0.01, 1)
+	nestTiny := *large
+	nestTiny.Below = tiny
+	prof := ProfileFor(TierMedium)
+	if prof.Gate, err = NewGate(nestTiny); err != nil {
+		t.Fatal(err)
+	}
+	if r := NewIndex(testDocs(), DefaultConfig()).Rank("verify the stripe webhook signature", Options{Profile: &prof}); r.Gate != tiny {
+		t.Errorf("5 skills: the result's gate is %p, want the gate below (%p)", r.Gate, tiny)
 	}
 	bad := *small
 	bad.Below = large

@@ -182,16 +182,12 @@ func packageSkills(file string, n int, taken map[string]bool, m mentions) ([]ski
 	return out, nil
 }
 
-// minSubset is the smallest catalog gen cuts from the benchmark's own
-// skills.
-const minSubset = 1
-
 func parseSizes(s string) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < minSubset {
-			return nil, fmt.Errorf("size %q: want a number of at least %d", f, minSubset)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("size %q: want a positive number", f)
 		}
 		out = append(out, n)
 	}
@@ -245,7 +241,7 @@ func genCmd(args []string, out, errOut io.Writer) error {
 	}
 	nTools := len(distractors)
 	need := sizes[len(sizes)-1] - len(base) - nTools
-	if need > 0 && sizes[len(sizes)-1] > len(base) {
+	if need > 0 {
 		more, err := packageSkills(*pairs, need, taken, m)
 		if err != nil {
 			return err
