@@ -352,6 +352,15 @@ func queryFiles(queries []byte, files map[string][]prompt, keep func([]string) b
 	}
 	queries = kept.Bytes()
 	out := map[string][]byte{"queries.jsonl": queries}
+	// The benchmark's own queries split the way the prompts are, for a
+	// gate fitted on one half and measured on the other.
+	var half = map[string]*bytes.Buffer{"dev": {}, "test": {}}
+	for _, line := range bytes.SplitAfter(queries, []byte("\n")) {
+		var q benchQuery
+		if json.Unmarshal(line, &q) == nil {
+			half[splitOf(q.ID)].Write(line)
+		}
+	}
 	var all []prompt
 	for _, pf := range promptFiles {
 		var ps []prompt
@@ -369,6 +378,10 @@ func queryFiles(queries []byte, files map[string][]prompt, keep func([]string) b
 	out["all.jsonl"] = render(queries, all, "", "new_")
 	out["all-dev.jsonl"] = render(queries, all, "dev", "new_")
 	out["all-test.jsonl"] = render(queries, all, "test", "new_")
+	for split, b := range half {
+		out["queries-"+split+".jsonl"] = b.Bytes()
+		out["fold-"+split+".jsonl"] = render(b.Bytes(), all, split, "new_")
+	}
 	return out, nil
 }
 

@@ -32,6 +32,10 @@ files, without the queries and prompts whose gold skills were cut:
   paraphrase.jsonl, paraphrase-{dev,test}.jsonl  the prompts of PROMPTS/paraphrase.jsonl
   all.jsonl, all-{dev,test}.jsonl  queries.jsonl plus the new prompts (all, or
                                    one split); their kinds get a "new_" prefix
+  queries-{dev,test}.jsonl         queries.jsonl split in two as the prompts are
+  fold-{dev,test}.jsonl            one half of queries.jsonl plus the new prompts
+                                   of the same split: fit a gate on one fold,
+                                   measure it on the other
 Measure one with: megagit eval OUT/skills-N --queries OUT/skills-N/null-dev.jsonl
 
   -bench DIR    a benchmark folder: DIR/skills/<id>/SKILL.md and DIR/queries.jsonl

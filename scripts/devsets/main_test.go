@@ -274,6 +274,26 @@ func TestGen(t *testing.T) {
 			}
 		}
 	}
+	// The two folds split the benchmark's own queries too, and together
+	// hold every query once.
+	seen := map[string]string{}
+	for _, split := range []string{"dev", "test"} {
+		qs, err := readJSONL[benchQuery](filepath.Join(out1, "skills-4", "fold-"+split+".jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range qs {
+			if splitOf(q.ID) != split || seen[q.ID] != "" {
+				t.Errorf("fold-%s.jsonl holds %+v (also in %q)", split, q, seen[q.ID])
+			}
+			seen[q.ID] = split
+		}
+	}
+	for _, q := range all {
+		if seen[q.ID] == "" {
+			t.Errorf("%s is in no fold", q.ID)
+		}
+	}
 }
 
 func TestGenRefusesBadPrompts(t *testing.T) {
