@@ -15,6 +15,7 @@ const (
 	fieldHeadings
 	fieldTriggers
 	fieldContexts
+	fieldBody
 	numFields
 )
 
@@ -79,6 +80,7 @@ func NewIndex(docs []Doc, cfg Config) *Index {
 			d.Headings,
 			d.Triggers,
 			d.HelpfulContexts,
+			nil, // bodyTerms
 		}
 		docTerms[i] = map[int32]int{}
 		for f := field(0); f < numFields; f++ {
@@ -89,9 +91,17 @@ func NewIndex(docs []Doc, cfg Config) *Index {
 					lens[i][f]++
 				}
 			}
+			if f == fieldBody && cfg.Fields.Body.Weight > 0 {
+				for _, tc := range bodyTerms(memo, d.Body) {
+					c[id(tc.term)] += tc.n
+					lens[i][f] += float64(tc.n)
+				}
+			}
 			fieldTF[i][f] = c
 			lenSum[f] += lens[i][f]
-			if f != fieldContexts {
+			// The body finds a skill; MMR's likeness of two skills stays
+			// with what they say they are.
+			if f != fieldContexts && f != fieldBody {
 				for t, k := range c {
 					docTerms[i][t] += k
 				}
@@ -111,7 +121,7 @@ func NewIndex(docs []Doc, cfg Config) *Index {
 			}
 		}
 	}
-	params := [numFields]Field{cfg.Fields.Name, cfg.Fields.Description, cfg.Fields.Headings, cfg.Fields.Triggers, cfg.Fields.Contexts}
+	params := [numFields]Field{cfg.Fields.Name, cfg.Fields.Description, cfg.Fields.Headings, cfg.Fields.Triggers, cfg.Fields.Contexts, cfg.Fields.Body}
 	ix.postings = make([][]posting, vocab)
 	for i := range docs {
 		pseudo := map[int32]float64{}
@@ -180,6 +190,32 @@ func NewIndex(docs []Doc, cfg Config) *Index {
 
 // Docs returns the skills the index was built from, in their original order.
 func (ix *Index) Docs() []Doc { return ix.docs }
+
+// termCount is one term of a text and how often it occurs.
+type termCount struct {
+	term string
+	n    int
+}
+
+// bodyTerms is a body's BodyTerms most frequent terms, most frequent
+// first, ties by the term.
+func bodyTerms(memo stems, body string) []termCount {
+	counts := map[string]int{}
+	for _, t := range memo.tokenize(body) {
+		counts[t]++
+	}
+	out := make([]termCount, 0, len(counts))
+	for t, n := range counts {
+		out = append(out, termCount{t, n})
+	}
+	sort.Slice(out, func(a, b int) bool {
+		if out[a].n != out[b].n {
+			return out[a].n > out[b].n
+		}
+		return out[a].term < out[b].term
+	})
+	return out[:min(len(out), BodyTerms)]
+}
 
 // bm25IDF is the non-negative BM25 idf, ln(1 + (N - df + 0.5)/(df + 0.5)).
 func bm25IDF(n, df int) float64 {

@@ -40,10 +40,19 @@ type Field struct {
 	B      float64
 }
 
-// Fields holds the BM25F parameters of every indexed field.
+// Fields holds the BM25F parameters of every indexed field. Body is the
+// skill's body text, indexed by its BodyTerms most frequent terms.
 type Fields struct {
-	Name, Description, Headings, Triggers, Contexts Field
+	Name, Description, Headings, Triggers, Contexts, Body Field
 }
+
+// BodyTerms is how many of a skill body's distinct terms the index keeps:
+// the most frequent, ties by the term. A skill's body names what it is
+// for in words its name and description leave out, and a few hundred of
+// them carry nearly all of that (BENCHMARKS.md, "The skill's body"),
+// while a long body's rare terms would only grow the index every prompt
+// loads.
+const BodyTerms = 256
 
 // Fusion says how a dense score joins the lexical one; the default is
 // lexical only until an embedding channel is measured.
@@ -94,9 +103,10 @@ type Config struct {
 }
 
 // DefaultFields weigh every field once, with the standard b = 0.75, except
-// headings at a quarter: a long skill has dozens of generic headings
-// ("Overview", "Examples") that otherwise lift it for unrelated prompts
-// (measured on both development benchmarks, see BENCHMARKS.md).
+// headings and the body at a quarter: a long skill has dozens of generic
+// headings ("Overview", "Examples") and a long body that otherwise lift it
+// for unrelated prompts (measured on the development benchmarks, see
+// BENCHMARKS.md).
 func DefaultFields() Fields {
 	return Fields{
 		Name:        Field{Weight: 1, B: 0.75},
@@ -104,6 +114,7 @@ func DefaultFields() Fields {
 		Headings:    Field{Weight: 0.25, B: 0.75},
 		Triggers:    Field{Weight: 1, B: 0.75},
 		Contexts:    Field{Weight: 1, B: 0.75},
+		Body:        Field{Weight: 0.25, B: 0.75},
 	}
 }
 

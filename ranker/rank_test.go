@@ -272,3 +272,48 @@ func TestCandidateNeedsOneChannel(t *testing.T) {
 		})
 	}
 }
+
+// A skill's body finds it for a prompt in words its name and description
+// leave out, but counts for less than they do.
+func TestRankBodyField(t *testing.T) {
+	docs := []Doc{
+		{ID: "test-first", Description: "Use before writing implementation code.", Weight: 1,
+			Body: "Write a failing spec. Watch it go red, then make it go green. Red, green, refactor."},
+		{ID: "release-notes", Description: "Draft release notes from merged pull requests.", Weight: 1},
+		{ID: "spec-writer", Description: "Write a spec that goes green on every build.", Weight: 1},
+	}
+	ix := NewIndex(docs, DefaultConfig())
+	r := ix.Rank("the build should go green", Options{NoDynamicK: true})
+	if r.Ranked[0].ID != "spec-writer" || r.Ranked[1].ID != "test-first" || r.Ranked[1].Lexical <= 0 {
+		t.Errorf("ranked %s, %s (%v) first: want the description's match, then the body's", r.Ranked[0].ID, r.Ranked[1].ID, r.Ranked[1].Lexical)
+	}
+	r = ix.Rank("watch it go red then refactor", Options{NoDynamicK: true})
+	if r.Ranked[0].ID != "test-first" || r.Ranked[0].Lexical <= 0 {
+		t.Errorf("a prompt only the body matches: %s first (lexical %v)", r.Ranked[0].ID, r.Ranked[0].Lexical)
+	}
+	// Without the body field the same prompt finds nothing.
+	cfg := DefaultConfig()
+	cfg.Fields.Body.Weight = 0
+	if r := NewIndex(docs, cfg).Rank("watch it go red then refactor", Options{}); r.Ranked[0].Lexical != 0 {
+		t.Errorf("body weight 0: %s scored %v", r.Ranked[0].ID, r.Ranked[0].Lexical)
+	}
+}
+
+// The index keeps a body's BodyTerms most frequent terms only.
+func TestBodyTerms(t *testing.T) {
+	var b strings.Builder
+	for i := range BodyTerms + 50 {
+		fmt.Fprintf(&b, "zq%04d ", i) // each once
+	}
+	b.WriteString("frequent frequent frequent")
+	terms := bodyTerms(stems{}, b.String())
+	if len(terms) != BodyTerms || terms[0].term != "frequent" || terms[0].n != 3 || terms[1].term != "zq0000" {
+		t.Fatalf("%d terms, first %v %v", len(terms), terms[0], terms[1])
+	}
+	ix := NewIndex([]Doc{{ID: "long", Description: "a long skill", Body: b.String(), Weight: 1}, {ID: "other", Description: "other", Weight: 1}}, DefaultConfig())
+	kept := ix.Rank("zq0010", Options{NoDynamicK: true}).Ranked[0]
+	dropped := ix.Rank(fmt.Sprintf("zq%04d", BodyTerms+20), Options{NoDynamicK: true}).Ranked[0]
+	if kept.ID != "long" || kept.Lexical <= 0 || dropped.Lexical != 0 {
+		t.Errorf("a kept body term scores %v, a dropped one %v", kept.Lexical, dropped.Lexical)
+	}
+}

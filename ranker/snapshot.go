@@ -8,7 +8,7 @@ import (
 
 // SnapshotVersion changes whenever Snapshot's layout or meaning does, so a
 // stored snapshot from another build is rebuilt rather than misread.
-const SnapshotVersion = 2
+const SnapshotVersion = 3
 
 // ErrSnapshotMismatch means a snapshot was not taken from these documents
 // with these field settings; the caller should build the index with NewIndex.

@@ -16,7 +16,7 @@ import (
 // an index copies nothing but what Index itself needs.
 const (
 	snapshotMagic     = "MGSN"
-	snapshotHeaderLen = 128
+	snapshotHeaderLen = 144
 )
 
 // nativeLE reports whether this machine stores integers little-endian,
@@ -46,7 +46,7 @@ func (s *Snapshot) AppendBinary(b []byte) ([]byte, error) {
 	b = le.AppendUint32(b, 0)
 	f := s.Fields
 	for _, v := range [...]float64{f.Name.Weight, f.Name.B, f.Description.Weight, f.Description.B, f.Headings.Weight, f.Headings.B,
-		f.Triggers.Weight, f.Triggers.B, f.Contexts.Weight, f.Contexts.B, s.IDFOOV} {
+		f.Triggers.Weight, f.Triggers.B, f.Contexts.Weight, f.Contexts.B, s.IDFOOV, f.Body.Weight, f.Body.B} {
 		b = le.AppendUint64(b, math.Float64bits(v))
 	}
 	pad := func() {
@@ -116,7 +116,7 @@ func DecodeSnapshot(data []byte) (*Snapshot, error) {
 		Version: SnapshotVersion, Docs: docs, Vocab: vocab, IDFOOV: f64(10),
 		Fields: Fields{
 			Name: Field{f64(0), f64(1)}, Description: Field{f64(2), f64(3)}, Headings: Field{f64(4), f64(5)},
-			Triggers: Field{f64(6), f64(7)}, Contexts: Field{f64(8), f64(9)},
+			Triggers: Field{f64(6), f64(7)}, Contexts: Field{f64(8), f64(9)}, Body: Field{f64(11), f64(12)},
 		},
 	}
 	r := &tableReader{data: data, off: snapshotHeaderLen}

@@ -31,6 +31,7 @@ func roundTrip(t testing.TB, s *Snapshot, shift int) *Snapshot {
 func TestSnapshotBinaryRoundTrip(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Fields.Headings.B = 0.33
+	cfg.Fields.Body = Field{Weight: 0.4, B: 0.6}
 	s := NewIndex(evidenceDocs(), cfg).Snapshot()
 	for _, shift := range []int{0, 4} {
 		if got := roundTrip(t, s, shift); !reflect.DeepEqual(got, s) {
