@@ -84,7 +84,9 @@ type Route struct {
 type Lexical struct {
 	K1, B                                           float64
 	WName, WDescription, WHeadings, WTriggers, WCtx float64
-	FastMin, FastMargin                             float64
+	// WBody below 0 leaves the body out of the lexical index.
+	WBody               float64
+	FastMin, FastMargin float64
 }
 
 // DynamicK overrides the profile's dynamic-K settings; a negative or zero
@@ -170,6 +172,7 @@ var specs = []spec{
 	{"lexical.fast_margin", kFloat, 0.0, nil, "dominant-winner fast path: BM25 margin the leader needs over the runner-up to be emitted alone"},
 	{"lexical.fast_min", kFloat, 0.0, nil, "dominant-winner fast path: minimum BM25 score of the leader; 0 = off"},
 	{"lexical.k1", kFloat, 0.0, nil, "BM25F term saturation; 0 uses the ranker default"},
+	{"lexical.w_body", kFloat, 0.0, nil, "field weight of the skill's body (its most frequent terms); 0 uses the default, below 0 leaves the body out"},
 	{"lexical.w_contexts", kFloat, 0.0, nil, "field weight of helpful contexts; 0 uses the default"},
 	{"lexical.w_description", kFloat, 0.0, nil, "field weight of the description; 0 uses the default"},
 	{"lexical.w_headings", kFloat, 0.0, nil, "field weight of body headings; 0 uses the default"},
@@ -373,7 +376,7 @@ func build(v map[string]any) *Config {
 			Budget: i("route.budget"), MMR: f("route.mmr_lambda")},
 		Lexical: Lexical{K1: f("lexical.k1"), B: f("lexical.b"), WName: f("lexical.w_name"),
 			WDescription: f("lexical.w_description"), WHeadings: f("lexical.w_headings"),
-			WTriggers: f("lexical.w_triggers"), WCtx: f("lexical.w_contexts"),
+			WTriggers: f("lexical.w_triggers"), WCtx: f("lexical.w_contexts"), WBody: f("lexical.w_body"),
 			FastMin: f("lexical.fast_min"), FastMargin: f("lexical.fast_margin")},
 		DynamicK: DynamicK{Tier: s("dynamic_k.tier"), AbsFloor: f("dynamic_k.abs_floor"),
 			AbstainZTop1: f("dynamic_k.abstain_z_top1"), AbstainZEnt: f("dynamic_k.abstain_z_ent"),

@@ -16,7 +16,7 @@ func RankerConfig(cfg *config.Config) ranker.Config {
 		}
 	}
 	set(&rc.K1, cfg.Lexical.K1)
-	for _, f := range []*ranker.Field{&rc.Fields.Name, &rc.Fields.Description, &rc.Fields.Headings, &rc.Fields.Triggers, &rc.Fields.Contexts} {
+	for _, f := range []*ranker.Field{&rc.Fields.Name, &rc.Fields.Description, &rc.Fields.Headings, &rc.Fields.Triggers, &rc.Fields.Contexts, &rc.Fields.Body} {
 		set(&f.B, cfg.Lexical.B)
 	}
 	set(&rc.Fields.Name.Weight, cfg.Lexical.WName)
@@ -24,6 +24,10 @@ func RankerConfig(cfg *config.Config) ranker.Config {
 	set(&rc.Fields.Headings.Weight, cfg.Lexical.WHeadings)
 	set(&rc.Fields.Triggers.Weight, cfg.Lexical.WTriggers)
 	set(&rc.Fields.Contexts.Weight, cfg.Lexical.WCtx)
+	set(&rc.Fields.Body.Weight, cfg.Lexical.WBody)
+	if cfg.Lexical.WBody < 0 {
+		rc.Fields.Body.Weight = 0
+	}
 	rc.FastPath = ranker.LexicalFastPath{Min: cfg.Lexical.FastMin, Margin: cfg.Lexical.FastMargin}
 	rc.Blend.Enabled = cfg.Blend.Enabled
 	rc.Blend.Count, rc.Blend.Context = cfg.Blend.CountW, cfg.Blend.ContextW

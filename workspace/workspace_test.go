@@ -79,6 +79,18 @@ func TestRankerConfigKeepsDefaultsForZero(t *testing.T) {
 	if got.K1 != 1.7 || got.Fields.Name.Weight != 4 || got.MMR.Lambda != 0.5 {
 		t.Fatalf("RankerConfig = K1 %v name %v mmr %v", got.K1, got.Fields.Name.Weight, got.MMR.Lambda)
 	}
+	// The body is in by default; a weight below 0 leaves it out.
+	if def.Fields.Body.Weight <= 0 || got.Fields.Body != def.Fields.Body {
+		t.Errorf("default body field %+v", got.Fields.Body)
+	}
+	cfg.Lexical.WBody = 0.5
+	if got := RankerConfig(cfg).Fields.Body.Weight; got != 0.5 {
+		t.Errorf("w_body 0.5: body weight %v", got)
+	}
+	cfg.Lexical.WBody = -1
+	if got := RankerConfig(cfg).Fields.Body.Weight; got != 0 {
+		t.Errorf("w_body -1: body weight %v, want 0 (off)", got)
+	}
 }
 
 // Only explicit verdicts with a reason, and no action, become related reasons.
