@@ -26,16 +26,13 @@ func TestShippedGatesLoad(t *testing.T) {
 	if ShippedGate("some-onnx-model") != nil {
 		t.Error("a model without a fitted gate got one")
 	}
-	// Each built-in model's gate decides from 156 skills, the one below it
-	// from 50; lexical routing keeps its floor below 156.
-	for _, name := range builtinModels {
+	// Every shipped gate decides from 156 skills, the one below it from 10;
+	// smaller catalogs keep the profile's floors.
+	for _, name := range append([]string{LexicalGate}, builtinModels...) {
 		g := ShippedGate(name)
-		if g.MinSkills != 156 || g.For(100) == nil || g.For(100) == g || g.For(50) == nil || g.For(49) != nil {
-			t.Errorf("%s: min_skills %d, gate for 100 skills %p, for 50 %p, for 49 %p", name, g.MinSkills, g.For(100), g.For(50), g.For(49))
+		if g.MinSkills != 156 || g.For(100) == nil || g.For(100) == g || g.For(10) == nil || g.For(9) != nil {
+			t.Errorf("%s: min_skills %d, gate for 100 skills %p, for 10 %p, for 9 %p", name, g.MinSkills, g.For(100), g.For(10), g.For(9))
 		}
-	}
-	if g := ShippedGate(LexicalGate); g.MinSkills != 156 || g.For(155) != nil {
-		t.Errorf("lexical: min_skills %d, a gate below it: %v", g.MinSkills, g.Below != nil)
 	}
 }
 

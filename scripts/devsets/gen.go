@@ -202,7 +202,7 @@ func genCmd(args []string, out, errOut io.Writer) error {
 	pairs := fs.String("pairs", "", "")
 	outDir := fs.String("out", "", "")
 	promptDir := fs.String("prompts", filepath.Join("bench", "dev"), "")
-	sizeList := fs.String("sizes", "50,100,156,500,2000,10000", "")
+	sizeList := fs.String("sizes", "10,20,35,50,100,156,500,2000,10000", "")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

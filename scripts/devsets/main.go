@@ -4,7 +4,7 @@
 // query files that add the prompts in bench/dev (null prompts and pure
 // paraphrases). It is not part of megagit.
 //
-//	devsets gen -bench DIR -tools DIR -pairs FILE -out DIR [-prompts DIR] [-sizes 50,100,156,500,2000,10000]
+//	devsets gen -bench DIR -tools DIR -pairs FILE -out DIR [-prompts DIR] [-sizes 10,20,35,50,100,156,500,2000,10000]
 //	devsets check [-prompts DIR] [-bench DIR]
 //
 // gen is deterministic: the same inputs give byte-identical folders.
@@ -43,7 +43,7 @@ Measure one with: megagit eval OUT/skills-N --queries OUT/skills-N/null-dev.json
   -pairs FILE   gzipped JSONL {"a": package name, "b": summary, "source"}; its
                 packages, in file order, are the next distractors
   -prompts DIR  folder with null.jsonl and paraphrase.jsonl (default bench/dev)
-  -sizes LIST   catalog sizes (default 50,100,156,500,2000,10000)
+  -sizes LIST   catalog sizes (default 10,20,35,50,100,156,500,2000,10000)
 
 check validates the prompt files (format, unique ids, kinds, splits) and, with
 -bench, that gold ids exist, ids do not reuse the benchmark's, and no
