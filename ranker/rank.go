@@ -141,6 +141,7 @@ func (ix *Index) Rank(text string, opt Options) Result {
 
 	var k int
 	var gate *Gate // the gate backups must pass, if any
+	floor := 0.0   // without one, the floor they must reach
 	switch {
 	case q.empty && opt.Dense == nil:
 		res.Reason = ReasonEmptyQuery
@@ -165,6 +166,8 @@ func (ix *Index) Rank(text string, opt Options) Result {
 		if res.Decision.GateProb != nil {
 			gate = prof.Gate.For(res.Signals.Skills)
 			res.Gate = gate
+		} else {
+			floor = prof.AbsFloor
 		}
 		if w, ok := ix.dominant(cands); ok && res.Reason != ReasonGate && (opt.Dense == nil || !res.Reason.IsGapCut()) {
 			res.Reason = ReasonLexicalDominant
@@ -182,7 +185,7 @@ func (ix *Index) Rank(text string, opt Options) Result {
 		if !candidate(b, opt.DenseFloor) {
 			continue
 		}
-		if len(pick) > 0 && gate != nil && !gate.admits(res.Signals, cands, i) {
+		if len(pick) > 0 && (gate != nil && !gate.admits(res.Signals, cands, i) || b.Final < floor) {
 			break // a backup must be a confident match in its own right
 		}
 		pick = append(pick, b.Doc)

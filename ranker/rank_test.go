@@ -317,3 +317,24 @@ func TestBodyTerms(t *testing.T) {
 		t.Errorf("a kept body term scores %v, a dropped one %v", kept.Lexical, dropped.Lexical)
 	}
 }
+
+// Without a gate, a skill after the first must reach the floor the first
+// had to reach: a barely-matching skill does not ride along.
+func TestRankBackupsReachTheFloor(t *testing.T) {
+	docs := []Doc{
+		{ID: "compose-debug", Description: "Diagnose docker compose containers that keep restarting.", Weight: 1},
+		{ID: "webhooks", Description: "Verify webhook signatures.", Body: "Return status code 400 on a bad signature.", Weight: 1},
+		{ID: "pdf-tables", Description: "Extract tables from PDF files.", Weight: 1},
+	}
+	ix := NewIndex(docs, DefaultConfig())
+	r := ix.Rank("container keeps restarting, exit code 137", Options{})
+	if r.Ranked[1].ID != "webhooks" || r.Ranked[1].Final <= 0 || r.Ranked[1].Final >= LexicalAbsFloor {
+		t.Fatalf("runner-up %s at %v: want webhooks, matched below the floor %v", r.Ranked[1].ID, r.Ranked[1].Final, LexicalAbsFloor)
+	}
+	if r.Decision.K < 2 {
+		t.Fatalf("dynamic K chose %d (%s): the case needs room for a backup", r.Decision.K, r.Reason)
+	}
+	if len(r.Emitted) != 1 || ix.Docs()[r.Emitted[0]].ID != "compose-debug" {
+		t.Errorf("emitted %v, want compose-debug alone", r.Emitted)
+	}
+}
