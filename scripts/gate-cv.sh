@@ -3,7 +3,7 @@
 # cross-validation over the folds of `devsets gen` (BENCHMARKS.md, "A gate
 # measured on prompts it was not fitted on").
 #
-#   scripts/gate-cv.sh --devsets DIR [--megagit BIN] [--model ID] [--small N]
+#   scripts/gate-cv.sh --devsets DIR [--megagit BIN] [--model ID] [--small N] [--null-share S] [--measure queries]
 #
 #   --devsets DIR  the catalogs of `go run ./scripts/devsets gen` (DIR/skills-N
 #                  with fold-dev.jsonl and fold-test.jsonl)
@@ -11,6 +11,9 @@
 #   --model ID     MEGAGIT_MODEL_ID (default megagit-static-v3; none: lexical)
 #   --small N      the smallest catalog the gate below is fitted on, as the
 #                  shipped gates are (default 10)
+#   --null-share S the fits' --null-share (default: eval's)
+#   --measure queries  measure on the benchmark's own queries of the other
+#                  fold only (queries-{dev,test}.jsonl), not the whole fold
 #
 # For each fold, the two gates are fitted on that fold alone the way the
 # shipped ones are (the gate for 156 skills and more on 156 and up, the one
@@ -20,17 +23,23 @@
 # folds' prompts together. Needs jq.
 set -euo pipefail
 
-devsets="" megagit="" model=megagit-static-v3 small=10
+devsets="" megagit="" model=megagit-static-v3 small=10 share=() measure=fold
 while [ $# -gt 0 ]; do
   case "$1" in
     --devsets) devsets="$2"; shift 2 ;;
     --megagit) megagit="$2"; shift 2 ;;
     --model) model="$2"; shift 2 ;;
     --small) small="$2"; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --null-share) share=(--null-share "$2"); shift 2 ;;
+    --measure) measure="$2"; shift 2 ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "gate-cv.sh: unknown argument $1 (--help)" >&2; exit 2 ;;
   esac
 done
+case "$measure" in
+  fold|queries) ;;
+  *) echo "gate-cv.sh: --measure fold or queries" >&2; exit 2 ;;
+esac
 if [ -z "$devsets" ]; then
   echo "gate-cv.sh: --devsets DIR is required (--help)" >&2
   exit 2
@@ -56,10 +65,10 @@ done
 export MEGAGIT_MODEL_ID=$model
 for fold in dev test; do
   if [ "$small" -ge 156 ]; then
-    "$megagit" eval --fit "$tmp/$fold.json" --queries "fold-$fold.jsonl" "${large[@]}" >/dev/null 2>&1
+    "$megagit" eval "${share[@]}" --fit "$tmp/$fold.json" --queries "fold-$fold.jsonl" "${large[@]}" >/dev/null 2>&1
   else
-    "$megagit" eval --fit "$tmp/$fold-small.json" --queries "fold-$fold.jsonl" "${all[@]}" >/dev/null 2>&1
-    "$megagit" eval --fit "$tmp/$fold.json" --below "$tmp/$fold-small.json" --queries "fold-$fold.jsonl" "${large[@]}" >/dev/null 2>&1
+    "$megagit" eval "${share[@]}" --fit "$tmp/$fold-small.json" --queries "fold-$fold.jsonl" "${all[@]}" >/dev/null 2>&1
+    "$megagit" eval "${share[@]}" --fit "$tmp/$fold.json" --below "$tmp/$fold-small.json" --queries "fold-$fold.jsonl" "${large[@]}" >/dev/null 2>&1
   fi
 done
 
@@ -73,10 +82,10 @@ echo "| skills | shipped gates (fitted on both folds) | fitted on the other fold
 echo "|---|---|---|"
 for n in "${sizes[@]}"; do
   d=$devsets/skills-$n
-  read -r a1 n1 < <(covered "$d/fold-dev.jsonl" auto)
-  read -r a2 n2 < <(covered "$d/fold-test.jsonl" auto)
-  read -r b1 _ < <(covered "$d/fold-dev.jsonl" "$tmp/test.json")
-  read -r b2 _ < <(covered "$d/fold-test.jsonl" "$tmp/dev.json")
+  read -r a1 n1 < <(covered "$d/$measure-dev.jsonl" auto)
+  read -r a2 n2 < <(covered "$d/$measure-test.jsonl" auto)
+  read -r b1 _ < <(covered "$d/$measure-dev.jsonl" "$tmp/test.json")
+  read -r b2 _ < <(covered "$d/$measure-test.jsonl" "$tmp/dev.json")
   awk -v n="$n" -v a1="$a1" -v a2="$a2" -v b1="$b1" -v b2="$b2" -v t="$((n1 + n2))" \
     'BEGIN { printf "| %s | %.3f | %.3f |\n", n, (a1 + a2) / t, (b1 + b2) / t }'
 done
