@@ -2,8 +2,10 @@ package ranker
 
 import (
 	"math"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // field indexes the BM25F fields of a Doc.
@@ -73,6 +75,10 @@ func NewIndex(docs []Doc, cfg Config) *Index {
 	lens := make([][numFields]float64, n)
 	docTerms := make([]map[int32]int, n)
 	memo := stems{}
+	var bodies [][]termCount
+	if cfg.Fields.Body.Weight > 0 {
+		bodies = allBodyTerms(docs)
+	}
 	for i, d := range docs {
 		texts := [numFields][]string{
 			{strings.ReplaceAll(d.ID, "-", " ")},
@@ -91,8 +97,8 @@ func NewIndex(docs []Doc, cfg Config) *Index {
 					lens[i][f]++
 				}
 			}
-			if f == fieldBody && cfg.Fields.Body.Weight > 0 {
-				for _, tc := range bodyTerms(memo, d.Body) {
+			if f == fieldBody && bodies != nil {
+				for _, tc := range bodies[i] {
 					c[id(tc.term)] += tc.n
 					lens[i][f] += float64(tc.n)
 				}
@@ -197,12 +203,37 @@ type termCount struct {
 	n    int
 }
 
+// allBodyTerms is bodyTerms of every doc, on every core: a registry's
+// bodies are most of its text, and the index is rebuilt whenever a skill
+// changes.
+func allBodyTerms(docs []Doc) [][]termCount {
+	out := make([][]termCount, len(docs))
+	workers := min(runtime.GOMAXPROCS(0), len(docs))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			memo := stems{}
+			for i := w; i < len(docs); i += workers {
+				out[i] = bodyTerms(memo, docs[i].Body)
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
 // bodyTerms is a body's BodyTerms most frequent terms, most frequent
 // first, ties by the term.
 func bodyTerms(memo stems, body string) []termCount {
-	counts := map[string]int{}
-	for _, t := range memo.tokenize(body) {
-		counts[t]++
+	// Count each word, then stem each distinct word once: a body repeats
+	// its words, and the index is rebuilt from every body.
+	seen := map[string]int{}
+	words(body, func(w string) { seen[w]++ })
+	counts := make(map[string]int, len(seen))
+	for w, n := range seen {
+		if t := memo.stem(w); t != "" {
+			counts[t] += n
+		}
 	}
 	out := make([]termCount, 0, len(counts))
 	for t, n := range counts {

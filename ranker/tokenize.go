@@ -33,15 +33,22 @@ func (m stems) stem(w string) string {
 
 func (m stems) tokenize(text string) []string {
 	var out []string
-	start := -1
-	flush := func(end int) {
-		if start < 0 {
-			return
-		}
-		w := strings.ToLower(text[start:end])
-		start = -1
+	words(text, func(w string) {
 		if s := m.stem(w); s != "" {
 			out = append(out, s)
+		}
+	})
+	return out
+}
+
+// words calls f with each word of text (a run of letters and digits),
+// lowercased, in order.
+func words(text string, f func(string)) {
+	start := -1
+	flush := func(end int) {
+		if start >= 0 {
+			f(strings.ToLower(text[start:end]))
+			start = -1
 		}
 	}
 	for i, r := range text {
@@ -54,7 +61,6 @@ func (m stems) tokenize(text string) []string {
 		flush(i)
 	}
 	flush(len(text))
-	return out
 }
 
 // uniqueTerms keeps the first occurrence of each term, in order, so a query
