@@ -75,7 +75,7 @@ func NewIndex(docs []Doc, cfg Config) *Index {
 	lens := make([][numFields]float64, n)
 	docTerms := make([]map[int32]int, n)
 	memo := stems{}
-	var bodies [][]termCount
+	var bodies [][]TermCount
 	if cfg.Fields.Body.Weight > 0 {
 		bodies = allBodyTerms(docs)
 	}
@@ -99,8 +99,8 @@ func NewIndex(docs []Doc, cfg Config) *Index {
 			}
 			if f == fieldBody && bodies != nil {
 				for _, tc := range bodies[i] {
-					c[id(tc.term)] += tc.n
-					lens[i][f] += float64(tc.n)
+					c[id(tc.Term)] += tc.N
+					lens[i][f] += float64(tc.N)
 				}
 			}
 			fieldTF[i][f] = c
@@ -197,24 +197,40 @@ func NewIndex(docs []Doc, cfg Config) *Index {
 // Docs returns the skills the index was built from, in their original order.
 func (ix *Index) Docs() []Doc { return ix.docs }
 
-// termCount is one term of a text and how often it occurs.
-type termCount struct {
-	term string
-	n    int
+// TermCount is one index term of a text and how often it occurs.
+type TermCount struct {
+	Term string
+	N    int
 }
 
-// allBodyTerms is bodyTerms of every doc, on every core: a registry's
-// bodies are most of its text, and the index is rebuilt whenever a skill
-// changes.
-func allBodyTerms(docs []Doc) [][]termCount {
-	out := make([][]termCount, len(docs))
-	workers := min(runtime.GOMAXPROCS(0), len(docs))
+// FillBodyTerms sets the BodyTerms of every doc that has none, on every
+// core: a registry's bodies are most of its text, and whoever keeps docs
+// between index builds keeps their terms with them, so a rebuild reads
+// only the bodies that changed.
+func FillBodyTerms(docs []Doc) {
+	terms := allBodyTerms(docs)
+	for i := range docs {
+		docs[i].BodyTerms = terms[i]
+	}
+}
+
+// allBodyTerms is each doc's BodyTerms, computed from its body where the
+// doc has none.
+func allBodyTerms(docs []Doc) [][]TermCount {
+	out := make([][]TermCount, len(docs))
+	var todo []int
+	for i, d := range docs {
+		if out[i] = d.BodyTerms; out[i] == nil && d.Body != "" {
+			todo = append(todo, i)
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(todo))
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			memo := stems{}
-			for i := w; i < len(docs); i += workers {
-				out[i] = bodyTerms(memo, docs[i].Body)
+			for k := w; k < len(todo); k += workers {
+				out[todo[k]] = bodyTerms(memo, docs[todo[k]].Body)
 			}
 		})
 	}
@@ -224,7 +240,7 @@ func allBodyTerms(docs []Doc) [][]termCount {
 
 // bodyTerms is a body's BodyTerms most frequent terms, most frequent
 // first, ties by the term.
-func bodyTerms(memo stems, body string) []termCount {
+func bodyTerms(memo stems, body string) []TermCount {
 	// Count each word, then stem each distinct word once: a body repeats
 	// its words, and the index is rebuilt from every body.
 	seen := map[string]int{}
@@ -235,15 +251,15 @@ func bodyTerms(memo stems, body string) []termCount {
 			counts[t] += n
 		}
 	}
-	out := make([]termCount, 0, len(counts))
+	out := make([]TermCount, 0, len(counts))
 	for t, n := range counts {
-		out = append(out, termCount{t, n})
+		out = append(out, TermCount{t, n})
 	}
 	sort.Slice(out, func(a, b int) bool {
-		if out[a].n != out[b].n {
-			return out[a].n > out[b].n
+		if out[a].N != out[b].N {
+			return out[a].N > out[b].N
 		}
-		return out[a].term < out[b].term
+		return out[a].Term < out[b].Term
 	})
 	return out[:min(len(out), BodyTerms)]
 }

@@ -7,8 +7,13 @@ type Doc struct {
 	// Headings and Triggers are the body's heading lines and its trigger
 	// lines ("Use when ...", "Triggers: ...").
 	Headings, Triggers []string
-	// Body is the full skill body, used only when composing an injection.
-	Body                             string
+	// Body is the full skill body: the index reads its most frequent
+	// terms, and composing an injection renders it.
+	Body string
+	// BodyTerms are the body's BodyTerms most frequent terms
+	// (FillBodyTerms); nil: NewIndex reads them from Body.
+	BodyTerms []TermCount
+
 	HelpfulContexts, HarmfulContexts []string
 	HelpfulCount, HarmfulCount       int
 	// Status is "active", "suspect" or "archived"; empty means active.
@@ -51,7 +56,8 @@ type Fields struct {
 // for in words its name and description leave out, and a few hundred of
 // them carry nearly all of that (BENCHMARKS.md, "The skill's body"),
 // while a long body's rare terms would only grow the index every prompt
-// loads.
+// loads. Changing it, or the tokeniser, changes the terms a compiled route
+// index keeps with its documents: bump route's index version with it.
 const BodyTerms = 256
 
 // Fusion says how a dense score joins the lexical one; the default is

@@ -307,7 +307,7 @@ func TestBodyTerms(t *testing.T) {
 	}
 	b.WriteString("frequent frequent frequent")
 	terms := bodyTerms(stems{}, b.String())
-	if len(terms) != BodyTerms || terms[0].term != "frequent" || terms[0].n != 3 || terms[1].term != "zq0000" {
+	if len(terms) != BodyTerms || terms[0].Term != "frequent" || terms[0].N != 3 || terms[1].Term != "zq0000" {
 		t.Fatalf("%d terms, first %v %v", len(terms), terms[0], terms[1])
 	}
 	ix := NewIndex([]Doc{{ID: "long", Description: "a long skill", Body: b.String(), Weight: 1}, {ID: "other", Description: "other", Weight: 1}}, DefaultConfig())
@@ -336,5 +336,26 @@ func TestRankBackupsReachTheFloor(t *testing.T) {
 	}
 	if len(r.Emitted) != 1 || ix.Docs()[r.Emitted[0]].ID != "compose-debug" {
 		t.Errorf("emitted %v, want compose-debug alone", r.Emitted)
+	}
+}
+
+// A doc's BodyTerms, kept from an earlier build, stand for its body:
+// NewIndex does not read the body again.
+func TestRankKeptBodyTerms(t *testing.T) {
+	docs := []Doc{
+		{ID: "kept", Description: "a skill", Body: "alpha alpha", BodyTerms: []TermCount{{Term: "beta", N: 2}}, Weight: 1},
+		{ID: "other", Description: "another skill", Weight: 1},
+	}
+	ix := NewIndex(docs, DefaultConfig())
+	if b := ix.Rank("beta", Options{NoDynamicK: true}).Ranked[0]; b.ID != "kept" || b.Lexical <= 0 {
+		t.Errorf("a kept term: %s at %v", b.ID, b.Lexical)
+	}
+	if b := ix.Rank("alpha", Options{NoDynamicK: true}).Ranked[0]; b.Lexical != 0 {
+		t.Errorf("the body was read again: %s at %v", b.ID, b.Lexical)
+	}
+	docs[0].BodyTerms = nil
+	FillBodyTerms(docs)
+	if want := []TermCount{{Term: "alpha", N: 2}}; !slices.Equal(docs[0].BodyTerms, want) {
+		t.Errorf("FillBodyTerms: %v, want %v", docs[0].BodyTerms, want)
 	}
 }

@@ -46,7 +46,7 @@ const (
 	// IndexFile is the compiled index's name in .megagit/local/.
 	IndexFile         = "route-index.bin"
 	oldIndexCacheName = "route-index.gob" // formats up to 4, removed on write
-	indexCacheVersion = 6
+	indexCacheVersion = 7
 	// checkedFile's modification time is when Refresh last compared the
 	// compiled index with every skill.
 	checkedFile = "route-index.checked"
@@ -67,6 +67,21 @@ type Compiled struct {
 	// Stamps are the files the documents were built from (read only when
 	// wanted), so a refresh re-reads only the skills whose files changed.
 	Stamps []FileStamp
+	// bodyTerms are the documents' body terms as read with the bodies,
+	// decoded only for a rebuild (keptBodyTerms).
+	bodyTerms []byte
+}
+
+// keptBodyTerms sets the documents' body terms from the index they were
+// read from, when it held them and they decode; documents without them
+// have theirs read from their bodies.
+func (c *Compiled) keptBodyTerms() {
+	if c.bodyTerms != nil && !decodeBodyTerms(c.bodyTerms, c.Docs) {
+		for i := range c.Docs {
+			c.Docs[i].BodyTerms = nil
+		}
+	}
+	c.bodyTerms = nil
 }
 
 // ErrStale means the compiled index is missing or out of date and the
@@ -129,6 +144,9 @@ func Refresh(dir local.Dir, root string, roots []string, rc ranker.Config, src S
 	// collect it as usual meanwhile.
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	old := c
+	if ok {
+		c.keptBodyTerms() // a rebuild follows: keep what the last one read
+	}
 	if !fresh {
 		var docs []ranker.Doc
 		updated := false
@@ -145,6 +163,9 @@ func Refresh(dir local.Dir, root string, roots []string, rc ranker.Config, src S
 	c.Stamps = k.stamps
 	snapshotted := c.Index == nil
 	if snapshotted {
+		if rc.Fields.Body.Weight > 0 {
+			ranker.FillBodyTerms(c.Docs) // kept with the documents for the next rebuild
+		}
 		c.RankerKey, c.Index = rkey, ranker.NewIndex(c.Docs, rc).Snapshot()
 	}
 	if c.Vectors == nil || !fresh || !vecsFresh {

@@ -168,7 +168,10 @@ func ReadCompiled(dir local.Dir, rkey string, want Want) (c Compiled, ok bool) {
 	}
 	if bodies {
 		b := buf[h.bodiesOff() : h.bodiesOff()+h.bodiesLen]
-		if crc32.ChecksumIEEE(b) != h.crcBodies || !decodeBodies(b, docs) {
+		if crc32.ChecksumIEEE(b) != h.crcBodies {
+			return Compiled{}, false
+		}
+		if c.bodyTerms, ok = decodeBodies(b, docs); !ok {
 			return Compiled{}, false
 		}
 	}
@@ -358,10 +361,22 @@ func appendDocs(b []byte, docs []ranker.Doc) []byte {
 	return b
 }
 
+// appendBodies encodes the documents' bodies, then their body terms
+// (ranker.FillBodyTerms), per document their count and then each term and
+// its count. The terms come last, so a reader that only injects bodies
+// never decodes them (bodyTerms).
 func appendBodies(b []byte, docs []ranker.Doc) []byte {
 	for _, d := range docs {
 		b = binary.AppendUvarint(b, uint64(len(d.Body)))
 		b = append(b, d.Body...)
+	}
+	for _, d := range docs {
+		b = binary.AppendUvarint(b, uint64(len(d.BodyTerms)))
+		for _, t := range d.BodyTerms {
+			b = binary.AppendUvarint(b, uint64(len(t.Term)))
+			b = append(b, t.Term...)
+			b = binary.AppendUvarint(b, uint64(t.N))
+		}
 	}
 	return b
 }
@@ -465,10 +480,39 @@ func decodeDocs(b []byte, n int) ([]ranker.Doc, bool) {
 	return docs, len(r.b) == 0 && len(pool) == 0 && len(reasons) == 0
 }
 
-func decodeBodies(b []byte, docs []ranker.Doc) bool {
+// decodeBodies sets the documents' bodies and returns the encoded body
+// terms that follow them, for decodeBodyTerms.
+func decodeBodies(b []byte, docs []ranker.Doc) (terms []byte, ok bool) {
 	r := &docReader{b: b}
 	for i := range docs {
 		docs[i].Body = r.str()
+	}
+	return r.b, !r.bad
+}
+
+// decodeBodyTerms sets the documents' body terms from what decodeBodies
+// returned.
+func decodeBodyTerms(b []byte, docs []ranker.Doc) bool {
+	r := &docReader{b: b}
+	for i := range docs {
+		n := r.uvarint()
+		if n > uint64(len(r.b))/2 { // each term takes two bytes at least
+			return false
+		}
+		docs[i].BodyTerms = nil
+		if n == 0 {
+			continue
+		}
+		terms := make([]ranker.TermCount, n)
+		for k := range terms {
+			terms[k].Term = r.str()
+			c := r.uvarint()
+			if c > uint64(len(docs[i].Body)) { // a count beyond the body's bytes
+				return false
+			}
+			terms[k].N = int(c)
+		}
+		docs[i].BodyTerms = terms
 	}
 	return !r.bad && len(r.b) == 0
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ func fullDoc(i int) ranker.Doc {
 	d := ranker.Doc{
 		ID: fmt.Sprintf("skill-%d", i), Path: fmt.Sprintf("skills/skill-%d/SKILL.md", i), Description: "Speed up docker builds. Use when slow.",
 		Headings: []string{"Steps", "Gotchas"}, Triggers: []string{"Use when slow."}, Body: "# Steps\n1. cache\n",
+		BodyTerms:       []ranker.TermCount{{Term: "cach", N: 1}, {Term: "step", N: 1}},
 		HelpfulContexts: []string{"docker build slow"}, HarmfulContexts: []string{"kubernetes", ""},
 		HelpfulCount: 3 + i, HarmfulCount: -1, Status: "suspect", Weight: 1.25,
 		Related: []ranker.Reason{{Text: "found it", Helpful: true}, {Text: "wrong tool"}},
@@ -39,7 +41,8 @@ func TestDocCodec(t *testing.T) {
 	enc := appendDocs(nil, docs)
 	bodies := appendBodies(nil, docs)
 	got, ok := decodeDocs(enc, len(docs))
-	if !ok || !decodeBodies(bodies, got) {
+	terms, tok := decodeBodies(bodies, got)
+	if !ok || !tok || !decodeBodyTerms(terms, got) {
 		t.Fatal("decoding failed")
 	}
 	if !reflect.DeepEqual(got, docs) {
@@ -60,6 +63,24 @@ func TestDocCodec(t *testing.T) {
 			if docs, ok := decodeDocs(b, 3); ok {
 				decodeBodies(bodies, docs)
 			}
+		}
+	}
+	// The bodies and their terms: a cut is refused, damage never panics.
+	decodeAll := func(b []byte) bool {
+		ds := slices.Clone(got)
+		terms, ok := decodeBodies(b, ds)
+		return ok && decodeBodyTerms(terms, ds)
+	}
+	for n := 0; n < len(bodies); n++ {
+		if decodeAll(bodies[:n]) {
+			t.Fatalf("decoded truncated bodies (%d of %d bytes)", n, len(bodies))
+		}
+	}
+	for i := range bodies {
+		for _, v := range []byte{0, 0x7f, 0x80, 0xff} {
+			b := append([]byte(nil), bodies...)
+			b[i] = v
+			decodeAll(b)
 		}
 	}
 }
@@ -83,6 +104,10 @@ func TestReadCompiledDamaged(t *testing.T) {
 	for _, mapped := range []bool{false, true} {
 		mapIndexFile.Store(mapped)
 		c, ok := ReadCompiled(reg, rkey, Want{Bodies: true, Vectors: true, Stamps: true})
+		if c.Docs[0].BodyTerms != nil {
+			t.Fatalf("mapped=%v: body terms decoded for a reader that may not rebuild", mapped)
+		}
+		c.keptBodyTerms()
 		if !ok || c.Key != key || c.Index == nil || !reflect.DeepEqual(c.Docs, docs) || !reflect.DeepEqual(c.Vectors, vecs) || !reflect.DeepEqual(c.Stamps, stamps) {
 			t.Fatalf("mapped=%v: the compiled index does not read back: ok=%v %+v", mapped, ok, c.Key)
 		}

@@ -49,7 +49,7 @@ func (f *fakeSkills) doc(name string) ranker.Doc {
 		f.t.Fatal(err)
 	}
 	f.parsed++
-	return ranker.Doc{ID: name, Path: "skills/" + name + "/SKILL.md", Description: string(b), Weight: 1}
+	return ranker.Doc{ID: name, Path: "skills/" + name + "/SKILL.md", Description: string(b), Body: "body of " + string(b), Weight: 1}
 }
 
 func (f *fakeSkills) source() Source {
@@ -129,6 +129,23 @@ func TestRefreshRereadsOnlyWhatChanged(t *testing.T) {
 	}
 	if slices.Equal(c.Vectors.Rows[4:8], first.Vectors.Rows[4:8]) {
 		t.Error("beta's vectors were kept though its description changed")
+	}
+	// The body terms are kept with the documents, the changed one's new.
+	stored, ok := ReadCompiled(f.dir, RankerKey(ranker.DefaultConfig()), Want{Bodies: true})
+	if !ok {
+		t.Fatal("the compiled index does not read back")
+	}
+	stored.keptBodyTerms()
+	for i, d := range stored.Docs {
+		if len(d.BodyTerms) == 0 || !slices.Equal(d.BodyTerms, c.Docs[i].BodyTerms) {
+			t.Errorf("%s: stored body terms %v, built with %v", d.ID, d.BodyTerms, c.Docs[i].BodyTerms)
+		}
+	}
+	if !slices.Contains(stored.Docs[1].BodyTerms, ranker.TermCount{Term: "longer", N: 1}) {
+		t.Errorf("beta's body terms %v miss its new word", stored.Docs[1].BodyTerms)
+	}
+	if !slices.Equal(stored.Docs[0].BodyTerms, first.Docs[0].BodyTerms) {
+		t.Errorf("alpha's body terms changed: %v, then %v", first.Docs[0].BodyTerms, stored.Docs[0].BodyTerms)
 	}
 }
 

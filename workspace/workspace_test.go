@@ -308,9 +308,16 @@ func TestIncrementalRefreshEqualsAFullBuild(t *testing.T) {
 		got, gotBad := compiled()
 		again, againBad := compiled() // read back, no change
 		want, wantBad := full()
+		// A read that rebuilds nothing leaves the body terms kept for the
+		// next rebuild undecoded; a rebuild's are a full build's.
+		again.Docs = withoutBodyTerms(again.Docs)
 		for _, c := range []route.Compiled{got, again} {
-			if !reflect.DeepEqual(c.Docs, want.Docs) || !reflect.DeepEqual(c.Vectors, want.Vectors) || c.Key != want.Key {
-				t.Fatalf("%s: the refreshed index differs from a full build:\n got %+v\nwant %+v", step, c.Docs, want.Docs)
+			wantDocs := want.Docs
+			if c.Docs[0].BodyTerms == nil {
+				wantDocs = withoutBodyTerms(wantDocs)
+			}
+			if !reflect.DeepEqual(c.Docs, wantDocs) || !reflect.DeepEqual(c.Vectors, want.Vectors) || c.Key != want.Key {
+				t.Fatalf("%s: the refreshed index differs from a full build:\n got %+v\nwant %+v", step, c.Docs, wantDocs)
 			}
 		}
 		if !slices.Equal(gotBad, wantBad) || !slices.Equal(againBad, wantBad) {
@@ -339,4 +346,12 @@ func TestIncrementalRefreshEqualsAFullBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	same("a skill removed")
+}
+
+func withoutBodyTerms(docs []ranker.Doc) []ranker.Doc {
+	out := slices.Clone(docs)
+	for i := range out {
+		out[i].BodyTerms = nil
+	}
+	return out
 }
