@@ -86,7 +86,7 @@ func NewIndex(docs []Doc, cfg Config) *Index {
 			d.Headings,
 			d.Triggers,
 			d.HelpfulContexts,
-			nil, // bodyTerms
+			nil, // the body: its terms, below
 		}
 		docTerms[i] = map[int32]int{}
 		for f := field(0); f < numFields; f++ {

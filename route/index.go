@@ -84,6 +84,22 @@ func (c *Compiled) keptBodyTerms() {
 	c.bodyTerms = nil
 }
 
+// reuseBodyTerms gives each document without body terms those of the
+// last build's document of the same skill, when its body has not changed:
+// however the documents were read again (only the changed skills, or all
+// of them after a skill came or went), only changed bodies are read.
+func reuseBodyTerms(docs, old []ranker.Doc) {
+	at := make(map[string]int, len(old))
+	for i, d := range old {
+		at[d.ID] = i
+	}
+	for i, d := range docs {
+		if j, ok := at[d.ID]; ok && d.BodyTerms == nil && old[j].BodyTerms != nil && old[j].Body == d.Body {
+			docs[i].BodyTerms = old[j].BodyTerms
+		}
+	}
+}
+
 // ErrStale means the compiled index is missing or out of date and the
 // caller cannot rebuild it (the megagit-hook binary reads no SKILL.md).
 var ErrStale = errors.New("compiled index out of date")
@@ -159,6 +175,7 @@ func Refresh(dir local.Dir, root string, roots []string, rc ranker.Config, src S
 			}
 		}
 		c = Compiled{Key: key, Docs: docs}
+		reuseBodyTerms(c.Docs, old.Docs)
 	}
 	c.Stamps = k.stamps
 	snapshotted := c.Index == nil

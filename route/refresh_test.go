@@ -178,3 +178,38 @@ func TestRefreshEmbeddingFails(t *testing.T) {
 		t.Fatalf("once embedding works: vectors %v, err %v", c.Vectors, vecErr)
 	}
 }
+
+// A refresh that reads every skill again (one was added) still takes the
+// unchanged skills' body terms from the last build, not from their bodies.
+func TestRefreshKeepsBodyTermsOnAFullRead(t *testing.T) {
+	f := newFakeSkills(t, "alpha", "beta")
+	f.refresh()
+	c, ok := ReadCompiled(f.dir, RankerKey(ranker.DefaultConfig()), Want{Bodies: true, Vectors: true, Stamps: true})
+	if !ok {
+		t.Fatal("the compiled index does not read back")
+	}
+	c.keptBodyTerms()
+	kept := []ranker.TermCount{{Term: "kept", N: 1}} // not what alpha's body gives
+	c.Docs[0].BodyTerms = kept
+	WriteCompiled(f.dir, c)
+	time.Sleep(10 * time.Millisecond)
+	f.write("gamma", "about gamma")
+	f.parsed = 0
+	got, _ := f.refresh()
+	if f.parsed != 3 {
+		t.Fatalf("a skill added: %d parsed, want a full read of 3", f.parsed)
+	}
+	if !slices.Equal(got.Docs[0].BodyTerms, kept) {
+		t.Errorf("alpha's body terms were read again: %v", got.Docs[0].BodyTerms)
+	}
+	if !slices.Contains(got.Docs[2].BodyTerms, ranker.TermCount{Term: "gamma", N: 1}) {
+		t.Errorf("gamma's body terms %v", got.Docs[2].BodyTerms)
+	}
+	// An edited body is read again, whatever was kept.
+	time.Sleep(10 * time.Millisecond)
+	f.write("alpha", "about alpha, edited")
+	got, _ = f.refresh()
+	if slices.Equal(got.Docs[0].BodyTerms, kept) || !slices.Contains(got.Docs[0].BodyTerms, ranker.TermCount{Term: "edit", N: 1}) {
+		t.Errorf("alpha edited: body terms %v", got.Docs[0].BodyTerms)
+	}
+}

@@ -354,7 +354,7 @@ func queryFiles(queries []byte, files map[string][]prompt, keep func([]string) b
 	out := map[string][]byte{"queries.jsonl": queries}
 	// The benchmark's own queries split the way the prompts are, for a
 	// gate fitted on one half and measured on the other.
-	var half = map[string]*bytes.Buffer{"dev": {}, "test": {}}
+	half := map[string]*bytes.Buffer{"dev": {}, "test": {}}
 	for _, line := range bytes.SplitAfter(queries, []byte("\n")) {
 		var q benchQuery
 		if json.Unmarshal(line, &q) == nil {
