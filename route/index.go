@@ -110,12 +110,15 @@ var ErrStale = errors.New("compiled index out of date")
 // added, removed or edited (relative to the registry), or says ok = false
 // when only a full read will do; Vectors embeds documents with the active model
 // (nil: none), VecKey being that model's key (Vectors.Key), "" for lexical
-// routing.
+// routing. NoBodies says the caller renders no skill's body: when nothing
+// changed, the bodies are then left unread (the documents' Body is "") and
+// Refresh reads a tenth of a large index.
 type Source struct {
-	Docs    func() ([]ranker.Doc, error)
-	Update  func(old Compiled, key string, changed []string) (docs []ranker.Doc, ok bool)
-	VecKey  string
-	Vectors func(docs []ranker.Doc) (*Vectors, error)
+	Docs     func() ([]ranker.Doc, error)
+	Update   func(old Compiled, key string, changed []string) (docs []ranker.Doc, ok bool)
+	VecKey   string
+	Vectors  func(docs []ranker.Doc) (*Vectors, error)
+	NoBodies bool
 }
 
 // Refresh returns the compiled index for the skills under root, first
@@ -142,18 +145,29 @@ func Refresh(dir local.Dir, root string, roots []string, rc ranker.Config, src S
 		kc <- keyed{quick, stamps, err}
 	}()
 	rkey := RankerKey(rc)
-	c, ok := ReadCompiled(dir, rkey, Want{Bodies: true, Vectors: src.VecKey != "", Stamps: true})
+	want := Want{Bodies: !src.NoBodies, Vectors: src.VecKey != "", Stamps: true}
+	c, ok := ReadCompiled(dir, rkey, want)
 	k := <-kc
 	if k.err != nil {
 		return Compiled{}, nil, k.err
 	}
 	key := keyOf(roots, k.stamps)
 	defer markChecked(dir)
-	fresh := ok && c.Key == key
-	vecsFresh := src.VecKey == "" && c.Vectors == nil ||
-		src.VecKey != "" && c.Vectors != nil && c.Vectors.Key == src.VecKey
-	if fresh && c.Index != nil && vecsFresh && c.Quick == k.quick {
-		return c, nil, nil
+	var fresh, vecsFresh bool
+	for {
+		fresh = ok && c.Key == key
+		vecsFresh = src.VecKey == "" && c.Vectors == nil ||
+			src.VecKey != "" && c.Vectors != nil && c.Vectors.Key == src.VecKey
+		if fresh && c.Index != nil && vecsFresh && c.Quick == k.quick {
+			return c, nil, nil
+		}
+		if !ok || want.Bodies {
+			break
+		}
+		// A rebuild and a write follow: both keep the bodies (and their
+		// terms) of the skills that did not change, so read them after all.
+		want.Bodies = true
+		c, ok = ReadCompiled(dir, rkey, want)
 	}
 	// Parsing SKILL.md files and analysing every skill makes garbage,
 	// unlike a warm call (the prompt hook turns the collector off):

@@ -128,8 +128,8 @@ func ReadCompiled(dir local.Dir, rkey string, want Want) (c Compiled, ok bool) {
 	if bodies {
 		need = h.bodiesOff() + h.bodiesLen
 	}
-	if want.Stamps {
-		need = size
+	if want.Stamps && bodies {
+		need = size // the stamps follow the bodies
 	}
 	buf := mapIndex(f, need)
 	if buf == nil {
@@ -176,7 +176,15 @@ func ReadCompiled(dir local.Dir, rkey string, want Want) (c Compiled, ok bool) {
 		}
 	}
 	if want.Stamps {
-		b := buf[h.stampsOff():]
+		var b []byte
+		if bodies {
+			b = buf[h.stampsOff():]
+		} else { // the bodies between were not wanted: read the stamps alone
+			b = make([]byte, h.stampsLen)
+			if _, err := f.ReadAt(b, int64(h.stampsOff())); err != nil {
+				return Compiled{}, false
+			}
+		}
 		if crc32.ChecksumIEEE(b) != h.crcStamps {
 			return Compiled{}, false
 		}

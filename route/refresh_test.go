@@ -213,3 +213,47 @@ func TestRefreshKeepsBodyTermsOnAFullRead(t *testing.T) {
 		t.Errorf("alpha edited: body terms %v", got.Docs[0].BodyTerms)
 	}
 }
+
+// A caller that renders no body gets a warm index without the bodies, and
+// the stamps still say nothing changed; when something did, the rebuild
+// keeps every unchanged skill's body and terms all the same.
+func TestRefreshWithoutBodies(t *testing.T) {
+	f := newFakeSkills(t, "alpha", "beta")
+	f.refresh()
+	src := f.source()
+	src.NoBodies = true
+	refresh := func() Compiled {
+		t.Helper()
+		c, _, err := Refresh(f.dir, f.root, []string{"skills"}, ranker.DefaultConfig(), src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	f.parsed = 0
+	c := refresh()
+	if f.parsed != 0 {
+		t.Fatalf("nothing changed: %d parsed", f.parsed)
+	}
+	if c.Index == nil || c.Vectors == nil || len(c.Docs) != 2 || c.Docs[0].Body != "" {
+		t.Fatalf("warm read without bodies: index %v, vectors %v, docs %d, alpha's body %q",
+			c.Index != nil, c.Vectors != nil, len(c.Docs), c.Docs[0].Body)
+	}
+	time.Sleep(10 * time.Millisecond)
+	f.write("beta", "about beta, edited")
+	refresh()
+	if f.parsed != 1 {
+		t.Fatalf("beta edited: %d parsed, want 1", f.parsed)
+	}
+	stored, ok := ReadCompiled(f.dir, RankerKey(ranker.DefaultConfig()), Want{Bodies: true, Stamps: true})
+	if !ok {
+		t.Fatal("the compiled index does not read back")
+	}
+	stored.keptBodyTerms()
+	if a := stored.Docs[0]; a.Body != "body of about alpha" || !slices.Contains(a.BodyTerms, ranker.TermCount{Term: "alpha", N: 1}) {
+		t.Errorf("alpha after beta's edit: body %q, terms %v", a.Body, a.BodyTerms)
+	}
+	if b := stored.Docs[1]; b.Body != "body of about beta, edited" {
+		t.Errorf("beta's stored body %q", b.Body)
+	}
+}

@@ -18,7 +18,7 @@ func (w *Workspace) PromptEnv() *inject.Env {
 	e := &inject.Env{
 		Root: w.Reg.Root(), Local: w.Reg.Local(), Settings: s,
 		Refresh: func() (route.Compiled, error) {
-			c, _, _, err := w.Compiled(quiet)
+			c, _, _, err := w.Compiled(quiet, s.Route.Format == "compose")
 			return c, err
 		},
 	}

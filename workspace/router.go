@@ -51,9 +51,10 @@ func dkOverride(dk config.DynamicK) route.DynamicKOverride {
 // setting or model changed since it was written, no SKILL.md is parsed
 // and no skill embedded. The skills that do not parse go to problems on
 // every call (they are remembered with the index), the model's warnings
-// to say.
-func (w *Workspace) Router(problems func([]error), say func(line string)) (*route.Router, error) {
-	c, sem, bad, err := w.Compiled(say)
+// to say. bodies says whether the router renders skills' bodies (the
+// compose format), as Compiled.
+func (w *Workspace) Router(problems func([]error), say func(line string), bodies bool) (*route.Router, error) {
+	c, sem, bad, err := w.Compiled(say, bodies)
 	problems(bad)
 	if err != nil {
 		return nil, err
@@ -68,8 +69,10 @@ func (w *Workspace) Router(problems func([]error), say func(line string)) (*rout
 
 // Compiled brings the compiled index up to date (route.Refresh) and
 // returns it with the configured model's channel over its vectors (nil:
-// lexical) and the skills that did not parse.
-func (w *Workspace) Compiled(say func(line string)) (c route.Compiled, sem *route.Semantic, bad []error, err error) {
+// lexical) and the skills that did not parse. Without bodies (for a
+// caller that renders none), the documents of an index that was up to
+// date have no Body: their bodies are most of a large index's bytes.
+func (w *Workspace) Compiled(say func(line string), bodies bool) (c route.Compiled, sem *route.Semantic, bad []error, err error) {
 	emb, prof := dense.Model(w.Cfg, w.Reg.Root(), say)
 	rebuilt := false
 	indexDocs := w.indexDocs()
@@ -80,7 +83,8 @@ func (w *Workspace) Compiled(say func(line string)) (c route.Compiled, sem *rout
 			bad = b
 			return docs, err
 		},
-		Update: w.updateDocs,
+		Update:   w.updateDocs,
+		NoBodies: !bodies,
 	}
 	if emb != nil {
 		src.VecKey = embedcache.CacheKey(emb)

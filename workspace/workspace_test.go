@@ -142,7 +142,7 @@ func TestRouterWithoutModelIsLexical(t *testing.T) {
 		if len(p) != 0 {
 			t.Errorf("problems: %v", p)
 		}
-	}, func(s string) { said = append(said, s) })
+	}, func(s string) { said = append(said, s) }, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func TestRouterReusesTheCompiledIndex(t *testing.T) {
 			for _, e := range p {
 				problems = append(problems, e.Error())
 			}
-		}, func(string) {})
+		}, func(string) {}, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -243,7 +243,7 @@ func TestRouterReusesTheCompiledIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := w.Router(func([]error) {}, func(string) {})
+	rt, err := w.Router(func([]error) {}, func(string) {}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +272,7 @@ func TestIncrementalRefreshEqualsAFullBuild(t *testing.T) {
 	}
 	compiled := func() (route.Compiled, []string) {
 		t.Helper()
-		c, sem, bad, err := open().Compiled(func(string) {})
+		c, sem, bad, err := open().Compiled(func(string) {}, true)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -73,7 +73,7 @@ func doctorRun(opts *doctorOptions) error {
 			return fmt.Errorf("fix: %w", err)
 		}
 		fmt.Fprintf(a.errOut, "megagit: fix: rebuilt the evidence of %d skill(s) from the ledger\n", len(results))
-		if _, _, _, err := e.Compiled(a.say); err != nil {
+		if _, _, _, err := e.Compiled(a.say, false); err != nil {
 			return fmt.Errorf("fix: compiled route index: %w", err)
 		}
 		if bad, err := e.Reg.HistoryProblems(); err == nil && len(bad.Hashes) > 0 {

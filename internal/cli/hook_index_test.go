@@ -87,7 +87,7 @@ func testHookCompiledIndex(t *testing.T, model string) {
 			}
 		}
 		// route refreshes the compiled index; the hook then reads it.
-		want, err := (&app{errOut: discard{}}).router(e)
+		want, err := (&app{errOut: discard{}}).router(e, true)
 		if err != nil {
 			t.Fatal(err)
 		}

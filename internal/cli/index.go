@@ -63,7 +63,7 @@ func indexRun(opts *indexOptions) error {
 		return err
 	}
 	defer lock.Release()
-	c, sem, bad, err := w.Compiled(a.say)
+	c, sem, bad, err := w.Compiled(a.say, false)
 	a.warnProblems(bad)
 	if err != nil {
 		return err
@@ -113,7 +113,7 @@ func indexBackground(a *app) error {
 		return nil
 	}
 	defer lock.Release()
-	if _, _, _, err := w.Compiled(func(string) {}); err != nil {
+	if _, _, _, err := w.Compiled(func(string) {}, false); err != nil {
 		logf(fmt.Errorf("refreshing the compiled index: %w", err))
 	}
 	return nil

@@ -238,9 +238,10 @@ func (a *app) open(flags flagLookup) (*workspace.Workspace, error) {
 func (a *app) say(line string) { fmt.Fprintln(a.errOut, shownLines(line)) }
 
 // router reads the workspace's skills into a router, warning on stderr
-// about skills that do not parse and a model that does not load.
-func (a *app) router(w *workspace.Workspace) (*route.Router, error) {
-	return w.Router(a.warnProblems, a.say)
+// about skills that do not parse and a model that does not load; bodies
+// as workspace.Router.
+func (a *app) router(w *workspace.Workspace, bodies bool) (*route.Router, error) {
+	return w.Router(a.warnProblems, a.say, bodies)
 }
 
 // registryRoot finds the registry around the working directory.

@@ -142,7 +142,7 @@ func routeOnce(opts *routeOptions, e *workspace.Workspace, s route.Settings) ([]
 			fmt.Fprintf(opts.app.errOut, "megagit: warning: %v; routing here\n", err)
 		}
 	}
-	rt, err := opts.app.router(e)
+	rt, err := opts.app.router(e, s.Format == "compose")
 	if err != nil {
 		return nil, route.Result{}, err
 	}

@@ -52,7 +52,7 @@ func serveRun(ctx context.Context, opts *serveOptions) error {
 		}
 		return server.Registry{
 			Root: e.Reg.Root(), LocalDir: e.Reg.LocalDir(), Roots: e.StampRoots(), Key: e.ServeKey(),
-			Router: func() (*route.Router, error) { return a.router(e) },
+			Router: func() (*route.Router, error) { return a.router(e, true) },
 		}, nil
 	}})
 }

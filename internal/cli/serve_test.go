@@ -58,7 +58,7 @@ func reopen(t *testing.T, dir string) *workspace.Workspace {
 // router megagit builds in this process (see routetest.CheckLikeLocal).
 func checkServedLikeLocal(t *testing.T, e *workspace.Workspace) []route.Result {
 	t.Helper()
-	local, err := (&app{errOut: &bytes.Buffer{}}).router(e)
+	local, err := (&app{errOut: &bytes.Buffer{}}).router(e, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func BenchmarkServed(b *testing.B) {
 			}
 		}
 	})
-	rt, err := (&app{errOut: &bytes.Buffer{}}).router(e)
+	rt, err := (&app{errOut: &bytes.Buffer{}}).router(e, true)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -137,7 +137,7 @@ func whyRun(opts *whyOptions) error {
 	if err != nil {
 		return err
 	}
-	rt, err := opts.app.router(e)
+	rt, err := opts.app.router(e, true)
 	if err != nil {
 		return err
 	}
