@@ -107,7 +107,7 @@ func (s *Server) search(_ context.Context, req *mcp.CallToolRequest, in SearchIn
 		return nil, out, fmt.Errorf("k is %d: want 1 to %d (or leave it out)", in.K, maxK)
 	}
 	cfg := s.ws.Cfg
-	rt, err := s.ws.Router(s.logProblems, s.say, true)
+	rt, err := s.ws.Router(s.logProblems, s.say, false) // its answer names skills; no body
 	if err != nil {
 		return nil, out, fmt.Errorf("reading the skills: %w", err)
 	}

@@ -137,7 +137,7 @@ func whyRun(opts *whyOptions) error {
 	if err != nil {
 		return err
 	}
-	rt, err := opts.app.router(e, true)
+	rt, err := opts.app.router(e, false) // ranks, renders nothing
 	if err != nil {
 		return err
 	}
