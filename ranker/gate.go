@@ -37,11 +37,21 @@ var GateFeatures = []string{
 
 const nGateFeatures = 13
 
-// optionalGateFeatures may be left out of a gate file: the rank features
-// came after the first gates were fitted, and a gate without them weighs
-// them 0, which is the gate it was; a gate reads one of the two length
-// features (lengthFeature).
-var optionalGateFeatures = []string{"dense_z", "log_dense_rank", "log_lex_rank", "log_terms", "top_terms"}
+// optionalGateFeatures may be left out of a gate file: a gate without one
+// weighs it 0. The rank features came after the first gates were fitted; a
+// gate reads one of the two length features (lengthFeature); and FitGate
+// no longer fits unfittedGateFeatures, which gates fitted before still
+// weigh.
+var optionalGateFeatures = []string{"top", "known_share", "dense_z", "log_dense_rank", "log_lex_rank", "log_terms", "top_terms"}
+
+// unfittedGateFeatures are read from a gate file but never fitted: each
+// repeats what another feature carries (top is top_terms without the
+// prompt's length, log_dense_rank the leader's standing by cosine that
+// dense_z measures, known_share what lexical scores), and a gate fitted
+// without them abstains better on prompts it was not fitted on, at every
+// catalog size from 10 to 10,000 skills (BENCHMARKS.md, "Fewer features,
+// and a prompt fits when its skill leads").
+var unfittedGateFeatures = []string{"top", "known_share", "log_dense_rank"}
 
 // lengthFeature is how a gate fitted on these samples reads the prompt's
 // length, and the other length feature, which it leaves out. A long prompt
@@ -184,7 +194,7 @@ func (g *Gate) admits(s Signals, cands []Breakdown, i int) bool {
 }
 
 // GateSample is one benchmark prompt for fitting: its signals, and whether
-// a skill fits it (its gold skill ranks in the top ten).
+// a skill fits it (its gold skill leads the ranking).
 type GateSample struct {
 	Signals Signals
 	Fits    bool
@@ -283,7 +293,9 @@ func FitGate(samples []GateSample, o GateFit) (*Gate, error) {
 	}
 	_, leave := lengthFeature(samples)
 	var left [nGateFeatures]bool
-	left[slices.Index(GateFeatures, leave)] = true
+	for _, name := range append([]string{leave}, unfittedGateFeatures...) {
+		left[slices.Index(GateFeatures, name)] = true
+	}
 	var w [nGateFeatures]float64
 	var b float64
 	const steps, lr = 4000, 0.5

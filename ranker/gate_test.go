@@ -168,6 +168,11 @@ func TestFitGateSeparatesAndRepeats(t *testing.T) {
 	if g.MinSkills != 100 {
 		t.Errorf("min_skills %d, want the smallest catalog, 100", g.MinSkills)
 	}
+	for _, name := range []string{"top", "known_share", "log_dense_rank"} {
+		if g.Weighs(name) {
+			t.Errorf("the fit weighs %s, which repeats another feature", name)
+		}
+	}
 	right := 0
 	for _, s := range samples {
 		if (g.Prob(s.Signals) >= g.Threshold) == s.Fits {

@@ -1,6 +1,8 @@
 package stop
 
 import (
+	"slices"
+
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/registry"
@@ -25,10 +27,12 @@ func TuneCases(dir local.Dir, ds []hook.Decision, ledgers map[string][]registry.
 }
 
 // GateSamples are the logged decisions that emitted skills and that the
-// session's verdicts label, as samples for ranker.FitGate: a decision with
-// a HELPFUL skill fits, one whose skills were judged otherwise or went
-// unused does not. Decisions that abstained carry no verdict and are left
-// out, as are those logged before decisions kept their signals.
+// session's verdicts label, as samples for ranker.FitGate: a decision whose
+// first skill was judged HELPFUL fits, one whose skills were judged
+// otherwise or went unused does not. As with benchmark prompts (eval's
+// GateSamples), one helped only by a backup is left out, as are decisions
+// that abstained (they carry no verdict) and those logged before decisions
+// kept their signals.
 func GateSamples(dir local.Dir, ds []hook.Decision, ledgers map[string][]registry.Entry) []ranker.GateSample {
 	var out []ranker.GateSample
 	l := labeler{dir: dir, ledgers: ledgers, stopped: map[string]bool{}}
@@ -38,7 +42,9 @@ func GateSamples(dir local.Dir, ds []hook.Decision, ledgers map[string][]registr
 		}
 		switch label, _ := l.label(d); label {
 		case ranker.LabelHelpful:
-			out = append(out, ranker.GateSample{Signals: *d.Signals, Fits: true})
+			if slices.Contains(SessionVerdicts(d, l.ledgers)[d.Skills[0].Name], "HELPFUL") {
+				out = append(out, ranker.GateSample{Signals: *d.Signals, Fits: true})
+			}
 		case ranker.LabelUnhelpful:
 			out = append(out, ranker.GateSample{Signals: *d.Signals})
 		}

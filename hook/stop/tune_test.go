@@ -47,3 +47,31 @@ func TestTuneCases(t *testing.T) {
 		t.Fatalf("labels %v (need K %d), want %v", labels, got[0].NeedK, want)
 	}
 }
+
+// tune --gate's samples: a decision fits when its first skill helped; one
+// helped only by a backup is left out, one judged otherwise is a negative.
+func TestGateSamplesFromVerdicts(t *testing.T) {
+	r := registrytest.New(t)
+	dec := func(session string, top float64, skills ...string) hook.Decision {
+		d := hook.Decision{Time: "2025-03-01T10:00:00Z", Session: session, Signals: &ranker.Signals{Top: top}}
+		for _, s := range skills {
+			d.Skills = append(d.Skills, hook.DecisionSkill{Name: s})
+		}
+		return d
+	}
+	helpful := func(skill, session string) registry.Entry {
+		return registry.Entry{Skill: skill, Verdict: "HELPFUL", Source: registry.SourceExplicit, Session: session, At: "2025-03-01T10:00:01Z"}
+	}
+	ledgers := map[string][]registry.Entry{
+		"a": {helpful("a", "leader")},
+		"b": {helpful("b", "backup")},
+		"c": {{Skill: "c", Verdict: "NEUTRAL", Source: registry.SourceExplicit, Session: "judged", At: "2025-03-01T10:00:01Z"}},
+	}
+	unlogged := dec("leader", 0.9, "a")
+	unlogged.Signals = nil
+	ds := []hook.Decision{dec("leader", 0.5, "a", "x"), dec("backup", 0.4, "x", "b"), dec("judged", 0.2, "c"), unlogged}
+	got := GateSamples(r.Local(), ds, ledgers)
+	if len(got) != 2 || !got[0].Fits || got[0].Signals.Top != 0.5 || got[1].Fits || got[1].Signals.Top != 0.2 {
+		t.Fatalf("samples %+v; want the leader's decision fitting and the judged one not", got)
+	}
+}

@@ -74,8 +74,9 @@ grid order; eval prints how to keep it in .megagit/config.yaml.
 --fit FILE fits the abstention gate (whether anything fits a prompt) to one
 or more benchmark folders, ideally the same skills at several catalog sizes,
 and writes it to FILE; with several folders, --queries names a file inside
-each. A query whose gold skill ranks in the top ten counts as "something
-fits", a null query as "nothing fits"; --null-share weights them as the
+each. A query whose gold skill ranks first counts as "something fits", a
+null query as "nothing fits", and a query whose gold ranks lower is left
+out; --null-share weights them as the
 share of prompts that need no skill, within each folder, and every folder
 weighs the same. --below FILE nests the gate in FILE (fitted on smaller
 catalogs) under the new one: it decides for catalogs smaller than the new

@@ -72,7 +72,7 @@ func evalFitRun(opts *evalOptions, cfg *config.Config, rs route.Settings) error 
 	if err := local.WriteFileAtomic(evalPath(a, opts.fit), append(data, '\n'), 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.errOut, "megagit: fitted the gate on %d queries (%d left out: their gold ranks below the top ten); wrote %s\n",
+	fmt.Fprintf(a.errOut, "megagit: fitted the gate on %d queries (%d left out: their gold skill does not rank first); wrote %s\n",
 		len(samples), skipped, opts.fit)
 
 	fitted := *cfg
