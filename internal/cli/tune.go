@@ -84,7 +84,7 @@ func tuneGateRun(opts *tuneOptions, e *workspace.Workspace, ds []hook.Decision, 
 		}
 	}
 	if fits < minGateSamples || len(samples)-fits < minGateSamples {
-		return fmt.Errorf("%w: tune --gate needs at least %d helpful and %d unhelpful labelled decisions with signals; the log has %d and %d",
+		return fmt.Errorf("%w: tune --gate needs at least %d decisions whose first skill was helpful and %d unhelpful ones, labelled and with signals; the log has %d and %d",
 			local.ErrInvalid, minGateSamples, minGateSamples, fits, len(samples)-fits)
 	}
 	fit := ranker.DefaultGateFit()
