@@ -4,7 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/registry"
@@ -19,7 +23,7 @@ import (
 // session and is not given again after a compaction.
 func DoctorCheck(workTree string) registry.Check {
 	home, _ := os.UserHomeDir()
-	var found, noStart, double, fixes []string
+	var found, noStart, double, fixes, broken []string
 	for _, agent := range []string{hook.AgentClaude, hook.AgentCodex, hook.AgentGemini} {
 		at := map[string]string{}
 		for _, scope := range []string{ScopeProject, ScopeUser} {
@@ -36,6 +40,11 @@ func DoctorCheck(workTree string) registry.Check {
 				found = append(found, p)
 				at[scope] = p
 			}
+			for _, c := range ourCommands(data) {
+				if why := brokenCommand(c); why != "" && !slices.Contains(broken, p+": "+why) {
+					broken = append(broken, p+": "+why)
+				}
+			}
 			if len(kinds) > 0 && !kinds["session-start"] {
 				noStart = append(noStart, p)
 			}
@@ -49,6 +58,11 @@ func DoctorCheck(workTree string) registry.Check {
 		return registry.Check{Name: "hooks", Status: registry.CheckFail,
 			Detail: "installed at both project and user scope, so every prompt is routed and injected twice: " + strings.Join(double, "; "),
 			Hint:   "keep one: " + strings.Join(fixes, "; ")}
+	}
+	if len(broken) > 0 {
+		return registry.Check{Name: "hooks", Status: registry.CheckFail,
+			Detail: "the agent cannot run megagit's hooks: " + strings.Join(broken, "; "),
+			Hint:   "run `megagit hook install` again with this megagit (with the --agent and --scope you installed with)"}
 	}
 	if len(found) == 0 {
 		return registry.Check{Name: "hooks", Status: registry.CheckWarn, Detail: "no agent settings file runs megagit's hooks",
@@ -68,18 +82,28 @@ func settingsHaveOurs(data []byte) bool { return len(ourKinds(data)) > 0 }
 // ourKinds walks any JSON for "command" strings that run megagit's hooks
 // and returns which (prompt, stop, session-start).
 func ourKinds(data []byte) map[string]bool {
+	kinds := map[string]bool{}
+	for _, c := range ourCommands(data) {
+		kinds[ourKind(c)] = true
+	}
+	return kinds
+}
+
+// ourCommands are the "command" strings anywhere in a JSON document that
+// run megagit's hooks, in no particular order.
+func ourCommands(data []byte) []string {
 	var v any
 	if json.Unmarshal(data, &v) != nil {
 		return nil
 	}
-	kinds := map[string]bool{}
+	var out []string
 	var walk func(any)
 	walk = func(v any) {
 		switch x := v.(type) {
 		case map[string]any:
 			for k, val := range x {
 				if s, ok := val.(string); ok && k == "command" && IsOurs(s) {
-					kinds[ourKind(s)] = true
+					out = append(out, s)
 				}
 				walk(val)
 			}
@@ -90,5 +114,115 @@ func ourKinds(data []byte) map[string]bool {
 		}
 	}
 	walk(v)
-	return kinds
+	return out
+}
+
+// brokenCommand says why an agent cannot run a command line of megagit's
+// (a hook's, or the MCP server's words joined), or "" when nothing is
+// known to be wrong: the megagit or megagit-hook binary it names by path
+// is gone or not executable (moved, or a `go run` binary since deleted),
+// or the registry its -C names is gone. A binary named without a path is
+// looked up on the agent's PATH, which may not be this shell's, so it is
+// not judged.
+func brokenCommand(command string) string {
+	words := splitWords(command)
+	for i, w := range words {
+		base := strings.TrimSuffix(filepath.Base(w), ".exe")
+		if (base == "megagit" || base == "megagit-hook") && strings.ContainsAny(w, `/\`) {
+			st, err := os.Stat(w)
+			if err != nil {
+				return fmt.Sprintf("%s does not exist", w)
+			}
+			if !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
+				return fmt.Sprintf("%s is not an executable file", w)
+			}
+		}
+		if w == "-C" && i+1 < len(words) {
+			if st, err := os.Stat(words[i+1]); err != nil || !st.IsDir() {
+				return fmt.Sprintf("its registry %s (-C) is not a folder", words[i+1])
+			}
+		}
+	}
+	return ""
+}
+
+// MCPDoctorCheck looks for megagit's MCP server in every agent's MCP
+// configuration (MCPPath, project and user scope) and checks that the
+// agent can start it: an entry whose binary or registry is gone fails
+// when the agent starts, and the agent then simply has no megagit tools.
+// None registered is fine: the server is optional.
+func MCPDoctorCheck(workTree string) registry.Check {
+	home, _ := os.UserHomeDir()
+	var found, broken []string
+	for _, agent := range []string{hook.AgentClaude, hook.AgentCodex, hook.AgentGemini} {
+		for _, scope := range []string{ScopeProject, ScopeUser} {
+			p, err := MCPPath(agent, scope, workTree, home)
+			if err != nil || slices.Contains(found, p) {
+				continue
+			}
+			_, data, err := readSettings(p)
+			if err != nil || data == nil {
+				continue
+			}
+			argv, ok := mcpEntry(data, agent == hook.AgentCodex)
+			if !ok {
+				continue
+			}
+			found = append(found, p)
+			if len(argv) == 0 || argv[0] == "" {
+				broken = append(broken, p+": the entry has no command")
+				continue
+			}
+			quoted := make([]string, len(argv))
+			for i, w := range argv {
+				quoted[i] = ShellQuote(w)
+			}
+			if why := brokenCommand(strings.Join(quoted, " ")); why != "" {
+				broken = append(broken, p+": "+why)
+			}
+		}
+	}
+	switch {
+	case len(broken) > 0:
+		return registry.Check{Name: "mcp", Status: registry.CheckFail,
+			Detail: "the agent cannot start megagit's MCP server: " + strings.Join(broken, "; "),
+			Hint:   "run `megagit hook install --mcp` again with this megagit (with the --agent and --scope you installed with)"}
+	case len(found) == 0:
+		return registry.Check{Name: "mcp", Status: registry.CheckOK, Detail: "no agent has megagit's MCP server (optional: `megagit hook install --mcp`)"}
+	}
+	return registry.Check{Name: "mcp", Status: registry.CheckOK, Detail: "registered in " + strings.Join(found, ", ")}
+}
+
+// mcpEntry is the command line of megagit's server in an MCP
+// configuration ("mcpServers"."megagit" in JSON, [mcp_servers.megagit] in
+// Codex's TOML), and whether there is one. A file that does not parse has
+// none: the install commands report it.
+func mcpEntry(data []byte, codex bool) (argv []string, ok bool) {
+	type server struct {
+		Command string   `json:"command" toml:"command"`
+		Args    []string `json:"args" toml:"args"`
+	}
+	var servers map[string]server
+	if codex {
+		var f struct {
+			Servers map[string]server `toml:"mcp_servers"`
+		}
+		if toml.Unmarshal(data, &f) != nil {
+			return nil, false
+		}
+		servers = f.Servers
+	} else {
+		var f struct {
+			Servers map[string]server `json:"mcpServers"`
+		}
+		if json.Unmarshal(data, &f) != nil {
+			return nil, false
+		}
+		servers = f.Servers
+	}
+	s, ok := servers[MCPServerName]
+	if !ok {
+		return nil, false
+	}
+	return append([]string{s.Command}, s.Args...), true
 }

@@ -51,3 +51,76 @@ func TestDoctorCheckSessionStart(t *testing.T) {
 		t.Errorf("a full install: %+v", c)
 	}
 }
+
+// A hook or MCP entry that runs a megagit binary or registry that is gone
+// fails doctor; one that runs an existing binary, or a bare name the
+// agent's PATH resolves, passes.
+func TestDoctorChecksBrokenCommands(t *testing.T) {
+	work, home := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	bin := filepath.Join(t.TempDir(), "megagit")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gone := filepath.Join(t.TempDir(), "moved", "megagit")
+	write := func(path, body string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settings := filepath.Join(work, ".claude", "settings.json")
+	hooks := func(command string) {
+		t.Helper()
+		entries, err := AgentEntries(hook.AgentClaude, command, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := Merge(nil, entries)
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(settings, string(data))
+	}
+
+	hooks(ShellQuote(gone))
+	if c := DoctorCheck(work); c.Status != registry.CheckFail || !strings.Contains(c.Detail, gone+" does not exist") || c.Hint == "" {
+		t.Errorf("hooks running a binary that is gone: %+v", c)
+	}
+	hooks(ShellQuote(bin) + " -C " + ShellQuote(filepath.Join(work, "no-such-registry")))
+	if c := DoctorCheck(work); c.Status != registry.CheckFail || !strings.Contains(c.Detail, "no-such-registry (-C) is not a folder") {
+		t.Errorf("hooks pinned to a registry that is gone: %+v", c)
+	}
+	hooks(ShellQuote(bin) + " -C " + ShellQuote(work))
+	if c := DoctorCheck(work); c.Status != registry.CheckOK {
+		t.Errorf("hooks running an existing binary: %+v", c)
+	}
+
+	if c := MCPDoctorCheck(work); c.Status != registry.CheckOK || !strings.Contains(c.Detail, "no agent has") {
+		t.Errorf("no MCP server registered: %+v", c)
+	}
+	mcpJSON := filepath.Join(work, ".mcp.json")
+	data, err := MergeMCPJSON(nil, []string{gone, "mcp"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(mcpJSON, string(data))
+	codex := filepath.Join(work, ".codex", "config.toml")
+	toml, err := MergeMCPTOML(nil, []string{"megagit", "-C", work, "mcp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(codex, string(toml))
+	c := MCPDoctorCheck(work)
+	if c.Status != registry.CheckFail || !strings.Contains(c.Detail, mcpJSON+": "+gone+" does not exist") || strings.Contains(c.Detail, codex+":") {
+		t.Errorf("an MCP entry running a binary that is gone (and a good one): %+v", c)
+	}
+	data, _ = MergeMCPJSON(nil, []string{bin, "mcp"}, true)
+	write(mcpJSON, string(data))
+	if c := MCPDoctorCheck(work); c.Status != registry.CheckOK || !strings.Contains(c.Detail, mcpJSON) || !strings.Contains(c.Detail, codex) {
+		t.Errorf("MCP entries that run: %+v", c)
+	}
+}

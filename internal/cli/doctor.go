@@ -96,7 +96,7 @@ func doctorRun(opts *doctorOptions) error {
 	}
 	checks = append(checks, cacheChecks(root)...)
 	checks = append(checks, routeIndexCheck(e), sourcesCheck(e))
-	checks = append(checks, install.DoctorCheck(e.Reg.WorkTree()))
+	checks = append(checks, install.DoctorCheck(e.Reg.WorkTree()), install.MCPDoctorCheck(e.Reg.WorkTree()))
 	failed := 0
 	for _, c := range checks {
 		if c.Status == registry.CheckFail {
