@@ -150,26 +150,36 @@ func brokenCommand(command string) string {
 // configuration (MCPPath, project and user scope) and checks that the
 // agent can start it: an entry whose binary or registry is gone fails
 // when the agent starts, and the agent then simply has no megagit tools.
-// None registered is fine: the server is optional.
+// None registered is fine: the server is optional. A file megagit cannot
+// parse is a warning: the agent may read a dialect megagit does not.
 func MCPDoctorCheck(workTree string) registry.Check {
 	home, _ := os.UserHomeDir()
-	var found, broken []string
+	var found, broken, seen, unread []string
 	for _, agent := range []string{hook.AgentClaude, hook.AgentCodex, hook.AgentGemini} {
 		for _, scope := range []string{ScopeProject, ScopeUser} {
 			p, err := MCPPath(agent, scope, workTree, home)
-			if err != nil || slices.Contains(found, p) {
+			if err != nil || slices.Contains(seen, p) {
 				continue
 			}
+			seen = append(seen, p)
 			_, data, err := readSettings(p)
-			if err != nil || data == nil {
+			if err == nil && data == nil {
+				continue // no such file
+			}
+			var argv []string
+			var ok bool
+			if err == nil {
+				argv, ok, err = mcpEntry(data, agent == hook.AgentCodex)
+			}
+			if err != nil {
+				unread = append(unread, fmt.Sprintf("%s: %v", p, err))
 				continue
 			}
-			argv, ok := mcpEntry(data, agent == hook.AgentCodex)
 			if !ok {
 				continue
 			}
 			found = append(found, p)
-			if len(argv) == 0 || argv[0] == "" {
+			if argv[0] == "" {
 				broken = append(broken, p+": the entry has no command")
 				continue
 			}
@@ -187,6 +197,10 @@ func MCPDoctorCheck(workTree string) registry.Check {
 		return registry.Check{Name: "mcp", Status: registry.CheckFail,
 			Detail: "the agent cannot start megagit's MCP server: " + strings.Join(broken, "; "),
 			Hint:   "run `megagit hook install --mcp` again with this megagit (with the --agent and --scope you installed with)"}
+	case len(unread) > 0:
+		return registry.Check{Name: "mcp", Status: registry.CheckWarn,
+			Detail: "could not read an agent's MCP configuration, so its megagit entry is unchecked: " + strings.Join(unread, "; "),
+			Hint:   "fix the file by hand, or see whether the agent reads it"}
 	case len(found) == 0:
 		return registry.Check{Name: "mcp", Status: registry.CheckOK, Detail: "no agent has megagit's MCP server (optional: `megagit hook install --mcp`)"}
 	}
@@ -194,35 +208,37 @@ func MCPDoctorCheck(workTree string) registry.Check {
 }
 
 // mcpEntry is the command line of megagit's server in an MCP
-// configuration ("mcpServers"."megagit" in JSON, [mcp_servers.megagit] in
-// Codex's TOML), and whether there is one. A file that does not parse has
-// none: the install commands report it.
-func mcpEntry(data []byte, codex bool) (argv []string, ok bool) {
+// configuration ("mcpServers"."megagit" in JSON, read as MergeMCPJSON
+// reads it; [mcp_servers.megagit] in Codex's TOML), and whether there is
+// one; an error when the file does not parse.
+func mcpEntry(data []byte, codex bool) (argv []string, ok bool, err error) {
 	type server struct {
 		Command string   `json:"command" toml:"command"`
 		Args    []string `json:"args" toml:"args"`
 	}
-	var servers map[string]server
+	var s server
 	if codex {
 		var f struct {
 			Servers map[string]server `toml:"mcp_servers"`
 		}
-		if toml.Unmarshal(data, &f) != nil {
-			return nil, false
+		if err := toml.Unmarshal(data, &f); err != nil {
+			return nil, false, err
 		}
-		servers = f.Servers
+		if s, ok = f.Servers[MCPServerName]; !ok {
+			return nil, false, nil
+		}
 	} else {
-		var f struct {
-			Servers map[string]server `json:"mcpServers"`
+		_, servers, err := openMCPServers(data)
+		if err != nil {
+			return nil, false, err
 		}
-		if json.Unmarshal(data, &f) != nil {
-			return nil, false
+		raw, found := servers.vals[MCPServerName]
+		if !found {
+			return nil, false, nil
 		}
-		servers = f.Servers
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, false, fmt.Errorf("\"mcpServers\".%q: %w", MCPServerName, err)
+		}
 	}
-	s, ok := servers[MCPServerName]
-	if !ok {
-		return nil, false
-	}
-	return append([]string{s.Command}, s.Args...), true
+	return append([]string{s.Command}, s.Args...), true, nil
 }

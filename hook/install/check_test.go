@@ -123,4 +123,9 @@ func TestDoctorChecksBrokenCommands(t *testing.T) {
 	if c := MCPDoctorCheck(work); c.Status != registry.CheckOK || !strings.Contains(c.Detail, mcpJSON) || !strings.Contains(c.Detail, codex) {
 		t.Errorf("MCP entries that run: %+v", c)
 	}
+	// A configuration megagit cannot parse is named, not skipped in silence.
+	write(codex, "[mcp_servers.megagit\ncommand = 1\n")
+	if c := MCPDoctorCheck(work); c.Status != registry.CheckWarn || !strings.Contains(c.Detail, codex+": ") || c.Hint == "" {
+		t.Errorf("an MCP configuration that does not parse: %+v", c)
+	}
 }
