@@ -65,7 +65,39 @@ func (r *Registry) Doctor() []Check {
 	out = append(out, r.gitChecks()...)
 	out = append(out, r.historyCheck())
 	out = append(out, debrisCheck(r.TempDebris()))
+	out = append(out, r.refsCheck())
 	return out
+}
+
+// refsCheck fails on torn ref files and on git locks a killed megagit
+// left; doctor --fix removes the locks and the torn remote-tracking refs.
+func (r *Registry) refsCheck() Check {
+	torn, locks := r.TornRefs(), r.StaleGitLocks()
+	if len(torn) == 0 && len(locks) == 0 {
+		return Check{Name: "refs", Status: CheckOK, Detail: "every ref reads, no git lock left by a killed megagit"}
+	}
+	var parts []string
+	fixable := len(locks) > 0
+	for _, t := range torn {
+		fixable = fixable || strings.HasPrefix(t, "refs/remotes/")
+	}
+	if len(torn) > 0 {
+		parts = append(parts, fmt.Sprintf("%d torn ref file(s), neither a hash nor a symbolic ref: %s", len(torn), strings.Join(torn, ", ")))
+	}
+	if len(locks) > 0 {
+		parts = append(parts, fmt.Sprintf("%d git lock(s) left by a killed megagit, which plain git stops at: %s", len(locks), strings.Join(locks, ", ")))
+	}
+	hint := "run `megagit doctor --fix`: it removes the locks and the torn remote-tracking refs, which the next sync fetches again"
+	for _, t := range torn {
+		if !strings.HasPrefix(t, "refs/remotes/") {
+			hint = "a torn branch or tag is never removed for you: point it at its commit again with `git update-ref " + t + " <commit>` (`git reflog` lists candidates)"
+			if fixable {
+				hint += "; `megagit doctor --fix` removes the rest"
+			}
+			break
+		}
+	}
+	return Check{Name: "refs", Status: CheckFail, Detail: strings.Join(parts, "; "), Hint: hint}
 }
 
 // ledgerChecks reads every ledger and compares each skill's mega_meta with

@@ -30,8 +30,7 @@ import (
 // belongs to git and is only waited for.
 func withGitLock(target, markerDir string, fn func(f *os.File) error) error {
 	lock := target + ".lock"
-	sum := sha256.Sum256([]byte(lock))
-	marker := filepath.Join(markerDir, "gitlock-"+hex.EncodeToString(sum[:6]))
+	marker := gitLockMarkerPath(markerDir, lock)
 	// A marker left by a killed megagit: its lock (if any) is stale.
 	if staleOwnLock(marker, lock) {
 		_ = os.Remove(lock)
@@ -72,6 +71,12 @@ func withGitLock(target, markerDir string, fn func(f *os.File) error) error {
 	}
 	ok = true
 	return os.Rename(lock, target)
+}
+
+// gitLockMarkerPath is the note in markerDir that names lock's owner.
+func gitLockMarkerPath(markerDir, lock string) string {
+	sum := sha256.Sum256([]byte(lock))
+	return filepath.Join(markerDir, "gitlock-"+hex.EncodeToString(sum[:6]))
 }
 
 // staleOwnLock reports whether marker says lock was taken by a megagit

@@ -107,7 +107,9 @@ func openAt(root string, opts Options) (*Registry, error) {
 		return nil, err
 	}
 	gitDir := st.Filesystem().Root()
-	return &Registry{root: realRoot, gitRoot: gitRoot, gitDir: gitDir, commonDir: commonGitDir(gitDir), ref: ref, prefix: prefix, repo: repo, opts: opts}, nil
+	r := &Registry{root: realRoot, gitRoot: gitRoot, gitDir: gitDir, commonDir: commonGitDir(gitDir), ref: ref, prefix: prefix, repo: repo, opts: opts}
+	repo.Storer = &refStorer{Storage: st, gitDir: r.gitDir, commonDir: r.commonDir, marker: r.gitLockMarker}
+	return r, nil
 }
 
 // commonGitDir is where git keeps the branches of the repository whose

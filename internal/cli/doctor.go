@@ -68,6 +68,12 @@ func doctorRun(opts *doctorOptions) error {
 		if len(debris) > 0 {
 			fmt.Fprintf(a.errOut, "megagit: fix: removed %d temp file(s) of interrupted writes\n", len(debris))
 		}
+		if locks := e.Reg.RemoveStaleGitLocks(); len(locks) > 0 {
+			fmt.Fprintf(a.errOut, "megagit: fix: removed %d git lock(s) left by a killed megagit: %s\n", len(locks), strings.Join(locks, ", "))
+		}
+		if torn := e.Reg.RemoveTornRemoteRefs(); len(torn) > 0 {
+			fmt.Fprintf(a.errOut, "megagit: fix: removed %d torn remote-tracking ref(s), which the next sync fetches again: %s\n", len(torn), strings.Join(torn, ", "))
+		}
 		results, _, err := e.Reg.Resync("")
 		if err != nil {
 			return fmt.Errorf("fix: %w", err)

@@ -94,35 +94,13 @@ func (r reg) fetch(ctx context.Context, remote, url string) error {
 	if err != nil {
 		return err
 	}
-	r.dropTornRemoteRefs(remote)
+	r.RemoveTornRemoteRefs() // left by an older megagit killed mid-fetch
 	r.dropOrphanPackIndexes()
 	err = r.Repo().FetchContext(ctx, &git.FetchOptions{RemoteName: remote, Auth: creds.Auth})
 	if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) || errors.Is(err, transport.ErrEmptyRemoteRepository) {
 		return creds.Done(nil)
 	}
 	return fmt.Errorf("fetch from %s (%s): %w", remote, gitauth.Redact(url), redactErr(creds.Done(err)))
-}
-
-// dropTornRemoteRefs removes remote-tracking ref files a killed fetch or
-// push left empty or half-written (go-git writes them in place), which
-// would make every later fetch fail. They only mirror the remote: the
-// fetch that follows writes them again.
-func (r reg) dropTornRemoteRefs(remote string) {
-	dir := filepath.Join(r.GitDir(), "refs", "remotes", remote)
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return nil
-		}
-		line := strings.TrimSpace(string(data))
-		if !strings.HasPrefix(line, "ref: ") && !plumbing.IsHash(line) {
-			_ = os.Remove(p)
-		}
-		return nil
-	})
 }
 
 // dropOrphanPackIndexes removes pack indexes that have no pack beside
