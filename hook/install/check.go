@@ -1,6 +1,7 @@
 package install
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -23,7 +24,7 @@ import (
 // session and is not given again after a compaction.
 func DoctorCheck(workTree string) registry.Check {
 	home, _ := os.UserHomeDir()
-	var found, noStart, double, fixes, broken []string
+	var found, noStart, double, fixes, broken, unread []string
 	for _, agent := range []string{hook.AgentClaude, hook.AgentCodex, hook.AgentGemini} {
 		at := map[string]string{}
 		for _, scope := range []string{ScopeProject, ScopeUser} {
@@ -32,7 +33,18 @@ func DoctorCheck(workTree string) registry.Check {
 				continue
 			}
 			_, data, err := readSettings(p)
-			if err != nil || data == nil {
+			if err == nil && data != nil && len(bytes.TrimSpace(data)) > 0 {
+				if _, _, err = openHooks(data); err != nil {
+					err = fmt.Errorf("%s: %w", p, err)
+				}
+			}
+			if err != nil {
+				if !slices.Contains(unread, err.Error()) { // one file at both scopes
+					unread = append(unread, err.Error())
+				}
+				continue
+			}
+			if data == nil {
 				continue
 			}
 			kinds := ourKinds(data)
@@ -63,6 +75,14 @@ func DoctorCheck(workTree string) registry.Check {
 		return registry.Check{Name: "hooks", Status: registry.CheckFail,
 			Detail: "the agent cannot run megagit's hooks: " + strings.Join(broken, "; "),
 			Hint:   "run `megagit hook install` again with this megagit (with the --agent and --scope you installed with)"}
+	}
+	if len(unread) > 0 {
+		detail := "could not read an agent's settings file, so whether it runs megagit's hooks is unknown: " + strings.Join(unread, "; ")
+		if len(found) > 0 {
+			detail = "installed in " + strings.Join(found, ", ") + "; " + detail
+		}
+		return registry.Check{Name: "hooks", Status: registry.CheckWarn, Detail: detail,
+			Hint: "fix the file by hand (the agent may not load it either), then run `megagit hook install` if its hooks are gone"}
 	}
 	if len(found) == 0 {
 		return registry.Check{Name: "hooks", Status: registry.CheckWarn, Detail: "no agent settings file runs megagit's hooks",

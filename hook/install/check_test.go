@@ -98,6 +98,15 @@ func TestDoctorChecksBrokenCommands(t *testing.T) {
 	if c := DoctorCheck(work); c.Status != registry.CheckOK {
 		t.Errorf("hooks running an existing binary: %+v", c)
 	}
+	// A settings file megagit cannot parse is named, not skipped in silence.
+	gemini := filepath.Join(work, ".gemini", "settings.json")
+	write(gemini, `{"hooks": {"BeforeAgent": [`)
+	if c := DoctorCheck(work); c.Status != registry.CheckWarn || !strings.Contains(c.Detail, gemini+": ") || !strings.Contains(c.Detail, "installed in "+settings) || c.Hint == "" {
+		t.Errorf("a settings file that does not parse: %+v", c)
+	}
+	if err := os.Remove(gemini); err != nil {
+		t.Fatal(err)
+	}
 
 	if c := MCPDoctorCheck(work); c.Status != registry.CheckOK || !strings.Contains(c.Detail, "no agent has") {
 		t.Errorf("no MCP server registered: %+v", c)
