@@ -76,13 +76,12 @@ or more benchmark folders, ideally the same skills at several catalog sizes,
 and writes it to FILE; with several folders, --queries names a file inside
 each. A query whose gold skill ranks first counts as "something fits", a
 null query as "nothing fits", and a query whose gold ranks lower is left
-out; --null-share weights them as the
-share of prompts that need no skill, within each folder, and every folder
-weighs the same. --below FILE nests the gate in FILE (fitted on smaller
-catalogs) under the new one: it decides for catalogs smaller than the new
-one's smallest. eval then prints each folder's
-coverage with the current gate and with the fitted one; dynamic_k.gate:
-FILE in .megagit/config.yaml routes with it.`,
+out; --null-share weights them as the share of prompts that need no skill,
+within each folder, and every folder weighs the same. --below FILE nests
+the gate in FILE (fitted on smaller catalogs) under the new one: it decides
+for catalogs smaller than the new one's smallest. eval then prints each
+folder's coverage with the current gate and with the fitted one;
+dynamic_k.gate: FILE in .megagit/config.yaml routes with it.`,
 		Example: `  megagit eval path/to/benchmark --baseline
   megagit eval path/to/benchmark --sweep model.fusion_w=0.2,0.3,0.4,0.5,0.6
   megagit eval path/to/benchmark --sweep model.fusion_w=0.3,0.4 --sweep model.abs_floor=0.2,0.25
