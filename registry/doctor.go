@@ -87,7 +87,7 @@ func (r *Registry) refsCheck() Check {
 	if len(locks) > 0 {
 		parts = append(parts, fmt.Sprintf("%d git lock(s) left by a killed megagit, which plain git stops at: %s", len(locks), strings.Join(locks, ", ")))
 	}
-	hint := "run `megagit doctor --fix`: it removes the locks and the torn remote-tracking refs, which the next sync fetches again"
+	hint := "run `megagit doctor --fix`: it removes git locks a killed megagit left and torn remote-tracking refs (the next sync fetches them again)"
 	for _, t := range torn {
 		if !strings.HasPrefix(t, "refs/remotes/") {
 			hint = "a torn branch or tag is never removed for you: point it at its commit again with `git update-ref " + t + " <commit>` (`git reflog` lists candidates)"
