@@ -80,8 +80,9 @@ func gitLockMarkerPath(markerDir, lock string) string {
 }
 
 // staleOwnLock reports whether marker says lock was taken by a megagit
-// process that is no longer running. Callers hold the registry lock, so no
-// live megagit can be half way through the same lock.
+// process that is no longer running. A lock of a live megagit, or of git
+// (no marker), is never called stale; a reused pid only keeps a stale lock
+// a little longer.
 func staleOwnLock(marker, lock string) bool {
 	data, err := os.ReadFile(marker)
 	if err != nil {
