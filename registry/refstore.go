@@ -245,9 +245,25 @@ func (r *Registry) StaleGitLocks() []string {
 	return out
 }
 
+// SyncLockFile is the lock in .megagit/local/ that serialises syncs of
+// one registry; fetches and pushes write their refs under it.
+const SyncLockFile = "sync.lock"
+
 // RemoveStaleGitLocks deletes what StaleGitLocks lists, with the notes
-// that name them, and returns the removed locks.
-func (r *Registry) RemoveStaleGitLocks() []string {
+// that name them, and returns the removed locks. It holds the sync lock,
+// then the registry lock (sync's order), under which megagit writes every
+// ref, so no live megagit takes one of these locks over meanwhile.
+func (r *Registry) RemoveStaleGitLocks() ([]string, error) {
+	netLock, err := r.Local().AcquireFile(SyncLockFile, r.opts.LockTimeout)
+	if err != nil {
+		return nil, err
+	}
+	defer netLock.Release()
+	lock, err := r.Local().Acquire(r.opts.LockTimeout)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
 	var out []string
 	for _, m := range r.staleLockMarkers() {
 		if err := os.Remove(m.lock); err == nil {
@@ -256,7 +272,7 @@ func (r *Registry) RemoveStaleGitLocks() []string {
 		_ = os.Remove(m.marker)
 	}
 	sort.Strings(out)
-	return out
+	return out, nil
 }
 
 type lockMarker struct{ marker, lock string }

@@ -143,8 +143,8 @@ func TestDoctorFindsTornRefsAndLeftLocks(t *testing.T) {
 	if c.Status != registry.CheckFail || !strings.Contains(c.Detail, "refs/remotes/origin/main") || !strings.Contains(c.Detail, headFile+".lock") || !strings.Contains(c.Hint, "doctor --fix") {
 		t.Fatalf("refs check: %+v", c)
 	}
-	if got := r.RemoveStaleGitLocks(); len(got) != 1 || got[0] != headFile+".lock" {
-		t.Errorf("removed locks %v", got)
+	if got, err := r.RemoveStaleGitLocks(); err != nil || len(got) != 1 || got[0] != headFile+".lock" {
+		t.Errorf("removed locks %v (%v)", got, err)
 	}
 	if got := r.RemoveTornRemoteRefs(); len(got) != 1 || got[0] != "refs/remotes/origin/main" {
 		t.Errorf("removed refs %v", got)

@@ -68,7 +68,11 @@ func doctorRun(opts *doctorOptions) error {
 		if len(debris) > 0 {
 			fmt.Fprintf(a.errOut, "megagit: fix: removed %d temp file(s) of interrupted writes\n", len(debris))
 		}
-		if locks := e.Reg.RemoveStaleGitLocks(); len(locks) > 0 {
+		locks, err := e.Reg.RemoveStaleGitLocks()
+		if err != nil {
+			return fmt.Errorf("fix: %w", err)
+		}
+		if len(locks) > 0 {
 			fmt.Fprintf(a.errOut, "megagit: fix: removed %d git lock(s) left by a killed megagit: %s\n", len(locks), strings.Join(locks, ", "))
 		}
 		if torn := e.Reg.RemoveTornRemoteRefs(); len(torn) > 0 {

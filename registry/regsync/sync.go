@@ -82,10 +82,10 @@ func Sync(ctx context.Context, rg *registry.Registry, opts Options) (*Result, er
 	if progress == nil {
 		progress = func(string) {}
 	}
-	// sync.lock serialises syncs of one registry: go-git rewrites
-	// remote-tracking refs in place, so two fetches at once could read each
-	// other's half-written refs. Writers of verdicts never wait on it.
-	netLock, err := r.Local().AcquireFile("sync.lock", 2*time.Minute)
+	// The sync lock serialises syncs of one registry: two at once would
+	// fetch the same packs and race to merge. Writers of verdicts never
+	// wait on it.
+	netLock, err := r.Local().AcquireFile(registry.SyncLockFile, 2*time.Minute)
 	if err != nil {
 		return nil, err
 	}
