@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -77,10 +78,6 @@ func (r *Registry) refsCheck() Check {
 		return Check{Name: "refs", Status: CheckOK, Detail: "every ref reads, no git lock left by a killed megagit"}
 	}
 	var parts []string
-	fixable := len(locks) > 0
-	for _, t := range torn {
-		fixable = fixable || strings.HasPrefix(t, "refs/remotes/")
-	}
 	if len(torn) > 0 {
 		parts = append(parts, fmt.Sprintf("%d torn ref file(s), neither a hash nor a symbolic ref: %s", len(torn), strings.Join(torn, ", ")))
 	}
@@ -88,14 +85,8 @@ func (r *Registry) refsCheck() Check {
 		parts = append(parts, fmt.Sprintf("%d git lock(s) left by a killed megagit, which plain git stops at: %s", len(locks), strings.Join(locks, ", ")))
 	}
 	hint := "run `megagit doctor --fix`: it removes git locks a killed megagit left and torn remote-tracking refs (the next sync fetches them again)"
-	for _, t := range torn {
-		if !strings.HasPrefix(t, "refs/remotes/") {
-			hint = "a torn branch or tag is never removed for you: point it at its commit again with `git update-ref " + t + " <commit>` (`git reflog` lists candidates)"
-			if fixable {
-				hint += "; `megagit doctor --fix` removes the rest"
-			}
-			break
-		}
+	if i := slices.IndexFunc(torn, func(t string) bool { return !strings.HasPrefix(t, "refs/remotes/") }); i >= 0 {
+		hint = "a torn branch or tag is never removed for you: point it at its commit again with `git update-ref " + torn[i] + " <commit>` (`git reflog` lists candidates); " + hint
 	}
 	return Check{Name: "refs", Status: CheckFail, Detail: strings.Join(parts, "; "), Hint: hint}
 }

@@ -84,16 +84,22 @@ func gitLockMarkerPath(markerDir, lock string) string {
 // (no marker), is never called stale; a reused pid only keeps a stale lock
 // a little longer.
 func staleOwnLock(marker, lock string) bool {
-	data, err := os.ReadFile(marker)
-	if err != nil {
-		return false
-	}
-	pidStr, path, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
-	pid, err := strconv.Atoi(pidStr)
-	if err != nil || path != lock || pid == os.Getpid() {
+	pid, path, ok := readLockMarker(marker)
+	if !ok || path != lock || pid == os.Getpid() {
 		return false
 	}
 	return syscall.Kill(pid, 0) == syscall.ESRCH
+}
+
+// readLockMarker reads a note withGitLock writes: its pid and lock path.
+func readLockMarker(marker string) (pid int, lock string, ok bool) {
+	data, err := os.ReadFile(marker)
+	if err != nil {
+		return 0, "", false
+	}
+	pidStr, lock, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
+	pid, err = strconv.Atoi(pidStr)
+	return pid, lock, err == nil && lock != ""
 }
 
 func (r *Registry) gitLockMarker() string { return r.LocalDir() }

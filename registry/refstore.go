@@ -89,34 +89,11 @@ func (s *refStorer) IterReferences() (storer.ReferenceIter, error) {
 		return nil, err
 	}
 	seen := map[plumbing.ReferenceName]bool{}
-	err = filepath.WalkDir(filepath.Join(s.commonDir, "refs"), func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return nil // gone while walking, as git allows
-			}
-			return err
+	err = walkLooseRefs(s.commonDir, func(name, line string, valid bool) {
+		if valid {
+			ref := plumbing.NewReferenceFromStrings(name, line)
+			refs, seen[ref.Name()] = append(refs, ref), true
 		}
-		if d.IsDir() || strings.HasSuffix(p, ".lock") {
-			return nil
-		}
-		rel, err := filepath.Rel(s.commonDir, p)
-		if err != nil {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if errors.Is(err, os.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		line := strings.TrimSpace(string(data))
-		if !strings.HasPrefix(line, "ref: ") && !plumbing.IsHash(line) {
-			return nil
-		}
-		ref := plumbing.NewReferenceFromStrings(filepath.ToSlash(rel), line)
-		refs, seen[ref.Name()] = append(refs, ref), true
-		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -184,32 +161,49 @@ func perWorktreeRef(n string) bool {
 // leaves, and what git fsck reports as a broken ref.
 func (r *Registry) TornRefs() []string {
 	var out []string
-	seen := map[string]bool{}
-	for _, base := range []string{r.commonDir, r.gitDir} {
-		dir := filepath.Join(base, "refs")
-		if seen[dir] {
-			continue
+	collect := func(name, _ string, valid bool) {
+		if !valid {
+			out = append(out, name)
 		}
-		seen[dir] = true
-		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || strings.HasSuffix(p, ".lock") {
-				return nil
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return nil
-			}
-			line := strings.TrimSpace(string(data))
-			if !strings.HasPrefix(line, "ref: ") && !plumbing.IsHash(line) {
-				if rel, err := filepath.Rel(base, p); err == nil {
-					out = append(out, filepath.ToSlash(rel))
-				}
-			}
-			return nil
-		})
+	}
+	_ = walkLooseRefs(r.commonDir, collect)
+	if r.gitDir != r.commonDir { // a linked worktree's own refs
+		_ = walkLooseRefs(r.gitDir, collect)
 	}
 	sort.Strings(out)
 	return out
+}
+
+// walkLooseRefs gives fn every loose ref file under base/refs, lock files
+// left out: its name ("refs/heads/main"), its content trimmed, and whether
+// that content is a ref (a hash or a "ref: " line). A file removed while
+// the walk runs is skipped, as git skips it.
+func walkLooseRefs(base string, fn func(name, line string, valid bool)) error {
+	return filepath.WalkDir(filepath.Join(base, "refs"), func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || strings.HasSuffix(p, ".lock") {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(base, p)
+		if err != nil {
+			return err
+		}
+		line := strings.TrimSpace(string(data))
+		fn(filepath.ToSlash(rel), line, strings.HasPrefix(line, "ref: ") || plumbing.IsHash(line))
+		return nil
+	})
 }
 
 // RemoveTornRemoteRefs deletes the torn refs under refs/remotes/ and
@@ -282,12 +276,7 @@ func (r *Registry) staleLockMarkers() []lockMarker {
 	var out []lockMarker
 	markers, _ := filepath.Glob(filepath.Join(r.gitLockMarker(), "gitlock-*"))
 	for _, m := range markers {
-		data, err := os.ReadFile(m)
-		if err != nil {
-			continue
-		}
-		_, lock, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
-		if lock != "" && staleOwnLock(m, lock) {
+		if _, lock, ok := readLockMarker(m); ok && staleOwnLock(m, lock) {
 			out = append(out, lockMarker{marker: m, lock: lock})
 		}
 	}

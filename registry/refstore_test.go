@@ -213,3 +213,44 @@ func TestRefListingSkipsLocksAndReadsPackedRefs(t *testing.T) {
 		t.Errorf("HEAD listed as %v, want the symbolic ref", head)
 	}
 }
+
+// From a linked worktree (git worktree add), a remote-tracking ref lands
+// in the shared git folder and HEAD in the worktree's own, where git reads
+// each; a pseudo-ref such as ORIG_HEAD is written by go-git as before.
+func TestRefWritesGoWhereGitReadsThem(t *testing.T) {
+	main := registrytest.New(t, "alpha")
+	wtDir := filepath.Join(t.TempDir(), "wt")
+	registrytest.Git(t, main, "worktree", "add", "-q", "-b", "feature", wtDir)
+	wt, err := registry.Open(wtDir, registry.Options{Roots: []string{"skills"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, head, err := main.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := wt.Repo().Storer
+	remote := plumbing.NewRemoteReferenceName("origin", "main")
+	if err := st.SetReference(plumbing.NewHashReference(remote, head)); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(registrytest.Git(t, main, "rev-parse", "origin/main")); got != head.String() {
+		t.Errorf("the main work tree sees origin/main at %q, want %s", got, head)
+	}
+	mainHead := registrytest.Git(t, main, "symbolic-ref", "HEAD")
+	if err := st.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, plumbing.NewBranchReferenceName("other"))); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(registrytest.Git(t, wt, "symbolic-ref", "HEAD")); got != "refs/heads/other" {
+		t.Errorf("the worktree's HEAD is %q, want refs/heads/other", got)
+	}
+	if got := registrytest.Git(t, main, "symbolic-ref", "HEAD"); got != mainHead {
+		t.Errorf("the main work tree's HEAD moved: %q, was %q", got, mainHead)
+	}
+	if err := st.SetReference(plumbing.NewHashReference("ORIG_HEAD", head)); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(registrytest.Git(t, wt, "rev-parse", "ORIG_HEAD")); got != head.String() {
+		t.Errorf("ORIG_HEAD is %q, want %s", got, head)
+	}
+}
