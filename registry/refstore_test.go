@@ -219,12 +219,7 @@ func TestRefListingSkipsLocksAndReadsPackedRefs(t *testing.T) {
 // each; a pseudo-ref such as ORIG_HEAD is written by go-git as before.
 func TestRefWritesGoWhereGitReadsThem(t *testing.T) {
 	main := registrytest.New(t, "alpha")
-	wtDir := filepath.Join(t.TempDir(), "wt")
-	registrytest.Git(t, main, "worktree", "add", "-q", "-b", "feature", wtDir)
-	wt, err := registry.Open(wtDir, registry.Options{Roots: []string{"skills"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	wt := linkedWorktree(t, main)
 	_, head, err := main.Head()
 	if err != nil {
 		t.Fatal(err)

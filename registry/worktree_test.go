@@ -17,13 +17,7 @@ import (
 // and plain git all see it, and gc keeps it.
 func TestVerdictFromLinkedWorktreeMovesTheSharedBranch(t *testing.T) {
 	main := registrytest.New(t, "alpha")
-	wtDir := filepath.Join(t.TempDir(), "wt")
-	registrytest.Git(t, main, "worktree", "add", "-q", "-b", "feature", wtDir)
-
-	wt, err := registry.Open(wtDir, registry.Options{Roots: []string{"skills"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	wt := linkedWorktree(t, main)
 	_, hash, err := wt.RecordVerdicts([]registry.VerdictInput{{Skill: "alpha", Verdict: lifecycle.Helpful, Reason: "from the worktree"}}, time.Now())
 	if err != nil {
 		t.Fatal(err)
@@ -56,4 +50,17 @@ func TestVerdictFromLinkedWorktreeMovesTheSharedBranch(t *testing.T) {
 	if out := registrytest.Git(t, main, "log", "-1", "--format=%B", "feature"); !strings.Contains(out, "Megagit-Verdict: NEUTRAL") {
 		t.Fatalf("the last verdict is gone from feature after gc:\n%s", out)
 	}
+}
+
+// linkedWorktree adds a worktree of main on a new branch "feature" (git
+// worktree add) and opens the registry in it.
+func linkedWorktree(t *testing.T, main *registry.Registry) *registry.Registry {
+	t.Helper()
+	wtDir := filepath.Join(t.TempDir(), "wt")
+	registrytest.Git(t, main, "worktree", "add", "-q", "-b", "feature", wtDir)
+	wt, err := registry.Open(wtDir, registry.Options{Roots: []string{"skills"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wt
 }
