@@ -76,10 +76,27 @@ func run(base string, baseN int, requests string, repeat int, out string, check 
 			return err
 		}
 	}
-	f, err := os.Create(out)
+	if err := write(out, lines, reqs, repeat); err != nil {
+		return err
+	}
+	fmt.Printf("base: %d pairs\nrequests: %d pairs (%d descriptions) x %d\ntotal: %d\n",
+		len(lines), len(reqs), descriptions(reqs), repeat, len(lines)+repeat*len(reqs))
+	return nil
+}
+
+// write writes the base lines, then reqs repeat times, to a temporary file
+// beside out, renamed over out only once complete: a failed run leaves no
+// half-written training set.
+func write(out string, lines [][]byte, reqs []pair, repeat int) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(out), filepath.Base(out)+".*.tmp")
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if err != nil {
+			os.Remove(f.Name())
+		}
+	}()
 	zw := gzip.NewWriter(f)
 	w := bufio.NewWriter(zw)
 	for _, l := range lines {
@@ -93,16 +110,14 @@ func run(base string, baseN int, requests string, repeat int, out string, check 
 			w.WriteByte('\n')
 		}
 	}
-	err = errors.Join(w.Flush(), zw.Close(), f.Close())
-	if err != nil {
+	if err := errors.Join(w.Flush(), zw.Close(), f.Close()); err != nil {
 		return err
 	}
-	fmt.Printf("base: %d pairs\nrequests: %d pairs (%d descriptions) x %d\ntotal: %d\n",
-		len(lines), len(reqs), descriptions(reqs), repeat, len(lines)+repeat*len(reqs))
-	return nil
+	return os.Rename(f.Name(), out)
 }
 
-// readBase returns the first n lines of the pairs file at path, as they are.
+// readBase returns the first n lines of the pairs file at path, as they
+// are, each checked to hold an "a" and a "b" text.
 func readBase(path string, n int) ([][]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -121,6 +136,10 @@ func readBase(path string, n int) ([][]byte, error) {
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	var lines [][]byte
 	for len(lines) < n && sc.Scan() {
+		var p struct{ A, B string }
+		if err := json.Unmarshal(sc.Bytes(), &p); err != nil || strings.TrimSpace(p.A) == "" || strings.TrimSpace(p.B) == "" {
+			return nil, fmt.Errorf("%s:%d: not a pair with \"a\" and \"b\" texts", path, len(lines)+1)
+		}
 		lines = append(lines, bytes.Clone(sc.Bytes()))
 	}
 	if err := sc.Err(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,8 +52,8 @@ func TestBadRequestLinesAreNamed(t *testing.T) {
 
 func TestWritesBaseThenRepeatedRequests(t *testing.T) {
 	dir := t.TempDir()
-	base := filepath.Join(dir, "base.jsonl")
-	os.WriteFile(base, []byte(`{"a":"p1","b":"one"}`+"\n"+`{"a":"p2","b":"two"}`+"\n"+`{"a":"p3","b":"three"}`+"\n"), 0o644)
+	base := filepath.Join(dir, "base.jsonl.gz")
+	writeGz(t, base, `{"a":"p1","b":"one"}`+"\n"+`{"a":"p2","b":"two"}`+"\n"+`{"a":"p3","b":"three"}`+"\n")
 	reqs := filepath.Join(dir, "requests")
 	os.Mkdir(reqs, 0o755)
 	os.WriteFile(filepath.Join(reqs, "b.jsonl"), []byte(`{"a":"my site feels sluggish","b":"web-perf: measure page load speed"}`+"\n"), 0o644)
@@ -86,7 +87,34 @@ func TestWritesBaseThenRepeatedRequests(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("wrote\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+	before, _ := os.ReadFile(out)
 	if err := run(base, 5, reqs, 1, out, false); err == nil || !strings.Contains(err.Error(), "fewer than -base-n 5") {
 		t.Errorf("base-n past the end: %v", err)
+	}
+	torn := filepath.Join(dir, "torn.jsonl.gz")
+	writeGz(t, torn, `{"a":"p1","b":"one"}`+"\n"+`{"a":"p2",`+"\n")
+	if err := run(torn, 2, reqs, 1, out, false); err == nil || !strings.Contains(err.Error(), "torn.jsonl.gz:2: ") {
+		t.Errorf("a torn base line: %v, want an error naming torn.jsonl.gz:2", err)
+	}
+	// A failed run leaves the last good output as it was, and no
+	// temporary file beside it.
+	if after, _ := os.ReadFile(out); string(after) != string(before) {
+		t.Error("a failed run changed the output file")
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*.tmp")); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
+func writeGz(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := gzip.NewWriter(f)
+	zw.Write([]byte(text))
+	if err := errors.Join(zw.Close(), f.Close()); err != nil {
+		t.Fatal(err)
 	}
 }
