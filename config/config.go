@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/registry/local"
 	"github.com/spf13/cast"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"

@@ -11,7 +11,7 @@ import (
 	"sync"
 
 	"github.com/megagit/megagit/embedcache/staticmodel"
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 	"github.com/sugarme/tokenizer"
 	"github.com/sugarme/tokenizer/pretrained"
 )

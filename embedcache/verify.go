@@ -15,7 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/megagit/megagit/embedcache/staticmodel"
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 )
 
 // Inspection is one cache folder as found on disk, read without trusting

@@ -9,9 +9,9 @@ import (
 	"path"
 	"path/filepath"
 
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/registry"
-	"github.com/megagit/megagit/registry/local"
 )
 
 // Query is one line of queries.jsonl.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 )
 
 func TestLoadQueries(t *testing.T) {

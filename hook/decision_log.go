@@ -4,7 +4,7 @@ import (
 	"errors"
 	"os"
 
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 )
 
 // ReadDecisions reads the decision log in the registry's local folder (for

@@ -3,7 +3,7 @@ package hook
 import (
 	"testing"
 
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 )
 
 func TestReadDecisions(t *testing.T) {

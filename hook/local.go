@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/safetext"
 	"golang.org/x/term"
 )

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 )
 
 // A logged error quoting a transcript's text never writes a control

@@ -11,7 +11,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/megagit/megagit/lifecycle"
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/safetext"
 	"github.com/megagit/megagit/skillfile"
 )

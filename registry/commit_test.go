@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/lifecycle"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
-	"github.com/megagit/megagit/registry/local"
 	"github.com/megagit/megagit/registry/registrytest"
 )
 

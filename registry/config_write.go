@@ -6,7 +6,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 )
 
 // ReadConfigFile returns .megagit/config.yaml as committed in the work tree

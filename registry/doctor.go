@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/megagit/megagit/lifecycle"
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 )
 
 // Doctor statuses: ok, warn (works, but look at it), fail (broken: doctor

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
-	"github.com/megagit/megagit/registry/local"
 	"github.com/megagit/megagit/registry/registrytest"
 )
 

@@ -10,7 +10,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 )
 
 // PathState says how a folder's files on disk compare with HEAD's commit.

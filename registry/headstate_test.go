@@ -8,8 +8,8 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
-	"github.com/megagit/megagit/registry/local"
 	"github.com/megagit/megagit/registry/registrytest"
 )
 

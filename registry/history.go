@@ -13,7 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 )
 
 // lazyRE compiles a regular expression on first use, not at program start:

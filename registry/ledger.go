@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/lifecycle"
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/safetext"
 	"github.com/megagit/megagit/skillfile"
 	"github.com/oklog/ulid/v2"

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 )
 
 // Local is the registry's .megagit/local/ with the lock timeout from

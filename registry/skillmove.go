@@ -14,7 +14,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/skillfile"
 )
 

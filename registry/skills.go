@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/megagit/megagit/lifecycle"
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/skillfile"
 )
 

@@ -16,8 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/registry/local"
 	"golang.org/x/sys/unix"
 )
 

@@ -10,8 +10,8 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/registry/local"
 	"golang.org/x/sys/unix"
 )
 

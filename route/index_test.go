@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/registry/local"
 )
 
 // fullDoc is a document with every field set, so a field the compiled

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/registry/local"
 )
 
 // fakeSkills is a registry folder of SKILL.md files whose documents are

@@ -12,6 +12,6 @@ import "errors"
 
 // ErrInvalid marks a bad skill name, SKILL.md or frontmatter field, so the
 // command layer maps it to the "invalid input" exit code. It is born here,
-// apart from registry/local's ErrInvalid, because a pure room imports no
+// apart from local's ErrInvalid, because a pure room imports no
 // file-layout code.
 var ErrInvalid = errors.New("invalid input")

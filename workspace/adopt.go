@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
-	"github.com/megagit/megagit/registry/local"
 )
 
 // AdoptedFile, in the registry's local folder (never committed: it names

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/megagit/megagit/config"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
-	"github.com/megagit/megagit/registry/local"
 	"github.com/megagit/megagit/route"
 )
 

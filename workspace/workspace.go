@@ -9,8 +9,8 @@ import (
 	"sync"
 
 	"github.com/megagit/megagit/config"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
-	"github.com/megagit/megagit/registry/local"
 	"github.com/spf13/pflag"
 )
 

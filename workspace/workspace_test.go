@@ -11,9 +11,9 @@ import (
 
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/hook/inject"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/registry"
-	"github.com/megagit/megagit/registry/local"
 	"github.com/megagit/megagit/registry/registrytest"
 	"github.com/megagit/megagit/route"
 )

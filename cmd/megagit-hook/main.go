@@ -31,7 +31,7 @@ import (
 	"github.com/megagit/megagit/embedcache/staticmodel"
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/hook/inject"
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 )
 
 // version is set at release time (-X main.version=...), like megagit's:

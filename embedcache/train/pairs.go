@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/megagit/megagit/embedcache"
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 )
 
 // TextPair is one line of a pairs file: A should embed near B.

@@ -13,7 +13,7 @@ import (
 	"path/filepath"
 
 	"github.com/megagit/megagit/embedcache"
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 )
 
 // PairsInfo describes a loaded pairs file for a model's recipe.

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/hook"
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/route"
 )
 

@@ -4,8 +4,8 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/registry/local"
 	"github.com/megagit/megagit/route"
 )
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/megagit/megagit/hook"
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 )
 
 // startState is what SessionStart learns while it runs: the registry's

@@ -20,8 +20,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/registry/local"
 	"github.com/megagit/megagit/route"
 )
 

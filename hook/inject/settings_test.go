@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/registry/local"
 	"github.com/megagit/megagit/route"
 )
 

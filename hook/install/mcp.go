@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/megagit/megagit/hook"
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 )
 
 // MCPServerName is the name `megagit mcp` is registered under in every

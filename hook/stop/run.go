@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
-	"github.com/megagit/megagit/registry/local"
 )
 
 // Options are one stop hook call's.

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 )
 
 // Transcript is a session cut into turns, one per user prompt.

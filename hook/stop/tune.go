@@ -4,9 +4,9 @@ import (
 	"slices"
 
 	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/registry"
-	"github.com/megagit/megagit/registry/local"
 )
 
 // TuneCases keeps the decisions dynamic K decided (not no-match, fixed or

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/megagit/megagit/hook"
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 )
 
 // sessionTurns reads the Claude Code transcript, or rebuilds the turns from

@@ -137,11 +137,11 @@ func TestImportsFlowOneWay(t *testing.T) {
 			}
 		}
 	}
-	// registry/local is the file layout every room shares: it imports no room.
-	if p := pkgs[module+"/registry/local"]; p != nil {
+	// local is the file layout every room shares: it imports no room.
+	if p := pkgs[module+"/local"]; p != nil {
 		for im := range p.imports {
 			if strings.HasPrefix(im, module+"/") {
-				t.Errorf("registry/local imports %s: the layout helpers import no room", im)
+				t.Errorf("local imports %s: the layout helpers import no room", im)
 			}
 		}
 	}

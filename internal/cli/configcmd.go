@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/megagit/megagit/config"
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )

@@ -5,8 +5,8 @@ import (
 
 	"github.com/megagit/megagit/config"
 
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
-	"github.com/megagit/megagit/registry/local"
 	"github.com/megagit/megagit/skillfile"
 	"github.com/spf13/cobra"
 )

@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/megagit/megagit/hook"
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/route"
 	"github.com/spf13/cobra"
 )

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/megagit/megagit/hook"
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/route"
 )
 

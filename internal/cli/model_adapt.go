@@ -11,7 +11,7 @@ import (
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/embedcache/train"
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/route/dense"
 	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"

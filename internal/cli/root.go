@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/gitauth"
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
-	"github.com/megagit/megagit/registry/local"
 	"github.com/megagit/megagit/skillfile"
 	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"

@@ -10,9 +10,9 @@ import (
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/hook/stop"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/registry"
-	"github.com/megagit/megagit/registry/local"
 	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )

@@ -6,8 +6,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/registry/local"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"

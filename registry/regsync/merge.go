@@ -12,8 +12,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
-	"github.com/megagit/megagit/registry/local"
 	"github.com/megagit/megagit/skillfile"
 )
 

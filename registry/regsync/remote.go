@@ -16,8 +16,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 
 	"github.com/megagit/megagit/gitauth"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
-	"github.com/megagit/megagit/registry/local"
 )
 
 // ErrNoRemote: sync or doctor needs a git remote and there is none.

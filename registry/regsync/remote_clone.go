@@ -19,8 +19,8 @@ import (
 	"github.com/go-git/go-git/v5/storage/memory"
 
 	"github.com/megagit/megagit/gitauth"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
-	"github.com/megagit/megagit/registry/local"
 )
 
 // CloneDir is the folder `megagit clone URL` uses when none is given: the

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/config"
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/route"
 )
 

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/config"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/registry"
-	"github.com/megagit/megagit/registry/local"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/routetest"
 )

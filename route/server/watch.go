@@ -16,7 +16,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/megagit/megagit/config"
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/route"
 	"golang.org/x/sys/unix"
 )

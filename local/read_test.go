@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/megagit/megagit/registry/local"
+	"github.com/megagit/megagit/local"
 )
 
 // TestReadRegularRefusesWhatIsNotAFile checks a FIFO (which would block a
