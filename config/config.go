@@ -58,7 +58,7 @@ type Model struct {
 	// AbsFloor overrides the model profile's cosine floor when > 0.
 	AbsFloor float64
 	// ONNXRuntime is the ONNX Runtime shared library ONNX models load; empty
-	// means the install script's folder (embedcache.RuntimePath resolves it).
+	// means the install script's folder (models.RuntimePath resolves it).
 	ONNXRuntime string
 	// CacheFloat16 makes `megagit embed` commit float16 vectors (half the
 	// size); --float16 on the command line overrides it.

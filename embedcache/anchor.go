@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/megagit/megagit/models"
 )
 
 // The drift anchor (seed 001, risk 1): a fixed sentence embedded by the
@@ -31,8 +33,8 @@ const (
 var anchorSHA = TextSHA(AnchorText)
 
 // EmbedAnchor embeds the anchor sentence with e, as a document.
-func EmbedAnchor(e Embedder) ([]float32, error) {
-	vecs, err := e.Embed([]string{AnchorText}, Document)
+func EmbedAnchor(e models.Embedder) ([]float32, error) {
+	vecs, err := e.Embed([]string{AnchorText}, models.Document)
 	if err != nil {
 		return nil, fmt.Errorf("embed the drift anchor with %s: %w", e.ID(), err)
 	}
@@ -65,7 +67,7 @@ func (c *Cache) SetAnchor(vec []float32) {
 
 // ensureAnchor gives a cache that has none the anchor of e; a model that
 // cannot embed it leaves the cache without one (verify reports "no anchor").
-func (c *Cache) ensureAnchor(e Embedder) {
+func (c *Cache) ensureAnchor(e models.Embedder) {
 	if _, ok := c.Anchor(); ok {
 		return
 	}
@@ -81,7 +83,7 @@ type Drift struct {
 }
 
 // CheckDrift re-embeds the anchor with e and compares it with stored.
-func CheckDrift(e Embedder, stored []float32) (Drift, error) {
+func CheckDrift(e models.Embedder, stored []float32) (Drift, error) {
 	fresh, err := EmbedAnchor(e)
 	if err != nil {
 		return Drift{}, err

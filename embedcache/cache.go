@@ -7,11 +7,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/megagit/megagit/embedcache/staticmodel"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/models"
+	"github.com/megagit/megagit/models/staticmodel"
 )
 
 // Cache holds the skill vectors of one model in a registry, keyed by the
@@ -233,17 +236,17 @@ func (c *Cache) Save(float16 bool) error {
 	var buf bytes.Buffer
 	if float16 {
 		idx.Dtype = "float16"
-		h := Float16s(flat)
+		h := staticmodel.Float16s(flat)
 		for i, x := range h {
 			flat[i] = x.Float32()
 		}
 		for i := range c.vecs {
 			c.vecs[i] = flat[i*c.dim : (i+1)*c.dim : (i+1)*c.dim]
 		}
-		if err := WriteNPY(&buf, len(c.rows), c.dim, h); err != nil {
+		if err := staticmodel.WriteNPY(&buf, len(c.rows), c.dim, h); err != nil {
 			return err
 		}
-	} else if err := WriteNPY(&buf, len(c.rows), c.dim, flat); err != nil {
+	} else if err := staticmodel.WriteNPY(&buf, len(c.rows), c.dim, flat); err != nil {
 		return err
 	}
 	sum := sha256.Sum256(buf.Bytes())
@@ -269,7 +272,7 @@ func (c *Cache) Save(float16 bool) error {
 // only texts the cache lacks and putting them into it. c may be nil. A
 // cache that gains vectors also gains the drift anchor when it lacks one,
 // so every cache routing writes can be checked by `megagit cache verify`.
-func EmbedDocs(e Embedder, c *Cache, items []DocText) ([][]float32, error) {
+func EmbedDocs(e models.Embedder, c *Cache, items []DocText) ([][]float32, error) {
 	out, computed, err := embedDocs(e, c, items)
 	if err == nil && computed > 0 && c != nil {
 		c.ensureAnchor(e)
@@ -277,7 +280,7 @@ func EmbedDocs(e Embedder, c *Cache, items []DocText) ([][]float32, error) {
 	return out, err
 }
 
-func embedDocs(e Embedder, c *Cache, items []DocText) ([][]float32, int, error) {
+func embedDocs(e models.Embedder, c *Cache, items []DocText) ([][]float32, int, error) {
 	const batch = 256 // an ONNX model sorts each call's texts by length into batches of 32
 	out := make([][]float32, len(items))
 	shas := make([]string, len(items))
@@ -299,7 +302,7 @@ func embedDocs(e Embedder, c *Cache, items []DocText) ([][]float32, int, error) 
 	}
 	for lo := 0; lo < len(texts); lo += batch {
 		hi := min(lo+batch, len(texts))
-		vecs, err := e.Embed(texts[lo:hi], Document)
+		vecs, err := e.Embed(texts[lo:hi], models.Document)
 		if err != nil {
 			return nil, 0, fmt.Errorf("embed with %s: %w", e.ID(), err)
 		}
@@ -333,29 +336,10 @@ func equalVec(a, b []float32) bool {
 	return true
 }
 
-// writeFileAtomic replaces path with data via a temp file in the same
-// folder, so readers see the old file or the new one, never half of one.
+// writeFileAtomic replaces path with data (local.WriteFileAtomic), naming
+// the file in an error.
 func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := local.WriteFileAtomic(path, data, 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
@@ -369,7 +353,7 @@ type Fingerprinter interface {
 
 // CacheKey is the model identity a cache is keyed by: the id, plus the
 // build's fingerprint when the embedder has one.
-func CacheKey(e Embedder) string {
+func CacheKey(e models.Embedder) string {
 	if f, ok := e.(Fingerprinter); ok {
 		return staticmodel.Key(e.ID(), f.Fingerprint())
 	}

@@ -56,3 +56,17 @@ json.dump(idx, open(d + "/index.json", "w"))
 		}
 	}
 }
+
+// numpyPython finds a Python with numpy (the PATH one may be a pyenv shim
+// without it; Debian's python3-numpy lives under /usr/bin).
+func numpyPython(t *testing.T) string {
+	for _, p := range []string{"python3", "/usr/bin/python3"} {
+		if path, err := exec.LookPath(p); err == nil {
+			if exec.Command(path, "-c", "import numpy").Run() == nil {
+				return path
+			}
+		}
+	}
+	t.Skip("python3 with numpy not available")
+	return ""
+}

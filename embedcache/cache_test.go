@@ -1,12 +1,18 @@
 package embedcache
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/megagit/megagit/models"
+	"github.com/megagit/megagit/models/staticmodel"
 )
 
 // countingEmbedder hashes text into a deterministic unit vector and counts
@@ -18,7 +24,7 @@ type countingEmbedder struct {
 
 func (e *countingEmbedder) ID() string { return "fake-model" }
 func (e *countingEmbedder) Dim() int   { return e.dim }
-func (e *countingEmbedder) Embed(texts []string, _ Kind) ([][]float32, error) {
+func (e *countingEmbedder) Embed(texts []string, _ models.Kind) ([][]float32, error) {
 	e.texts = append(e.texts, texts...)
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
@@ -218,4 +224,39 @@ func TestCacheDir(t *testing.T) {
 			t.Errorf("CacheDir(%q) = %q, want %q", id, got, want)
 		}
 	}
+}
+
+// BenchmarkLoadOpenCache reads a cache of 1,000 skills × 2 texts × 256
+// float32, as the hook does at every prompt.
+func BenchmarkLoadOpenCache(b *testing.B) {
+	const dim, rows = 256, 2000
+	dir := b.TempDir()
+	c := OpenCache(dir, "bench", dim, nil)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range rows {
+		v := make([]float32, dim)
+		for j := range v {
+			v[j] = float32(rng.NormFloat64())
+		}
+		c.Put(fmt.Sprintf("skill-%05d", i/2), []string{"full", "name"}[i%2], TextSHA(fmt.Sprint(i)), v)
+	}
+	if err := c.Save(false); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if c := OpenCache(dir, "bench", dim, nil); c.Len() != rows {
+			b.Fatalf("%d rows", c.Len())
+		}
+	}
+}
+
+// npyBytes is a .npy file of data, as the cache writes it.
+func npyBytes(t testing.TB, rows, cols int, data any) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := staticmodel.WriteNPY(&buf, rows, cols, data); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/megagit/megagit/models"
 )
 
 // EmbedChunk is how many texts a Compute progress step embeds; the model
@@ -18,7 +20,7 @@ type Plan struct {
 	// of the files Files returns.
 	Rel string
 
-	emb     Embedder
+	emb     models.Embedder
 	items   []DocText
 	vecs    [][]float32 // per item; the computed ones are filled in by Compute
 	todo    []DocText
@@ -34,7 +36,7 @@ type Plan struct {
 // stay as they are until the caller commits the new ones) and reuses its
 // vectors by text sha, unless all, or unless its anchor says another build
 // of the model wrote it: then nothing in it can be trusted.
-func NewPlan(emb Embedder, root string, items []DocText, all bool, warn func(string)) (*Plan, error) {
+func NewPlan(emb models.Embedder, root string, items []DocText, all bool, warn func(string)) (*Plan, error) {
 	dir := CacheDir(root, emb.ID())
 	rel, err := filepath.Rel(root, dir)
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/megagit/megagit/models"
 )
 
 // sizeEmbedder records the size of every Embed call.
@@ -13,7 +15,7 @@ type sizeEmbedder struct{ calls []int }
 
 func (e *sizeEmbedder) ID() string { return "sizes" }
 func (e *sizeEmbedder) Dim() int   { return 2 }
-func (e *sizeEmbedder) Embed(texts []string, _ Kind) ([][]float32, error) {
+func (e *sizeEmbedder) Embed(texts []string, _ models.Kind) ([][]float32, error) {
 	e.calls = append(e.calls, len(texts))
 	out := make([][]float32, len(texts))
 	for i := range out {
@@ -57,7 +59,7 @@ func skillTexts(skills ...string) []DocText {
 
 // embedInto runs a plan over root and writes its files where a commit
 // would put them; it returns the plan's summary.
-func embedInto(t *testing.T, e Embedder, root string, items []DocText, all bool) (string, []string) {
+func embedInto(t *testing.T, e models.Embedder, root string, items []DocText, all bool) (string, []string) {
 	t.Helper()
 	var warns []string
 	p, err := NewPlan(e, root, items, all, func(s string) { warns = append(warns, s) })
@@ -91,7 +93,7 @@ func TestPlanReusesCachedVectors(t *testing.T) {
 	e := &countingEmbedder{dim: 8}
 	tests := []struct {
 		name    string
-		e       Embedder
+		e       models.Embedder
 		skills  []string
 		all     bool
 		summary string

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/megagit/megagit/models"
 )
 
 // Report is what `megagit cache status|verify` prints (its JSON shape is
@@ -52,11 +54,11 @@ const (
 
 // StatusInput is what Status needs to know besides the folders on disk.
 type StatusInput struct {
-	Root     string    // the registry's root
-	LocalDir string    // the registry's local (gitignored) folder
-	Embedder Embedder  // the active model; nil when routing is lexical
-	ModelID  string    // model.id as configured, named when no model is active
-	Items    []DocText // the texts routing embeds now (unused when Embedder is nil)
+	Root     string          // the registry's root
+	LocalDir string          // the registry's local (gitignored) folder
+	Embedder models.Embedder // the active model; nil when routing is lexical
+	ModelID  string          // model.id as configured, named when no model is active
+	Items    []DocText       // the texts routing embeds now (unused when Embedder is nil)
 	// HeadState says how a registry-relative folder's named files compare
 	// with HEAD's commit (untracked: a file is not in HEAD; modified: one
 	// differs), so a fix can restore them first. Both false when git can
@@ -90,7 +92,7 @@ func Status(in StatusInput) *Report {
 
 // inspectCache reads one folder and compares it with the active model and
 // the skills' current texts.
-func inspectCache(kind, root, dir string, emb Embedder, items []DocText) CacheState {
+func inspectCache(kind, root, dir string, emb models.Embedder, items []DocText) CacheState {
 	ins := Inspect(dir)
 	st := CacheState{Kind: kind, Dir: relSlash(root, dir), Model: ins.Model, Dtype: ins.Dtype, Dim: ins.Dim,
 		Stale: []string{}, Missing: []string{}, Orphans: []string{}, Anchor: "unchecked"}

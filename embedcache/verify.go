@@ -14,8 +14,8 @@ import (
 	"slices"
 	"unsafe"
 
-	"github.com/megagit/megagit/embedcache/staticmodel"
 	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/models/staticmodel"
 )
 
 // Inspection is one cache folder as found on disk, read without trusting
@@ -106,7 +106,7 @@ func readCacheFiles(dir, model string) (idx *cacheIndex, data []float32, err err
 }
 
 func readVectors(dir string, idx *cacheIndex) ([]float32, error) {
-	want, ok := map[string]string{"float32": DtypeFloat32, "float16": DtypeFloat16}[idx.Dtype]
+	want, ok := map[string]string{"float32": staticmodel.DtypeFloat32, "float16": staticmodel.DtypeFloat16}[idx.Dtype]
 	if !ok {
 		return nil, fmt.Errorf("index.json: dtype %q", idx.Dtype)
 	}
@@ -134,9 +134,9 @@ func readVectors(dir string, idx *cacheIndex) ([]float32, error) {
 	raw := vraw[off:]
 	var data []float32
 	switch {
-	case a.Dtype == DtypeFloat32 && len(raw) > 0 && littleEndian && uintptr(unsafe.Pointer(&raw[0]))%4 == 0:
+	case a.Dtype == staticmodel.DtypeFloat32 && len(raw) > 0 && littleEndian && uintptr(unsafe.Pointer(&raw[0]))%4 == 0:
 		data = unsafe.Slice((*float32)(unsafe.Pointer(&raw[0])), len(raw)/4) // vraw is ours alone
-	case a.Dtype == DtypeFloat32:
+	case a.Dtype == staticmodel.DtypeFloat32:
 		data = make([]float32, len(raw)/4)
 		for i := range data {
 			data[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
@@ -144,7 +144,7 @@ func readVectors(dir string, idx *cacheIndex) ([]float32, error) {
 	default:
 		data = make([]float32, len(raw)/2)
 		for i := range data {
-			data[i] = Float16(binary.LittleEndian.Uint16(raw[2*i:])).Float32()
+			data[i] = staticmodel.Float16(binary.LittleEndian.Uint16(raw[2*i:])).Float32()
 		}
 	}
 	for i, r := range idx.Rows {

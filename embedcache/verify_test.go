@@ -8,13 +8,15 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/megagit/megagit/models"
 )
 
 // rebuiltEmbedder is countingEmbedder under the same id after a rebuild:
 // every text lands somewhere else.
 type rebuiltEmbedder struct{ countingEmbedder }
 
-func (e *rebuiltEmbedder) Embed(texts []string, k Kind) ([][]float32, error) {
+func (e *rebuiltEmbedder) Embed(texts []string, k models.Kind) ([][]float32, error) {
 	salted := make([]string, len(texts))
 	for i, t := range texts {
 		salted[i] = "v2:" + t
@@ -22,7 +24,7 @@ func (e *rebuiltEmbedder) Embed(texts []string, k Kind) ([][]float32, error) {
 	return e.countingEmbedder.Embed(salted, k)
 }
 
-func savedCache(t *testing.T, e Embedder, float16 bool, texts ...string) string {
+func savedCache(t *testing.T, e models.Embedder, float16 bool, texts ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	c := OpenCache(dir, e.ID(), e.Dim(), func(s string) { t.Fatal(s) })
@@ -75,7 +77,7 @@ func TestCacheAnchorKeptAndAdded(t *testing.T) {
 	// A cache written before anchors: rows only.
 	dir := t.TempDir()
 	c := OpenCache(dir, e.ID(), e.Dim(), nil)
-	v, _ := e.Embed([]string{"one"}, Document)
+	v, _ := e.Embed([]string{"one"}, models.Document)
 	c.Put("skill-a", "description", TextSHA("one"), v[0])
 	if err := c.Save(false); err != nil {
 		t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/config"
-	"github.com/megagit/megagit/embedcache"
+	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/route/dense"
 )
@@ -83,12 +83,12 @@ func modelName(sem *dense.Channel) string {
 
 // queryMemoEmbedder keeps the query embeddings it computes, by text.
 type queryMemoEmbedder struct {
-	embedcache.Embedder
+	models.Embedder
 	queries map[string][]float32
 }
 
-func (m *queryMemoEmbedder) Embed(texts []string, kind embedcache.Kind) ([][]float32, error) {
-	if kind != embedcache.Query || len(texts) != 1 {
+func (m *queryMemoEmbedder) Embed(texts []string, kind models.Kind) ([][]float32, error) {
+	if kind != models.Query || len(texts) != 1 {
 		return m.Embedder.Embed(texts, kind)
 	}
 	if v, ok := m.queries[texts[0]]; ok {

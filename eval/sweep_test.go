@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/megagit/megagit/config"
-	"github.com/megagit/megagit/embedcache"
+	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/route/dense"
 )
 
@@ -79,7 +79,7 @@ func TestSweepBest(t *testing.T) {
 }
 
 func TestSweepKeep(t *testing.T) {
-	sem := func(tier string) *dense.Channel { return &dense.Channel{Prof: embedcache.Profile{Tier: tier}} }
+	sem := func(tier string) *dense.Channel { return &dense.Channel{Prof: models.Profile{Tier: tier}} }
 	w := Axis{KeyFusionW, nil}
 	floor := Axis{KeyModelFloor, nil}
 	dyn := Axis{KeyDynFloor, nil}

@@ -2,6 +2,7 @@ package local
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -18,27 +19,10 @@ func (d Dir) WriteCache(name string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(p)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	return WriteAtomic(p, 0o644, false, func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(p)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	name = tmp.Name()
-	defer os.Remove(name) // no-op after a successful rename
-	_, werr := tmp.Write(data)
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return werr
-	}
-	if err := os.Chmod(name, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(name, p)
+	})
 }
 
 // pruneMarker is the file in a pruned folder whose modification time says

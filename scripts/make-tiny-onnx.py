@@ -3,7 +3,7 @@
 
     /usr/bin/python3 scripts/make-tiny-onnx.py     # needs Debian's python3-onnx, python3-numpy
 
-Writes embedcache/testdata/tiny-bert/model.onnx and expected.json.
+Writes models/testdata/tiny-bert/model.onnx and expected.json.
 
 The graph has the shape of a BERT sentence-embedding export (inputs input_ids,
 attention_mask, token_type_ids: int64 [batch, seq]; output last_hidden_state:
@@ -14,7 +14,7 @@ about 1 MB (word embeddings stored as float16). Its vectors mean nothing:
 tests use it for shapes, masking, pooling, normalisation and determinism.
 
 expected.json holds, for three sentences with their reference token ids (the
-ids of embedcache/tokenizer_test.go, from an independent Python WordPiece),
+ids of models/tokenizer_test.go, from an independent Python WordPiece),
 the mean/cls/last-token pooled and L2-normalised vectors computed by a
 separate float64 numpy forward pass of the same weights.
 """
@@ -161,7 +161,7 @@ def unit(v):
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    out = os.path.join(here, "..", "embedcache", "testdata", "tiny-bert")
+    out = os.path.join(here, "..", "models", "testdata", "tiny-bert")
     os.makedirs(out, exist_ok=True)
     w = weights()
     onnx.save(build(w), os.path.join(out, "model.onnx"))

@@ -4,6 +4,7 @@ import (
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/hook/inject"
+	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/dense"
 )
@@ -32,7 +33,7 @@ func (w *Workspace) PromptEnv() *inject.Env {
 
 // hookSettings resolves what the prompt hook needs from the config, and
 // loads the static model it routes with, if any.
-func hookSettings(cfg *config.Config, root string) (*inject.Settings, embedcache.Embedder) {
+func hookSettings(cfg *config.Config, root string) (*inject.Settings, models.Embedder) {
 	s := &inject.Settings{
 		Deadline: cfg.Hook.Deadline, Shadow: cfg.Hook.Shadow, Output: cfg.Hook.Output, LogPrompts: cfg.Hook.LogPrompts,
 		Refresh:     cfg.Hook.Refresh,
@@ -51,7 +52,7 @@ func hookSettings(cfg *config.Config, root string) (*inject.Settings, embedcache
 		s.Model = inject.ModelOther
 	case id == "" || id == "none" || id == "lexical":
 		s.Model = inject.ModelNone
-	case embedcache.IsBuiltin(id):
+	case models.IsBuiltin(id):
 		s.Model = inject.ModelBuiltin
 	default:
 		s.Model = inject.ModelNone // megagit warns and routes lexically

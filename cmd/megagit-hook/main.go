@@ -28,10 +28,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/megagit/megagit/embedcache/staticmodel"
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/hook/inject"
 	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/models/staticmodel"
 )
 
 // version is set at release time (-X main.version=...), like megagit's:

@@ -468,7 +468,7 @@ func TestParseArgs(t *testing.T) {
 // it costs to start (BENCHMARKS.md, "Hook latency"), so git, the config
 // reader, the command-line layer, ONNX, the embedding caches and package
 // net stay out. Of model code it links only the static model
-// (embedcache/staticmodel), whose tokeniser uses sugarme's normalizer alone.
+// (models/staticmodel), whose tokeniser uses sugarme's normalizer alone.
 func TestLinksNoHeavyPackage(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
 	if err != nil {
@@ -476,7 +476,7 @@ func TestLinksNoHeavyPackage(t *testing.T) {
 	}
 	forbidden := []string{"github.com/go-git/", "github.com/spf13/", "github.com/sugarme/tokenizer\n",
 		"github.com/sugarme/tokenizer/pretrained", "github.com/sugarme/tokenizer/model", "github.com/yalue/",
-		"github.com/olekukonko/", "github.com/megagit/megagit/embedcache\n", "github.com/megagit/megagit/embedcache/train",
+		"github.com/olekukonko/", "github.com/megagit/megagit/embedcache\n", "github.com/megagit/megagit/models\n", "github.com/megagit/megagit/models/train",
 		"github.com/megagit/megagit/config", "github.com/megagit/megagit/registry\n", "net\n", "net/http\n"}
 	deps := string(out)
 	for _, f := range forbidden {

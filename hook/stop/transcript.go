@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/megagit/megagit/learn"
 	"github.com/megagit/megagit/local"
 )
 
@@ -41,12 +42,7 @@ type Text struct {
 
 // Command is one shell command the assistant ran (Claude Code's Bash tool)
 // and its outcome once the tool result arrived.
-type Command struct {
-	ID       string
-	Command  string
-	Done     bool
-	ExitCode int
-}
+type Command = learn.Command
 
 // claudeLine is the part of a Claude Code transcript line megagit reads.
 // Each line is one JSON object: {"type": "user"|"assistant"|"summary"|...,

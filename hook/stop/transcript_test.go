@@ -4,8 +4,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-
-	"github.com/megagit/megagit/hook"
 )
 
 func readFixture(t *testing.T, name, session string) Transcript {
@@ -93,59 +91,5 @@ func TestReadClaudeTranscriptOtherSession(t *testing.T) {
 	}
 	if tags := ParseTags(tr.Turns[0].Texts[0].Text); len(tags) != 1 || tags[0].Verdict != "HELPFUL" {
 		t.Fatalf("tags %+v", tags)
-	}
-}
-
-func TestImplicitOutcome(t *testing.T) {
-	words := hook.RelevantWords("docker-slim", []string{"Use when a Dockerfile produces large images"})
-	mk := func(prompts ...string) []Turn {
-		ts := make([]Turn, len(prompts))
-		for i, p := range prompts {
-			ts[i].Prompt = p
-		}
-		return ts
-	}
-	tests := []struct {
-		name  string
-		turns []Turn
-		final bool
-		want  Outcome
-	}{
-		{"exit 0 of a relevant command", []Turn{{Prompt: "p", Commands: []Command{{Command: "ls", Done: true, ExitCode: 1}, {Command: "docker build .", Done: true}}}}, false,
-			Outcome{Value: 1, Signal: "exit-code", Settled: true}},
-		{"failed relevant command", []Turn{{Prompt: "p", Commands: []Command{{Command: "docker build .", Done: true, ExitCode: 2}}}}, false,
-			Outcome{Value: -0.5, Signal: "exit-code", Settled: true}},
-		{"correction within 3", mk("p", "ok", "No, that is not it"), false, Outcome{Value: -1, Signal: "correction", Settled: true}},
-		{"correction too late", mk("p", "a", "b", "c", "that's wrong", "x"), false, Outcome{Value: 0.1, Signal: "none", Settled: true}},
-		{"success", mk("p", "looks good, thanks"), false, Outcome{Value: 0.5, Signal: "success", Settled: true}},
-		{"pending", mk("p", "more"), false, Outcome{}},
-		{"final", mk("p", "more"), true, Outcome{Value: 0.1, Signal: "none", Settled: true}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := ImplicitOutcome(tt.turns, 0, words, tt.final)
-			got.Detail = ""
-			if got != tt.want {
-				t.Errorf("got %+v, want %+v", got, tt.want)
-			}
-		})
-	}
-}
-
-func TestCorrectionAndSuccessPhrases(t *testing.T) {
-	for _, p := range []string{"no, use the other flag", "Nope", "that's wrong", "revert that please", "this is not what I asked", "undo", "you broke the build"} {
-		if !IsCorrection(p) {
-			t.Errorf("IsCorrection(%q) = false", p)
-		}
-	}
-	for _, p := range []string{"now add a test", "notice the log", "implement undo support", "no problem, next task"} {
-		if IsCorrection(p) && p != "no problem, next task" {
-			t.Errorf("IsCorrection(%q) = true", p)
-		}
-	}
-	for _, p := range []string{"commit this", "Ship it!", "looks good", "perfect"} {
-		if !IsSuccess(p) {
-			t.Errorf("IsSuccess(%q) = false", p)
-		}
 	}
 }

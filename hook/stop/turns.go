@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/learn"
 	"github.com/megagit/megagit/local"
 )
 
@@ -87,4 +88,14 @@ func LocateTurn(turns []Turn, inj hook.Injection) int {
 		return inj.Turn
 	}
 	return -1
+}
+
+// outcomeTurns is what an implicit outcome reads of each turn: its prompt
+// and the commands run in answer.
+func outcomeTurns(turns []Turn) []learn.Turn {
+	out := make([]learn.Turn, len(turns))
+	for i, t := range turns {
+		out[i] = learn.Turn{Prompt: t.Prompt, Commands: t.Commands}
+	}
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/learn"
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/safetext"
@@ -104,13 +105,14 @@ func logClipped(log func(error), tag Tag) {
 // injections into verdicts, once per injection.
 func implicitVerdicts(sess *hook.Session, turns []Turn, ledgers map[string][]registry.Entry, final bool) []registry.VerdictInput {
 	var out []registry.VerdictInput
+	steps := outcomeTurns(turns)
 	for i := range sess.Injections {
 		inj := &sess.Injections[i]
 		if inj.Implicit || ledgerHas(ledgers, inj.Skill, sess.ID, registry.SourceImplicit) {
 			inj.Implicit = true
 			continue
 		}
-		o := ImplicitOutcome(turns, LocateTurn(turns, *inj), inj.Words, final)
+		o := learn.ImplicitOutcome(steps, LocateTurn(turns, *inj), inj.Words, final)
 		if !o.Settled {
 			continue
 		}

@@ -153,3 +153,42 @@ func TestImportsFlowOneWay(t *testing.T) {
 		}
 	}
 }
+
+// The model rooms: models (embedders) knows nothing of the vectors a
+// registry keeps (embedcache) or of what learns from use (learn); the
+// trainer (models/train) is linked only by what trains (learn and the
+// commands), never by routing or the hooks.
+func TestModelRoomsFlowDown(t *testing.T) {
+	pkgs := loadModule(t)
+	for ip, p := range pkgs {
+		for im := range p.imports {
+			switch {
+			case strings.HasPrefix(ip, module+"/models") && (im == module+"/embedcache" || im == module+"/learn"):
+				t.Errorf("%s imports %s: models sits below the vector cache and learn", ip, im)
+			case im == module+"/models/train" && ip != module+"/learn" && ip != module+"/internal/cli":
+				t.Errorf("%s imports models/train: only learn and the commands train", ip)
+			}
+		}
+	}
+}
+
+// TestOneAtomicWriter keeps local.WriteAtomic the one place that writes a
+// file through a temp file and a rename: a second copy would drift in what
+// it syncs and cleans up.
+func TestOneAtomicWriter(t *testing.T) {
+	for ip, p := range loadModule(t) {
+		if ip == module+"/local" {
+			continue
+		}
+		for file, f := range p.files {
+			ast.Inspect(f, func(n ast.Node) bool {
+				if sel, ok := n.(*ast.SelectorExpr); ok {
+					if x, ok := sel.X.(*ast.Ident); ok && x.Name == "os" && sel.Sel.Name == "CreateTemp" {
+						t.Errorf("%s: %s calls os.CreateTemp: write files through local.WriteAtomic", ip, file)
+					}
+				}
+				return true
+			})
+		}
+	}
+}

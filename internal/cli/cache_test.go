@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/megagit/megagit/embedcache"
+	"github.com/megagit/megagit/models"
 )
 
 func TestCacheFlags(t *testing.T) {
@@ -54,7 +55,7 @@ func mustRun(t *testing.T, want int, args ...string) string {
 
 // The --json report parses and says what the text report says.
 func TestCacheJSON(t *testing.T) {
-	if _, err := embedcache.Builtin(); err != nil {
+	if _, err := models.Builtin(); err != nil {
 		t.Skip(err)
 	}
 	gitHome(t)
@@ -75,7 +76,7 @@ func TestCacheJSON(t *testing.T) {
 		t.Fatalf("report: %+v", r)
 	}
 	c := r.Caches[0]
-	want := embedcache.CacheState{Kind: "committed", Dir: ".megagit/embeddings/" + embedcache.BuiltinID, Integrity: embedcache.IntegrityOK, Model: r.Model,
+	want := embedcache.CacheState{Kind: "committed", Dir: ".megagit/embeddings/" + models.BuiltinID, Integrity: embedcache.IntegrityOK, Model: r.Model,
 		Dtype: "float32", Dim: 256, Rows: 4, Skills: 1, Stale: []string{"docker-slim"}, Missing: []string{}, Orphans: []string{},
 		Anchor: "ok", Cosine: c.Cosine}
 	if !reflect.DeepEqual(c, want) || *c.Cosine < 0.999 {
@@ -99,7 +100,7 @@ func TestCacheJSON(t *testing.T) {
 // A cache written before anchors is a note, not a failure, and the next
 // embed adds the anchor without re-embedding anything.
 func TestCacheNoAnchorUpgrade(t *testing.T) {
-	if _, err := embedcache.Builtin(); err != nil {
+	if _, err := models.Builtin(); err != nil {
 		t.Skip(err)
 	}
 	gitHome(t)
@@ -126,7 +127,7 @@ func TestCacheNoAnchorUpgrade(t *testing.T) {
 	}
 	var errOut bytes.Buffer
 	if code := run([]string{"-C", reg, "embed"}, nil, &bytes.Buffer{}, &errOut); code != 0 ||
-		!strings.Contains(errOut.String(), "embedded 0, kept 1 skills with "+embedcache.BuiltinID+" (0 of 2 texts computed, drift anchor added)") {
+		!strings.Contains(errOut.String(), "embedded 0, kept 1 skills with "+models.BuiltinID+" (0 of 2 texts computed, drift anchor added)") {
 		t.Fatalf("embed: exit %d\n%s", code, errOut.String())
 	}
 	if out := mustRun(t, 0, "-C", reg, "cache", "status"); !strings.Contains(out, "\tok (1.000)\n") || strings.Contains(out, "note:") {
@@ -134,8 +135,8 @@ func TestCacheNoAnchorUpgrade(t *testing.T) {
 	}
 }
 
-func mustBuiltin(t *testing.T) embedcache.Embedder {
-	m, err := embedcache.Builtin()
+func mustBuiltin(t *testing.T) models.Embedder {
+	m, err := models.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/megagit/megagit/hook"
-	"github.com/megagit/megagit/hook/stop"
+	"github.com/megagit/megagit/learn"
 	"github.com/spf13/cobra"
 )
 
@@ -58,7 +58,7 @@ func decisionsRun(opts *decisionsOptions) error {
 	}
 	out := make([]decisionJSON, len(ds))
 	for i, d := range ds {
-		out[i] = decisionJSON{Decision: d, Verdicts: stop.SessionVerdicts(d, ledgers)}
+		out[i] = decisionJSON{Decision: d, Verdicts: learn.SessionVerdicts(d, ledgers)}
 	}
 	if opts.json {
 		return printJSON(opts.app.out, out)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/hook/install"
+	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/regsync"
 	"github.com/megagit/megagit/route"
@@ -156,10 +157,10 @@ func cacheChecks(root string) []registry.Check {
 // any other model, or none): a compiled index holding another's is
 // rebuilt by the next refresh, e.g. after an upgrade changed the default.
 func builtinKey(w *workspace.Workspace) string {
-	if w.Cfg.Model.Dir != "" || !embedcache.IsBuiltin(w.Cfg.Model.ID) {
+	if w.Cfg.Model.Dir != "" || !models.IsBuiltin(w.Cfg.Model.ID) {
 		return ""
 	}
-	m, err := embedcache.BuiltinModel(w.Cfg.Model.ID)
+	m, err := models.BuiltinModel(w.Cfg.Model.ID)
 	if err != nil {
 		return ""
 	}

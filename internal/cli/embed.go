@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/embedcache"
+	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/route/dense"
 	"github.com/megagit/megagit/workspace"
@@ -57,9 +58,9 @@ check. --float16 (or model.cache_float16: true) halves the committed size.`,
 }
 
 // activeEmbedder is the configured model; nil when routing is lexical.
-func activeEmbedder(e *workspace.Workspace) (embedcache.Embedder, error) {
+func activeEmbedder(e *workspace.Workspace) (models.Embedder, error) {
 	emb, _, err := dense.Load(e.Cfg, e.Reg.Root())
-	if errors.Is(err, embedcache.ErrNoBuiltin) {
+	if errors.Is(err, models.ErrNoBuiltin) {
 		return nil, withHint(err, "point model.dir at a static model folder: megagit model use --dir DIR")
 	}
 	return emb, err
@@ -98,7 +99,7 @@ func embedRun(opts *embedOptions) error {
 	}
 	if emb == nil {
 		return withHint(fmt.Errorf("%w: no semantic model is active (model.id is %q), nothing to embed", config.ErrInvalid, e.Cfg.Model.ID),
-			"choose one with `megagit model use "+embedcache.BuiltinID+"` or `megagit model use --dir DIR`")
+			"choose one with `megagit model use "+models.BuiltinID+"` or `megagit model use --dir DIR`")
 	}
 	items, err := currentItems(a, e)
 	if err != nil {

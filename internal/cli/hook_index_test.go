@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/megagit/megagit/embedcache"
+	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/workspace"
 	"golang.org/x/sys/unix"
@@ -26,7 +26,7 @@ func TestHookCompiledIndex(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
-	for _, model := range []string{"none", embedcache.BuiltinID} {
+	for _, model := range []string{"none", models.BuiltinID} {
 		for _, mapped := range []bool{false, true} {
 			t.Run(fmt.Sprintf("model=%s/mapped=%v", model, mapped), func(t *testing.T) {
 				if mapped {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/megagit/megagit/embedcache"
+	"github.com/megagit/megagit/models"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -83,7 +83,7 @@ func benchDir() string {
 // onnxRuntimeLib is the ONNX Runtime library tests load: the one
 // MEGAGIT_ONNXRUNTIME_LIB names, else scripts/install-onnxruntime.sh's.
 func onnxRuntimeLib() string {
-	return embedcache.RuntimePath(os.Getenv("MEGAGIT_ONNXRUNTIME_LIB"))
+	return models.RuntimePath(os.Getenv("MEGAGIT_ONNXRUNTIME_LIB"))
 }
 
 // onnxAvailable is the [onnx] condition: this build runs ONNX models and
@@ -91,7 +91,7 @@ func onnxRuntimeLib() string {
 // scripts/install-onnxruntime.sh) a missing runtime fails instead of skipping.
 func onnxAvailable() (bool, error) {
 	missing := ""
-	if !embedcache.ONNXSupported {
+	if !models.ONNXSupported {
 		missing = "this build has no ONNX support (cgo off or -tags noonnx)"
 	} else if _, err := os.Stat(onnxRuntimeLib()); err != nil {
 		missing = "no ONNX Runtime at " + onnxRuntimeLib() + " (run scripts/install-onnxruntime.sh)"
@@ -110,11 +110,11 @@ func cmdTinyModel(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: tinymodel DIR")
 	}
 	dir := ts.MkAbs(args[0])
-	model, err := os.ReadFile(filepath.Join("..", "..", "embedcache", "testdata", "tiny-bert", embedcache.ONNXModelFile))
+	model, err := os.ReadFile(filepath.Join("..", "..", "models", "testdata", "tiny-bert", models.ONNXModelFile))
 	ts.Check(err)
-	tok, err := embedcache.DefaultTokenizerJSON()
+	tok, err := models.DefaultTokenizerJSON()
 	ts.Check(err)
 	ts.Check(os.MkdirAll(dir, 0o755))
-	ts.Check(os.WriteFile(filepath.Join(dir, embedcache.ONNXModelFile), model, 0o644))
-	ts.Check(os.WriteFile(filepath.Join(dir, embedcache.TokenizerFile), tok, 0o644))
+	ts.Check(os.WriteFile(filepath.Join(dir, models.ONNXModelFile), model, 0o644))
+	ts.Check(os.WriteFile(filepath.Join(dir, models.TokenizerFile), tok, 0o644))
 }

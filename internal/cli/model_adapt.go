@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 
 	"github.com/megagit/megagit/config"
-	"github.com/megagit/megagit/embedcache"
-	"github.com/megagit/megagit/embedcache/train"
+	"github.com/megagit/megagit/learn"
 	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/route/dense"
 	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
@@ -23,14 +23,14 @@ type modelAdaptOptions struct {
 	fromLedger bool
 	out        string
 	holdout    float64
-	cfg        train.AdaptConfig
+	cfg        learn.AdaptConfig
 	json       bool
 }
 
 // newModelAdaptCmd parses `megagit model adapt` into options and hands them
 // to runF, or to modelAdaptRun when runF is nil (tests pass a stub).
 func newModelAdaptCmd(a *app, runF func(*modelAdaptOptions) error) *cobra.Command {
-	opts := &modelAdaptOptions{app: a, fromLedger: true, holdout: 0.2, cfg: train.DefaultAdaptConfig()}
+	opts := &modelAdaptOptions{app: a, fromLedger: true, holdout: 0.2, cfg: learn.DefaultAdaptConfig()}
 	cmd := &cobra.Command{
 		Use:   "adapt [--from-ledger] [--out DIR]",
 		Short: "Fine-tune the active static model on this registry's verdicts",
@@ -83,8 +83,8 @@ type adaptReport struct {
 	HeldBack      int                `json:"held_back"`
 	Harmful       int                `json:"harmful_contexts"`
 	Contradictory int                `json:"contradictory_dropped"`
-	Before        train.AdaptMetrics `json:"before"`
-	After         train.AdaptMetrics `json:"after"`
+	Before        learn.AdaptMetrics `json:"before"`
+	After         learn.AdaptMetrics `json:"after"`
 	Kept          string             `json:"kept"` // "new" or "old"
 	Why           string             `json:"why"`
 	ID            string             `json:"id,omitempty"`
@@ -114,10 +114,10 @@ func modelAdaptRun(opts *modelAdaptOptions) error {
 	}
 	fmt.Fprintf(a.errOut, "megagit: %d helpful contexts (%d trained, %d held back) over %d skills, %d harmful, %d contradictory dropped\n",
 		data.Helpful(), len(data.Train), len(data.Held), data.SkillsWithEvidence, len(data.Harmful), data.Contradictory)
-	res, err := train.Adapt(ctx, base, data, opts.cfg, nil)
-	if errors.Is(err, train.ErrTooLittleEvidence) {
+	res, err := learn.Adapt(ctx, base, data, opts.cfg, nil)
+	if errors.Is(err, learn.ErrTooLittleEvidence) {
 		return withHint(fmt.Errorf("%w: %w", local.ErrInvalid, err),
-			fmt.Sprintf("record verdicts with a context (megagit verdict NAME HELPFUL --context \"the prompt\"); adapt needs %d or more helpful contexts and a skill with two or more", train.MinAdaptHelpful))
+			fmt.Sprintf("record verdicts with a context (megagit verdict NAME HELPFUL --context \"the prompt\"); adapt needs %d or more helpful contexts and a skill with two or more", learn.MinAdaptHelpful))
 	}
 	if err != nil {
 		return err
@@ -126,8 +126,8 @@ func modelAdaptRun(opts *modelAdaptOptions) error {
 		Harmful: len(data.Harmful), Contradictory: data.Contradictory, Before: res.Before, After: res.After, Kept: "old", Why: res.Why}
 	if res.Keep {
 		rep.Kept = "new"
-		rep.ID = train.AdaptedID(base.ID(), a.now(), res.Table)
-		saved, err := train.SaveAdapted(e.Reg, opts.out, rep.ID, base, data, res, opts.holdout)
+		rep.ID = learn.AdaptedID(base.ID(), a.now(), res.Table)
+		saved, err := learn.SaveAdapted(e.Reg, opts.out, rep.ID, base, data, res, opts.holdout)
 		if err != nil {
 			return err
 		}
@@ -153,16 +153,16 @@ func modelAdaptRun(opts *modelAdaptOptions) error {
 }
 
 // activeStatic is the model routing uses here, which must be a static one.
-func activeStatic(e *workspace.Workspace) (*embedcache.StaticModel, error) {
+func activeStatic(e *workspace.Workspace) (*models.StaticModel, error) {
 	emb, err := activeEmbedder(e)
 	if err != nil {
 		return nil, err
 	}
 	if emb == nil {
 		return nil, withHint(fmt.Errorf("%w: no semantic model is active (model.id is %q)", config.ErrInvalid, e.Cfg.Model.ID),
-			"choose one with `megagit model use "+embedcache.BuiltinID+"` or `megagit model use --dir DIR`")
+			"choose one with `megagit model use "+models.BuiltinID+"` or `megagit model use --dir DIR`")
 	}
-	m, ok := emb.(*embedcache.StaticModel)
+	m, ok := emb.(*models.StaticModel)
 	if !ok {
 		return nil, fmt.Errorf("%w: model %s is not a static model; adapt fine-tunes static models only", config.ErrInvalid, emb.ID())
 	}
@@ -171,23 +171,23 @@ func activeStatic(e *workspace.Workspace) (*embedcache.StaticModel, error) {
 
 // registryAdaptData reads the skills (as routing embeds them) and the
 // explicit verdicts with a context.
-func registryAdaptData(a *app, e *workspace.Workspace, holdout float64) (train.AdaptData, error) {
+func registryAdaptData(a *app, e *workspace.Workspace, holdout float64) (learn.AdaptData, error) {
 	skills, problems, err := e.Reg.Skills()
 	if err != nil {
-		return train.AdaptData{}, err
+		return learn.AdaptData{}, err
 	}
 	a.warnProblems(problems)
 	ledgers, err := e.Reg.Ledgers()
 	if err != nil {
-		return train.AdaptData{}, err
+		return learn.AdaptData{}, err
 	}
 	docs := workspace.SkillDocs(skills, ledgers)
-	as := make([]train.AdaptSkill, len(docs))
+	as := make([]learn.AdaptSkill, len(docs))
 	for i, d := range docs {
 		full, name := dense.DocTexts(d)
-		as[i] = train.AdaptSkill{ID: d.ID, Full: full, Name: name}
+		as[i] = learn.AdaptSkill{ID: d.ID, Full: full, Name: name}
 	}
-	return train.BuildAdaptData(as, train.LedgerVerdicts(ledgers), holdout), nil
+	return learn.BuildAdaptData(as, learn.LedgerVerdicts(ledgers), holdout), nil
 }
 
 // displayPath is p relative to the current directory when below it, so the

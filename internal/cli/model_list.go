@@ -5,7 +5,7 @@ import (
 	"io"
 
 	"github.com/megagit/megagit/config"
-	"github.com/megagit/megagit/embedcache"
+	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/route/dense"
 	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
@@ -72,7 +72,7 @@ func printModelTable(w io.Writer, rows []dense.ModelRow) error {
 // runtimeFooter says, on stderr, whether ONNX models can run here.
 func runtimeFooter(w io.Writer, rt *dense.RuntimeInfo) {
 	switch {
-	case !embedcache.ONNXSupported:
+	case !models.ONNXSupported:
 		fmt.Fprintln(w, "megagit: this megagit was built without ONNX support: it routes with BM25F and the built-in model (ONNX models fall back to BM25F)")
 	case rt.Found:
 		fmt.Fprintf(w, "megagit: ONNX models load ONNX Runtime from %s (found)\n", rt.Path)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/config"
-	"github.com/megagit/megagit/embedcache"
+	"github.com/megagit/megagit/models"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 )
@@ -21,18 +21,18 @@ type modelPullOptions struct {
 	insecureNoPin bool
 	force         bool
 	json          bool
-	lookup        func(id string) (embedcache.Profile, bool) // embedcache.ProfileFor; tests swap it
+	lookup        func(id string) (models.Profile, bool) // models.ProfileFor; tests swap it
 }
 
 // newModelPullCmd parses `megagit model pull` into options and hands them
 // to runF, or to modelPullRun when runF is nil (tests pass a stub).
 func newModelPullCmd(a *app, runF func(*modelPullOptions) error) *cobra.Command {
-	opts := &modelPullOptions{app: a, lookup: embedcache.ProfileFor}
+	opts := &modelPullOptions{app: a, lookup: models.ProfileFor}
 	cmd := &cobra.Command{
 		Use:   "pull ID",
 		Short: "Download an ONNX model (model.onnx + tokenizer.json) into the user cache, sha256-checked",
 		Long: "Download an ONNX model's pinned files from the model hub (MEGAGIT_MODEL_HUB, default\n" +
-			embedcache.DefaultModelHub + ") into <user cache dir>/megagit/models/ID. Every file is checked against\n" +
+			models.DefaultModelHub + ") into <user cache dir>/megagit/models/ID. Every file is checked against\n" +
 			"its pinned sha256 before the folder is installed, in one rename; an interrupted download\n" +
 			"resumes. A profile without pinned digests is refused unless --insecure-no-pin is given.",
 		Args: exactArgs(1, "one model ID"),
@@ -58,7 +58,7 @@ func modelPullRun(opts *modelPullOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	res, err := embedcache.Pull(ctx, embedcache.PullOptions{
+	res, err := models.Pull(ctx, models.PullOptions{
 		Profile: prof, Hub: os.Getenv("MEGAGIT_MODEL_HUB"), UserAgent: "megagit/" + version,
 		InsecureNoPin: opts.insecureNoPin, Force: opts.force, Now: opts.app.now(),
 		Download: downloadProgress(errOut),
@@ -66,11 +66,11 @@ func modelPullRun(opts *modelPullOptions) error {
 	})
 	useDir := "put model.onnx and tokenizer.json (e.g. an ONNX export from the model hub) in a folder and run `megagit model use --dir DIR`"
 	switch {
-	case errors.Is(err, embedcache.ErrNotDownloadable):
+	case errors.Is(err, models.ErrNotDownloadable):
 		return fmt.Errorf("%w: %w", config.ErrInvalid, err)
-	case errors.Is(err, embedcache.ErrNoDownload):
+	case errors.Is(err, models.ErrNoDownload):
 		return withHint(fmt.Errorf("%w: %w", config.ErrInvalid, err), useDir)
-	case errors.Is(err, embedcache.ErrUnpinned):
+	case errors.Is(err, models.ErrUnpinned):
 		return withHint(fmt.Errorf("%w: %w", config.ErrInvalid, err),
 			"`megagit model pull "+prof.ID+" --insecure-no-pin` downloads "+prof.HubID+"@"+prof.Revision+" anyway and records the digests it got",
 			"or "+useDir)

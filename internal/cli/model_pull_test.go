@@ -14,22 +14,22 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/config"
-	"github.com/megagit/megagit/embedcache"
+	"github.com/megagit/megagit/models"
 )
 
-// TestModelPullRun checks what the command says around embedcache.Pull
+// TestModelPullRun checks what the command says around models.Pull
 // (whose downloads embedcache's tests cover): the folder on stdout, the
 // status lines and an unpinned file's digest on stderr.
 func TestModelPullRun(t *testing.T) {
 	hub := t.TempDir()
 	files := map[string]string{"onnx/model.onnx": "not really onnx", "tokenizer.json": `{"model":{"type":"WordPiece"}}`}
-	prof := embedcache.Profile{ID: "tiny-test", Kind: "onnx", HubID: "test/tiny", Revision: "r1"}
+	prof := models.Profile{ID: "tiny-test", Kind: "onnx", HubID: "test/tiny", Revision: "r1"}
 	for path, data := range files {
 		os.MkdirAll(filepath.Join(hub, "test", "tiny", "resolve", "r1", filepath.Dir(path)), 0o755)
 		if err := os.WriteFile(filepath.Join(hub, "test", "tiny", "resolve", "r1", path), []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		mf := embedcache.ModelFile{Name: filepath.Base(path), Path: path}
+		mf := models.ModelFile{Name: filepath.Base(path), Path: path}
 		if path != "tokenizer.json" {
 			s := sha256.Sum256([]byte(data))
 			mf.SHA256 = hex.EncodeToString(s[:])
@@ -40,7 +40,7 @@ func TestModelPullRun(t *testing.T) {
 	t.Cleanup(srv.Close)
 	t.Setenv("MEGAGIT_MODEL_HUB", srv.URL)
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	dest, err := embedcache.ModelCacheDir(prof.ID)
+	dest, err := models.ModelCacheDir(prof.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestModelPullRun(t *testing.T) {
 		var out, errOut bytes.Buffer
 		a := &app{out: &out, errOut: &errOut, now: func() time.Time { return time.Unix(1700000000, 0) }}
 		err := modelPullRun(&modelPullOptions{app: a, id: prof.ID, insecureNoPin: insecure,
-			lookup: func(id string) (embedcache.Profile, bool) { return prof, id == prof.ID }})
+			lookup: func(id string) (models.Profile, bool) { return prof, id == prof.ID }})
 		return out.String(), errOut.String(), err
 	}
 	_, stderr, err := pull(false)
@@ -73,7 +73,7 @@ func TestModelPullRun(t *testing.T) {
 	var out bytes.Buffer
 	a := &app{out: &out, errOut: &bytes.Buffer{}, now: time.Now}
 	if err := modelPullRun(&modelPullOptions{app: a, id: prof.ID, insecureNoPin: true, json: true,
-		lookup: func(id string) (embedcache.Profile, bool) { return prof, id == prof.ID }}); err != nil {
+		lookup: func(id string) (models.Profile, bool) { return prof, id == prof.ID }}); err != nil {
 		t.Fatal(err)
 	}
 	checkOneJSON(t, "model pull", out.Bytes(), []string{"id", "dir", "installed"}, false)
@@ -95,9 +95,9 @@ func TestModelPullCommand(t *testing.T) {
 		{[]string{"bge-m3"}, exitInvalid, "model use --dir"},
 		{[]string{"all-minilm-l6-v2"}, exitInvalid, "--insecure-no-pin"},
 		{[]string{"nope"}, exitInvalid, "hint: run `megagit model list` to see the known models"},
-		{[]string{embedcache.BuiltinID}, exitInvalid, "model megagit-static-v3 is static, not a downloadable ONNX model"},
-		{[]string{embedcache.BuiltinV2}, exitInvalid, "model megagit-static-v2 is static, not a downloadable ONNX model"},
-		{[]string{embedcache.BuiltinV1}, exitInvalid, "model megagit-static-v1 is static, not a downloadable ONNX model"},
+		{[]string{models.BuiltinID}, exitInvalid, "model megagit-static-v3 is static, not a downloadable ONNX model"},
+		{[]string{models.BuiltinV2}, exitInvalid, "model megagit-static-v2 is static, not a downloadable ONNX model"},
+		{[]string{models.BuiltinV1}, exitInvalid, "model megagit-static-v1 is static, not a downloadable ONNX model"},
 		{nil, exitUsage, ""},
 	} {
 		var out, errOut bytes.Buffer

@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megagit/megagit/embedcache"
-	"github.com/megagit/megagit/embedcache/train"
+	"github.com/megagit/megagit/learn"
+	"github.com/megagit/megagit/models"
+	"github.com/megagit/megagit/models/train"
 )
 
 // Flag parsing of every `model` verb: the runs themselves are covered by
@@ -83,7 +84,7 @@ func TestModelFlags(t *testing.T) {
 		})
 	})
 	t.Run("adapt", func(t *testing.T) {
-		def := train.DefaultAdaptConfig()
+		def := learn.DefaultAdaptConfig()
 		tuned := def
 		tuned.Epochs, tuned.LR, tuned.Seed = 5, 0.02, 7
 		testFlags(t, newModelAdaptCmd, func(o *modelAdaptOptions) { o.app, o.ctx = nil, nil }, []flagCase[modelAdaptOptions]{
@@ -106,11 +107,11 @@ func TestModelUseDirWithC(t *testing.T) {
 	gitHome(t)
 	reg := filepath.Join(t.TempDir(), "reg")
 	mustRun(t, 0, "init", reg)
-	model, err := filepath.Abs(filepath.Join("..", "..", "embedcache", "staticmodel", "models", embedcache.BuiltinID))
+	model, err := filepath.Abs(filepath.Join("..", "..", "models", "staticmodel", "models", models.BuiltinID))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := embedcache.Builtin(); err != nil {
+	if _, err := models.Builtin(); err != nil {
 		t.Skip(err) // a checkout without the model files
 	}
 	mustRun(t, 0, "-C", reg, "model", "use", "--dir", model)

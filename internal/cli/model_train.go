@@ -13,8 +13,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/megagit/megagit/embedcache"
-	"github.com/megagit/megagit/embedcache/train"
+	"github.com/megagit/megagit/models"
+	"github.com/megagit/megagit/models/train"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -108,7 +108,7 @@ func modelTrainRun(opts *modelTrainOptions) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	errOut := opts.app.errOut
-	tok, err := embedcache.DefaultTokenizer()
+	tok, err := models.DefaultTokenizer()
 	if err != nil {
 		return err
 	}
@@ -142,7 +142,7 @@ func modelTrainRun(opts *modelTrainOptions) error {
 	var init []float32
 	initSHA := ""
 	if opts.init != "" {
-		base, err := embedcache.LoadStatic(os.DirFS(opts.init), ".")
+		base, err := models.LoadStatic(os.DirFS(opts.init), ".")
 		if err != nil {
 			return fmt.Errorf("--init %s: %w", opts.init, err)
 		}
@@ -162,7 +162,7 @@ func modelTrainRun(opts *modelTrainOptions) error {
 	}
 	trainTime := time.Since(t1)
 	recipe := map[string]any{
-		"trainer": "megagit model train (embedcache.Train)", "command": strings.Join(opts.args, " "),
+		"trainer": "megagit model train", "command": strings.Join(opts.args, " "),
 		"pairs_file": filepath.Base(opts.pairs), "pairs_sha256": info.SHA256, "max_pairs": opts.maxPairs,
 		"pairs_read": info.Lines, "pairs_used": info.Pairs,
 		"dim": cfg.Dim, "epochs": cfg.Epochs, "batch": cfg.Batch, "lr": cfg.LR, "warmup_frac": cfg.WarmupFrac,
@@ -184,7 +184,7 @@ func modelTrainRun(opts *modelTrainOptions) error {
 		recipe["hard_negatives_mining"] = "BM25F (ranker) of each a-text among all b-texts; extra A->B columns of the loss"
 		recipe["pairs_with_negatives"] = withNegs
 	}
-	if err := embedcache.SaveStatic(opts.out, opts.id, cfg.Dim, table, opts.quantize, recipe); err != nil {
+	if err := models.SaveStatic(opts.out, opts.id, cfg.Dim, table, opts.quantize, recipe); err != nil {
 		return err
 	}
 	fmt.Fprintf(errOut, "megagit: trained %s in %s\n", opts.id, trainTime.Round(time.Second))

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/routetest"
 	"github.com/megagit/megagit/workspace"
@@ -90,15 +90,15 @@ func TestServeRoutesLikeInProcessWithONNX(t *testing.T) {
 	}
 	dir := serveTestRegistry(t, 30)
 	tiny := t.TempDir()
-	model, err := os.ReadFile(filepath.Join("..", "..", "embedcache", "testdata", "tiny-bert", embedcache.ONNXModelFile))
+	model, err := os.ReadFile(filepath.Join("..", "..", "models", "testdata", "tiny-bert", models.ONNXModelFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := embedcache.DefaultTokenizerJSON()
+	tok, err := models.DefaultTokenizerJSON()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, data := range map[string][]byte{embedcache.ONNXModelFile: model, embedcache.TokenizerFile: tok} {
+	for name, data := range map[string][]byte{models.ONNXModelFile: model, models.TokenizerFile: tok} {
 		if err := os.WriteFile(filepath.Join(tiny, name), data, 0o644); err != nil {
 			t.Fatal(err)
 		}

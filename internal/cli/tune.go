@@ -9,7 +9,7 @@ import (
 
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/hook"
-	"github.com/megagit/megagit/hook/stop"
+	"github.com/megagit/megagit/learn"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/registry"
@@ -76,7 +76,7 @@ const minGateSamples = 10
 
 // tuneGateRun fits the abstention gate to the labelled decisions.
 func tuneGateRun(opts *tuneOptions, e *workspace.Workspace, ds []hook.Decision, ledgers map[string][]registry.Entry) error {
-	samples := stop.GateSamples(e.Reg.Local(), ds, ledgers)
+	samples := learn.GateSamples(e.Reg.Local(), ds, ledgers)
 	fits := 0
 	for _, s := range samples {
 		if s.Fits {
@@ -142,7 +142,7 @@ func tuneRun(opts *tuneOptions) error {
 	if opts.gate != "" {
 		return tuneGateRun(opts, e, ds, ledgers)
 	}
-	cases := stop.TuneCases(e.Reg.Local(), ds, ledgers)
+	cases := learn.TuneCases(e.Reg.Local(), ds, ledgers)
 	res := tuneJSON{Decisions: len(ds), Replayable: len(cases),
 		Tuning: ranker.Tune(cases, workspace.RankerConfig(e.Cfg).DynamicK, e.Cfg.Route.TopK)}
 	if opts.apply && res.Changed {

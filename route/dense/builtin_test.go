@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/megagit/megagit/config"
-	"github.com/megagit/megagit/embedcache"
+	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/route"
 )
@@ -18,11 +18,11 @@ func TestBuiltinModelsLoadWithTheirGates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if def.Model.ID != embedcache.BuiltinID || embedcache.BuiltinID != "megagit-static-v3" {
-		t.Fatalf("default model.id %q, built-in default %q; want megagit-static-v3", def.Model.ID, embedcache.BuiltinID)
+	if def.Model.ID != models.BuiltinID || models.BuiltinID != "megagit-static-v3" {
+		t.Fatalf("default model.id %q, built-in default %q; want megagit-static-v3", def.Model.ID, models.BuiltinID)
 	}
 	gates := map[*ranker.Gate]bool{}
-	for _, id := range embedcache.BuiltinIDs() {
+	for _, id := range models.BuiltinIDs() {
 		cfg := *def
 		cfg.Model.ID = id
 		emb, prof, err := Load(&cfg, "")

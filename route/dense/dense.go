@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/megagit/megagit/embedcache"
+	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/route"
 )
@@ -19,8 +20,8 @@ import (
 // Channel is the dense channel: an embedder, each skill's vectors and the
 // model's profile.
 type Channel struct {
-	Emb  embedcache.Embedder
-	Prof embedcache.Profile
+	Emb  models.Embedder
+	Prof models.Profile
 	Vecs *route.Vectors // two rows per doc, see route.Vectors
 }
 
@@ -50,7 +51,7 @@ func EmbedItems(docs []ranker.Doc) []embedcache.DocText {
 // (first = committed cache, read only; last = local cache, written). Only
 // a static model (cheap) embeds a registry no cache knows: a slower model
 // fails with ErrNoVectors until `megagit embed` has run.
-func New(emb embedcache.Embedder, prof embedcache.Profile, docs []ranker.Doc, cacheDirs []string, warn func(string)) (*Channel, error) {
+func New(emb models.Embedder, prof models.Profile, docs []ranker.Doc, cacheDirs []string, warn func(string)) (*Channel, error) {
 	vecs, err := CachedVectors(emb, EmbedItems(docs), cacheDirs, warn, prof.Kind == "static")
 	if err != nil {
 		return nil, err
@@ -69,7 +70,7 @@ func New(emb embedcache.Embedder, prof embedcache.Profile, docs []ranker.Doc, ca
 // computes the rest through the writable (last) cache, saving it. Unless
 // cheap, it computes nothing when no cache holds a vector of the model
 // (ErrNoVectors): embedding a whole registry is `megagit embed`'s job.
-func CachedVectors(emb embedcache.Embedder, items []embedcache.DocText, dirs []string, warn func(string), cheap bool) ([][]float32, error) {
+func CachedVectors(emb models.Embedder, items []embedcache.DocText, dirs []string, warn func(string), cheap bool) ([][]float32, error) {
 	if warn == nil {
 		warn = func(string) {}
 	}
@@ -78,7 +79,7 @@ func CachedVectors(emb embedcache.Embedder, items []embedcache.DocText, dirs []s
 		for i, it := range items {
 			texts[i] = it.Text
 		}
-		return emb.Embed(texts, embedcache.Document)
+		return emb.Embed(texts, models.Document)
 	}
 	out := make([][]float32, len(items))
 	var missing []int
@@ -140,7 +141,7 @@ func AnchorRows(c *embedcache.Cache) int {
 // 001 risk 1): true, with a warning, when the cache's rows were written by
 // a different model under the same key and must not be scored. The anchor
 // is embedded at most once per process, and only for a cache that has one.
-func DriftCheck(emb embedcache.Embedder, warn func(string)) func(dir string, c *embedcache.Cache) bool {
+func DriftCheck(emb models.Embedder, warn func(string)) func(dir string, c *embedcache.Cache) bool {
 	var fresh []float32
 	return func(dir string, c *embedcache.Cache) bool {
 		stored, ok := c.Anchor()
@@ -167,7 +168,7 @@ func DriftCheck(emb embedcache.Embedder, warn func(string)) func(dir string, c *
 func (s *Channel) DenseProfile() route.DenseProfile { return RouteProfile(s.Prof) }
 
 // RouteProfile is what routing takes from a model's profile.
-func RouteProfile(p embedcache.Profile) route.DenseProfile {
+func RouteProfile(p models.Profile) route.DenseProfile {
 	rp := route.DenseProfile{FusionW: p.FusionW, AbsFloor: p.AbsFloor, Tier: p.Tier}
 	if p.Builtin {
 		rp.Gate = route.ShippedGate(p.ID)
@@ -182,9 +183,9 @@ func (s *Channel) Semantic() *route.Semantic {
 }
 
 // QueryEmbedder embeds one prompt with emb's query side.
-func QueryEmbedder(emb embedcache.Embedder) func(string) ([]float32, error) {
+func QueryEmbedder(emb models.Embedder) func(string) ([]float32, error) {
 	return func(text string) ([]float32, error) {
-		v, err := emb.Embed([]string{text}, embedcache.Query)
+		v, err := emb.Embed([]string{text}, models.Query)
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/megagit/megagit/embedcache"
+	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/ranker"
 )
 
@@ -15,7 +16,7 @@ type countingEmbedder struct{ seen map[string]bool }
 
 func (c *countingEmbedder) ID() string { return "counting" }
 func (c *countingEmbedder) Dim() int   { return 2 }
-func (c *countingEmbedder) Embed(texts []string, kind embedcache.Kind) ([][]float32, error) {
+func (c *countingEmbedder) Embed(texts []string, kind models.Kind) ([][]float32, error) {
 	for _, t := range texts {
 		c.seen[t] = true
 	}

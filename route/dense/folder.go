@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/megagit/megagit/config"
-	"github.com/megagit/megagit/embedcache"
+	"github.com/megagit/megagit/models"
 )
 
 // ModelDirPath resolves model.dir: relative paths are inside the registry.
@@ -33,7 +33,7 @@ func isONNXDir(dir string) bool {
 	if isStaticDir(dir) {
 		return false
 	}
-	for _, f := range []string{embedcache.ONNXModelFile, filepath.Join("onnx", embedcache.ONNXModelFile), embedcache.TokenizerFile} {
+	for _, f := range []string{models.ONNXModelFile, filepath.Join("onnx", models.ONNXModelFile), models.TokenizerFile} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			return true
 		}
@@ -53,10 +53,10 @@ func UsesONNX(cfg *config.Config, root string) bool {
 
 // onnxProfile is ProfileFor restricted to ONNX profiles: an id naming the
 // built-in static model gets the unknown-model defaults too.
-func onnxProfile(id string) (embedcache.Profile, bool) {
-	p, known := embedcache.ProfileFor(id)
+func onnxProfile(id string) (models.Profile, bool) {
+	p, known := models.ProfileFor(id)
 	if known && p.Kind != "onnx" {
-		p, _ = embedcache.ProfileFor("")
+		p, _ = models.ProfileFor("")
 		p.ID, known = id, false
 	}
 	return p, known
@@ -65,7 +65,7 @@ func onnxProfile(id string) (embedcache.Profile, bool) {
 // folderProfile is the profile of an ONNX model folder: model.id's when it
 // names an ONNX profile, else the folder name's; known is false when
 // neither is a known model and the defaults apply.
-func folderProfile(id, dir string) (embedcache.Profile, bool) {
+func folderProfile(id, dir string) (models.Profile, bool) {
 	if p, known := onnxProfile(id); known {
 		return p, true
 	}
@@ -74,7 +74,7 @@ func folderProfile(id, dir string) (embedcache.Profile, bool) {
 
 // isDefaultProfile says whether an ONNX model routes with the defaults of
 // an unknown model (worth a note: nothing about it was measured).
-func isDefaultProfile(p embedcache.Profile) bool {
+func isDefaultProfile(p models.Profile) bool {
 	if p.Kind != "onnx" {
 		return false
 	}
@@ -89,12 +89,12 @@ func defaultProfileNote(id string) string {
 
 // loadONNX opens an ONNX model folder with the configured runtime library;
 // the profile returned has the model's own inputs and dimension filled in.
-func loadONNX(cfg *config.Config, dir string, prof embedcache.Profile) (embedcache.Embedder, embedcache.Profile, error) {
-	emb, err := embedcache.NewONNX(dir, prof, embedcache.RuntimePath(cfg.Model.ONNXRuntime))
+func loadONNX(cfg *config.Config, dir string, prof models.Profile) (models.Embedder, models.Profile, error) {
+	emb, err := models.NewONNX(dir, prof, models.RuntimePath(cfg.Model.ONNXRuntime))
 	if err != nil {
 		return nil, prof, err
 	}
-	if p, ok := emb.(interface{ Profile() embedcache.Profile }); ok {
+	if p, ok := emb.(interface{ Profile() models.Profile }); ok {
 		prof = p.Profile()
 	}
 	return emb, prof, nil
@@ -102,20 +102,20 @@ func loadONNX(cfg *config.Config, dir string, prof embedcache.Profile) (embedcac
 
 // loadONNXProfile opens an ONNX profile's model where `megagit model pull`
 // installs it; a missing model names the way to get it.
-func loadONNXProfile(cfg *config.Config, prof embedcache.Profile) (embedcache.Embedder, embedcache.Profile, error) {
-	dir, err := embedcache.ModelCacheDir(prof.ID)
+func loadONNXProfile(cfg *config.Config, prof models.Profile) (models.Embedder, models.Profile, error) {
+	dir, err := models.ModelCacheDir(prof.ID)
 	if err != nil {
 		return nil, prof, err
 	}
 	emb, p, err := loadONNX(cfg, dir, prof)
-	if errors.Is(err, embedcache.ErrNoModel) {
+	if errors.Is(err, models.ErrNoModel) {
 		err = fmt.Errorf("model %s is not installed (%w): %s", prof.ID, err, installHint(prof))
 	}
 	return emb, p, err
 }
 
 // installHint says how to get an ONNX profile's model files.
-func installHint(prof embedcache.Profile) string {
+func installHint(prof models.Profile) string {
 	if len(prof.Files) > 0 && prof.HubID != "" {
 		return "run `megagit model pull " + prof.ID + "`"
 	}
@@ -124,7 +124,7 @@ func installHint(prof embedcache.Profile) string {
 
 // loadFolder opens model.dir: a static model (model.json + vectors.npy) or
 // an ONNX model (model.onnx + tokenizer.json) with folderProfile's profile.
-func loadFolder(cfg *config.Config, root string) (embedcache.Embedder, embedcache.Profile, error) {
+func loadFolder(cfg *config.Config, root string) (models.Embedder, models.Profile, error) {
 	dir := ModelDirPath(cfg, root)
 	if isONNXDir(dir) {
 		prof, _ := folderProfile(cfg.Model.ID, dir)
@@ -134,11 +134,11 @@ func loadFolder(cfg *config.Config, root string) (embedcache.Embedder, embedcach
 		}
 		return emb, p, nil
 	}
-	m, err := embedcache.LoadStatic(os.DirFS(dir), ".")
+	m, err := models.LoadStatic(os.DirFS(dir), ".")
 	if err != nil {
-		return nil, embedcache.Profile{}, fmt.Errorf("model.dir %s: %w", cfg.Model.Dir, err)
+		return nil, models.Profile{}, fmt.Errorf("model.dir %s: %w", cfg.Model.Dir, err)
 	}
-	prof, _ := embedcache.ProfileFor(embedcache.BuiltinID)
+	prof, _ := models.ProfileFor(models.BuiltinID)
 	prof.ID, prof.Builtin, prof.Dim = m.ID(), false, m.Dim()
 	return m, prof, nil
 }

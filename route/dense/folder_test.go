@@ -3,7 +3,7 @@ package dense
 import (
 	"testing"
 
-	"github.com/megagit/megagit/embedcache"
+	"github.com/megagit/megagit/models"
 )
 
 func TestFolderProfile(t *testing.T) {
@@ -12,11 +12,11 @@ func TestFolderProfile(t *testing.T) {
 		want          string
 		known         bool
 	}{
-		{"default id: by folder name", embedcache.BuiltinID, "/m/all-MiniLM-L6-v2", "all-minilm-l6-v2", true},
-		{"unknown folder: defaults", embedcache.BuiltinID, "/m/tiny", "tiny", false},
+		{"default id: by folder name", models.BuiltinID, "/m/all-MiniLM-L6-v2", "all-minilm-l6-v2", true},
+		{"unknown folder: defaults", models.BuiltinID, "/m/tiny", "tiny", false},
 		{"profile id wins over the name", "bge-small", "/m/e5-small-v2", "bge-small-en-v1.5", true},
 		{"unknown id: by folder name", "nope", "/m/e5-small-v2", "e5-small-v2", true},
-		{"static id is no ONNX profile", "", "/m/" + embedcache.BuiltinID, embedcache.BuiltinID, false},
+		{"static id is no ONNX profile", "", "/m/" + models.BuiltinID, models.BuiltinID, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

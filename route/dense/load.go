@@ -7,6 +7,7 @@ import (
 
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/embedcache"
+	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/route"
 )
@@ -14,7 +15,7 @@ import (
 // Load resolves the configured model and its profile (with the config's
 // fusion override); a nil embedder means none. root is the registry's
 // root ("" outside one), against which a relative model.dir resolves.
-func Load(cfg *config.Config, root string) (embedcache.Embedder, embedcache.Profile, error) {
+func Load(cfg *config.Config, root string) (models.Embedder, models.Profile, error) {
 	emb, prof, err := resolve(cfg, root)
 	if cfg.Model.FusionW > 0 {
 		prof.FusionW = cfg.Model.FusionW
@@ -28,26 +29,26 @@ func Load(cfg *config.Config, root string) (embedcache.Embedder, embedcache.Prof
 // resolve opens the configured model: model.dir's folder, or model.id
 // (the built-in model, or an ONNX profile installed by `megagit model
 // pull`).
-func resolve(cfg *config.Config, root string) (embedcache.Embedder, embedcache.Profile, error) {
+func resolve(cfg *config.Config, root string) (models.Embedder, models.Profile, error) {
 	if cfg.Model.Dir != "" {
 		return loadFolder(cfg, root)
 	}
 	id := cfg.Model.ID
 	switch {
 	case id == "" || id == "none" || id == "lexical":
-		return nil, embedcache.Profile{}, nil
-	case embedcache.IsBuiltin(id):
-		m, err := embedcache.BuiltinModel(id)
+		return nil, models.Profile{}, nil
+	case models.IsBuiltin(id):
+		m, err := models.BuiltinModel(id)
 		if err != nil {
-			return nil, embedcache.Profile{}, err
+			return nil, models.Profile{}, err
 		}
-		prof, _ := embedcache.BuiltinProfile(id)
+		prof, _ := models.BuiltinProfile(id)
 		return m, prof, nil
 	}
 	if prof, known := onnxProfile(id); known {
 		return loadONNXProfile(cfg, prof)
 	}
-	return nil, embedcache.Profile{}, fmt.Errorf("model %q is not available in this build (run `megagit model list`)", id)
+	return nil, models.Profile{}, fmt.Errorf("model %q is not available in this build (run `megagit model list`)", id)
 }
 
 // ForRegistry is the configured model's channel over a registry's docs,
@@ -71,20 +72,20 @@ func ForRegistry(cfg *config.Config, root, localDir string, docs []ranker.Doc, s
 // Model is the configured model and its profile for the registry at root,
 // nil when routing is lexical (model.id none, or the model cannot be
 // loaded: say gets the warning).
-func Model(cfg *config.Config, root string, say func(line string)) (embedcache.Embedder, embedcache.Profile) {
+func Model(cfg *config.Config, root string, say func(line string)) (models.Embedder, models.Profile) {
 	emb, prof, err := Load(cfg, root)
 	if err != nil {
-		if !errors.Is(err, embedcache.ErrNoBuiltin) || !embedcache.IsBuiltin(cfg.Model.ID) {
+		if !errors.Is(err, models.ErrNoBuiltin) || !models.IsBuiltin(cfg.Model.ID) {
 			say(fmt.Sprintf("megagit: warning: %v; routing lexically", err))
 		}
-		return nil, embedcache.Profile{}
+		return nil, models.Profile{}
 	}
 	return emb, prof
 }
 
 // NoteProfile says, when a model routes with the defaults of an unknown
 // model, that nothing about it was measured and how to pick a profile.
-func NoteProfile(emb embedcache.Embedder, prof embedcache.Profile, say func(line string)) {
+func NoteProfile(emb models.Embedder, prof models.Profile, say func(line string)) {
 	if emb != nil && isDefaultProfile(prof) {
 		say(defaultProfileNote(emb.ID()))
 	}
@@ -93,7 +94,7 @@ func NoteProfile(emb embedcache.Embedder, prof embedcache.Profile, say func(line
 // RegistryVectors embeds docs with emb through the registry's caches (the
 // committed one under root, read only, and the local one under localDir);
 // nil, with the warning passed to say, means routing stays lexical.
-func RegistryVectors(emb embedcache.Embedder, prof embedcache.Profile, root, localDir string, docs []ranker.Doc, say func(line string)) (*route.Vectors, error) {
+func RegistryVectors(emb models.Embedder, prof models.Profile, root, localDir string, docs []ranker.Doc, say func(line string)) (*route.Vectors, error) {
 	committed := embedcache.CacheDir(root, emb.ID())
 	dirs := []string{committed, filepath.Join(localDir, "embeddings", filepath.Base(committed))}
 	s, err := New(emb, prof, docs, dirs, func(msg string) { say("megagit: warning: " + msg) })
@@ -109,7 +110,7 @@ func RegistryVectors(emb embedcache.Embedder, prof embedcache.Profile, root, loc
 }
 
 // Semantic is emb's dense channel over stored vectors (nil: lexical).
-func Semantic(emb embedcache.Embedder, prof embedcache.Profile, v *route.Vectors) *route.Semantic {
+func Semantic(emb models.Embedder, prof models.Profile, v *route.Vectors) *route.Semantic {
 	if emb == nil || v == nil || v.Key != embedcache.CacheKey(emb) {
 		return nil
 	}

@@ -5,13 +5,13 @@ import (
 	"path/filepath"
 
 	"github.com/megagit/megagit/config"
-	"github.com/megagit/megagit/embedcache"
+	"github.com/megagit/megagit/models"
 )
 
 // ModelRow is one line of `model list`: a known profile, or model.dir's
 // folder as routing would load it.
 type ModelRow struct {
-	embedcache.Profile
+	models.Profile
 	Installed bool   `json:"installed"`
 	Active    bool   `json:"active"`
 	Where     string `json:"where"`
@@ -33,24 +33,24 @@ type RuntimeInfo struct {
 // cfg would route with them in the registry at root ("" outside one),
 // with the ONNX Runtime library their ONNX rows load.
 func ModelRows(cfg *config.Config, root string) ([]ModelRow, *RuntimeInfo) {
-	rt := &RuntimeInfo{Path: embedcache.RuntimePath(cfg.Model.ONNXRuntime)}
+	rt := &RuntimeInfo{Path: models.RuntimePath(cfg.Model.ONNXRuntime)}
 	if _, err := os.Stat(rt.Path); err == nil && rt.Path != "" {
 		rt.Found = true
 	}
 	active := ""
-	if p, known := embedcache.ProfileFor(cfg.Model.ID); known && cfg.Model.Dir == "" {
+	if p, known := models.ProfileFor(cfg.Model.ID); known && cfg.Model.Dir == "" {
 		active = p.ID
 	}
 	var rows []ModelRow
-	for _, p := range embedcache.Profiles() {
+	for _, p := range models.Profiles() {
 		r := ModelRow{Profile: p, Active: p.ID == active, Supported: true}
 		if p.Builtin {
-			_, err := embedcache.BuiltinModel(p.ID)
+			_, err := models.BuiltinModel(p.ID)
 			r.Installed, r.Where = err == nil, "built in"
 		} else if p.Kind == "onnx" {
-			r.Where, _ = embedcache.ModelCacheDir(p.ID)
-			r.Installed = r.Where != "" && embedcache.CheckONNXDir(r.Where) == nil
-			r.Supported, r.Runtime = embedcache.ONNXSupported, rt
+			r.Where, _ = models.ModelCacheDir(p.ID)
+			r.Installed = r.Where != "" && models.CheckONNXDir(r.Where) == nil
+			r.Supported, r.Runtime = models.ONNXSupported, rt
 		}
 		rows = append(rows, r)
 	}
@@ -66,13 +66,13 @@ func folderRow(cfg *config.Config, root string, rt *RuntimeInfo) ModelRow {
 	r := ModelRow{Active: true, Folder: true, Where: dir, Supported: true}
 	if isONNXDir(dir) {
 		r.Profile, _ = folderProfile(cfg.Model.ID, dir)
-		r.Installed = embedcache.CheckONNXDir(dir) == nil
-		r.Supported, r.Runtime = embedcache.ONNXSupported, rt
+		r.Installed = models.CheckONNXDir(dir) == nil
+		r.Supported, r.Runtime = models.ONNXSupported, rt
 		return r
 	}
-	r.Profile = embedcache.StaticProfile
+	r.Profile = models.StaticProfile
 	r.ID, r.Builtin, r.Measured = filepath.Base(dir), false, false
-	if m, err := embedcache.LoadStatic(os.DirFS(dir), "."); err == nil {
+	if m, err := models.LoadStatic(os.DirFS(dir), "."); err == nil {
 		r.ID, r.Dim, r.Installed = m.ID(), m.Dim(), true
 	}
 	return r

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/megagit/megagit/config"
-	"github.com/megagit/megagit/embedcache"
+	"github.com/megagit/megagit/models"
 )
 
 // Setting is what `model use` commits (config keys to set, nil to
@@ -37,14 +37,14 @@ func IDSetting(id string) (Setting, error) {
 	if id == "none" {
 		return Setting{Values: map[string]any{"model.id": id, "model.dir": nil}, Subject: "use model none"}, nil
 	}
-	prof, known := embedcache.ProfileFor(id)
+	prof, known := models.ProfileFor(id)
 	if !known {
 		return Setting{}, &HintError{fmt.Errorf("%w: unknown model %q", config.ErrInvalid, id), "run `megagit model list` to see the known models"}
 	}
 	set := Setting{Values: map[string]any{"model.id": prof.ID, "model.dir": nil}, Subject: "use model " + prof.ID}
 	if prof.Kind == "onnx" {
-		dir, _ := embedcache.ModelCacheDir(prof.ID)
-		if dir == "" || embedcache.CheckONNXDir(dir) != nil {
+		dir, _ := models.ModelCacheDir(prof.ID)
+		if dir == "" || models.CheckONNXDir(dir) != nil {
 			set.Notes = append(set.Notes, "megagit: hint: "+prof.ID+" is not installed: "+installHint(prof))
 		}
 		set.Notes = append(set.Notes, onnxNotes(prof.ID)...)
@@ -66,7 +66,7 @@ func FolderSetting(root, dir, profile string) (Setting, error) {
 	}
 	set := Setting{Values: map[string]any{"model.dir": stored, "model.id": nil}, Subject: "use model folder " + stored}
 	if !isONNXDir(abs) {
-		if _, err := embedcache.LoadStatic(os.DirFS(abs), "."); err != nil {
+		if _, err := models.LoadStatic(os.DirFS(abs), "."); err != nil {
 			return set, &HintError{fmt.Errorf("%w: --dir %s: %v", config.ErrInvalid, dir, err),
 				"a model folder holds model.json + vectors.npy (a static model) or model.onnx + tokenizer.json (an ONNX model)"}
 		}
@@ -75,7 +75,7 @@ func FolderSetting(root, dir, profile string) (Setting, error) {
 		}
 		return set, nil
 	}
-	if err := embedcache.CheckONNXDir(abs); err != nil {
+	if err := models.CheckONNXDir(abs); err != nil {
 		return set, fmt.Errorf("%w: --dir %s: %v", config.ErrInvalid, dir, err)
 	}
 	id := ""
@@ -99,7 +99,7 @@ func FolderSetting(root, dir, profile string) (Setting, error) {
 // onnxNotes is what follows a switch to an ONNX model: it routes lexically
 // until its vectors exist (or always, in a build without ONNX).
 func onnxNotes(id string) []string {
-	if !embedcache.ONNXSupported {
+	if !models.ONNXSupported {
 		return []string{"megagit: warning: this megagit was built without ONNX support: it will route with BM25F only"}
 	}
 	return []string{"megagit: hint: run `megagit embed` to embed the skills with " + id + "; routing stays lexical until then"}
@@ -110,13 +110,13 @@ func onnxNotes(id string) []string {
 // routing, has no lexical fallback.
 func LoadHint(cfg *config.Config, err error) string {
 	switch {
-	case errors.Is(err, embedcache.ErrNoRuntime) && !embedcache.ONNXSupported:
-		return "this megagit was built without ONNX support: build it with cgo (CGO_ENABLED=1, no -tags noonnx), or embed with the built-in model: `megagit model use " + embedcache.BuiltinID + "`"
-	case errors.Is(err, embedcache.ErrNoRuntime):
+	case errors.Is(err, models.ErrNoRuntime) && !models.ONNXSupported:
+		return "this megagit was built without ONNX support: build it with cgo (CGO_ENABLED=1, no -tags noonnx), or embed with the built-in model: `megagit model use " + models.BuiltinID + "`"
+	case errors.Is(err, models.ErrNoRuntime):
 		return "install ONNX Runtime with scripts/install-onnxruntime.sh, or point MEGAGIT_ONNXRUNTIME_LIB (config model.onnxruntime) at the library"
-	case errors.Is(err, embedcache.ErrNoModel) && cfg.Model.Dir != "":
+	case errors.Is(err, models.ErrNoModel) && cfg.Model.Dir != "":
 		return "model.dir needs model.onnx and tokenizer.json: pick a folder holding both with `megagit model use --dir DIR`, or install a known model with `megagit model pull ID`"
-	case errors.Is(err, embedcache.ErrNoModel):
+	case errors.Is(err, models.ErrNoModel):
 		prof, _ := onnxProfile(cfg.Model.ID)
 		hint := installHint(prof)
 		if !strings.Contains(hint, "--dir") {

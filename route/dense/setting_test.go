@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/megagit/megagit/config"
-	"github.com/megagit/megagit/embedcache"
+	"github.com/megagit/megagit/models"
 )
 
 // TestIDSetting: `model use ID` stores the canonical id and refuses an
@@ -16,9 +16,9 @@ func TestIDSetting(t *testing.T) {
 	if err != nil || set.Subject != "use model none" || set.Values["model.id"] != "none" {
 		t.Errorf("IDSetting(none) = %+v, %v", set, err)
 	}
-	set, err = IDSetting(embedcache.BuiltinID)
-	if err != nil || set.Values["model.id"] != embedcache.BuiltinID || len(set.Notes) != 0 {
-		t.Errorf("IDSetting(%s) = %+v, %v; want no notes", embedcache.BuiltinID, set, err)
+	set, err = IDSetting(models.BuiltinID)
+	if err != nil || set.Values["model.id"] != models.BuiltinID || len(set.Notes) != 0 {
+		t.Errorf("IDSetting(%s) = %+v, %v; want no notes", models.BuiltinID, set, err)
 	}
 	_, err = IDSetting("nope")
 	var he *HintError
@@ -34,10 +34,10 @@ func TestLoadHint(t *testing.T) {
 		t.Errorf("LoadHint(other) = %q, want none", h)
 	}
 	cfg.Model.Dir = "m"
-	if h := LoadHint(cfg, fmt.Errorf("x: %w", embedcache.ErrNoModel)); h == "" {
+	if h := LoadHint(cfg, fmt.Errorf("x: %w", models.ErrNoModel)); h == "" {
 		t.Error("LoadHint(ErrNoModel) with model.dir: no hint")
 	}
-	if h := LoadHint(cfg, embedcache.ErrNoRuntime); h == "" {
+	if h := LoadHint(cfg, models.ErrNoRuntime); h == "" {
 		t.Error("LoadHint(ErrNoRuntime): no hint")
 	}
 }

@@ -1,7 +1,0 @@
-// Package train learns static embedding models for embedcache: the Go
-// trainer that built megagit-static-v1 from text pairs (in-batch negatives,
-// symmetric cross-entropy, Adam with a one-cycle schedule, resumable
-// checkpoints), the pairs files it reads, and adapt, which fine-tunes a static
-// model on one registry's verdicts. It imports embedcache, never the other
-// way round, so routing and the hooks link no trainer.
-package train

@@ -1,0 +1,30 @@
+package learn
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/megagit/megagit/registry"
+)
+
+func TestLedgerVerdicts(t *testing.T) {
+	ledgers := map[string][]registry.Entry{
+		"zeta": {{Skill: "zeta", Verdict: "HARMFUL", Source: registry.SourceExplicit, Context: "deploy it"}},
+		"alpha": {
+			{Skill: "alpha", Verdict: "HELPFUL", Source: registry.SourceExplicit, Context: "sign webhooks"},
+			{Skill: "alpha", Verdict: "HELPFUL", Source: registry.SourceExplicit, Context: "  "},                        // no context
+			{Skill: "alpha", Verdict: "HELPFUL", Source: registry.SourceImplicit, Context: "inferred"},                  // implicit
+			{Skill: "alpha", Verdict: "NEUTRAL", Source: registry.SourceExplicit, Context: "meh"},                       // neither
+			{Skill: "alpha", Action: "unarchive", Verdict: "HELPFUL", Source: registry.SourceExplicit, Context: "back"}, // an action
+			{Skill: "alpha", Verdict: "HARMFUL", Source: registry.SourceExplicit, Context: "verify JWTs"},
+		},
+	}
+	want := []AdaptVerdict{
+		{Skill: "alpha", Context: "sign webhooks", Helpful: true},
+		{Skill: "alpha", Context: "verify JWTs"},
+		{Skill: "zeta", Context: "deploy it"},
+	}
+	if got := LedgerVerdicts(ledgers); !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v\nwant %+v", got, want)
+	}
+}

@@ -1,0 +1,33 @@
+package learn
+
+import (
+	"fmt"
+
+	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/safetext"
+)
+
+// SessionVerdicts joins a decision with the ledger: the verdicts its
+// emitted skills got in the same session, at or after the decision, per
+// skill ("HELPFUL", "implicit +0.10", ...).
+func SessionVerdicts(d hook.Decision, ledgers map[string][]registry.Entry) map[string][]string {
+	out := map[string][]string{}
+	if d.Session == "" {
+		return out
+	}
+	session, _ := safetext.Session.Clean(d.Session) // as the ledger keeps it
+	for _, s := range d.Skills {
+		for _, en := range ledgers[s.Name] {
+			if en.Session != session || en.Action != "" || en.At < d.Time[:min(len(d.Time), 19)] {
+				continue
+			}
+			word := en.Verdict
+			if en.Source == registry.SourceImplicit {
+				word = fmt.Sprintf("implicit %+.2f", en.Outcome)
+			}
+			out[s.Name] = append(out[s.Name], word)
+		}
+	}
+	return out
+}

@@ -1,0 +1,31 @@
+package learn_test
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/learn"
+	"github.com/megagit/megagit/registry"
+)
+
+func TestSessionVerdicts(t *testing.T) {
+	d := hook.Decision{Time: "2025-03-01T10:00:00.123Z", Session: "s1",
+		Skills: []hook.DecisionSkill{{Name: "a"}, {Name: "b"}}}
+	ledgers := map[string][]registry.Entry{
+		"a": {
+			{Skill: "a", Verdict: "HELPFUL", Source: registry.SourceExplicit, Session: "s1", At: "2025-03-01T10:00:05Z"},
+			{Skill: "a", Verdict: "HARMFUL", Source: registry.SourceExplicit, Session: "s1", At: "2025-03-01T09:59:00Z"}, // before
+			{Skill: "a", Verdict: "HARMFUL", Source: registry.SourceExplicit, Session: "s2", At: "2025-03-01T10:00:05Z"}, // other session
+			{Skill: "a", Action: "unarchive", Source: registry.SourceExplicit, Session: "s1", At: "2025-03-01T10:00:05Z"},
+		},
+		"b": {{Skill: "b", Verdict: "NEUTRAL", Source: registry.SourceImplicit, Outcome: 0.1, Session: "s1", At: "2025-03-01T10:01:00Z"}},
+	}
+	want := map[string][]string{"a": {"HELPFUL"}, "b": {"implicit +0.10"}}
+	if got := learn.SessionVerdicts(d, ledgers); !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	if got := learn.SessionVerdicts(hook.Decision{Skills: d.Skills, Time: d.Time}, ledgers); len(got) != 0 {
+		t.Fatalf("no session: %v", got)
+	}
+}

@@ -1,0 +1,10 @@
+// Package learn is everything megagit learns from use: the implicit
+// outcome of an injected skill (what the user and the shell said next),
+// the join of logged routing decisions with the verdicts their sessions
+// left, the samples that re-fit dynamic K's thresholds (`megagit tune`) and
+// the abstention gate (`megagit tune --gate`) from that join, and the
+// adaptation of the built-in model to one registry's helpful and harmful
+// contexts (`megagit model adapt`). The models it fits are the ranker's
+// (ranker.Tune, ranker.FitGate) and the static model's trainer
+// (models/train); learn turns a registry's history into their samples.
+package learn

@@ -1,0 +1,106 @@
+package learn
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/megagit/megagit/hook"
+)
+
+// Turn is one user prompt and the shell commands the agent ran in answer:
+// what an implicit outcome reads of a session.
+type Turn struct {
+	Prompt   string
+	Commands []Command
+}
+
+// Command is one shell command the agent ran; ExitCode counts once Done.
+type Command struct {
+	ID       string
+	Command  string
+	Done     bool
+	ExitCode int
+}
+
+// lazyRE compiles a regular expression on first use, so a hook that never
+// reads an outcome does not pay for it at start.
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
+// Windows of seed 001 §2, counted in user prompts after the injection.
+const (
+	CorrectionWindow = 3
+	SuccessWindow    = 5
+)
+
+// correctionRE are the correction prompts of seed 001 signal 1. The list is
+// small on purpose: a false correction costs a skill -1.0. A prompt counts
+// when it starts with "no," / "no." / "nope" / "wrong" / "undo" / "revert
+// that", or contains "that's wrong", "that is wrong", "that's not right",
+// "not what i asked", "you broke" or "that broke".
+var correctionRE = lazyRE(`(?i)^(?:no[,.!]|nope\b|wrong\b|undo\b|revert that\b)|\bthat(?:'s| is) (?:wrong|not right)\b|\bnot what i asked\b|\b(?:you|that) broke\b`)
+
+// successRE is seed 001's SUCCESS_INDICATORS, anchored at the prompt start.
+var successRE = lazyRE(`(?i)^(?:commit this|push it|ship it|looks good|perfect|nice|done|deploy it)\b`)
+
+// IsCorrection reports whether a user prompt corrects the previous answer.
+func IsCorrection(prompt string) bool { return correctionRE().MatchString(strings.TrimSpace(prompt)) }
+
+// IsSuccess reports whether a user prompt signals the task worked.
+func IsSuccess(prompt string) bool { return successRE().MatchString(strings.TrimSpace(prompt)) }
+
+// Outcome is one injection's implicit outcome (seed 001 §2).
+type Outcome struct {
+	Value  float64
+	Signal string // exit-code, correction, success or none
+	Detail string
+	// Settled is false while the evidence may still change (the windows
+	// have not passed and the session has not ended).
+	Settled bool
+}
+
+// ImplicitOutcome scores the skill injected at turn `at` from what followed,
+// in seed 001's priority: the exit code of the first relevant shell command
+// after the injection (+1.0 when 0, -0.5 otherwise), a correction within 3
+// prompts (-1.0), a success phrase within 5 prompts (+0.5), else +0.1 once 3
+// prompts have passed or the session ended (final). A command is relevant
+// when one of its words is one of words (the skill's name and trigger-line
+// words, see hook.RelevantWords).
+func ImplicitOutcome(turns []Turn, at int, words []string, final bool) Outcome {
+	if at < 0 || at >= len(turns) {
+		return Outcome{}
+	}
+	set := map[string]bool{}
+	for _, w := range words {
+		set[w] = true
+	}
+	for i := at; i < len(turns); i++ {
+		for _, c := range turns[i].Commands {
+			if !c.Done || !hook.Mentions(c.Command, set) {
+				continue
+			}
+			if c.ExitCode == 0 {
+				return Outcome{Value: 1, Signal: "exit-code", Detail: "exit 0: " + hook.Clip(c.Command, 80), Settled: true}
+			}
+			return Outcome{Value: -0.5, Signal: "exit-code", Detail: "exit " + strconv.Itoa(c.ExitCode) + ": " + hook.Clip(c.Command, 80), Settled: true}
+		}
+	}
+	later := turns[at+1:]
+	for i, t := range later {
+		if i < CorrectionWindow && IsCorrection(t.Prompt) {
+			return Outcome{Value: -1, Signal: "correction", Detail: hook.Clip(t.Prompt, 80), Settled: true}
+		}
+	}
+	for i, t := range later {
+		if i < SuccessWindow && IsSuccess(t.Prompt) {
+			return Outcome{Value: 0.5, Signal: "success", Detail: hook.Clip(t.Prompt, 80), Settled: true}
+		}
+	}
+	if final || len(later) >= SuccessWindow {
+		return Outcome{Value: 0.1, Signal: "none", Detail: "no signal", Settled: true}
+	}
+	return Outcome{}
+}

@@ -1,0 +1,77 @@
+package learn
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/registrytest"
+)
+
+// Only dynamic K's decisions are cases; a helpful verdict labels its rank,
+// a judged-otherwise or stopped session labels unhelpful.
+func TestTuneCases(t *testing.T) {
+	r := registrytest.New(t)
+	sess := hook.ParseSession("stopped", nil)
+	sess.Stopped = true
+	data, err := sess.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Local().Write(hook.SessionFile("stopped"), data); err != nil {
+		t.Fatal(err)
+	}
+	dyn := func(session string, skills ...string) hook.Decision {
+		d := hook.Decision{Time: "2025-03-01T10:00:00Z", Session: session, Reason: string(ranker.ReasonAmbiguous), Scores: []float64{1, 0.5}}
+		for _, s := range skills {
+			d.Skills = append(d.Skills, hook.DecisionSkill{Name: s})
+		}
+		return d
+	}
+	fixed := dyn("s1", "a")
+	fixed.Reason = string(ranker.ReasonFixed)
+	ledgers := map[string][]registry.Entry{
+		"b": {{Skill: "b", Verdict: "HELPFUL", Source: registry.SourceExplicit, Session: "helped", At: "2025-03-01T10:00:01Z"}},
+		"c": {{Skill: "c", Verdict: "HARMFUL", Source: registry.SourceExplicit, Session: "judged", At: "2025-03-01T10:00:01Z"}},
+	}
+	ds := []hook.Decision{fixed, dyn("helped", "a", "b"), dyn("judged", "c"), dyn("stopped", "d"), dyn("open", "e")}
+	got := TuneCases(r.Local(), ds, ledgers)
+	labels := make([]ranker.Label, len(got))
+	for i, c := range got {
+		labels[i] = c.Label
+	}
+	want := []ranker.Label{ranker.LabelHelpful, ranker.LabelUnhelpful, ranker.LabelUnhelpful, ranker.LabelNone}
+	if !reflect.DeepEqual(labels, want) || got[0].NeedK != 2 {
+		t.Fatalf("labels %v (need K %d), want %v", labels, got[0].NeedK, want)
+	}
+}
+
+// tune --gate's samples: a decision fits when its first skill helped; one
+// helped only by a backup is left out, one judged otherwise is a negative.
+func TestGateSamplesFromVerdicts(t *testing.T) {
+	r := registrytest.New(t)
+	dec := func(session string, top float64, skills ...string) hook.Decision {
+		d := hook.Decision{Time: "2025-03-01T10:00:00Z", Session: session, Signals: &ranker.Signals{Top: top}}
+		for _, s := range skills {
+			d.Skills = append(d.Skills, hook.DecisionSkill{Name: s})
+		}
+		return d
+	}
+	helpful := func(skill, session string) registry.Entry {
+		return registry.Entry{Skill: skill, Verdict: "HELPFUL", Source: registry.SourceExplicit, Session: session, At: "2025-03-01T10:00:01Z"}
+	}
+	ledgers := map[string][]registry.Entry{
+		"a": {helpful("a", "leader")},
+		"b": {helpful("b", "backup")},
+		"c": {{Skill: "c", Verdict: "NEUTRAL", Source: registry.SourceExplicit, Session: "judged", At: "2025-03-01T10:00:01Z"}},
+	}
+	unlogged := dec("leader", 0.9, "a")
+	unlogged.Signals = nil
+	ds := []hook.Decision{dec("leader", 0.5, "a", "x"), dec("backup", 0.4, "x", "b"), dec("judged", 0.2, "c"), unlogged}
+	got := GateSamples(r.Local(), ds, ledgers)
+	if len(got) != 2 || !got[0].Fits || got[0].Signals.Top != 0.5 || got[1].Fits || got[1].Signals.Top != 0.2 {
+		t.Fatalf("samples %+v; want the leader's decision fitting and the judged one not", got)
+	}
+}
