@@ -21,15 +21,6 @@ var builtinFullSHA = map[string]map[string]string{
 		"vectors.npy": "fa9276092e7b1c01fabffa0583d660a41974a82007f351c4c3578bf2ab8b4af3",
 		"scales.npy":  "37d94feda0fde858cc4a7ff109fb4df1b2974bc9ae97c14c3feeebf70a0c7026",
 	},
-	BuiltinV1: {
-		"vectors.npy": "b9202d7305a5f15d9688201e471de56d3201dc0ac5dab9b216a09c4589e7a5c5",
-		"scales.npy":  "4b2a11e09dd5edd6fd20a2b3140dff094297e16fee7333049727fcba0982c655",
-	},
-	BuiltinV2: {
-		"model.json":  "7b91a5c5b1c9561db53c5c7c991bebe867a9a41a0757c5afaaca42a0f31c07a2",
-		"vectors.npy": "ce06b278a65aa5c61e65cac7ee7ec864be901e9eeed4465b11936832552f538c",
-		"scales.npy":  "6f79bfa9955b21ebd34ba0736b140782ddb518784b4f754c6c60e07294ce4b0c",
-	},
 }
 
 func TestBuiltinModelIsPinnedAndLoads(t *testing.T) {

@@ -59,27 +59,10 @@ func (p Profile) Pinned() bool {
 	return true
 }
 
-// StaticV1Profile is megagit-static-v1's profile. The fusion weight, floor
-// and tier were chosen with `megagit eval` on both development benchmarks
-// (BENCHMARKS.md, "Built-in model").
-var StaticV1Profile = Profile{
-	ID: BuiltinV1, Kind: "static", Builtin: true, Dim: 256, Pooling: "mean", Normalize: true,
-	FusionW: 0.4, AbsFloor: 0.20, Tier: "medium", Measured: true,
-}
-
-// StaticV2Profile is megagit-static-v2's: v1's fusion weight, floor and
-// tier (its shape and training are v1's, on a broader set of pairs); from
-// 156 skills its own abstention gate replaces the floors (BENCHMARKS.md,
-// "megagit-static-v2 against v1").
-var StaticV2Profile = Profile{
-	ID: BuiltinV2, Kind: "static", Builtin: true, Dim: 256, Pooling: "mean", Normalize: true,
-	FusionW: 0.4, AbsFloor: 0.20, Tier: "medium", Measured: true,
-}
-
-// StaticProfile is the default built-in model's profile, megagit-static-v3:
-// the same sweep that chose v1's and v2's picks the same fusion weight,
-// floor and tier for it (BENCHMARKS.md, "megagit-static-v3: a pretrained
-// start").
+// StaticProfile is the built-in model's profile, megagit-static-v3. Its
+// fusion weight, floor and tier are what a sweep of `megagit eval` over
+// them picks on the development benchmarks; its abstention gate
+// (route/gates) replaces the floor wherever the catalog is large enough.
 var StaticProfile = Profile{
 	ID: BuiltinID, Kind: "static", Builtin: true, Dim: 256, Pooling: "mean", Normalize: true,
 	FusionW: 0.4, AbsFloor: 0.20, Tier: "medium", Measured: true,
@@ -87,7 +70,7 @@ var StaticProfile = Profile{
 
 // BuiltinProfile is the profile of the built-in model id.
 func BuiltinProfile(id string) (Profile, bool) {
-	for _, p := range []Profile{StaticProfile, StaticV2Profile, StaticV1Profile} {
+	for _, p := range []Profile{StaticProfile} {
 		if p.ID == id {
 			return p, true
 		}
@@ -157,7 +140,7 @@ var onnxProfiles = []Profile{
 }
 
 // profiles lists the known models.
-var profiles = append([]Profile{StaticProfile, StaticV2Profile, StaticV1Profile}, onnxProfiles...)
+var profiles = append([]Profile{StaticProfile}, onnxProfiles...)
 
 // Profiles returns every known profile.
 func Profiles() []Profile { return append([]Profile(nil), profiles...) }

@@ -20,18 +20,22 @@ import (
 // config sets no model.id routes with.
 const BuiltinID = staticmodel.BuiltinID
 
-// BuiltinV2 and BuiltinV1 name the earlier built-in models, kept for
-// registries that pin them.
-const (
-	BuiltinV2 = staticmodel.BuiltinV2
-	BuiltinV1 = staticmodel.BuiltinV1
-)
-
 // BuiltinIDs lists the models shipped inside the binary, the default first.
 func BuiltinIDs() []string { return staticmodel.BuiltinIDs() }
 
 // IsBuiltin reports whether id names a model shipped inside the binary.
 func IsBuiltin(id string) bool { return staticmodel.IsBuiltin(id) }
+
+// IsRetired reports whether id names a built-in model an earlier release
+// shipped: a registry that names one routes with BuiltinID, and says so.
+func IsRetired(id string) bool { return staticmodel.IsRetired(id) }
+
+// RetiredNote is the warning for a registry whose model.id names a
+// retired built-in model.
+func RetiredNote(id string) string {
+	return fmt.Sprintf("model.id %s is no longer built into megagit: routing with %s, the built-in model, instead "+
+		"(`megagit model use %s` updates the config, `megagit embed` commits its vectors)", id, BuiltinID, BuiltinID)
+}
 
 // ErrNoBuiltin means this binary was built without the trained model files
 // (only the placeholder README), so callers fall back to lexical routing.

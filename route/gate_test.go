@@ -10,8 +10,8 @@ import (
 )
 
 // builtinModels are the built-in models' ids, each with a shipped gate
-// (route/dense checks that the list is embedcache's).
-var builtinModels = []string{"megagit-static-v3", "megagit-static-v2", "megagit-static-v1"}
+// (route/dense checks that the list is models.BuiltinIDs).
+var builtinModels = []string{"megagit-static-v3"}
 
 func TestShippedGatesLoad(t *testing.T) {
 	for _, name := range append([]string{LexicalGate}, builtinModels...) {

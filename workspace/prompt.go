@@ -45,7 +45,7 @@ func hookSettings(cfg *config.Config, root string) (*inject.Settings, models.Emb
 		ServeKey:    ServeKey(cfg),
 		ModelID:     cfg.Model.ID,
 	}
-	switch id := cfg.Model.ID; {
+	switch id := dense.ModelID(cfg); {
 	case dense.UsesONNX(cfg, root):
 		s.Model = inject.ModelONNX
 	case cfg.Model.Dir != "":

@@ -159,14 +159,18 @@ func TestHookSettingsModel(t *testing.T) {
 		{"", "", inject.ModelNone},
 		{"none", "", inject.ModelNone},
 		{"lexical", "", inject.ModelNone},
-		{"megagit-static-v1", "", inject.ModelBuiltin},
-		{"none", "/some/model", inject.ModelNone}, // a folder that does not load: lexical
+		{"megagit-static-v3", "", inject.ModelBuiltin},
+		{"megagit-static-v1", "", inject.ModelBuiltin}, // retired: the built-in model routes instead
+		{"none", "/some/model", inject.ModelNone},      // a folder that does not load: lexical
 		{"unknown-model", "", inject.ModelNone},
 	} {
 		cfg := &config.Config{Model: config.Model{ID: tt.id, Dir: tt.dir}}
 		s, _ := hookSettings(cfg, t.TempDir())
 		if s.Model != tt.want {
 			t.Errorf("model id %q dir %q: %v, want %v", tt.id, tt.dir, s.Model, tt.want)
+		}
+		if s.Model == inject.ModelBuiltin && s.ModelID != "megagit-static-v3" {
+			t.Errorf("model id %q: the hook routes with %q, want the built-in megagit-static-v3", tt.id, s.ModelID)
 		}
 		if s.ServeKey != ServeKey(cfg) {
 			t.Errorf("model id %q: serve key differs from ServeKey", tt.id)

@@ -91,7 +91,7 @@ func cacheRun(opts *cacheOptions) error {
 // buildCacheReport gathers what embedcache.Status reads besides the cache
 // folders: the active model, the skills' texts and git's view of a folder.
 func buildCacheReport(a *app, e *workspace.Workspace) (*embedcache.Report, error) {
-	emb, err := activeEmbedder(e)
+	emb, err := activeEmbedder(e, a.say)
 	if err != nil {
 		return nil, err
 	}

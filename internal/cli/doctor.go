@@ -14,6 +14,7 @@ import (
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/regsync"
 	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/dense"
 	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
@@ -157,10 +158,10 @@ func cacheChecks(root string) []registry.Check {
 // any other model, or none): a compiled index holding another's is
 // rebuilt by the next refresh, e.g. after an upgrade changed the default.
 func builtinKey(w *workspace.Workspace) string {
-	if w.Cfg.Model.Dir != "" || !models.IsBuiltin(w.Cfg.Model.ID) {
+	if w.Cfg.Model.Dir != "" || !models.IsBuiltin(dense.ModelID(w.Cfg)) {
 		return ""
 	}
-	m, err := models.BuiltinModel(w.Cfg.Model.ID)
+	m, err := models.BuiltinModel(dense.ModelID(w.Cfg))
 	if err != nil {
 		return ""
 	}

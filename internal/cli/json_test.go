@@ -78,7 +78,7 @@ func TestEveryResultHasJSON(t *testing.T) {
 		{"megagit adopt", jsonCase{args: []string{"adopt", "--dry-run", "--json"}, keys: []string{"restore", "dry_run", "done", "skipped"}}},
 		{"megagit config", jsonCase{args: []string{"config", "--json"}, keys: []string{"key", "value", "source"}, list: true}},
 		{"megagit model list", jsonCase{args: []string{"model", "list", "--json"}, keys: []string{"id", "kind"}, list: true}},
-		{"megagit model use", jsonCase{args: []string{"model", "use", "megagit-static-v1", "--json"}, keys: []string{"settings", "summary", "commit", "notes"}}},
+		{"megagit model use", jsonCase{args: []string{"model", "use", "megagit-static-v3", "--json"}, keys: []string{"settings", "summary", "commit", "notes"}}},
 		{"megagit embed", jsonCase{args: []string{"embed", "--json"}, keys: []string{"model", "cache", "skills", "texts_computed", "commit"}}},
 		{"megagit cache status", jsonCase{args: []string{"cache", "status", "--json"}, keys: []string{"model", "caches"}}},
 		{"megagit cache verify", jsonCase{args: []string{"cache", "verify", "--json"}, keys: []string{"model", "caches"}}},

@@ -104,7 +104,7 @@ func modelAdaptRun(opts *modelAdaptOptions) error {
 	if err != nil {
 		return err
 	}
-	base, err := activeStatic(e)
+	base, err := activeStatic(e, a.say)
 	if err != nil {
 		return err
 	}
@@ -153,8 +153,8 @@ func modelAdaptRun(opts *modelAdaptOptions) error {
 }
 
 // activeStatic is the model routing uses here, which must be a static one.
-func activeStatic(e *workspace.Workspace) (*models.StaticModel, error) {
-	emb, err := activeEmbedder(e)
+func activeStatic(e *workspace.Workspace, say func(string)) (*models.StaticModel, error) {
+	emb, err := activeEmbedder(e, say)
 	if err != nil {
 		return nil, err
 	}

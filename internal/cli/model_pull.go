@@ -50,6 +50,10 @@ func newModelPullCmd(a *app, runF func(*modelPullOptions) error) *cobra.Command 
 func modelPullRun(opts *modelPullOptions) error {
 	errOut := opts.app.errOut
 	prof, known := opts.lookup(opts.id)
+	if models.IsRetired(opts.id) {
+		return withHint(fmt.Errorf("%w: %s is no longer built into megagit, and it was never downloadable", config.ErrInvalid, opts.id),
+			"megagit ships one built-in model, nothing to download: megagit model use "+models.BuiltinID)
+	}
 	if !known {
 		return withHint(fmt.Errorf("%w: unknown model %q", config.ErrInvalid, opts.id),
 			"run `megagit model list` to see the known models")

@@ -96,8 +96,8 @@ func TestModelPullCommand(t *testing.T) {
 		{[]string{"all-minilm-l6-v2"}, exitInvalid, "--insecure-no-pin"},
 		{[]string{"nope"}, exitInvalid, "hint: run `megagit model list` to see the known models"},
 		{[]string{models.BuiltinID}, exitInvalid, "model megagit-static-v3 is static, not a downloadable ONNX model"},
-		{[]string{models.BuiltinV2}, exitInvalid, "model megagit-static-v2 is static, not a downloadable ONNX model"},
-		{[]string{models.BuiltinV1}, exitInvalid, "model megagit-static-v1 is static, not a downloadable ONNX model"},
+		{[]string{"megagit-static-v2"}, exitInvalid, "megagit-static-v2 is no longer built into megagit"},
+		{[]string{"megagit-static-v1"}, exitInvalid, "hint: megagit ships one built-in model, nothing to download: megagit model use megagit-static-v3"},
 		{nil, exitUsage, ""},
 	} {
 		var out, errOut bytes.Buffer

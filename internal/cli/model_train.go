@@ -46,7 +46,9 @@ func newModelTrainCmd(a *app, runF func(*modelTrainOptions) error) *cobra.Comman
 		Long: `train learns one vector per WordPiece token of the built-in tokenizer from
 {"a": ..., "b": ...} pairs (in-batch negatives, symmetric cross-entropy, Adam
 with a one-cycle schedule) and writes a model folder that "megagit model use
---dir" accepts. The defaults are the recipe of megagit-static-v1.
+--dir" accepts. The defaults train from random vectors (3 epochs, peak
+learning rate 0.05); the built-in megagit-static-v3 starts instead from
+pretrained word vectors (--init) with --epochs 2 --lr 0.02.
 
 Checkpoints (and the tokenised pairs) go to DIR/.checkpoints every few steps
 and on Ctrl-C; running the same command again resumes where it stopped and

@@ -18,27 +18,36 @@ import (
 // config sets no model.id routes with.
 const BuiltinID = "megagit-static-v3"
 
-// BuiltinV2 and BuiltinV1 name the earlier built-in models, kept in the
-// binary for registries that pin them (model.id: megagit-static-v2).
-const (
-	BuiltinV2 = "megagit-static-v2"
-	BuiltinV1 = "megagit-static-v1"
-)
-
 // BuiltinIDs lists the models shipped inside the binary, the default first.
-func BuiltinIDs() []string { return []string{BuiltinID, BuiltinV2, BuiltinV1} }
+// The binary ships one: every built-in model adds its table (7.9 MB) to
+// both binaries, and megagit-hook's start-up cost grows with its size.
+func BuiltinIDs() []string { return []string{BuiltinID} }
 
 // IsBuiltin reports whether id names a model shipped inside the binary.
-func IsBuiltin(id string) bool { return id == BuiltinID || id == BuiltinV2 || id == BuiltinV1 }
+func IsBuiltin(id string) bool { return id == BuiltinID }
+
+// RetiredIDs are built-in models earlier releases shipped and this one
+// does not: a registry that names one routes with BuiltinID instead.
+func RetiredIDs() []string { return []string{"megagit-static-v2", "megagit-static-v1"} }
+
+// IsRetired reports whether id names a built-in model of an earlier release.
+func IsRetired(id string) bool {
+	for _, r := range RetiredIDs() {
+		if id == r {
+			return true
+		}
+	}
+	return false
+}
 
 // ErrNoBuiltin means this binary was built without a built-in model's
 // trained files (only its README), so callers fall back to lexical routing.
 var ErrNoBuiltin = errors.New("built-in model is not in this build")
 
-//go:embed models/megagit-static-v1 models/megagit-static-v2 models/megagit-static-v3
+//go:embed models/megagit-static-v3
 var builtinFS embed.FS
 
-// BuiltinFS holds the built-in models' folders, models/<id>, for tests
+// BuiltinFS holds the built-in model's folder, models/<id>, for tests
 // that pin their files.
 func BuiltinFS() fs.FS { return builtinFS }
 

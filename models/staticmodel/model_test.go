@@ -12,9 +12,10 @@ import (
 	"testing/fstest"
 )
 
-// TestBuiltinEmbedGolden: megagit-static-v1's Embed gives, bit for bit,
-// the vectors (and the ids) embedcache's model gave before the model moved
-// here (testdata/embed_golden.json, computed with the old code).
+// TestBuiltinEmbedGolden: the built-in model's Embed gives, bit for bit,
+// the vectors (and the ids) it gave when testdata/embed_golden.json was
+// written: a change to tokenisation or pooling would silently move every
+// committed cache's vectors away from the prompts'.
 func TestBuiltinEmbedGolden(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join("testdata", "embed_golden.json"))
 	if err != nil {
@@ -28,11 +29,11 @@ func TestBuiltinEmbedGolden(t *testing.T) {
 	if err := json.Unmarshal(raw, &golden); err != nil {
 		t.Fatal(err)
 	}
-	m, err := BuiltinModel(BuiltinV1)
+	m, err := BuiltinModel(BuiltinID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.ID() != BuiltinV1 || m.Dim() != 256 || m.VocabSize() != 30522 || m.Fingerprint() != m.Meta().Created || m.Fingerprint() == "" {
+	if m.ID() != BuiltinID || m.Dim() != 256 || m.VocabSize() != 30522 || m.Fingerprint() != m.Meta().Created || m.Fingerprint() == "" {
 		t.Fatalf("id %s dim %d vocab %d fingerprint %q", m.ID(), m.Dim(), m.VocabSize(), m.Fingerprint())
 	}
 	for _, g := range golden {

@@ -33,7 +33,7 @@ func resolve(cfg *config.Config, root string) (models.Embedder, models.Profile, 
 	if cfg.Model.Dir != "" {
 		return loadFolder(cfg, root)
 	}
-	id := cfg.Model.ID
+	id := ModelID(cfg)
 	switch {
 	case id == "" || id == "none" || id == "lexical":
 		return nil, models.Profile{}, nil
@@ -49,6 +49,15 @@ func resolve(cfg *config.Config, root string) (models.Embedder, models.Profile, 
 		return loadONNXProfile(cfg, prof)
 	}
 	return nil, models.Profile{}, fmt.Errorf("model %q is not available in this build (run `megagit model list`)", id)
+}
+
+// ModelID is the model id a registry routes with: model.id, except that a
+// built-in model an earlier release shipped is the built-in model now.
+func ModelID(cfg *config.Config) string {
+	if models.IsRetired(cfg.Model.ID) {
+		return models.BuiltinID
+	}
+	return cfg.Model.ID
 }
 
 // ForRegistry is the configured model's channel over a registry's docs,
@@ -73,9 +82,12 @@ func ForRegistry(cfg *config.Config, root, localDir string, docs []ranker.Doc, s
 // nil when routing is lexical (model.id none, or the model cannot be
 // loaded: say gets the warning).
 func Model(cfg *config.Config, root string, say func(line string)) (models.Embedder, models.Profile) {
+	if cfg.Model.Dir == "" && models.IsRetired(cfg.Model.ID) {
+		say("megagit: warning: " + models.RetiredNote(cfg.Model.ID))
+	}
 	emb, prof, err := Load(cfg, root)
 	if err != nil {
-		if !errors.Is(err, models.ErrNoBuiltin) || !models.IsBuiltin(cfg.Model.ID) {
+		if !errors.Is(err, models.ErrNoBuiltin) || !models.IsBuiltin(ModelID(cfg)) {
 			say(fmt.Sprintf("megagit: warning: %v; routing lexically", err))
 		}
 		return nil, models.Profile{}
@@ -121,6 +133,9 @@ func Semantic(emb models.Embedder, prof models.Profile, v *route.Vectors) *route
 // embedded without caches; nil means the benchmark is evaluated
 // lexically, with a warning line passed to say.
 func ForBench(cfg *config.Config, docs []ranker.Doc, say func(line string)) *Channel {
+	if cfg.Model.Dir == "" && models.IsRetired(cfg.Model.ID) {
+		say("megagit: warning: " + models.RetiredNote(cfg.Model.ID))
+	}
 	emb, prof, err := Load(cfg, "")
 	if err != nil || emb == nil {
 		if err != nil {

@@ -38,7 +38,7 @@ func ModelRows(cfg *config.Config, root string) ([]ModelRow, *RuntimeInfo) {
 		rt.Found = true
 	}
 	active := ""
-	if p, known := models.ProfileFor(cfg.Model.ID); known && cfg.Model.Dir == "" {
+	if p, known := models.ProfileFor(ModelID(cfg)); known && cfg.Model.Dir == "" {
 		active = p.ID
 	}
 	var rows []ModelRow

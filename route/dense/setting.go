@@ -37,6 +37,10 @@ func IDSetting(id string) (Setting, error) {
 	if id == "none" {
 		return Setting{Values: map[string]any{"model.id": id, "model.dir": nil}, Subject: "use model none"}, nil
 	}
+	if models.IsRetired(id) {
+		return Setting{}, &HintError{fmt.Errorf("%w: %s is no longer built into megagit", config.ErrInvalid, id),
+			"megagit ships one built-in model: megagit model use " + models.BuiltinID}
+	}
 	prof, known := models.ProfileFor(id)
 	if !known {
 		return Setting{}, &HintError{fmt.Errorf("%w: unknown model %q", config.ErrInvalid, id), "run `megagit model list` to see the known models"}
