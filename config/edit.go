@@ -26,7 +26,7 @@ func Set(data []byte, values map[string]any) ([]byte, error) {
 		return nil, fmt.Errorf("%w: the file is not a mapping", ErrInvalid)
 	}
 	for _, key := range sortedKeys(values) {
-		if !knownKey(key) {
+		if lookup(key) == nil {
 			return nil, fmt.Errorf("%w: unknown field %s", ErrInvalid, key)
 		}
 		parts := strings.Split(key, ".")
@@ -56,15 +56,6 @@ func Set(data []byte, values map[string]any) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
-}
-
-func knownKey(k string) bool {
-	for _, s := range specs {
-		if s.key == k {
-			return true
-		}
-	}
-	return false
 }
 
 func child(m *yaml.Node, key string, create bool) *yaml.Node {

@@ -16,6 +16,9 @@ func (w *Workspace) PromptEnv() *inject.Env {
 	quiet := func(string) {}
 	s, emb := hookSettings(w.Cfg, w.Reg.Root())
 	s.Roots, s.Watch, s.ServeKey = w.StampRoots(), w.WatchFiles(), w.ServeKey()
+	for _, p := range w.Problems { // the team registry's too: StampRoots read it
+		s.Notes = append(s.Notes, p.Error())
+	}
 	e := &inject.Env{
 		Root: w.Reg.Root(), Local: w.Reg.Local(), Settings: s,
 		Refresh: func() (route.Compiled, error) {

@@ -122,7 +122,7 @@ func (w *Workspace) Team() (*Workspace, error) {
 		if realPath(root) == realPath(w.Reg.Root()) {
 			return // this registry is the team's: nothing more to read
 		}
-		cfg, _, err := config.Load(ConfigFile(root), nil)
+		cfg, err := w.loadTeam(ConfigFile(root))
 		if err != nil {
 			w.teamErr = fmt.Errorf("team registry %s: %w", root, err)
 			return
@@ -135,6 +135,27 @@ func (w *Workspace) Team() (*Workspace, error) {
 		w.team = &Workspace{Reg: reg, Cfg: cfg, User: &config.User{}}
 	})
 	return w.team, w.teamErr
+}
+
+// loadTeam reads the team registry's config, as w's was read: in a hook,
+// a bad setting is set aside and noted in w.Problems (but for those of
+// the environment, which w's own already note).
+func (w *Workspace) loadTeam(file string) (*config.Config, error) {
+	if !w.hook {
+		cfg, _, err := config.Load(file, nil)
+		return cfg, err
+	}
+	cfg, problems, err := config.LoadHook(file)
+	seen := map[string]bool{}
+	for _, p := range w.Problems {
+		seen[p.Err.Error()] = true
+	}
+	for _, p := range problems {
+		if !seen[p.Err.Error()] {
+			w.Problems = append(w.Problems, config.Problem{Err: fmt.Errorf("team registry: %w", p.Err), Instead: p.Instead})
+		}
+	}
+	return cfg, err
 }
 
 func userFileName(u *config.User) string {

@@ -21,7 +21,12 @@ type Workspace struct {
 	// User is the user-level config (the team registry); nil reads no
 	// team registry.
 	User *config.User
+	// Problems are the bad settings OpenHook set aside (config.LoadHook),
+	// for the hook log: the registry's, and the team registry's once Team
+	// has read it.
+	Problems []config.Problem
 
+	hook     bool // opened by OpenHook: a bad setting never stops it
 	teamOnce sync.Once
 	team     *Workspace
 	teamErr  error
@@ -55,15 +60,16 @@ func Open(dir string, flags *pflag.FlagSet, warn func(string)) (*Workspace, erro
 }
 
 // OpenHook opens the registry and its config without printing anything: a
-// hook's stdout belongs to the agent. When only the config is broken the
-// workspace still holds the registry (and a nil Cfg), so the error can be
-// logged there.
+// hook's stdout belongs to the agent. A bad setting is set aside for the
+// value below it and kept in Problems (config.LoadHook), so the hook goes
+// on. When the config file itself is broken the workspace still holds the
+// registry (and a nil Cfg), so the error can be logged there.
 func OpenHook(dir string) (*Workspace, error) {
 	root, err := local.Find(dir)
 	if err != nil {
 		return nil, err
 	}
-	cfg, _, cfgErr := config.Load(ConfigFile(root), nil)
+	cfg, problems, cfgErr := config.LoadHook(ConfigFile(root))
 	user, userErr := config.LoadUser()
 	if cfgErr == nil && userErr != nil {
 		cfg, cfgErr = nil, userErr
@@ -76,7 +82,7 @@ func OpenHook(dir string) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Workspace{Reg: reg, Cfg: cfg, User: user}, cfgErr
+	return &Workspace{Reg: reg, Cfg: cfg, User: user, Problems: problems, hook: true}, cfgErr
 }
 
 // ConfigFile is the config file of the registry at root.

@@ -68,6 +68,38 @@ func TestOpenHookKeepsRegistryOnBrokenConfig(t *testing.T) {
 	}
 }
 
+// A bad setting fails Open; OpenHook sets it aside, the team registry's
+// config's too, and notes each once for the hook log.
+func TestOpenHookSetsBadSettingsAside(t *testing.T) {
+	team := registrytest.New(t, "team-only")
+	teamFile := ConfigFile(team.Root())
+	if err := os.WriteFile(teamFile, []byte("roots: [skills]\nlock:\n  timeout_ms: soon\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := lexical(t, "alpha")
+	t.Setenv(config.TeamRegistryEnv, team.Root())
+	t.Setenv("MEGA_EVAL_COUNT_W", "abc")
+	if _, err := Open(root, nil, func(string) {}); !errors.Is(err, config.ErrInvalid) || !strings.Contains(err.Error(), "MEGA_EVAL_COUNT_W") {
+		t.Fatalf("Open with a bad variable: %v", err)
+	}
+	w, err := OpenHook(root)
+	if err != nil || w.Cfg == nil || w.Cfg.Blend.CountW != 0.1 || w.Cfg.Model.ID != "none" {
+		t.Fatalf("OpenHook with a bad variable = %+v, %v", w, err)
+	}
+	s := w.PromptEnv().Settings
+	c, err := w.Catalog()
+	if err != nil || c.Lookup("team-only") == nil {
+		t.Fatalf("the team registry was not read: %v, problems %v", err, c.Problems)
+	}
+	want := []string{
+		`config: field blend.count_w (from env MEGA_EVAL_COUNT_W): "abc" is not a number; using the default, 0.1`,
+		`team registry: config: field lock.timeout_ms (from file ` + teamFile + `): "soon" is not a whole number of milliseconds; using the default, 30000`,
+	}
+	if !slices.Equal(s.Notes, want) {
+		t.Errorf("notes\n%s\nwant\n%s", strings.Join(s.Notes, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 func TestRankerConfigKeepsDefaultsForZero(t *testing.T) {
 	cfg := &config.Config{}
 	def := ranker.DefaultConfig()

@@ -295,6 +295,35 @@ func TestOutOfDate(t *testing.T) {
 	setShadow(false)
 }
 
+// TestBadSettingInTheEnvironment checks a variable that does not parse
+// never silences the hook: megagit-hook hands the prompt to megagit, which
+// sets the value aside for the default and says why in hook.log, and then
+// answers alone from the settings megagit saved, saying it again.
+func TestBadSettingInTheEnvironment(t *testing.T) {
+	f := newFixture(t)
+	const bad = "MEGA_EVAL_COUNT_W=abc"
+	const why = `claude prompt: config: field blend.count_w (from env MEGA_EVAL_COUNT_W): "abc" is not a number; using the default, 0.1`
+	if got := f.hook(bin, prompts[0], bad); !strings.Contains(got, "skills/flaky-tests/SKILL.md") {
+		t.Fatalf("%s, handed over to megagit: printed\n%s", bad, got)
+	}
+	if n := strings.Count(f.hookLog(), why); n != 1 {
+		t.Errorf("hook.log says %d times why %s was set aside, want once:\n%s", n, bad, f.hookLog())
+	}
+	if got := f.hook(lone, prompts[1], bad); !strings.Contains(got, "skills/docker-slim/SKILL.md") {
+		t.Fatalf("%s: megagit-hook alone printed\n%s", bad, got)
+	}
+	if n := strings.Count(f.hookLog(), why); n != 2 {
+		t.Errorf("megagit-hook alone did not log why %s was set aside:\n%s", bad, f.hookLog())
+	}
+	if want := f.hook("full", prompts[1], bad); f.hook(lone, prompts[1], bad) != want {
+		t.Errorf("%s: megagit-hook alone and megagit differ", bad)
+	}
+	// Booleans take on/off, yes/no too.
+	if got := f.hook(bin, prompts[1], "MEGA_EVAL_BLEND=off"); !strings.Contains(got, "skills/docker-slim/SKILL.md") {
+		t.Errorf("MEGA_EVAL_BLEND=off: printed\n%s", got)
+	}
+}
+
 // TestDamagedIndex checks a damaged or missing compiled index is never
 // read: megagit-hook alone prints nothing and says why; with megagit next
 // to it, the index is rebuilt within the hook's time and the answer is

@@ -266,6 +266,7 @@ func work(opts Options, st *state) (string, error) {
 	}
 	s := e.Settings
 	st.deadline <- s.Deadline
+	logNotes(opts, e, "prompt")
 	docs, rr, err := routePrompt(opts, e, st, in.Prompt, hook.ProjectWords(in.Cwd))
 	if err != nil {
 		return "", err
@@ -343,4 +344,12 @@ func work(opts Options, st *state) (string, error) {
 func note(opts Options, e *Env, err error) {
 	line := fmt.Sprintf("%s prompt: note: %s", opts.Now().UTC().Format(time.RFC3339), err)
 	_ = e.Local.Append(hook.LogFile, []byte(line), hook.LogMaxBytes)
+}
+
+// logNotes logs the bad settings set aside in e's settings (Settings.Notes),
+// on every call: the hook answers, but not quite as configured.
+func logNotes(opts Options, e *Env, verb string) {
+	for _, n := range e.Settings.Notes {
+		hook.Log(opts.ErrOut, &e.Local, opts.Now(), opts.Agent, verb, errors.New(n))
+	}
 }

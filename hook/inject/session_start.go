@@ -53,6 +53,7 @@ func sessionStart(opts Options, st *startState) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	logNotes(opts, e, "session-start")
 	if e.Settings.Shadow {
 		return "", nil // shadow mode injects nothing, so asks for nothing
 	}

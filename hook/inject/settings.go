@@ -58,6 +58,10 @@ type Settings struct {
 	// settings (the user config, the team registry's): saved settings are
 	// stale once one of them changes.
 	Watch []string `json:",omitempty"`
+	// Notes are the bad settings megagit set aside resolving these (each
+	// naming the setting, where its value came from, the value and what
+	// was used instead); every hook call that uses them logs them.
+	Notes []string `json:",omitempty"`
 }
 
 // configStamp stamps the registry's config file and the watched ones.

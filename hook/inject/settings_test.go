@@ -27,6 +27,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 		Route: route.Settings{TopK: 4, NoDynamic: true, Format: "compose", Budget: 900},
 		Roots: []string{"skills", "more/skills"}, LockTimeout: 3 * time.Second, Ranker: rc,
 		DynamicK: route.DynamicKOverride{Tier: "dense", AbsFloor: 0.21}, Model: ModelONNX, ServeKey: "k",
+		Notes: []string{`config: field blend.count_w (from env MEGA_EVAL_COUNT_W): "abc" is not a number; using the default, 0.1`},
 	}
 	cfg := filepath.Join(root, filepath.FromSlash(local.ConfigPath))
 	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {

@@ -42,7 +42,7 @@ func newHookStopCmd(a *app, runF func(*hookStopOptions) error) *cobra.Command {
 }
 
 // hookStopRun runs the stop hook (hook/stop) on the registry opened with
-// its config.
+// its config; a bad setting is logged and set aside (workspace.OpenHook).
 func hookStopRun(opts *hookStopOptions) {
 	a := opts.app
 	var ws *workspace.Workspace
@@ -55,6 +55,10 @@ func hookStopRun(opts *hookStopOptions) {
 				return nil, err
 			}
 			ws = e
+			ld := e.Reg.Local()
+			for _, p := range e.Problems { // set aside: the hook goes on
+				hook.Log(a.errOut, &ld, a.now(), opts.agent, "stop", p)
+			}
 			return e.Reg, err
 		},
 		Store: func(*registry.Registry) stop.Store { return &sourcesStore{w: ws} },

@@ -8,6 +8,7 @@ import (
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -95,7 +96,9 @@ func indexBackground(a *app) error {
 	logIn := func(dir local.Dir, err error) {
 		hook.Log(io.Discard, &dir, a.now(), "megagit", "index", err)
 	}
-	w, err := a.open(nil)
+	// The hook's own reading of the config: a bad setting is set aside
+	// and logged, so the index matches the settings the hook answers with.
+	w, err := workspace.OpenHook(a.workDir())
 	if err != nil {
 		if root, ferr := local.Find(a.workDir()); ferr == nil {
 			logIn(local.Open(root, 0), err)
@@ -104,6 +107,9 @@ func indexBackground(a *app) error {
 	}
 	dir := w.Reg.Local()
 	logf := func(err error) { logIn(dir, err) }
+	for _, p := range w.Problems {
+		logf(p)
+	}
 	lock, err := dir.AcquireFile(route.RefreshLock, 0)
 	if errors.Is(err, local.ErrLocked) {
 		return nil

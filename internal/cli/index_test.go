@@ -62,13 +62,29 @@ func TestIndexBackground(t *testing.T) {
 		t.Fatalf("no index after the refresh: %v", err)
 	}
 
+	// A bad setting is set aside, as the hook does, and logged; a config
+	// that is not YAML stops the refresh, logged.
 	cfg := filepath.Join(reg, ".megagit", "config.yaml")
 	if err := os.WriteFile(cfg, []byte("hook:\n  refresh: sometimes\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	quiet("a bad config")
+	if err := os.Remove(index); err != nil {
+		t.Fatal(err)
+	}
+	quiet("a bad setting")
+	if _, err := os.Stat(index); err != nil {
+		t.Fatalf("no index after the refresh with a bad setting: %v", err)
+	}
 	log, _ := os.ReadFile(filepath.Join(reg, ".megagit", "local", hook.LogFile))
-	if !strings.Contains(string(log), "megagit index: ") || !strings.Contains(string(log), "hook.refresh") {
+	if !strings.Contains(string(log), "megagit index: config: field hook.refresh") || !strings.Contains(string(log), "using the default, background") {
+		t.Fatalf("hook.log does not say the bad setting was set aside:\n%s", log)
+	}
+	if err := os.WriteFile(cfg, []byte("hook: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	quiet("a broken config")
+	log, _ = os.ReadFile(filepath.Join(reg, ".megagit", "local", hook.LogFile))
+	if strings.Count(string(log), "megagit index: ") != 2 {
 		t.Fatalf("hook.log does not say why the refresh failed:\n%s", log)
 	}
 }
