@@ -55,11 +55,11 @@ func hookInstallCmd(a *app, uninstall bool, runF func(*hookInstallOptions) error
 	cmd.Flags().StringVar(&opts.agent, "agent", hook.AgentClaude, "claude, codex or gemini")
 	cmd.Flags().StringVar(&opts.scope, "scope", install.ScopeProject, "project (the registry's work tree) or user (your home folder)")
 	cmd.Flags().BoolVar(&opts.dryRun, "dry-run", false, "print the diff and write nothing")
-	cmd.Flags().BoolVar(&opts.mcp, "mcp", false, "also register (uninstall: remove) `megagit mcp` as the agent's MCP server")
+	cmd.Flags().BoolVar(&opts.mcp, "mcp", false, "also register (uninstall: remove) \"megagit mcp\" as the agent's MCP server")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: agent, scope, path, changed, dry_run, diff, mcp, next")
 	if !uninstall {
-		cmd.Flags().StringVar(&opts.command, "command", "", "how the agent runs megagit (default: `megagit` if that is this binary on PATH, else its absolute path)")
-		cmd.Flags().StringVar(&opts.lean, "hook-command", "", "how the agent runs megagit-hook for prompts; none: `megagit hook prompt` (default: the megagit-hook next to this binary, unless --command is given)")
+		cmd.Flags().StringVar(&opts.command, "command", "", "how the agent runs megagit, as `CMD` (default: megagit if that is this binary on PATH, else its absolute path)")
+		cmd.Flags().StringVar(&opts.lean, "hook-command", "", "how the agent runs megagit-hook for prompts, as `CMD`; none: \"megagit hook prompt\" (default: the megagit-hook next to this binary, unless --command is given)")
 	}
 	return cmd
 }

@@ -38,7 +38,7 @@ func newInitCmd(a *app, runF func(*initOptions) error) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: root, layout, commit and the files the commit wrote")
-	cmd.Flags().StringVar(&opts.layout, "layout", "auto", "where the history goes: branch (the checked-out branch), ref (a branch of its own, `megagit`, beside a project's) or auto (ref in a repository that has commits)")
+	cmd.Flags().StringVar(&opts.layout, "layout", "auto", "where the history goes, as `LAYOUT`: branch (the checked-out branch), ref (a branch of its own, \"megagit\", beside a project's) or auto (ref in a repository that has commits)")
 	return cmd
 }
 

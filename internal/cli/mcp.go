@@ -50,7 +50,7 @@ func newMCPCmd(a *app, runF func(*mcpOptions) error) *cobra.Command {
 func mcpRun(ctx context.Context, opts *mcpOptions) error {
 	a := opts.app
 	cwd, _ := os.Getwd()
-	s, err := mcpserver.New(mcpserver.Options{Dir: a.workDir(), Project: hook.ProjectWords(cwd), Version: version, Now: a.now, Log: a.errOut})
+	s, err := mcpserver.New(mcpserver.Options{Dir: a.workDir(), Project: hook.ProjectWords(cwd), Version: buildVersion().Version, Now: a.now, Log: a.errOut})
 	if err != nil {
 		return err
 	}

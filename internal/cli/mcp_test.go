@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os/exec"
 	"strings"
 	"testing"
@@ -42,6 +43,18 @@ func TestMCPOverStdio(t *testing.T) {
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The server says the version `megagit version` prints.
+	want, err := exec.Command(exe, "version", "--json").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v versionInfo
+	if err := json.Unmarshal(want, &v); err != nil || v.Version == "" {
+		t.Fatalf("megagit version --json: %s (%v)", want, err)
+	}
+	if got := cs.InitializeResult().ServerInfo.Version; got != v.Version {
+		t.Errorf("serverInfo.version %q, want %q as megagit version says", got, v.Version)
 	}
 	tools, err := cs.ListTools(ctx, nil)
 	if err != nil || len(tools.Tools) != 4 {

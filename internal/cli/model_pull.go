@@ -63,7 +63,7 @@ func modelPullRun(opts *modelPullOptions) error {
 		ctx = context.Background()
 	}
 	res, err := models.Pull(ctx, models.PullOptions{
-		Profile: prof, Hub: os.Getenv("MEGAGIT_MODEL_HUB"), UserAgent: "megagit/" + version,
+		Profile: prof, Hub: os.Getenv("MEGAGIT_MODEL_HUB"), UserAgent: "megagit/" + buildVersion().Version,
 		InsecureNoPin: opts.insecureNoPin, Force: opts.force, Now: opts.app.now(),
 		Download: downloadProgress(errOut),
 		Warn:     func(msg string) { fmt.Fprintf(errOut, "megagit: warning: %s\n", msg) },

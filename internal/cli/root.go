@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/megagit/megagit/gitauth"
@@ -18,7 +17,7 @@ import (
 
 // app carries the global flags and streams every command shares.
 type app struct {
-	dir    string // -C
+	dir    string // -C, --directory
 	in     io.Reader
 	out    io.Writer
 	errOut io.Writer
@@ -62,45 +61,16 @@ func run(args []string, in io.Reader, out, errOut io.Writer) int {
 func runAt(args []string, in io.Reader, out, errOut io.Writer, now func() time.Time) int {
 	a := &app{in: in, out: out, errOut: errOut, now: now, megagit: thisBinary}
 	root := newRootCmd(a)
-	args, err := takeDirFlag(a, args)
-	if err != nil {
-		printError(errOut, err)
-		return exitCode(err)
-	}
 	root.SetArgs(args)
 	root.SetIn(in)
 	root.SetOut(out)
 	root.SetErr(errOut)
-	err = root.Execute()
+	err := root.Execute()
 	if err == nil {
 		return 0
 	}
 	printError(errOut, err)
 	return exitCode(err)
-}
-
-// takeDirFlag takes the global -C DIR (also -CDIR and -C=DIR) out of args,
-// before the first "--": cobra cannot see it on a command with its own
-// --dir flag (model use --dir), which hides the global flag's shorthand.
-func takeDirFlag(a *app, args []string) ([]string, error) {
-	out := make([]string, 0, len(args))
-	for i := 0; i < len(args); i++ {
-		arg := args[i]
-		switch {
-		case arg == "--":
-			return append(out, args[i:]...), nil
-		case arg == "-C":
-			if i+1 == len(args) {
-				return nil, usageError{fmt.Errorf("flag needs an argument: -C DIR")}
-			}
-			a.dir, i = args[i+1], i+1
-		case strings.HasPrefix(arg, "-C"):
-			a.dir = strings.TrimPrefix(strings.TrimPrefix(arg, "-C"), "=")
-		default:
-			out = append(out, arg)
-		}
-	}
-	return out, nil
 }
 
 func newRootCmd(a *app) *cobra.Command {
@@ -115,7 +85,20 @@ func newRootCmd(a *app) *cobra.Command {
 	root.SetVersionTemplate("megagit {{.Version}}\n")
 	root.SetUsageTemplate(usageTemplate)
 	root.SetHelpCommand(newHelpCmd())
-	root.PersistentFlags().StringVarP(&a.dir, "dir", "C", "", "run as if megagit was started in `DIR`")
+	root.PersistentFlags().StringVarP(&a.dir, "directory", "C", "", "run as if megagit was started in `DIR`")
+	// --dir was the long name before `model use --dir` (a model folder)
+	// needed it: kept, hidden, for scripts that use it.
+	root.PersistentFlags().StringVar(&a.dir, "dir", "", "run as if megagit was started in `DIR`")
+	if err := root.PersistentFlags().MarkHidden("dir"); err != nil {
+		panic(err)
+	}
+	// The note goes to stderr (pflag's own deprecation note would go to
+	// the command's output, stdout here, and break --json).
+	root.PersistentPreRun = func(cmd *cobra.Command, args []string) {
+		if f := cmd.Flags().Lookup("dir"); f != nil && f.Changed && f.Hidden {
+			fmt.Fprintln(a.errOut, "megagit: warning: --dir is deprecated: use -C or --directory")
+		}
+	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(
 		newInitCmd(a, nil),

@@ -43,7 +43,7 @@ func newRouteCmd(a *app, runF func(*routeOptions) error) *cobra.Command {
 	cmd.Flags().StringVar(&opts.format, "format", "", "catalog (name, description, path) or compose (primary body, secondary gotchas)")
 	cmd.Flags().IntVar(&opts.budget, "budget", 0, "token budget of the injected text")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")
-	cmd.Flags().BoolVar(&opts.noServe, "no-serve", false, "route in this process even if `megagit serve` runs")
+	cmd.Flags().BoolVar(&opts.noServe, "no-serve", false, "route in this process even if \"megagit serve\" runs")
 	return cmd
 }
 
