@@ -34,7 +34,7 @@ type SweepReport struct {
 	grid  []Axis
 }
 
-// Criterion is how the best row is chosen (README, "Measuring it").
+// Criterion is how the best row is chosen (docs/routing.md).
 const Criterion = "highest overall coverage, ties by MRR, then the first in grid order"
 
 // Sweep routes every query of b once per grid setting, the settings

@@ -48,7 +48,7 @@ func (r *Registry) layoutCheck() Check {
 		return Check{Name: name, Status: CheckOK, Detail: "branch: a repository of its own; the registry commits to " + branch.Short()}
 	}
 	detail := fmt.Sprintf("the registry is inside a project (%s) and commits verdicts to its checked-out branch %s", strings.Join(foreign, ", "), branch.Short())
-	hint := "keep the registry on a branch of its own: `megagit layout ref` (README: \"Where the registry keeps its history\")"
+	hint := "keep the registry on a branch of its own: `megagit layout ref` (docs/layouts.md)"
 	if r.isDefaultBranch(branch) {
 		return Check{Name: name, Status: CheckWarn, Detail: detail, Hint: hint}
 	}
