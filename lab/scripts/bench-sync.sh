@@ -18,7 +18,7 @@
 #   hello world
 #   git commit -a of a one-line change (plain git, the same tree)
 #   megagit verdict SKILL NEUTRAL (a ledger line, the SKILL.md, one commit)
-#   git push of one new commit to the bare remote (plain git)
+#   git fetch, then git push of one new commit to the bare remote (plain git)
 #   megagit sync after one verdict (fetch, nothing to merge, push)
 #
 # with each command's ratio to hello world and each megagit row's ratio to
@@ -104,7 +104,7 @@ hello=$(jq '.results[0].median * 1000' "$hello_json")
 time_cmd "git commit -a, one changed line (plain git)" "echo line >> '$note'" "git -C '$plain' commit -qam verdict"
 time_cmd "megagit verdict SKILL NEUTRAL" ":" "'$mg' -C '$reg' verdict '$vskill' NEUTRAL --reason bench"
 git -C "$plain" push -q origin HEAD:refs/heads/plain
-time_cmd "git push, one new commit (plain git)" "echo line >> '$note' && git -C '$plain' commit -qam verdict" "git -C '$plain' push -q origin HEAD:refs/heads/plain"
+time_cmd "git fetch + git push, one new commit (plain git)" "echo line >> '$note' && git -C '$plain' commit -qam verdict" "git -C '$plain' fetch -q origin && git -C '$plain' push -q origin HEAD:refs/heads/plain"
 time_cmd "megagit sync after one verdict" "'$mg' -C '$reg' verdict '$vskill' NEUTRAL --reason bench" "'$mg' -C '$reg' sync"
 [ -z "$(git -C "$reg" status --porcelain)" ] || say "warning: $reg is not clean after the runs"
 
