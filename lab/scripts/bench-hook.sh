@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Measure megagit's per-prompt cost at several registry sizes (BENCHMARKS.md,
-# "Per-prompt cost"; lab/NOTEBOOK.md has the history).
+# "What does a prompt cost?"; lab/NOTEBOOK.md has the history).
 #
 #   scripts/bench-hook.sh --pairs FILE [--sizes "100 1000 10000"] [--runs N] [--keep DIR]
 #

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What one verdict and one sync cost, each in a process of its own, next to
 # plain git doing the same on a clone of the same registry and a Go hello
-# world, timed in one session (BENCHMARKS.md, "Verdict and sync").
+# world, timed in one session (BENCHMARKS.md, "What do a verdict and a sync
+# cost?").
 #
 #   scripts/bench-sync.sh --pairs FILE [--skills N] [--runs N] [--warmup N]
 #
@@ -35,7 +36,7 @@ while [ $# -gt 0 ]; do
     --skills) skills=${2:?--skills needs a number}; shift 2 ;;
     --runs) runs=${2:?--runs needs a number}; shift 2 ;;
     --warmup) warmup=${2:?--warmup needs a number}; shift 2 ;;
-    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench-sync: unknown argument $1 (--help)" >&2; exit 2 ;;
   esac
 done
