@@ -34,7 +34,7 @@ import os
 import numpy as np
 
 DIM, GLOVE_DIM = 256, 100
-TOKENIZER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "embedcache", "assets", "tokenizer.json.gz")
+TOKENIZER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "embedcache", "assets", "tokenizer.json.gz")
 TOKENIZER_SHA256 = "ff27f5d127a8530e893603522c04398a15ec14b73c6f59d4af2020af526b5100"
 
 

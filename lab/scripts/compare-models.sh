@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Compare built-in models (or any model.id values) on the development sets:
-# one Markdown table, the rows of BENCHMARKS.md's "megagit-static-v2 against
+# one Markdown table, the rows of NOTEBOOK.md's "megagit-static-v2 against
 # v1". Every setting default but the model (and --gate).
 #
 #   scripts/compare-models.sh --devsets DIR --metatool DIR [--megagit BIN] [--gate auto|off] [MODEL...]
 #
-#   --devsets DIR   the catalogs of `go run ./scripts/devsets gen`
+#   --devsets DIR   the catalogs of `go run ./cmd/devsets gen`
 #                   (DIR/skills-N, every N it holds, smallest first)
 #   --metatool DIR  the MetaTool benchmark folder (skills/, queries.jsonl)
 #   --megagit BIN   the megagit binary (default: built from this checkout)
@@ -39,7 +39,7 @@ if [ -z "$megagit" ]; then
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
   megagit="$tmp/megagit"
-  go build -o "$megagit" "$(dirname "$0")/../cmd/megagit"
+  (cd "$(dirname "$0")/../.." && go build -o "$megagit" ./cmd/megagit)
 fi
 
 # row MODEL LABEL SKILLS DIR QUERIES: one table row from eval's JSON.

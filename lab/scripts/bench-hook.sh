@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Measure megagit's per-prompt cost at several registry sizes (BENCHMARKS.md,
-# "Per-prompt cost at 100 / 1,000 / 10,000 skills").
+# "What does a prompt cost?"; lab/NOTEBOOK.md has the history).
 #
 #   scripts/bench-hook.sh --pairs FILE [--sizes "100 1000 10000"] [--runs N] [--keep DIR]
 #
@@ -11,7 +11,8 @@ usage() {
   cat <<'EOF'
 usage: scripts/bench-hook.sh --pairs FILE [--sizes "100 1000 10000"] [--runs N] [--warmup N] [--keep DIR]
 
-Builds megagit, megagit-hook and a hello-world Go binary from this checkout,
+Builds megagit, megagit-hook and a hello-world Go binary from this checkout
+as releases are built (CGO_ENABLED=0 go build -trimpath -ldflags '-s -w'),
 then for each size a registry of that many skills (one per pair of FILE, a
 gzipped JSONL file of {"a": name, "b": description, ...} lines, such as
 `megagit model train --pairs` reads), and times with hyperfine (p50):
@@ -72,8 +73,9 @@ for tool in go git hyperfine; do
 done
 
 pairs=$(cd "$(dirname "$pairs")" && pwd)/$(basename "$pairs")
-cd "$(dirname "$0")/.."
-repo=$(pwd)
+lab=$(cd "$(dirname "$0")/.." && pwd)
+repo=$(dirname "$lab")
+cd "$repo"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/megagit-bench.XXXXXX")
 if [ -n "$keep" ]; then
   mkdir -p "$keep"
@@ -104,12 +106,13 @@ done
 
 say "building megagit, megagit-hook, the helper and hello world into $tmp/bin"
 bin=$tmp/bin
-go build -o "$bin/" ./cmd/megagit ./cmd/megagit-hook
-go build -o "$bin/benchreg" ./scripts/benchreg
+release() { CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' "$@"; }
+release -o "$bin/" ./cmd/megagit ./cmd/megagit-hook
+(cd "$lab" && go build -o "$bin/benchreg" ./cmd/benchreg)
 mkdir -p "$tmp/hello"
 printf 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hello, world") }\n' > "$tmp/hello/main.go"
 printf 'module hello\n\ngo 1.22\n' > "$tmp/hello/go.mod"
-(cd "$tmp/hello" && GOWORK=off go build -o "$bin/hello" .)
+(cd "$tmp/hello" && GOWORK=off release -o "$bin/hello" .)
 # A megagit-hook with no megagit next to it or on PATH: it fails where the
 # real one hands the prompt over, which tells who answered.
 mkdir -p "$tmp/probe" "$tmp/empty-path"

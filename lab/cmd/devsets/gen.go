@@ -17,7 +17,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/megagit/megagit/scripts/skillslug"
+	"github.com/megagit/megagit/lab/internal/skillslug"
 	"github.com/megagit/megagit/skillfile"
 )
 
@@ -201,7 +201,7 @@ func genCmd(args []string, out, errOut io.Writer) error {
 	tools := fs.String("tools", "", "")
 	pairs := fs.String("pairs", "", "")
 	outDir := fs.String("out", "", "")
-	promptDir := fs.String("prompts", filepath.Join("bench", "dev"), "")
+	promptDir := fs.String("prompts", filepath.Join("data", "devsets"), "")
 	sizeList := fs.String("sizes", "10,20,35,50,100,156,500,2000,10000", "")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -8,7 +8,7 @@ shipped in embedcache/assets). The graph has all-MiniLM-L6-v2's shape (BERT,
 6 layers, hidden 384, 12 heads, feed-forward 1536, 30522-token vocabulary,
 float32: about 90 MB), so ONNX Runtime spends what it would spend on the real
 model to load it and to embed a sentence, but its vectors mean nothing: use it
-for BENCHMARKS.md's speed figures, never for ranking quality. Nothing here is
+for NOTEBOOK.md's speed figures, never for ranking quality. Nothing here is
 committed; no pretrained model can be downloaded on the development machines.
 """
 import gzip
@@ -134,7 +134,7 @@ def main():
     os.makedirs(out, exist_ok=True)
     onnx.save(build(), os.path.join(out, "model.onnx"))
     here = os.path.dirname(os.path.abspath(__file__))
-    with gzip.open(os.path.join(here, "..", "embedcache", "assets", "tokenizer.json.gz")) as src, \
+    with gzip.open(os.path.join(here, "..", "..", "embedcache", "assets", "tokenizer.json.gz")) as src, \
             open(os.path.join(out, "tokenizer.json"), "wb") as dst:
         shutil.copyfileobj(src, dst)
     print("wrote", out, os.path.getsize(os.path.join(out, "model.onnx")), "bytes")

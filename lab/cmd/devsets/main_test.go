@@ -13,10 +13,10 @@ import (
 	"github.com/megagit/megagit/skillfile"
 )
 
-// promptDir is the repository's bench/dev.
-var promptDir = filepath.Join("..", "..", "bench", "dev")
+// promptDir is lab/data/devsets.
+var promptDir = filepath.Join("..", "..", "data", "devsets")
 
-// TestPromptFiles checks bench/dev without any benchmark: format, unique
+// TestPromptFiles checks data/devsets without any benchmark: format, unique
 // ids and queries, kinds, splits from the ids, and enough of each kind.
 func TestPromptFiles(t *testing.T) {
 	files, err := loadPrompts(promptDir)

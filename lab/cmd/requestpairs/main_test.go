@@ -11,15 +11,15 @@ import (
 	"testing"
 )
 
-// The request pairs in the repository are what BENCHMARKS.md's candidates
+// The request pairs in the repository are what NOTEBOOK.md's candidates
 // were trained on: each must pass the checks, or a rebuild stops.
 func TestShippedRequestsPass(t *testing.T) {
-	ps, err := readRequests("requests")
+	ps, err := readRequests(filepath.Join("..", "..", "data", "requests"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(ps) != 3982 || descriptions(ps) != 1327 {
-		t.Errorf("%d pairs of %d descriptions; BENCHMARKS.md counts 3,982 of 1,327", len(ps), descriptions(ps))
+		t.Errorf("%d pairs of %d descriptions; NOTEBOOK.md counts 3,982 of 1,327", len(ps), descriptions(ps))
 	}
 }
 

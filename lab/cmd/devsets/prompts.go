@@ -16,7 +16,7 @@ import (
 	"github.com/megagit/megagit/skillfile"
 )
 
-// prompt is one line of bench/dev's null.jsonl or paraphrase.jsonl.
+// prompt is one line of data/devsets' null.jsonl or paraphrase.jsonl.
 type prompt struct {
 	ID    string   `json:"id"`
 	Query string   `json:"query"`
@@ -237,7 +237,7 @@ func loadBenchQueryIDs(dir string) (map[string]bool, error) {
 
 func checkCmd(args []string, out, errOut io.Writer) error {
 	fs := newFlags("check", errOut)
-	dir := fs.String("prompts", filepath.Join("bench", "dev"), "")
+	dir := fs.String("prompts", filepath.Join("data", "devsets"), "")
 	bench := fs.String("bench", "", "")
 	if err := fs.Parse(args); err != nil {
 		return err

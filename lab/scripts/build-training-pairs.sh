@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Rebuild the training pairs of the built-in model (BENCHMARKS.md, "Toward
+# Rebuild the training pairs of the built-in model (NOTEBOOK.md, "Toward
 # megagit-static-v2"; the model's README gives the exact command).
 #
 #   scripts/build-training-pairs.sh --packages FILE --out FILE.jsonl.gz [--seed N]
@@ -62,6 +62,6 @@ if [ -n "$wordnet" ]; then
 fi
 man_arg=""
 [ -n "$man_packages" ] && man_arg="$list"
-(cd "$root" && go run ./scripts/trainpairs -packages "$(realpath "$packages")" -wordnet "$wordnet" \
+(cd "$root" && go run ./cmd/trainpairs -packages "$(realpath "$packages")" -wordnet "$wordnet" \
   -man-list "$man_arg" -out "$(realpath -m "$out")" -seed "$seed")
 sha256sum "$out"

@@ -26,7 +26,7 @@ import (
 	"syscall"
 	"unicode/utf8"
 
-	"github.com/megagit/megagit/scripts/skillslug"
+	"github.com/megagit/megagit/lab/internal/skillslug"
 )
 
 func main() {
