@@ -20,13 +20,6 @@ import (
 // repoRoot is the repository, seen from this package's folder.
 var repoRoot = filepath.Join("..", "..")
 
-// linksPending are files other branches add, which the documentation
-// already links to; a missing one is tolerated until it lands. Drop an
-// entry once its file is in the repository.
-var linksPending = map[string]bool{
-	"LICENSE":       true,
-	"lab/README.md": true,
-}
 
 var (
 	// mdLink is an inline link or image, [text](target "title"); the target
@@ -99,10 +92,6 @@ func TestMarkdownLinks(t *testing.T) {
 					continue
 				}
 				if _, err := os.Stat(filepath.Join(repoRoot, dest)); err != nil {
-					if linksPending[dest] {
-						t.Logf("%s:%d: %s is not here yet (another branch adds it)", file, l.line, dest)
-						continue
-					}
 					t.Errorf("%s:%d: link %q: %s does not exist", file, l.line, l.target, dest)
 					continue
 				}

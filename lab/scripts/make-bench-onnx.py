@@ -4,7 +4,7 @@
     /usr/bin/python3 scripts/make-bench-onnx.py DIR   # needs python3-onnx, python3-numpy
 
 Writes DIR/model.onnx and DIR/tokenizer.json (all-MiniLM-L6-v2's, the asset
-shipped in embedcache/assets). The graph has all-MiniLM-L6-v2's shape (BERT,
+shipped in models/assets). The graph has all-MiniLM-L6-v2's shape (BERT,
 6 layers, hidden 384, 12 heads, feed-forward 1536, 30522-token vocabulary,
 float32: about 90 MB), so ONNX Runtime spends what it would spend on the real
 model to load it and to embed a sentence, but its vectors mean nothing: use it
@@ -134,7 +134,7 @@ def main():
     os.makedirs(out, exist_ok=True)
     onnx.save(build(), os.path.join(out, "model.onnx"))
     here = os.path.dirname(os.path.abspath(__file__))
-    with gzip.open(os.path.join(here, "..", "..", "embedcache", "assets", "tokenizer.json.gz")) as src, \
+    with gzip.open(os.path.join(here, "..", "..", "models", "assets", "tokenizer.json.gz")) as src, \
             open(os.path.join(out, "tokenizer.json"), "wb") as dst:
         shutil.copyfileobj(src, dst)
     print("wrote", out, os.path.getsize(os.path.join(out, "model.onnx")), "bytes")

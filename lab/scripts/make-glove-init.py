@@ -9,7 +9,7 @@ English words; MIT, the vectors under the PDDL); scripts/build-glove-init.sh
 fetches it and runs this script. DIR becomes a static model folder (model.json,
 float32 vectors.npy) that `megagit model train --init DIR` starts from.
 
-One row per WordPiece token of megagit's tokenizer (embedcache/assets/
+One row per WordPiece token of megagit's tokenizer (models/assets/
 tokenizer.json.gz, all-MiniLM-L6-v2's uncased vocabulary, 30,522 tokens):
 
 - a token that is a whole GloVe word (21,762 of them): its GloVe vector,
@@ -34,7 +34,7 @@ import os
 import numpy as np
 
 DIM, GLOVE_DIM = 256, 100
-TOKENIZER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "embedcache", "assets", "tokenizer.json.gz")
+TOKENIZER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "models", "assets", "tokenizer.json.gz")
 TOKENIZER_SHA256 = "ff27f5d127a8530e893603522c04398a15ec14b73c6f59d4af2020af526b5100"
 
 
