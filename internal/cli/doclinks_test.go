@@ -20,7 +20,6 @@ import (
 // repoRoot is the repository, seen from this package's folder.
 var repoRoot = filepath.Join("..", "..")
 
-
 var (
 	// mdLink is an inline link or image, [text](target "title"); the target
 	// is group 1.
