@@ -49,53 +49,11 @@ func TestCompactTokenizerAsset(t *testing.T) {
 	}
 }
 
-// sharedBenchTexts are extra strings the tokenizers are compared on when
-// the shared development benchmarks are next to the repository (not in
-// CI): every query, and of their skills each description, heading and
-// trigger line and each whole SKILL.md (long texts take the prefix path).
-func sharedBenchTexts(t *testing.T) []string {
-	t.Helper()
-	var out []string
-	pattern := "../../shared/bench/*/queries*.jsonl" // with metatool's 21,547 queries-full
-	if testing.Short() {
-		pattern = "../../shared/bench/*/queries.jsonl"
-	}
-	queries, _ := filepath.Glob(pattern)
-	for _, q := range queries {
-		f, err := os.Open(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			var line struct {
-				Query string `json:"query"`
-			}
-			if json.Unmarshal(sc.Bytes(), &line) == nil {
-				out = append(out, line.Query)
-			}
-		}
-		f.Close()
-	}
-	skills, _ := filepath.Glob("../../shared/bench/*/skills/*/SKILL.md")
-	for _, p := range skills {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, string(b))
-		for _, line := range strings.Split(string(b), "\n") {
-			if strings.HasPrefix(line, "description:") || strings.HasPrefix(line, "#") || strings.Contains(line, "Use when") {
-				out = append(out, line)
-			}
-		}
-	}
-	return out
-}
-
 // repoTestdataTexts are the committed texts of the repository's testdata
-// folders (skills, transcripts, scripts): each file whole and line by line.
+// folders (the published skills of testdata/realskills, transcripts,
+// scripts): each file whole and line by line, so long texts take the
+// tokenizer's prefix path and every description, heading and trigger line
+// is compared on its own.
 func repoTestdataTexts(t *testing.T) []string {
 	t.Helper()
 	var out []string
@@ -218,7 +176,7 @@ func TestStaticTokenizerMatchesReference(t *testing.T) {
 		!reflect.DeepEqual(st.Specials(), ref.Specials()) || !st.PreNorm().Equal(ref.pre) {
 		t.Fatal("staticmodel tokenizer metadata differs from the JSON-loaded one")
 	}
-	texts := append(sharedBenchTexts(t), repoTestdataTexts(t)...)
+	texts := repoTestdataTexts(t)
 	for _, c := range tokenizerCases {
 		texts = append(texts, c.text)
 	}

@@ -360,9 +360,9 @@ func (ix *Index) parse(text string) query {
 			q.idf = append(q.idf, idf)
 		}
 		norm += idf * idf
-		if ok || !ix.cfg.normKnownOnly {
-			q.maxScore += idf * (ix.cfg.K1 + 1)
-		}
+		// A term no skill contains still counts in the maximum: a prompt
+		// mostly about something else scores low even if one word matches.
+		q.maxScore += idf * (ix.cfg.K1 + 1)
 	}
 	if norm > 0 {
 		inv := 1 / math.Sqrt(norm)

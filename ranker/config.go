@@ -54,7 +54,7 @@ type Fields struct {
 // BodyTerms is how many of a skill body's distinct terms the index keeps:
 // the most frequent, ties by the term. A skill's body names what it is
 // for in words its name and description leave out, and a few hundred of
-// them carry nearly all of that (BENCHMARKS.md, "The skill's body"),
+// them carry nearly all of that (lab/NOTEBOOK.md, "The skill's body"),
 // while a long body's rare terms would only grow the index every prompt
 // loads. Changing it, or the tokeniser, changes the terms a compiled route
 // index keeps with its documents: bump route's index version with it.
@@ -76,7 +76,9 @@ const (
 	FusionMax     = "max"
 )
 
-// LexicalFastPath is seed 003's dominant-winner gate, on raw BM25F scores.
+// LexicalFastPath is the dominant-winner gate, on raw BM25F scores: a
+// prompt that names one skill's words far more than any other's gets that
+// skill alone.
 type LexicalFastPath struct {
 	// Min is the raw BM25F score the winner must reach; <= 0 turns the
 	// fast path off.
@@ -85,7 +87,7 @@ type LexicalFastPath struct {
 	Margin float64
 }
 
-// MMR parameters (seed 002): Lambda trades relevance against redundancy and
+// MMR parameters: Lambda trades relevance against redundancy and
 // DupSim is the doc-doc similarity at which a candidate counts as a
 // near-duplicate of one already selected and is dropped.
 type MMR struct {
@@ -102,17 +104,13 @@ type Config struct {
 	FastPath LexicalFastPath
 	MMR      MMR
 	Fusion   Fusion
-
-	// normKnownOnly leaves terms no skill contains out of the relevance
-	// normaliser; kept for the tuning harness, off in every shipped config.
-	normKnownOnly bool
 }
 
 // DefaultFields weigh every field once, with the standard b = 0.75, except
 // headings and the body at a quarter: a long skill has dozens of generic
 // headings ("Overview", "Examples") and a long body that otherwise lift it
-// for unrelated prompts (measured on the development benchmarks, see
-// BENCHMARKS.md).
+// for unrelated prompts (measured on the development benchmarks:
+// lab/NOTEBOOK.md).
 func DefaultFields() Fields {
 	return Fields{
 		Name:        Field{Weight: 1, B: 0.75},

@@ -2,7 +2,6 @@ package ranker
 
 import (
 	"errors"
-	"path/filepath"
 	"reflect"
 	"testing"
 )
@@ -62,21 +61,13 @@ func TestSnapshotRanksIdentically(t *testing.T) {
 	t.Run("empty registry", func(t *testing.T) { sameRankings(t, nil, DefaultConfig(), queries) })
 }
 
-// TestSnapshotRanksBenchmarksIdentically checks every benchmark query on
-// the development benchmarks' real skills.
-func TestSnapshotRanksBenchmarksIdentically(t *testing.T) {
-	for _, b := range []string{"skills-dev", "metatool"} {
-		t.Run(b, func(t *testing.T) {
-			set := loadBench(t, filepath.Join(benchRoot, b), "queries.jsonl")
-			var qs []string
-			for _, q := range set.queries {
-				qs = append(qs, q.Query)
-			}
-			cfg := DefaultConfig()
-			cfg.Blend.Enabled = true
-			sameRankings(t, set.docs, cfg, qs)
-		})
-	}
+// TestSnapshotRanksRealSkillsIdentically checks the snapshot on published
+// skills (testdata/realskills) with prompts drawn from their own text.
+func TestSnapshotRanksRealSkillsIdentically(t *testing.T) {
+	docs := realDocs(t)
+	cfg := DefaultConfig()
+	cfg.Blend.Enabled = true
+	sameRankings(t, docs, cfg, realQueries(docs))
 }
 
 func TestSnapshotMismatch(t *testing.T) {

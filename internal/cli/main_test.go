@@ -49,7 +49,13 @@ func TestScripts(t *testing.T) {
 			e.Setenv("HOME", home)
 			e.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 			e.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-			e.Setenv("BENCH", benchDir())
+			// REALSKILLS holds skills/ with the published skills of
+			// testdata/realskills, for scripts that evaluate real files.
+			real, err := filepath.Abs(filepath.Join("..", "..", "testdata", "realskills"))
+			if err != nil {
+				return err
+			}
+			e.Setenv("REALSKILLS", real)
 			// A loaded test machine must not cut a prompt hook short, nor
 			// the refresh of the compiled index it waits for within half
 			// its deadline; scripts about the deadline set their own.
@@ -63,21 +69,12 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"tinymodel": cmdTinyModel},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
-			case "bench":
-				_, err := os.Stat(benchDir())
-				return err == nil, nil
 			case "onnx":
 				return onnxAvailable()
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 	})
-}
-
-// benchDir is ../shared/bench next to the repository, when present.
-func benchDir() string {
-	abs, _ := filepath.Abs(filepath.Join("..", "..", "..", "shared", "bench"))
-	return abs
 }
 
 // onnxRuntimeLib is the ONNX Runtime library tests load: the one
