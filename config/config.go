@@ -1,7 +1,8 @@
 // Package config merges .megagit/config.yaml, the environment and command-line
 // flags into one typed Config. It is the only package that imports viper, so
 // every other package sees plain values and the precedence rules live here:
-// defaults < file < env (MEGAGIT_*, and seed 000's MEGA_EVAL_* weights) < flags.
+// defaults < file < env (MEGAGIT_*, and MEGA_EVAL_* for the blend weights,
+// the names other tools of its kind read) < flags.
 //
 // Config's struct tags are the one list of settings (fields.go reads them
 // once): the key (mapstructure), its default, the older environment names
@@ -63,7 +64,8 @@ type Model struct {
 	CacheFloat16 bool `mapstructure:"cache_float16" default:"false" flag:"float16" help:"megagit embed commits float16 vectors (half the size) instead of float32"`
 }
 
-// Blend holds seed 000's evidence-blend weights.
+// Blend holds the evidence-blend weights: how far past verdicts move a
+// skill from its relevance.
 type Blend struct {
 	Enabled  bool    `mapstructure:"enabled" default:"true" env:"MEGA_EVAL_BLEND" help:"false ranks by pure relevance"`
 	CountW   float64 `mapstructure:"count_w" default:"0.10" env:"MEGA_EVAL_COUNT_W" help:"weight of the Beta-smoothed helpful-rate bonus"`
@@ -101,7 +103,8 @@ type Lexical struct {
 type DynamicK struct {
 	Tier     string  `mapstructure:"tier" default:"" check:"oneof=|strong|medium|weak" help:"strong|medium|weak; empty uses the profile's"`
 	AbsFloor float64 `mapstructure:"abs_floor" default:"0" help:"hard relevance floor; 0 uses the profile's"`
-	// Seed 000 gates, re-fitted by `megagit tune --apply`; 0 = the profile's.
+	// Dynamic K's abstain and widen thresholds, re-fitted by `megagit tune
+	// --apply`; 0 = the profile's.
 	AbstainZTop1  float64 `mapstructure:"abstain_z_top1" default:"0" help:"abstain when z_top1 is below this (and z_ent high); 0 uses the profile's"`
 	AbstainZEnt   float64 `mapstructure:"abstain_z_ent" default:"0" help:"abstain when z_ent is above this (and z_top1 low); 0 uses the profile's"`
 	AmbigZEnt     float64 `mapstructure:"ambig_z_ent" default:"0" help:"z_ent above which K widens to the ambiguous K; 0 uses the profile's"`

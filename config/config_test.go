@@ -198,7 +198,7 @@ func TestSeedEnvNames(t *testing.T) {
 	if cfg.Blend.Enabled || cfg.Blend.HarmW != 2.5 {
 		t.Fatalf("blend %+v", cfg.Blend)
 	}
-	// MEGAGIT_* wins over the seed name when both are set.
+	// MEGAGIT_* wins over the MEGA_EVAL_* name when both are set.
 	t.Setenv("MEGAGIT_BLEND_HARM_W", "3")
 	cfg, settings, _ := Load("", nil)
 	if _, src := source(settings, "blend.harm_w"); cfg.Blend.HarmW != 3 || src != "env MEGAGIT_BLEND_HARM_W" {

@@ -1,5 +1,6 @@
 // Package eval is `megagit eval`'s benchmark harness: it loads a benchmark
-// folder (skills/<id>/SKILL.md and queries.jsonl, DESIGN.md §8), routes
+// folder (skills/<id>/SKILL.md and queries.jsonl: {"id", "query", "gold":
+// [ids]}, an empty gold for a prompt that needs nothing), routes
 // every query the way the prompt hook would, scores the outcomes with
 // ranker's metrics, sweeps settings over a grid, and builds the reports
 // the command prints. Routers are built by the command (Options.Router),
@@ -90,7 +91,7 @@ func newRow(q Query, docs []ranker.Doc, ranked []string, emitted []int, tokens i
 }
 
 // Baselines scores the plain BM25 reference over text: its top 5
-// ("plain-bm25"), and the same ranking cut by seed 000's default dynamic K
+// ("plain-bm25"), and the same ranking cut by the default dynamic K
 // ("plain-bm25+dynk"). Both inject a catalog with no budget.
 func Baselines(b *Bench, text ranker.BaselineText) (fixed, dynamic System) {
 	bl := ranker.NewBaseline(b.Docs, text)

@@ -15,7 +15,7 @@ import (
 // teaches the gate nothing about abstaining and is left out: emitting for
 // it injects the wrong skill first, abstaining loses a skill the ranking
 // nearly found. (Positives used to be every query with its gold in the top
-// ten; BENCHMARKS.md, "Fewer features, and a prompt fits when its skill
+// ten; lab/NOTEBOOK.md, "Fewer features, and a prompt fits when its skill
 // leads", measures both.)
 
 // GateSamples are rows' samples for ranker.FitGate, and how many rows were

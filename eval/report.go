@@ -124,7 +124,8 @@ type Report struct {
 	Context *Context `json:"context,omitempty"`
 }
 
-// Summarize macro-averages one system's rows (DESIGN.md §8).
+// Summarize macro-averages one system's rows: every prompt weighs the same,
+// whatever its number of gold skills.
 func Summarize(system string, rows []Row) System {
 	scores := make([]ranker.QueryScore, len(rows))
 	lat := make([]float64, len(rows))

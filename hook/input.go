@@ -135,9 +135,9 @@ func (in Input) FinalAnswer() string {
 func (in Input) SessionEnded() bool { return in.HookEventName == "SessionEnd" }
 
 // ProjectWords turns a working directory into the words of its base name
-// ("payments-api" -> "payments api"), the project part of seed 001 §1's
-// "[project:<name>] <prompt>" query. Plain words, so the lexical channel
-// sees no "project" token that could match skills about projects.
+// ("payments-api" -> "payments api"), which join the prompt in routing
+// (the project says what the prompt is about). Plain words, so the lexical
+// channel sees no "project" token that could match skills about projects.
 func ProjectWords(cwd string) string {
 	if cwd == "" {
 		return ""

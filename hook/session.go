@@ -9,7 +9,7 @@ import (
 // in .megagit/local/sessions/<id>.json (local, gitignored). It holds raw
 // prompt text: the stop hook needs the prompt that triggered an injection
 // as the verdict's context, and agents without a readable transcript need
-// the prompts for seed 001's correction and success signals.
+// the prompts for the implicit outcomes' correction and success signals.
 type Session struct {
 	ID    string `json:"id"`
 	Agent string `json:"agent"`

@@ -208,8 +208,8 @@ func TestEvaluateAdapt(t *testing.T) {
 	}
 }
 
-// TestAdaptLearnsUnseenVocabulary is issue 4's test: helpful contexts use
-// words the base model never saw; held-back contexts reuse them.
+// TestAdaptLearnsUnseenVocabulary: helpful contexts use words the base
+// model never saw; held-back contexts reuse them, and adapt must learn them.
 func TestAdaptLearnsUnseenVocabulary(t *testing.T) {
 	base := randomBase(t, 32, 1)
 	d := BuildAdaptData(synthSkills, synthVerdicts(), 0.2)

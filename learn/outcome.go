@@ -30,20 +30,23 @@ func lazyRE(expr string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
-// Windows of seed 001 §2, counted in user prompts after the injection.
+// How many user prompts after an injection a correction or a success
+// phrase still speaks about it: a correction comes soon or is about
+// something else; a success may wait until the work is done.
 const (
 	CorrectionWindow = 3
 	SuccessWindow    = 5
 )
 
-// correctionRE are the correction prompts of seed 001 signal 1. The list is
+// correctionRE are the prompts that correct the previous answer. The list is
 // small on purpose: a false correction costs a skill -1.0. A prompt counts
 // when it starts with "no," / "no." / "nope" / "wrong" / "undo" / "revert
 // that", or contains "that's wrong", "that is wrong", "that's not right",
 // "not what i asked", "you broke" or "that broke".
 var correctionRE = lazyRE(`(?i)^(?:no[,.!]|nope\b|wrong\b|undo\b|revert that\b)|\bthat(?:'s| is) (?:wrong|not right)\b|\bnot what i asked\b|\b(?:you|that) broke\b`)
 
-// successRE is seed 001's SUCCESS_INDICATORS, anchored at the prompt start.
+// successRE are the phrases that say the task worked, anchored at the
+// prompt start ("done" inside a sentence says little).
 var successRE = lazyRE(`(?i)^(?:commit this|push it|ship it|looks good|perfect|nice|done|deploy it)\b`)
 
 // IsCorrection reports whether a user prompt corrects the previous answer.
@@ -52,7 +55,8 @@ func IsCorrection(prompt string) bool { return correctionRE().MatchString(string
 // IsSuccess reports whether a user prompt signals the task worked.
 func IsSuccess(prompt string) bool { return successRE().MatchString(strings.TrimSpace(prompt)) }
 
-// Outcome is one injection's implicit outcome (seed 001 §2).
+// Outcome is one injection's implicit outcome: what the session said of
+// the skill without the agent being asked.
 type Outcome struct {
 	Value  float64
 	Signal string // exit-code, correction, success or none
@@ -63,7 +67,7 @@ type Outcome struct {
 }
 
 // ImplicitOutcome scores the skill injected at turn `at` from what followed,
-// in seed 001's priority: the exit code of the first relevant shell command
+// strongest signal first: the exit code of the first relevant shell command
 // after the injection (+1.0 when 0, -0.5 otherwise), a correction within 3
 // prompts (-1.0), a success phrase within 5 prompts (+0.5), else +0.1 once 3
 // prompts have passed or the session ended (final). A command is relevant

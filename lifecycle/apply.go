@@ -5,7 +5,8 @@ import "time"
 // Event is one ledger entry as the lifecycle sees it.
 type Event struct {
 	Verdict Verdict
-	// Implicit marks an outcome derived from a session (seed 001 §2): it moves
+	// Implicit marks an outcome derived from a session (what the user and the
+	// shell said next, not a verdict the agent gave): it moves
 	// only the trajectory weight, never counts or status.
 	Implicit bool
 	Outcome  float64
@@ -52,8 +53,11 @@ func Apply(e Evidence, ev Event) Evidence {
 	return e
 }
 
-// refresh is seed 000's _refresh_status, except that archived never leaves
-// here: only an explicit unarchive does (DESIGN §3).
+// refresh is the status a skill's evidence gives: archived on a harmful
+// streak, suspect on a high harmful count or share once five verdicts are
+// in, back to active when the share falls low again. Archived never leaves
+// here: only an explicit unarchive does, so a skill pulled for harm comes
+// back only when a person says so.
 func refresh(e Evidence) Status {
 	if e.ConsecutiveHarmful >= AutoArchiveThreshold || e.Status == Archived {
 		return Archived
@@ -74,7 +78,8 @@ func refresh(e Evidence) Status {
 
 // Replay rebuilds evidence from the ledger in time order, the way resync does:
 // counts, streak, status, weight and last-* come from the events, while the
-// natural-language contexts are kept as they are (seed 000 resync).
+// natural-language contexts are kept as they are (a ledger line's context
+// is capped and cleaned; the stored ones may be older and are not rebuilt).
 func Replay(current Evidence, events []Event) Evidence {
 	e := ColdStart()
 	for _, ev := range events {
@@ -85,7 +90,8 @@ func Replay(current Evidence, events []Event) Evidence {
 	return e
 }
 
-// UpdateWeight is seed 001's EMA toward 1 + 0.5·outcome, clamped.
+// UpdateWeight moves the trajectory weight toward 1 + 0.5·outcome (a clean
+// success pulls toward 1.5, a correction toward 0.5), clamped.
 func UpdateWeight(w, outcome float64) float64 {
 	if outcome > 1 {
 		outcome = 1

@@ -8,7 +8,7 @@ import (
 )
 
 // run applies a verdict pattern written as letters: H helpful, M harmful
-// (as in seed 000), N neutral, U unarchive.
+// (M for "mistake": H is taken), N neutral, U unarchive.
 func run(t *testing.T, start Evidence, pattern string) []Evidence {
 	t.Helper()
 	e := start

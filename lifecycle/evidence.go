@@ -12,7 +12,8 @@ import (
 // Status is where a skill sits in the lifecycle; it gates routing.
 type Status string
 
-// The three statuses of seed 000.
+// The three statuses: active skills route normally, suspect ones at half
+// their score, archived ones never.
 const (
 	Active   Status = "active"
 	Suspect  Status = "suspect"
@@ -47,7 +48,9 @@ func ParseVerdict(s string) (Verdict, error) {
 	return "", fmt.Errorf("unknown verdict %q (want HELPFUL, HARMFUL or NEUTRAL)", s)
 }
 
-// Seed 000 constants, unchanged.
+// The lifecycle's thresholds, the reference design's unchanged: three
+// harmful verdicts in a row archive a skill at once; otherwise a skill
+// needs five verdicts before its harmful share can make it suspect.
 const (
 	AutoArchiveThreshold    = 3    // consecutive HARMFUL verdicts that archive
 	MinInvocationsForStatus = 5    // cold-start guard before suspect can trigger
@@ -58,9 +61,11 @@ const (
 	ContextCap              = 3    // contexts kept per polarity, oldest dropped
 )
 
-// Seed 001 trajectory-weight constants.
+// Trajectory-weight constants: an exponential moving average of implicit
+// outcomes (alpha 0.1, so about ten sessions move it), kept within
+// [0.3, 1.5] so no run of sessions can silence or crown a skill alone.
 const (
-	InitialWeight = 0.85 // a skill's EMA starts slightly below neutral (seed 001 risk 2)
+	InitialWeight = 0.85 // a new skill starts slightly below neutral: it earns trust before it outranks a proven one
 	MinWeight     = 0.3
 	MaxWeight     = 1.5
 	WeightAlpha   = 0.1
@@ -74,7 +79,7 @@ type Evidence struct {
 	HarmfulContexts    []string
 	Status             Status
 	ConsecutiveHarmful int
-	// TrajectoryWeight is the seed 001 EMA; it multiplies the score only once
+	// TrajectoryWeight is that moving average; it multiplies the score only once
 	// ImplicitOutcomes > 0, so skills without outcome data are never penalised.
 	TrajectoryWeight float64
 	ImplicitOutcomes int

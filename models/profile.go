@@ -5,14 +5,15 @@ import "strings"
 // Profile is what megagit knows about a model: how to pool and prefix for
 // it, and how its scores feed ranking (fusion weight with the lexical
 // channel, absolute floor and K tier for dynamic K). Measured says whether
-// the ranking numbers were measured (with `megagit eval`, or by seed 000's
-// routing benchmark for its table) or estimated.
+// the ranking numbers were measured (with `megagit eval`, or by the
+// reference design's routing benchmark for the known ONNX models) or
+// estimated.
 type Profile struct {
 	ID          string   `json:"id"`
 	Kind        string   `json:"kind"` // "static" or "onnx"
 	Builtin     bool     `json:"builtin"`
 	HubID       string   `json:"hub_id,omitempty"`  // model hub repository, e.g. "BAAI/bge-small-en-v1.5"
-	Aliases     []string `json:"aliases,omitempty"` // other names that resolve to this profile (seed 000's)
+	Aliases     []string `json:"aliases,omitempty"` // other names that resolve to this profile
 	Dim         int      `json:"dim"`
 	Pooling     string   `json:"pooling"` // mean | cls | last
 	QueryPrefix string   `json:"query_prefix,omitempty"`
@@ -100,9 +101,11 @@ func hfFiles() []ModelFile {
 	}
 }
 
-// onnxProfiles is seed 000's EMBEDDER_PROFILES table plus all-MiniLM-L6-v2.
-// Floors and tiers are the seed's; rows it marks "estimated" are Measured:
-// false. Dimensions, pooling and prefixes are the model cards'.
+// onnxProfiles are the ONNX sentence models megagit knows: the reference
+// design's table of embedders plus all-MiniLM-L6-v2. Floors and tiers are
+// the ones that design measured on its routing benchmark; rows it only
+// estimated are Measured: false. Dimensions, pooling and prefixes are the
+// model cards'.
 var onnxProfiles = []Profile{
 	{ID: "bge-m3", Kind: "onnx", HubID: "BAAI/bge-m3", Aliases: []string{"BGE-M3"},
 		Dim: 1024, Pooling: "cls", Normalize: true, Inputs: robertaInputs,

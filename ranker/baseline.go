@@ -134,7 +134,7 @@ func (p *Baseline) Rank(query string) (order []int, scores []float64) {
 }
 
 // Emit is what the reference injects: its top BaselineTopK, always, so its
-// null coverage is 0. With dynamic, seed 000's default dynamic K (z-only
+// null coverage is 0. With dynamic, the default dynamic K (z-only
 // abstain, no floor) picks K from the raw BM25 scores instead.
 func (p *Baseline) Emit(order []int, scores []float64, dynamic bool) ([]int, KDecision) {
 	k := BaselineTopK

@@ -2,8 +2,9 @@ package ranker
 
 import "math"
 
-// Blend holds seed 000's evidence weights; Enabled false reverts the final
-// score to pure relevance (MEGA_EVAL_BLEND=0).
+// Blend holds the evidence weights: how far past verdicts may move a skill
+// from its relevance. Enabled false reverts the final score to pure
+// relevance (MEGA_EVAL_BLEND=0).
 type Blend struct {
 	Enabled bool
 	// Count weighs the Beta-smoothed helpful-rate bonus.
@@ -18,7 +19,10 @@ type Blend struct {
 	Suspect float64
 }
 
-// DefaultBlend is seed 000's table.
+// DefaultBlend is the reference design's table: each evidence term stays
+// small next to relevance (at most a few tenths), harmful matches weigh
+// 1.5 times helpful ones (a bad injection costs more than a good one
+// gains), and a suspect skill's score is halved.
 func DefaultBlend() Blend {
 	return Blend{Enabled: true, Count: 0.10, Context: 0.15, Harm: 1.5, Related: 0.10, Suspect: 0.5}
 }

@@ -1,12 +1,11 @@
 // Package ranker routes a prompt to the few skills that help with it, or to
 // none, and explains why.
 //
-// It is a pure core (DESIGN.md §4): callers hand it skill values and a query
-// and get back values. It never reads files, the clock or the environment, and
+// It is a pure core: callers hand it skill values and a query and get back
+// values. It never reads files, the clock or the environment, and
 // every ordering is broken by skill id so output never depends on map order.
 //
-// The pipeline, following seed 000 with the lexical channel of seed 003 and
-// the selection rules of seed 002:
+// The pipeline:
 //
 //  1. Relevance: BM25F over a skill's name, description, body headings,
 //     trigger lines and helpful contexts, divided by the query's maximum

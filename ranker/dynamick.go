@@ -5,8 +5,9 @@ import (
 	"strings"
 )
 
-// DynamicK holds seed 000's thresholds for choosing how many skills to
-// surface from the shape of one query's scores.
+// DynamicK holds the thresholds that choose how many skills to surface
+// from the shape of one query's scores: a clear leader gets K small, a flat
+// top widens K, and a weak, flat top abstains.
 type DynamicK struct {
 	// AbsFloor abstains when the top score is below it; <= 0 turns it off.
 	AbsFloor float64
@@ -25,14 +26,18 @@ type DynamicK struct {
 	Gate *Gate
 }
 
-// Dynamic-K window sizes from seed 000.
+// Dynamic-K windows: enough scores for a stable mean and spread, a top
+// short enough that the tail of a large catalog does not flatten it.
 const (
 	zWindow    = 20 // scores used for mean and sd
 	entWindow  = 10 // z-scores in the softmax entropy
 	elbowWidth = 9  // scores whose consecutive gaps locate the elbow
 )
 
-// DefaultDynamicK is seed 000's DynamicKConfig: no floor, z-only abstain.
+// DefaultDynamicK is the reference design's setting: no floor, abstain on
+// z-statistics alone (a leader under 1.8 standard deviations above the top
+// 20's mean with a top-10 softmax entropy over 1.85), and K between 2 and 8,
+// 5 when ambiguous and 10 when very ambiguous.
 func DefaultDynamicK() DynamicK {
 	return DynamicK{
 		AbstainZTop1: 1.8, AbstainZEnt: 1.85,
@@ -41,14 +46,15 @@ func DefaultDynamicK() DynamicK {
 	}
 }
 
-// Embedder tiers of seed 000: stronger rankers keep K small.
+// Embedder tiers: the better a ranker puts the right skill first, the
+// smaller K can stay.
 const (
 	TierStrong = "strong"
 	TierMedium = "medium"
 	TierWeak   = "weak"
 )
 
-// ProfileFor returns seed 000's K bounds for a tier, with the default z
+// ProfileFor returns a tier's K bounds, with the default z
 // thresholds and no floor; an unknown tier gets the strong bounds.
 func ProfileFor(tier string) DynamicK {
 	c := DefaultDynamicK()
@@ -63,7 +69,10 @@ func ProfileFor(tier string) DynamicK {
 	return c
 }
 
-// modelProfiles is seed 000's embedder table (abs floor per model family).
+// modelProfiles are the absolute cosine floors and tiers of known embedding
+// model families, as the reference design measured them on its routing
+// benchmark: a family's cosines sit in its own range, so one floor cannot
+// serve all.
 var modelProfiles = []struct {
 	key, tier string
 	floor     float64
@@ -77,7 +86,7 @@ var modelProfiles = []struct {
 	{"e5-base", TierMedium, 0.45},
 }
 
-// ProfileForModel picks the seed 000 profile of a known embedding model id
+// ProfileForModel picks the profile of a known embedding model id
 // (matched on its family name); unknown models get z-only abstain with
 // strong-tier bounds.
 func ProfileForModel(modelID string) DynamicK {
@@ -93,7 +102,8 @@ func ProfileForModel(modelID string) DynamicK {
 }
 
 // LexicalTier and LexicalAbsFloor are the profile of the built-in lexical
-// channel, chosen on both development benchmarks (BENCHMARKS.md). The floor
+// channel, chosen with `megagit eval` on the development benchmarks
+// (lab/NOTEBOOK.md has the sweep). The floor
 // is on normalised relevance: the share of the query's maximum attainable
 // BM25F score the best skill reaches.
 const (
@@ -196,7 +206,7 @@ func zStats(scores []float64) (zTop1, zEnt float64) {
 	return zTop1, zEnt
 }
 
-// decide applies seed 000's branches in order: abs floor, uniform-null,
+// decide applies dynamic K's branches in order: abs floor, uniform-null,
 // very-ambiguous, ambiguous, elbow cut (after the score at index elbowAt,
 // the scores' elbow). Decide and tune's replays both come through here.
 func (c DynamicK) decide(top1, zTop1, zEnt float64, elbowAt int) (k int, r KReason) {

@@ -32,11 +32,12 @@ func TestDynamicKSeedExamples(t *testing.T) {
 	}
 }
 
-// Seed 000's example 3 states z_top1 = 2.10 and z_ent = 1.82 for its JWT
+// The reference design's third worked example (an ambiguous "JWT" prompt:
+// auth, crypto or token?) states z_top1 = 2.10 and z_ent = 1.82 for its
 // scores, but those ten scores give z_top1 = 1.57 and z_ent = 1.92 under
-// the same definitions that reproduce example 1 exactly. The decision the
-// seed documents is pinned on its stated statistics; the listed scores, as
-// written, fall in the uniform-null branch.
+// the same definitions that reproduce the first example exactly. The
+// decision the example documents is pinned on its stated statistics; the
+// listed scores, as written, fall in the uniform-null branch.
 func TestDynamicKSeedExample3Ambiguous(t *testing.T) {
 	scores := []float64{0.55, 0.53, 0.51, 0.49, 0.47, 0.45, 0.43, 0.41, 0.39, 0.37}
 	if k, r := DefaultDynamicK().decide(scores[0], 2.10, 1.82, elbow(scores)); k != 5 || r != "ambiguous" {

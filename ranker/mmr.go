@@ -1,6 +1,7 @@
 package ranker
 
-// mmr orders candidates by maximal marginal relevance (seed 002):
+// mmr orders candidates by maximal marginal relevance, so two skills that
+// say the same thing do not both take the prompt's budget:
 // lambda*rel - (1-lambda)*max similarity to those already chosen, dropping
 // any candidate at least dupSim similar to a chosen one. The first candidate
 // is always kept; ties go to the earlier candidate, so the result is

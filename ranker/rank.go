@@ -26,8 +26,9 @@ type Options struct {
 	Profile *DynamicK
 	// DenseFloor is the semantic channel's own floor (cosine): with Dense
 	// set, a skill is a candidate when it shares a term with the prompt or
-	// its dense score reaches this floor (seed 002's lexical ∪ semantic
-	// candidate set with a semantic floor).
+	// its dense score reaches this floor: the union of both channels'
+	// candidates, so a paraphrase sharing no word can still be found, with
+	// a floor so the dense channel alone does not admit every skill.
 	DenseFloor float64
 }
 
@@ -48,8 +49,8 @@ func candidate(b Breakdown, denseFloor float64) bool {
 // hook.log), so a value never changes once shipped.
 type KReason string
 
-// The reasons dynamic K (seed 000's branches, in the order Decide tries
-// them), Rank's gates around it and the render give.
+// The reasons dynamic K (its branches, in the order Decide tries them),
+// Rank's gates around it and the render give.
 const (
 	ReasonAbsFloor      KReason = "abs-floor"      // the top score is below the floor: abstain
 	ReasonUniformNull   KReason = "uniform-null"   // a weak leader over flat scores: abstain
@@ -62,7 +63,8 @@ const (
 	ReasonNoMatch       KReason = "no-match"       // no skill matches the prompt in any channel
 	ReasonFixed         KReason = "fixed"          // dynamic K is off: K is the fixed TopK
 	// ReasonLexicalDominant: one skill's raw BM25F score leads the rest by
-	// far (seed 003's fast path), so it alone is emitted.
+	// far (the lexical fast path: an exact-name hit needs no second
+	// opinion), so it alone is emitted.
 	ReasonLexicalDominant KReason = "lexical-dominant"
 	// ReasonBudget is appended to the reason when the render's token
 	// budget dropped some of what K chose.
@@ -336,7 +338,7 @@ func (ix *Index) breakdown(b *Breakdown, i int, q query, raw float64, dense, den
 	ix.cfg.Blend.Apply(b)
 }
 
-// dominant is seed 003's fast path: the non-archived skill with the highest
+// dominant is the lexical fast path: the non-archived skill with the highest
 // raw BM25F score, if it reaches FastPath.Min and leads the runner-up by
 // FastPath.Margin. Off when FastPath.Min <= 0.
 func (ix *Index) dominant(cands []Breakdown) (int, bool) {

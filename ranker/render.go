@@ -105,10 +105,11 @@ func Gotchas(body string) string {
 }
 
 // MaxSecondary is how many secondary skills get their Gotchas section in a
-// composition (seed 001 §6); the rest are named only.
+// composition; the rest are named only: the primary skill's instructions
+// lead, and each further skill adds only the pitfalls it warns about.
 const MaxSecondary = 2
 
-// RenderCompose builds seed 001 §6's composite injection: the first emitted
+// RenderCompose builds the composite injection: the first emitted
 // skill's full body, the Gotchas sections of up to MaxSecondary following
 // skills that have one, and the names of the rest, all within the token
 // budget (<= 0: unlimited). It degrades gracefully: a primary body that does

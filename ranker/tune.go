@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// Re-fitting dynamic K (seed 000's adaptive_k): logged decisions are
+// Re-fitting dynamic K from use: logged decisions are
 // replayed through Decide's own branches under other thresholds, and each
 // threshold set is scored against what the sessions' verdicts say.
 

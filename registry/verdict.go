@@ -21,7 +21,9 @@ type VerdictInput struct {
 	Reason  string
 	Context string
 	Session string
-	// Implicit marks a seed 001 outcome (moves the trajectory weight only).
+	// Implicit marks an outcome megagit derived from the session (what the
+	// user and the shell said next), not one the agent reported: it moves
+	// the trajectory weight only.
 	Implicit bool
 	Outcome  float64
 }

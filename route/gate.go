@@ -9,7 +9,7 @@ import (
 )
 
 // The abstention gates megagit ships, fitted by `megagit eval --fit` on the
-// development benchmarks (BENCHMARKS.md has the commands): one for the
+// development benchmarks (lab/README.md has the commands): one for the
 // lexical channel alone and one per built-in model, by model id.
 //
 //go:embed gates/*.json

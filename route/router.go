@@ -149,8 +149,10 @@ func (r *Router) Route(prompt string, s Settings) Result {
 	return Result{Res: res, Rendered: out, Candidates: n}
 }
 
-// RouteWithProject routes a prompt the way the prompt hook does. Seed 001
-// §1: the project name joins the query, as plain words. It may reorder and
+// RouteWithProject routes a prompt the way the prompt hook does: the
+// project's name joins the query, as plain words, because a prompt in
+// "payments-api" that says "the webhook fails" is about that project's
+// webhooks. It may reorder and
 // pick among the skills the prompt itself matches, never add one the prompt
 // does not match, nor turn "nothing" into something: measured on
 // examples/demo, a project called "release-notes-bot" made a pytest prompt

@@ -494,7 +494,7 @@ func TestParseArgs(t *testing.T) {
 }
 
 // TestLinksNoHeavyPackage keeps megagit-hook small: what it links is what
-// it costs to start (BENCHMARKS.md, "Hook latency"), so git, the config
+// it costs to start (lab/NOTEBOOK.md, "Hook latency"), so git, the config
 // reader, the command-line layer, ONNX, the embedding caches and package
 // net stay out. Of model code it links only the static model
 // (models/staticmodel), whose tokeniser uses sugarme's normalizer alone.

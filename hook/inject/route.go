@@ -12,7 +12,7 @@ import (
 // routePrompt routes a prompt for the hook: through a warm `megagit serve`
 // when one answers within half the time left, else here. Here, an ONNX
 // model routes lexically: starting its session costs more than a prompt
-// may wait (BENCHMARKS.md, "ONNX models"), so only a server uses it.
+// may wait (lab/NOTEBOOK.md, "ONNX models"), so only a server uses it.
 func routePrompt(opts Options, e *Env, st *state, prompt, project string) ([]ranker.Doc, route.Result, error) {
 	s := e.Settings
 	left := s.Deadline - time.Since(opts.Start)

@@ -2,9 +2,10 @@
 // ends, it reads what happened (the Claude Code transcript, or the session
 // memory and the turn's final answer for Codex and Gemini CLI), takes the
 // <skill-used/> tags the model wrote about skills injected in the session
-// (or, in Claude Code, loaded with its Skill tool), derives seed 001's
-// implicit outcomes, and records them all as verdicts in one commit. It needs the git store, so only the megagit binary runs
-// it; megagit-hook never links it.
+// (or, in Claude Code, loaded with its Skill tool), derives implicit
+// outcomes (learn.ImplicitOutcome), and records them all as verdicts in one
+// commit. It needs the git store, so only the megagit binary runs it;
+// megagit-hook never links it.
 package stop
 
 import (
@@ -169,7 +170,7 @@ func logError(opts Options, reg *registry.Registry, err error) {
 // <skill-used/> tags in assistant text and only for skills injected in this
 // session or (Claude Code) loaded by the assistant with the Skill tool, at
 // most one per skill and session (the first); implicit ones are
-// seed 001 outcomes, one per injection once settled. The ledger is checked
+// learn's outcomes, one per injection once settled. The ledger is checked
 // too, so a rerun on the same transcript records nothing new.
 func work(opts Options, st *runState) error {
 	if err := hook.CheckAgent(opts.Agent); err != nil {

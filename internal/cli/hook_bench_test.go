@@ -15,7 +15,7 @@ import (
 )
 
 // TestGenBenchRegistry writes a synthetic registry for the hook latency
-// benchmark (BENCHMARKS.md, "Hook latency"); it runs only when asked:
+// benchmark (lab/NOTEBOOK.md, "Hook latency"); it runs only when asked:
 //
 //	MEGAGIT_GEN_REGISTRY=/tmp/reg1000 MEGAGIT_GEN_SKILLS=1000 go test ./internal/cli -run TestGenBenchRegistry
 //

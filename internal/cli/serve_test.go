@@ -196,7 +196,7 @@ func TestHookPromptUsesServe(t *testing.T) {
 
 // BenchmarkServed times one prompt routed by a warm server (socket round
 // trip included) against the same prompt routed by a warm router in this
-// process, on a registry of your choice (BENCHMARKS.md, "A warm server"):
+// process, on a registry of your choice (lab/NOTEBOOK.md, "A warm server"):
 //
 //	MEGAGIT_BENCH_REGISTRY=/tmp/hx1000 go test ./internal/cli -run x -bench Served
 func BenchmarkServed(b *testing.B) {

@@ -121,7 +121,8 @@ func noGateWhy(res ranker.Result) string {
 	return fmt.Sprintf("dynamic_k.gate is off, or no gate was fitted for this model or for a catalog of %d skills", res.Signals.Skills)
 }
 
-// semanticParts is seed 000's semantic = max(cos(q, full_doc), cos(q, name)).
+// semanticParts is the semantic score's two cosines: max(cos(q, full_doc),
+// cos(q, name)).
 type semanticParts struct {
 	Model string  `json:"model"`
 	Full  float64 `json:"full"`
@@ -174,7 +175,8 @@ func whyRun(opts *whyOptions) error {
 	return fmt.Errorf("%w: skill %q was not loaded (run megagit lint)", local.ErrInvalid, opts.skill)
 }
 
-// printWhy follows seed 000's layout: one line per term, then the total.
+// printWhy prints one line per term of the score, then the total, so each
+// number a user sees can be traced to what moved it.
 func printWhy(w io.Writer, b ranker.Breakdown, sp *semanticParts) {
 	line := func(name, val, detail string) { fmt.Fprintf(w, "%-16s %8s  (%s)\n", name, val, detail) }
 	if b.Archived() {

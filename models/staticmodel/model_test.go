@@ -184,7 +184,7 @@ func TestLoadErrors(t *testing.T) {
 }
 
 // BenchmarkOpenTokenizer is what every process that embeds a prompt pays
-// to open the built-in tokeniser (BENCHMARKS.md).
+// to open the built-in tokeniser (lab/NOTEBOOK.md, "Opening the tokeniser").
 func BenchmarkOpenTokenizer(b *testing.B) {
 	for b.Loop() {
 		if _, err := ParseCompact(defaultCompact); err != nil {

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestParaphraseCosines logs the cosines BENCHMARKS.md ("Toward
+// TestParaphraseCosines logs the cosines lab/NOTEBOOK.md ("Toward
 // megagit-static-v2") compares across models: two paraphrases of a skill
 // that share no word with it, and four null prompts. The built-in model, or
 // MEGAGIT_COSINE_MODEL=DIR for a model folder:

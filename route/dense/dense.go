@@ -29,8 +29,9 @@ type Channel struct {
 // has no cached vector yet, so routing stays lexical until `megagit embed`.
 var ErrNoVectors = errors.New("no vectors yet")
 
-// DocTexts are the two texts embedded per skill (seed 000: semantic =
-// max(cos(q, full_doc), cos(q, name))).
+// DocTexts are the two texts embedded per skill: a skill's semantic score
+// is max(cos(q, full_doc), cos(q, name)), so a short prompt that only
+// names the skill's subject still finds it through the name.
 func DocTexts(d ranker.Doc) (full, name string) {
 	name = strings.ReplaceAll(d.ID, "-", " ")
 	return name + ": " + d.Description, name
@@ -137,8 +138,7 @@ func AnchorRows(c *embedcache.Cache) int {
 	return 0
 }
 
-// DriftCheck returns a test of a cache's drift anchor against emb (seed
-// 001 risk 1): true, with a warning, when the cache's rows were written by
+// DriftCheck returns a test of a cache's drift anchor against emb: true, with a warning, when the cache's rows were written by
 // a different model under the same key and must not be scored. The anchor
 // is embedded at most once per process, and only for a cache that has one.
 func DriftCheck(emb models.Embedder, warn func(string)) func(dir string, c *embedcache.Cache) bool {
