@@ -112,6 +112,28 @@ type mdLinkAt struct {
 // code blocks and code spans.
 func markdownLinks(text string) []mdLinkAt {
 	var links []mdLinkAt
+	for _, l := range proseLines(text) {
+		line := mdCodeSpan.ReplaceAllString(l.text, "")
+		for _, m := range mdLink.FindAllStringSubmatch(line, -1) {
+			links = append(links, mdLinkAt{m[1], l.n})
+		}
+		if m := mdRefDef.FindStringSubmatch(line); m != nil {
+			links = append(links, mdLinkAt{m[1], l.n})
+		}
+	}
+	return links
+}
+
+// proseLine is one line of a Markdown text outside fenced code, numbered
+// from 1.
+type proseLine struct {
+	n    int
+	text string
+}
+
+// proseLines are a Markdown text's lines outside fenced code blocks.
+func proseLines(text string) []proseLine {
+	var out []proseLine
 	fence := ""
 	for i, line := range strings.Split(text, "\n") {
 		if f := fenceOf(line); f != "" {
@@ -123,18 +145,11 @@ func markdownLinks(text string) []mdLinkAt {
 			}
 			continue
 		}
-		if fence != "" {
-			continue
-		}
-		line = mdCodeSpan.ReplaceAllString(line, "")
-		for _, m := range mdLink.FindAllStringSubmatch(line, -1) {
-			links = append(links, mdLinkAt{m[1], i + 1})
-		}
-		if m := mdRefDef.FindStringSubmatch(line); m != nil {
-			links = append(links, mdLinkAt{m[1], i + 1})
+		if fence == "" {
+			out = append(out, proseLine{i + 1, line})
 		}
 	}
-	return links
+	return out
 }
 
 // fenceOf is the fence a line opens or closes (``` or ~~~, three or
@@ -159,19 +174,9 @@ func fenceOf(line string) string {
 func markdownAnchors(text string) map[string]bool {
 	anchors := map[string]bool{}
 	seen := map[string]int{}
-	fence := ""
-	for _, line := range strings.Split(text, "\n") {
-		if f := fenceOf(line); f != "" {
-			switch {
-			case fence == "":
-				fence = f
-			case strings.HasPrefix(f, fence):
-				fence = ""
-			}
-			continue
-		}
-		m := mdHeading.FindStringSubmatch(line)
-		if fence != "" || m == nil {
+	for _, l := range proseLines(text) {
+		m := mdHeading.FindStringSubmatch(l.text)
+		if m == nil {
 			continue
 		}
 		slug := headingSlug(m[1])
