@@ -76,10 +76,10 @@ type Blend struct {
 
 // Route holds the per-prompt output choices.
 type Route struct {
-	TopK    int     `mapstructure:"top_k" default:"10" flag:"top-k" check:"min=1" help:"cap on emitted skills"`
+	TopK    int     `mapstructure:"top_k" default:"5" flag:"top-k" check:"min=1" help:"most skills one prompt injects"`
 	Dynamic bool    `mapstructure:"dynamic_k" default:"true" help:"false always emits route.top_k skills"`
 	Format  string  `mapstructure:"format" default:"catalog" flag:"format" check:"oneof=catalog|compose" help:"catalog | compose"`
-	Budget  int     `mapstructure:"budget" default:"2000" flag:"budget" check:"min=0" help:"token budget of the injected text"`
+	Budget  int     `mapstructure:"budget" default:"800" flag:"budget" check:"min=0" help:"most tokens one prompt injects (4 bytes a token); the skills that do not fit are left out"`
 	MMR     float64 `mapstructure:"mmr_lambda" default:"0.7" check:"fraction" help:"MMR relevance/diversity trade-off"`
 }
 

@@ -149,7 +149,7 @@ func TestPrecedence(t *testing.T) {
 		wantTopK   int
 		wantSource string
 	}{
-		{"default when nothing set", false, nil, "", 10, "default"},
+		{"default when nothing set", false, nil, "", 5, "default"},
 		{"file over default", true, nil, "", 4, "file"},
 		{"env over file", true, map[string]string{"MEGAGIT_ROUTE_TOP_K": "7"}, "", 7, "env MEGAGIT_ROUTE_TOP_K"},
 		{"an empty variable is unset", true, map[string]string{"MEGAGIT_ROUTE_TOP_K": ""}, "", 4, "file"},
@@ -219,7 +219,7 @@ func TestEveryKeyAndDefault(t *testing.T) {
 		"lock.timeout_ms": int64(30000),
 		"model.abs_floor": 0.0, "model.cache_float16": false, "model.dir": "", "model.fusion_w": 0.0, "model.id": "megagit-static-v3", "model.onnxruntime": "",
 		"roots":        []string{"skills", ".claude/skills"},
-		"route.budget": 2000, "route.dynamic_k": true, "route.format": "catalog", "route.mmr_lambda": 0.7, "route.top_k": 10,
+		"route.budget": 800, "route.dynamic_k": true, "route.format": "catalog", "route.mmr_lambda": 0.7, "route.top_k": 5,
 		"sources.claude": true, "sources.codex": true, "sources.gemini": true, "sources.team": true, "sources.user": true,
 	}
 	_, settings, _, err := load(t, "", nil)

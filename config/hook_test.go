@@ -62,7 +62,7 @@ func TestLoadHookSetsBadValuesAside(t *testing.T) {
 		},
 		{
 			name: "unknown key", file: "route:\n  topk: 3\n  budget: 900\n",
-			check:    func(c *Config) bool { return c.Route.TopK == 10 && c.Route.Budget == 900 },
+			check:    func(c *Config) bool { return c.Route.TopK == 5 && c.Route.Budget == 900 },
 			problems: []string{`config FILE: unknown field route.topk; ignored`},
 		},
 		{

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -363,5 +364,61 @@ func TestGateBelow(t *testing.T) {
 	bad.Below = large
 	if _, err := NewGate(bad); err == nil || !strings.Contains(err.Error(), "below: min_skills 150 is not smaller than the gate's own, 40") {
 		t.Errorf("a larger gate below: err = %v", err)
+	}
+}
+
+// onlyLexical is a gate that weighs the candidate's lexical score alone:
+// it admits a skill whose lexical score reaches at.
+func onlyLexical(at float64) *Gate {
+	w := map[string]float64{}
+	for _, f := range GateFeatures {
+		w[f] = 0
+	}
+	w["lexical"] = 40
+	g, err := NewGate(Gate{Weights: w, Bias: -40 * at, Threshold: 0.5, MinSkills: 1})
+	if err != nil {
+		panic(err)
+	}
+	return g
+}
+
+// TestRankSkipsAFailingBackup: a backup the gate turns down is skipped, not
+// the end of the list, so a later one in K's window that passes is
+// emitted; route.top_k caps what is emitted, not the window.
+func TestRankSkipsAFailingBackup(t *testing.T) {
+	docs := []Doc{
+		{ID: "webhook-signer", Description: "Verify the stripe webhook signature.", Weight: 1},
+		{ID: "docker-slim", Description: "Shrink docker images.", Weight: 1},
+		{ID: "stripe-refunds", Description: "Issue stripe refunds and handle disputes.", Weight: 1},
+		{ID: "pdf-tables", Description: "Extract tables from pdf files.", Weight: 1},
+	}
+	cfg := DefaultConfig()
+	cfg.Fusion = Fusion{Mode: FusionLinear, DenseWeight: 0.5}
+	ix := NewIndex(docs, cfg)
+	prompt := "stripe webhook signature"
+	dense := []float64{0.9, 0.8, 0.1, 0.05}
+	prof := ProfileFor(TierMedium) // K at least 3: room for two backups
+	prof.Gate = onlyLexical(0.1)
+	r := ix.Rank(prompt, Options{Dense: dense, Profile: &prof})
+	var order []string
+	for _, b := range r.Ranked {
+		order = append(order, b.ID)
+	}
+	if !slices.Equal(order[:3], []string{"webhook-signer", "docker-slim", "stripe-refunds"}) || r.Ranked[1].Lexical != 0 || r.Ranked[2].Lexical < 0.1 {
+		t.Fatalf("ranking %v (lexical %v, %v): the case needs a backup with no lexical match before one with", order, r.Ranked[1].Lexical, r.Ranked[2].Lexical)
+	}
+	if r.Decision.K < 3 {
+		t.Fatalf("K %d (%s): the case needs a window of three", r.Decision.K, r.Reason)
+	}
+	var got []string
+	for _, d := range r.Emitted {
+		got = append(got, docs[d].ID)
+	}
+	if !slices.Equal(got, []string{"webhook-signer", "stripe-refunds"}) {
+		t.Errorf("emitted %v, want webhook-signer and stripe-refunds (docker-slim skipped)", got)
+	}
+	r = ix.Rank(prompt, Options{Dense: dense, Profile: &prof, TopK: 1})
+	if len(r.Emitted) != 1 || docs[r.Emitted[0]].ID != "webhook-signer" {
+		t.Errorf("TopK 1: emitted %v, want webhook-signer alone", r.Emitted)
 	}
 }

@@ -162,9 +162,6 @@ func (ix *Index) Rank(text string, opt Options) Result {
 		}
 		res.Decision = prof.DecideGated(scores, res.Signals)
 		res.Reason, k = res.Decision.Reason, res.Decision.K
-		if opt.TopK > 0 {
-			k = min(k, opt.TopK)
-		}
 		if res.Decision.GateProb != nil {
 			gate = prof.Gate.For(res.Signals.Skills)
 			res.Gate = gate
@@ -179,16 +176,28 @@ func (ix *Index) Rank(text string, opt Options) Result {
 		}
 	}
 
+	// The first k matching skills are the window K allows. A backup in it
+	// must be a confident match in its own right (the gate, else the
+	// floor); one that is not is skipped, not the end of the list: a
+	// prompt that needs two skills often ranks a near miss between them.
+	// TopK caps what is emitted, not the window: a skipped backup leaves
+	// room for the next one that passes.
+	limit := k
+	if opt.TopK > 0 {
+		limit = min(k, opt.TopK)
+	}
 	var pick []int
+	seen := 0
 	for i, b := range cands {
-		if len(pick) == k {
+		if seen == k || len(pick) == limit {
 			break
 		}
 		if !candidate(b, opt.DenseFloor) {
 			continue
 		}
+		seen++
 		if len(pick) > 0 && (gate != nil && !gate.admits(res.Signals, cands, i) || b.Final < floor) {
-			break // a backup must be a confident match in its own right
+			continue
 		}
 		pick = append(pick, b.Doc)
 	}
