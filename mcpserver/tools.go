@@ -168,7 +168,7 @@ func (s *Server) get(_ context.Context, req *mcp.CallToolRequest, in GetInput) (
 	if err != nil {
 		return nil, GetOutput{}, err
 	}
-	out := GetOutput{Name: sk.Name, Description: sk.File.Description(), Status: string(sk.Evidence.Status), Path: sk.AbsPath}
+	out := GetOutput{Name: sk.Name, Description: sk.File.Listing(), Status: string(sk.Evidence.Status), Path: sk.AbsPath}
 	out.Body, out.Truncated = bounded(sk.File.Body(), MaxBody)
 	s.offer(req.Session, sk.Name, "")
 	text := fmt.Sprintf("# %s (%s)\n%s\n\n%s", out.Name, out.Status, out.Path, out.Body)
@@ -221,7 +221,7 @@ func (s *Server) list(_ context.Context, _ *mcp.CallToolRequest, in ListInput) (
 	s.logProblems(c.Problems)
 	for _, sk := range c.Skills {
 		if want == "" || string(sk.Evidence.Status) == want {
-			out.Skills = append(out.Skills, ListedSkill{Name: sk.Name, Description: sk.File.Description(), Status: string(sk.Evidence.Status)})
+			out.Skills = append(out.Skills, ListedSkill{Name: sk.Name, Description: sk.File.Listing(), Status: string(sk.Evidence.Status)})
 		}
 	}
 	var b strings.Builder

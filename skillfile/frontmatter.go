@@ -153,6 +153,27 @@ func (f *File) Description() string {
 	return strings.Join(strings.Fields(f.topString("description")), " ")
 }
 
+// WhenToUse is the when_to_use field, whitespace collapsed ("" when
+// absent): Claude Code's natural-language "load this skill when ...",
+// which it shows the model after the description.
+func (f *File) WhenToUse() string {
+	return strings.Join(strings.Fields(f.topString("when_to_use")), " ")
+}
+
+// Listing is what an agent lists for the skill: the description, then
+// when_to_use when there is one, as Claude Code joins them. It is the text
+// routing reads and shows as the skill's description.
+func (f *File) Listing() string {
+	d, w := f.Description(), f.WhenToUse()
+	if w == "" {
+		return d
+	}
+	if d == "" {
+		return w
+	}
+	return d + " " + w
+}
+
 // Raw is the file exactly as parsed, so callers can tell whether a rewrite
 // changed anything; do not modify it.
 func (f *File) Raw() []byte { return f.data }

@@ -25,7 +25,8 @@ var triggerPrefixes = []string{
 // Triggers lists the phrases that say when a skill applies, which route
 // queries better than the rest of the body. They are, in order and without
 // duplicates:
-//   - description sentences starting with a trigger prefix ("Use when",
+//   - every sentence of the when_to_use field (Claude Code's), then
+//     description sentences starting with a trigger prefix ("Use when",
 //     "Use this skill when", "Use this when", "Triggers:", "Trigger:",
 //     "When to use", "This skill should be used when"; case-insensitive);
 //   - body lines (outside fenced code) starting with one of those prefixes
@@ -52,6 +53,9 @@ func (f *File) Triggers() []string {
 		if t := fmStripMarkers(s); fmIsTrigger(t) {
 			add(t)
 		}
+	}
+	for _, s := range fmSentences(f.WhenToUse()) {
+		add(fmStripMarkers(s)) // every sentence of when_to_use says when
 	}
 	inSection := false
 	fmEachBodyLine(f.Body(), func(line string) {

@@ -41,3 +41,24 @@ func TestSkillFileHeadings(t *testing.T) {
 		t.Errorf("Headings() = %q, want %q", got, want)
 	}
 }
+
+// TestSkillFileWhenToUse: Claude Code's when_to_use field joins the
+// description in what the skill lists, and each of its sentences is a
+// trigger, first.
+func TestSkillFileWhenToUse(t *testing.T) {
+	f := mustParse(t, "w.md", []byte("---\nname: deploy-prod\ndescription: Deploy the web app.\nwhen_to_use: >\n  The user wants a release live. Or asks\n  to roll one back.\n---\n# Deploy\n\nUse when the pipeline is green.\n"))
+	if got := f.WhenToUse(); got != "The user wants a release live. Or asks to roll one back." {
+		t.Errorf("WhenToUse() = %q", got)
+	}
+	if got := f.Listing(); got != "Deploy the web app. The user wants a release live. Or asks to roll one back." {
+		t.Errorf("Listing() = %q", got)
+	}
+	want := []string{"The user wants a release live.", "Or asks to roll one back.", "Use when the pipeline is green."}
+	if got := f.Triggers(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Triggers() = %q, want %q", got, want)
+	}
+	plain := mustParse(t, "p.md", []byte("---\nname: p\ndescription: Only a description.\n---\n"))
+	if plain.WhenToUse() != "" || plain.Listing() != "Only a description." {
+		t.Errorf("without when_to_use: %q, %q", plain.WhenToUse(), plain.Listing())
+	}
+}

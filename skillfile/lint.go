@@ -19,6 +19,10 @@ const (
 // maxDescriptionLength is the agentskills.io limit on `description`.
 const maxDescriptionLength = 1024
 
+// maxListingLength is Claude Code's limit on description and when_to_use
+// together, what it lists for a skill.
+const maxListingLength = 1536
+
 // Problem is one lint finding, shaped for both a terminal line and --json.
 type Problem struct {
 	File     string `json:"file"`
@@ -68,6 +72,13 @@ func Lint(dirName, path string, data []byte) []Problem {
 	} else if n := utf8.RuneCountInString(strings.TrimSpace(v.Value)); n > maxDescriptionLength {
 		add(SeverityWarning, f.fileLine(v.Line), "description",
 			"is "+strconv.Itoa(n)+" characters; hosts may cut it at "+strconv.Itoa(maxDescriptionLength))
+	}
+
+	if k, v := f.topKey("when_to_use"); k != nil && v.Kind != yaml.ScalarNode {
+		add(SeverityError, f.fileLine(v.Line), "when_to_use", "must be a string, found "+fmKindName(v))
+	} else if n := utf8.RuneCountInString(f.Listing()); k != nil && n > maxListingLength {
+		add(SeverityWarning, f.fileLine(v.Line), "when_to_use",
+			"description and when_to_use are "+strconv.Itoa(n)+" characters together; Claude Code cuts them at "+strconv.Itoa(maxListingLength))
 	}
 
 	p := f.parseEvidence()

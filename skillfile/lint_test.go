@@ -49,6 +49,12 @@ func TestLintSkill(t *testing.T) {
 			{3, "description", "error", "must be a string"},
 			{4, "mega_meta", "error", "must be a mapping"},
 		}},
+		{"when_to_use not a string", "w", "---\nname: w\ndescription: Deploy.\nwhen_to_use: [a, b]\n---\n", []want{
+			{4, "when_to_use", "error", "must be a string"},
+		}},
+		{"description and when_to_use too long together", "w", "---\nname: w\ndescription: " + strings.Repeat("x", 1000) + "\nwhen_to_use: " + strings.Repeat("y", 600) + "\n---\n", []want{
+			{4, "when_to_use", "warning", "1601 characters together; Claude Code cuts them at 1536"},
+		}},
 		{"parse error stops", "x", "---\nname: x\ndescription: [\n---\n", []want{
 			{0, "", "error", "malformed YAML"},
 		}},

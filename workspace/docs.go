@@ -81,7 +81,7 @@ func SkillDocs(skills []*registry.Skill, ledgers map[string][]registry.Entry) []
 	for i, s := range skills {
 		ev := s.Evidence
 		d := ranker.Doc{
-			ID: s.Name, Path: s.Path, Description: s.File.Description(),
+			ID: s.Name, Path: s.Path, Description: s.File.Listing(),
 			Headings: s.File.Headings(), Triggers: s.File.Triggers(), Body: s.File.Body(),
 			HelpfulContexts: ev.HelpfulContexts, HarmfulContexts: ev.HarmfulContexts,
 			HelpfulCount: ev.HelpfulCount, HarmfulCount: ev.HarmfulCount,
