@@ -88,9 +88,15 @@ func (p *Plan) checkAnchor(old *Cache, warn func(string)) (*Cache, error) {
 // Todo is the number of texts Compute embeds.
 func (p *Plan) Todo() int { return len(p.todo) }
 
-// Skills is the number of skills the new cache holds rows of (two texts
-// each).
-func (p *Plan) Skills() int { return len(p.items) / 2 }
+// Skills is the number of skills the new cache holds rows of (each has
+// two texts, and one per helpful or harmful context).
+func (p *Plan) Skills() int {
+	seen := map[string]bool{}
+	for _, it := range p.items {
+		seen[it.Skill] = true
+	}
+	return len(seen)
+}
 
 // Compute embeds the texts left to compute, EmbedChunk at a time, and
 // calls progress with the number done after each chunk.

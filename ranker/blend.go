@@ -57,7 +57,14 @@ type Breakdown struct {
 	// skill's helpful and harmful contexts; Context is the weighted term.
 	HelpCtx float64 `json:"help_ctx"`
 	HarmCtx float64 `json:"harm_ctx"`
-	Context float64 `json:"context_match"`
+	// The two channels behind them: word overlap (TF-IDF cosine), and,
+	// with a model, its cosine above its floor (Options.Contexts);
+	// HelpCtx and HarmCtx are the larger of each pair.
+	HelpCtxWords float64 `json:"help_ctx_words,omitempty"`
+	HarmCtxWords float64 `json:"harm_ctx_words,omitempty"`
+	HelpCtxModel float64 `json:"help_ctx_model,omitempty"`
+	HarmCtxModel float64 `json:"harm_ctx_model,omitempty"`
+	Context      float64 `json:"context_match"`
 	// RelatedHelp and RelatedHarm are the best similarities to past
 	// helpful and harmful verdict reasons; Related is the weighted term.
 	RelatedHelp float64 `json:"related_help_max"`
@@ -103,6 +110,7 @@ func (b Blend) Apply(bd *Breakdown) {
 	bd.StatusMult = b.StatusMultiplier(bd.Status)
 	if bd.Status == StatusArchived {
 		bd.CountRaw, bd.Count, bd.HelpCtx, bd.HarmCtx, bd.Context = 0, 0, 0, 0, 0
+		bd.HelpCtxWords, bd.HarmCtxWords, bd.HelpCtxModel, bd.HarmCtxModel = 0, 0, 0, 0
 		bd.RelatedHelp, bd.RelatedHarm, bd.Related = 0, 0, 0
 		bd.Final = ArchivedScore
 		return

@@ -101,3 +101,40 @@ func TestWeightedTermsBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestContextsFromTheModel: the model's similarity of the prompt to a
+// skill's past contexts (Options.Contexts) counts in the context term when
+// it beats word overlap, helpful up, harmful down; a skill nobody judged
+// stays at its relevance whatever the model says.
+func TestContextsFromTheModel(t *testing.T) {
+	docs := evidenceDocs()
+	ix := NewIndex(docs, DefaultConfig())
+	prompt := "numbers from the scanned bill"
+	at := func(r Result, id string) Breakdown {
+		for _, b := range r.Ranked {
+			if b.ID == id {
+				return b
+			}
+		}
+		t.Fatalf("%s not ranked", id)
+		return Breakdown{}
+	}
+	dense := make([]float64, len(docs))
+	plain := ix.Rank(prompt, Options{Dense: dense})
+	help := make([]float64, len(docs))
+	help[1], help[0] = 0.8, 0.9 // docs[0] has no verdict: cold start
+	withHelp := ix.Rank(prompt, Options{Dense: dense, Contexts: &ContextScores{Help: help, Harm: make([]float64, len(docs))}})
+	p, h := at(plain, docs[1].ID), at(withHelp, docs[1].ID)
+	if h.HelpCtxModel != 0.8 || h.HelpCtx != max(0.8, p.HelpCtxWords) || h.Final <= p.Final {
+		t.Errorf("helpful context by the model: help %v (words %v, model %v), final %v -> %v", h.HelpCtx, h.HelpCtxWords, h.HelpCtxModel, p.Final, h.Final)
+	}
+	if c := at(withHelp, docs[0].ID); c.Final != c.Relevance || c.HelpCtx != 0 {
+		t.Errorf("cold start moved: final %v, relevance %v, help %v", c.Final, c.Relevance, c.HelpCtx)
+	}
+	harm := make([]float64, len(docs))
+	harm[1] = 0.8
+	withHarm := ix.Rank(prompt, Options{Dense: dense, Contexts: &ContextScores{Help: make([]float64, len(docs)), Harm: harm}})
+	if m := at(withHarm, docs[1].ID); m.HarmCtxModel != 0.8 || m.Final >= p.Final {
+		t.Errorf("harmful context by the model: harm %v, final %v -> %v", m.HarmCtx, p.Final, m.Final)
+	}
+}

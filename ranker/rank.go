@@ -24,12 +24,23 @@ type Options struct {
 	// Profile overrides the index's dynamic-K profile, e.g. with the
 	// profile of the embedder that produced Dense.
 	Profile *DynamicK
+	// Contexts, with Dense, are the semantic channel's similarities of the
+	// prompt to each skill's helpful and harmful contexts (the prompts of
+	// past sessions): a context matches in either channel, so a new prompt
+	// in other words than a past one still finds what that session learnt.
+	Contexts *ContextScores
 	// DenseFloor is the semantic channel's own floor (cosine): with Dense
 	// set, a skill is a candidate when it shares a term with the prompt or
 	// its dense score reaches this floor: the union of both channels'
 	// candidates, so a paraphrase sharing no word can still be found, with
 	// a floor so the dense channel alone does not admit every skill.
 	DenseFloor float64
+}
+
+// ContextScores are per-skill similarities of a prompt to the skill's
+// helpful and harmful contexts, in doc order (0: none, or no context).
+type ContextScores struct {
+	Help, Harm []float64
 }
 
 // candidate reports whether a skill may be emitted at all: it must match
@@ -126,7 +137,7 @@ func (ix *Index) Rank(text string, opt Options) Result {
 	n := len(ix.docs)
 	raw := make([]float64, n)
 	ix.lexical(q, raw)
-	res := Result{Ranked: ix.ranked(q, raw, opt.Dense)}
+	res := Result{Ranked: ix.ranked(q, raw, opt.Dense, opt.Contexts)}
 
 	// Candidates: the non-archived prefix of the ranking.
 	cands := res.Ranked
@@ -221,7 +232,7 @@ func (ix *Index) Rank(text string, opt Options) Result {
 // moved), then permutes the breakdowns into that order in place. A second
 // array of breakdowns would be fresh memory, and every fresh page costs the
 // short-lived hook process a page fault.
-func (ix *Index) ranked(q query, raw, dense []float64) []Breakdown {
+func (ix *Index) ranked(q query, raw, dense []float64, ctx *ContextScores) []Breakdown {
 	all := make([]Breakdown, len(ix.docs))
 	keys := make([]rankKey, len(ix.docs))
 	var denseVals []float64 // one backing array for the Dense pointers
@@ -230,7 +241,7 @@ func (ix *Index) ranked(q query, raw, dense []float64) []Breakdown {
 	}
 	for i := range ix.docs {
 		b := &all[i]
-		ix.breakdown(b, i, q, raw[i], dense, denseVals)
+		ix.breakdown(b, i, q, raw[i], dense, denseVals, ctx)
 		keys[i] = rankKey{final: b.Final, id: b.ID, doc: int32(i), archived: b.Archived()}
 	}
 	slices.SortFunc(keys, compareKeys)
@@ -307,7 +318,7 @@ func less(a, b *Breakdown) bool {
 
 // breakdown computes every term of doc i's score for q into *b. With
 // dense set, b.Dense points at denseVals[i].
-func (ix *Index) breakdown(b *Breakdown, i int, q query, raw float64, dense, denseVals []float64) {
+func (ix *Index) breakdown(b *Breakdown, i int, q query, raw float64, dense, denseVals []float64, ctx *ContextScores) {
 	d := &ix.docs[i]
 	*b = Breakdown{
 		Doc: i, ID: d.ID, LexicalRaw: raw,
@@ -339,10 +350,22 @@ func (ix *Index) breakdown(b *Breakdown, i int, q query, raw float64, dense, den
 		}
 	}
 	if ix.cfg.Blend.Enabled && b.Status != StatusArchived && len(q.vec) > 0 {
-		b.HelpCtx = maxCosine(q.vec, ix.help[i])
-		b.HarmCtx = maxCosine(q.vec, ix.harm[i])
+		b.HelpCtxWords = maxCosine(q.vec, ix.help[i])
+		b.HarmCtxWords = maxCosine(q.vec, ix.harm[i])
+		b.HelpCtx, b.HarmCtx = b.HelpCtxWords, b.HarmCtxWords
 		b.RelatedHelp = maxCosine(q.vec, ix.relHelp[i])
 		b.RelatedHarm = maxCosine(q.vec, ix.relHarm[i])
+	}
+	if ix.cfg.Blend.Enabled && b.Status != StatusArchived && ctx != nil {
+		// Only a skill with contexts of that kind can match one.
+		if i < len(ctx.Help) && len(d.HelpfulContexts) > 0 {
+			b.HelpCtxModel = ctx.Help[i]
+			b.HelpCtx = max(b.HelpCtx, b.HelpCtxModel)
+		}
+		if i < len(ctx.Harm) && len(d.HarmfulContexts) > 0 {
+			b.HarmCtxModel = ctx.Harm[i]
+			b.HarmCtx = max(b.HarmCtx, b.HarmCtxModel)
+		}
 	}
 	ix.cfg.Blend.Apply(b)
 }

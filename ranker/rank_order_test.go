@@ -69,7 +69,7 @@ func TestRankedMatchesStableSort(t *testing.T) {
 				vals = make([]float64, len(docs))
 			}
 			for i := range want {
-				ix.breakdown(&want[i], i, q, raw[i], tc.dense, vals)
+				ix.breakdown(&want[i], i, q, raw[i], tc.dense, vals, nil)
 			}
 			slices.SortStableFunc(want, func(a, b Breakdown) int {
 				switch {
@@ -80,7 +80,7 @@ func TestRankedMatchesStableSort(t *testing.T) {
 				}
 				return 0
 			})
-			if got := ix.ranked(q, raw, tc.dense); !reflect.DeepEqual(got, want) {
+			if got := ix.ranked(q, raw, tc.dense, nil); !reflect.DeepEqual(got, want) {
 				t.Fatal("ranked differs from a stable sort of the breakdowns")
 			}
 		})

@@ -46,7 +46,7 @@ const (
 	// IndexFile is the compiled index's name in .megagit/local/.
 	IndexFile         = "route-index.bin"
 	oldIndexCacheName = "route-index.gob" // formats up to 4, removed on write
-	indexCacheVersion = 8                 // 8: a doc's description includes when_to_use
+	indexCacheVersion = 9                 // 9: context vectors; 8: a doc's description includes when_to_use
 	// checkedFile's modification time is when Refresh last compared the
 	// compiled index with every skill.
 	checkedFile = "route-index.checked"
@@ -223,17 +223,16 @@ func Refresh(dir local.Dir, root string, roots []string, rc ranker.Config, src S
 // unchanged, the rest embedded through src. A document's vectors depend
 // on its id and description only (dense.DocTexts).
 func vectorsFor(docs, oldDocs []ranker.Doc, prev *Vectors, src Source) (*Vectors, error) {
-	type texts struct{ id, desc string }
-	at := map[texts]int{}
+	at := map[vecKey]int{}
 	if prev != nil && prev.Docs() == len(oldDocs) {
 		for i, d := range oldDocs {
-			at[texts{d.ID, d.Description}] = i
+			at[vecKeyOf(d)] = i
 		}
 	}
 	var missing []ranker.Doc
 	var where []int
 	for i, d := range docs {
-		if _, ok := at[texts{d.ID, d.Description}]; !ok {
+		if _, ok := at[vecKeyOf(d)]; !ok {
 			missing, where = append(missing, d), append(where, i)
 		}
 	}
@@ -256,17 +255,45 @@ func vectorsFor(docs, oldDocs []ranker.Doc, prev *Vectors, src Source) (*Vectors
 		dim = prev.Dim
 	}
 	out := &Vectors{Key: src.VecKey, Dim: dim, Rows: make([]float32, 0, 2*dim*len(docs))}
+	freshCtx, prevCtx := fresh.ctxByDoc(), prev.ctxByDoc()
 	j := 0
 	for i, d := range docs {
+		from, o, ctx := prev, 0, prevCtx
 		if j < len(where) && where[j] == i {
-			out.Rows = append(out.Rows, fresh.Rows[2*dim*j:2*dim*(j+1)]...)
+			from, o, ctx = fresh, j, freshCtx
 			j++
-			continue
+		} else {
+			o = at[vecKeyOf(d)]
 		}
-		o := at[texts{d.ID, d.Description}]
-		out.Rows = append(out.Rows, prev.Rows[2*dim*o:2*dim*(o+1)]...)
+		out.Rows = append(out.Rows, from.Rows[2*dim*o:2*dim*(o+1)]...)
+		for _, k := range ctx[int32(o)] {
+			out.Ctx = append(out.Ctx, CtxRow{Doc: int32(i), Harm: from.Ctx[k].Harm})
+			out.CtxRows = append(out.CtxRows, from.CtxRows[k*dim:(k+1)*dim]...)
+		}
 	}
 	return out, nil
+}
+
+// vecKey is what a document's vectors are made from: a document whose key
+// is unchanged keeps its rows.
+type vecKey struct{ id, desc, contexts string }
+
+func vecKeyOf(d ranker.Doc) vecKey {
+	return vecKey{d.ID, d.Description, strings.Join(d.HelpfulContexts, "\x00") + "\x01" + strings.Join(d.HarmfulContexts, "\x00")}
+}
+
+// ctxByDoc is, per document, the indices of its context rows.
+func (v *Vectors) ctxByDoc() map[int32][]int {
+	if v == nil {
+		return nil
+	}
+	out := map[int32][]int{}
+	for k, c := range v.Ctx {
+		if (k+1)*v.Dim <= len(v.CtxRows) {
+			out[c.Doc] = append(out[c.Doc], k)
+		}
+	}
+	return out
 }
 
 // changedFiles are the paths whose stamps differ between two stampings

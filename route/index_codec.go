@@ -289,6 +289,19 @@ func appendVectors(b []byte, v *Vectors) []byte {
 	for _, x := range v.Rows {
 		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
 	}
+	// The contexts' rows: their count, whose each is (the document, the top
+	// bit set for a harmful one), then the rows.
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(v.Ctx)))
+	for _, c := range v.Ctx {
+		ref := uint32(c.Doc)
+		if c.Harm {
+			ref |= 1 << 31
+		}
+		b = binary.LittleEndian.AppendUint32(b, ref)
+	}
+	for _, x := range v.CtxRows {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+	}
 	return b
 }
 
@@ -304,23 +317,48 @@ func decodeVectors(b []byte, n int) (*Vectors, bool) {
 	if dim == 0 || dim > 1<<16 || uint64(klen) > uint64(len(b)) || start > uint64(len(b)) {
 		return nil, false
 	}
-	rows := b[start:]
-	if uint64(len(rows)) != 4*2*uint64(dim)*uint64(n) {
+	rest := b[start:]
+	main := 4 * 2 * uint64(dim) * uint64(n)
+	if uint64(len(rest)) < main+4 {
 		return nil, false
 	}
-	v := &Vectors{Key: string(b[8 : 8+klen]), Dim: int(dim)}
-	if len(rows) == 0 {
-		return v, true
+	v := &Vectors{Key: string(b[8 : 8+klen]), Dim: int(dim), Rows: floats(rest[:main])}
+	rest = rest[main:]
+	nctx := uint64(binary.LittleEndian.Uint32(rest))
+	rest = rest[4:]
+	if uint64(len(rest)) != 4*nctx+4*uint64(dim)*nctx {
+		return nil, false
 	}
-	if binary.NativeEndian.Uint16([]byte{1, 0}) == 1 && uintptr(unsafe.Pointer(&rows[0]))%4 == 0 {
-		v.Rows = unsafe.Slice((*float32)(unsafe.Pointer(&rows[0])), len(rows)/4)
-	} else {
-		v.Rows = make([]float32, len(rows)/4)
-		for i := range v.Rows {
-			v.Rows[i] = math.Float32frombits(binary.LittleEndian.Uint32(rows[4*i:]))
+	if nctx > 0 {
+		v.Ctx = make([]CtxRow, nctx)
+		for k := range v.Ctx {
+			ref := binary.LittleEndian.Uint32(rest[4*k:])
+			if doc := ref &^ (1 << 31); doc < uint32(n) {
+				v.Ctx[k] = CtxRow{Doc: int32(doc), Harm: ref&(1<<31) != 0}
+			} else {
+				return nil, false
+			}
 		}
+		v.CtxRows = floats(rest[4*nctx:])
 	}
 	return v, true
+}
+
+// floats are the little-endian float32s of b, used where they lie when the
+// machine is little-endian and b 4-aligned (a mapping or an allocation of
+// the index), else copied.
+func floats(b []byte) []float32 {
+	if len(b) == 0 {
+		return nil
+	}
+	if binary.NativeEndian.Uint16([]byte{1, 0}) == 1 && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
+		return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), len(b)/4)
+	}
+	out := make([]float32, len(b)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
 }
 
 // appendDocs encodes the documents without their bodies: the total counts

@@ -44,6 +44,14 @@ type Dense interface {
 	DenseProfile() DenseProfile
 }
 
+// ContextDense is a Dense that also scores a prompt against each skill's
+// helpful and harmful contexts (the prompts of past sessions), with the
+// prompt embedded once.
+type ContextDense interface {
+	Dense
+	ScoresWithContexts(prompt string) ([]float64, *ranker.ContextScores, error)
+}
+
 // DenseProfile is what routing takes from a model's profile: the weight
 // of the dense channel in the fused score, its abstention floor (a
 // cosine) and its dynamic-K tier.
@@ -128,10 +136,18 @@ func (dk DynamicKOverride) gate(shipped *ranker.Gate) *ranker.Gate {
 func (r *Router) Rank(prompt string, s Settings) ranker.Result {
 	opt := ranker.Options{TopK: s.TopK, NoDynamicK: s.NoDynamic, Profile: r.lex}
 	if r.Sem != nil {
-		dense, err := r.Sem.Scores(prompt)
+		var dense []float64
+		var err error
+		if cd, ok := r.Sem.(ContextDense); ok {
+			dense, opt.Contexts, err = cd.ScoresWithContexts(prompt)
+		} else {
+			dense, err = r.Sem.Scores(prompt)
+		}
 		if err == nil {
 			opt.Dense, opt.DenseFloor, opt.Profile = dense, r.Sem.DenseProfile().AbsFloor, r.prof
-		} // else lexical fallback for this prompt
+		} else {
+			opt.Contexts = nil // lexical fallback for this prompt
+		}
 	}
 	return r.Index.Rank(prompt, opt)
 }

@@ -1,6 +1,10 @@
 package route
 
-import "math"
+import (
+	"math"
+
+	"github.com/megagit/megagit/ranker"
+)
 
 // Vectors are a semantic model's vectors of every skill, as the compiled
 // index stores them: two rows per document, row 2i its name and
@@ -8,10 +12,23 @@ import "math"
 // each Dim float32s, L2-normalised. Key names the model build that made
 // them (its embedding-cache key), so rows of another model are never
 // scored against this model's prompt vector.
+//
+// Ctx and CtxRows are the vectors of the skills' helpful and harmful
+// contexts (the prompts of past sessions that judged them), one row each,
+// Ctx[k] saying whose row CtxRows[k·Dim:] is: what routing learnt from use
+// matches a prompt in other words than the past one.
 type Vectors struct {
-	Key  string
-	Dim  int
-	Rows []float32
+	Key     string
+	Dim     int
+	Rows    []float32
+	Ctx     []CtxRow
+	CtxRows []float32
+}
+
+// CtxRow says whose context a row of Vectors.CtxRows is.
+type CtxRow struct {
+	Doc  int32
+	Harm bool // a harmful context, else a helpful one
 }
 
 // Docs is how many documents the rows cover.
@@ -37,6 +54,36 @@ func (v *Vectors) Scores(q []float32) []float64 {
 	return out
 }
 
+// ContextScores is every document's best similarity of the prompt vector
+// q to its helpful and to its harmful contexts. A cosine counts only above
+// floor, the level the model's cosines reach for unrelated texts (its
+// profile's floor), rescaled to [0, 1]: unrelated prompts share a
+// background similarity with past ones that is no evidence. Nil when no
+// skill has a context.
+func (v *Vectors) ContextScores(q []float32, floor float64) *ranker.ContextScores {
+	if v == nil || len(v.Ctx) == 0 || len(q) != v.Dim {
+		return nil
+	}
+	n := v.Docs()
+	cs := &ranker.ContextScores{Help: make([]float64, n), Harm: make([]float64, n)}
+	floor = min(max(floor, 0), 0.99)
+	for k, c := range v.Ctx {
+		if (k+1)*v.Dim > len(v.CtxRows) {
+			break
+		}
+		if int(c.Doc) >= n {
+			continue
+		}
+		s := max(0, (dotRow(q, v.CtxRows[k*v.Dim:(k+1)*v.Dim])-floor)/(1-floor))
+		if c.Harm {
+			cs.Harm[c.Doc] = max(cs.Harm[c.Doc], s)
+		} else {
+			cs.Help[c.Doc] = max(cs.Help[c.Doc], s)
+		}
+	}
+	return cs
+}
+
 // dot is the cosine of q and row r (both normalised), summed in float32
 // over four lanes: thousands of skills are scored per prompt, and
 // independent sums let the processor overlap the multiplications.
@@ -44,7 +91,11 @@ func (v *Vectors) dot(q []float32, r int) float64 {
 	if len(q) != v.Dim {
 		return 0
 	}
-	row := v.Rows[r*v.Dim : (r+1)*v.Dim]
+	return dotRow(q, v.Rows[r*v.Dim:(r+1)*v.Dim])
+}
+
+// dotRow is the dot product of q and row (of q's length).
+func dotRow(q, row []float32) float64 {
 	q = q[:len(row)]
 	var s0, s1, s2, s3 float32
 	i := 0
@@ -78,6 +129,16 @@ func (s *Semantic) Scores(prompt string) ([]float64, error) {
 		return nil, err
 	}
 	return s.Vecs.Scores(q), nil
+}
+
+// ScoresWithContexts implements ContextDense: the documents' scores and
+// their contexts' similarities, the prompt embedded once.
+func (s *Semantic) ScoresWithContexts(prompt string) ([]float64, *ranker.ContextScores, error) {
+	q, err := s.Embed(prompt)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.Vecs.Scores(q), s.Vecs.ContextScores(q, s.Prof.AbsFloor), nil
 }
 
 // DenseProfile implements Dense.

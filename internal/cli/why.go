@@ -194,7 +194,11 @@ func printWhy(w io.Writer, b ranker.Breakdown, sp *semanticParts) {
 	}
 	line("relevance", fmt.Sprintf("%+.4f", b.Relevance), rel)
 	line("count_bonus", fmt.Sprintf("%+.4f", b.Count), fmt.Sprintf("h=%d, ha=%d, raw=%+.4f", b.Helpful, b.Harmful, b.CountRaw))
-	line("context_match", fmt.Sprintf("%+.4f", b.Context), fmt.Sprintf("help=%+.4f, harm=%+.4f", b.HelpCtx, b.HarmCtx))
+	ctx := fmt.Sprintf("help=%+.4f, harm=%+.4f", b.HelpCtx, b.HarmCtx)
+	if b.HelpCtxModel > 0 || b.HarmCtxModel > 0 {
+		ctx += fmt.Sprintf("; words %+.4f / %+.4f, model %+.4f / %+.4f", b.HelpCtxWords, b.HarmCtxWords, b.HelpCtxModel, b.HarmCtxModel)
+	}
+	line("context_match", fmt.Sprintf("%+.4f", b.Context), ctx)
 	line("related_verdict", fmt.Sprintf("%+.4f", b.Related), fmt.Sprintf("help_max=%+.4f, harm_max=%+.4f", b.RelatedHelp, b.RelatedHarm))
 	line("trajectory", fmt.Sprintf("× %.4f", b.Weight), "exponential moving average of implicit outcomes; 1 until one arrives")
 	line("status_mult", fmt.Sprintf("× %.4f", b.StatusMult), b.Status)

@@ -37,13 +37,27 @@ func DocTexts(d ranker.Doc) (full, name string) {
 	return name + ": " + d.Description, name
 }
 
+// Fields of the texts embedded per skill besides "full" and "name": each
+// helpful and each harmful context (a past session's prompt).
+const (
+	FieldHelp = "help"
+	FieldHarm = "harm"
+)
+
 // EmbedItems are the texts routing embeds per skill, keyed as New
-// keys them, so routing finds every vector `megagit embed` committed.
+// keys them, so routing finds every vector `megagit embed` committed: the
+// two of DocTexts, then the skill's helpful and harmful contexts.
 func EmbedItems(docs []ranker.Doc) []embedcache.DocText {
 	items := make([]embedcache.DocText, 0, 2*len(docs))
 	for _, d := range docs {
 		full, name := DocTexts(d)
 		items = append(items, embedcache.DocText{Skill: d.ID, Field: "full", Text: full}, embedcache.DocText{Skill: d.ID, Field: "name", Text: name})
+		for _, c := range d.HelpfulContexts {
+			items = append(items, embedcache.DocText{Skill: d.ID, Field: FieldHelp, Text: c})
+		}
+		for _, c := range d.HarmfulContexts {
+			items = append(items, embedcache.DocText{Skill: d.ID, Field: FieldHarm, Text: c})
+		}
 	}
 	return items
 }
@@ -53,16 +67,27 @@ func EmbedItems(docs []ranker.Doc) []embedcache.DocText {
 // a static model (cheap) embeds a registry no cache knows: a slower model
 // fails with ErrNoVectors until `megagit embed` has run.
 func New(emb models.Embedder, prof models.Profile, docs []ranker.Doc, cacheDirs []string, warn func(string)) (*Channel, error) {
-	vecs, err := CachedVectors(emb, EmbedItems(docs), cacheDirs, warn, prof.Kind == "static")
+	items := EmbedItems(docs)
+	vecs, err := CachedVectors(emb, items, cacheDirs, warn, prof.Kind == "static")
 	if err != nil {
 		return nil, err
 	}
-	v := &route.Vectors{Key: embedcache.CacheKey(emb), Dim: emb.Dim(), Rows: make([]float32, 0, len(vecs)*emb.Dim())}
-	for _, row := range vecs {
+	v := &route.Vectors{Key: embedcache.CacheKey(emb), Dim: emb.Dim(), Rows: make([]float32, 0, 2*len(docs)*emb.Dim())}
+	doc := -1
+	for k, row := range vecs {
 		if len(row) != v.Dim {
 			return nil, fmt.Errorf("%s: a vector of %d values, want %d", emb.ID(), len(row), v.Dim)
 		}
-		v.Rows = append(v.Rows, row...)
+		switch items[k].Field {
+		case FieldHelp, FieldHarm:
+			v.Ctx = append(v.Ctx, route.CtxRow{Doc: int32(doc), Harm: items[k].Field == FieldHarm})
+			v.CtxRows = append(v.CtxRows, row...)
+		case "full":
+			doc++
+			v.Rows = append(v.Rows, row...)
+		default:
+			v.Rows = append(v.Rows, row...)
+		}
 	}
 	return &Channel{Emb: emb, Prof: prof, Vecs: v}, nil
 }
@@ -195,6 +220,11 @@ func QueryEmbedder(emb models.Embedder) func(string) ([]float32, error) {
 
 // Scores is the per-doc dense relevance for a prompt, in doc order.
 func (s *Channel) Scores(prompt string) ([]float64, error) { return s.Semantic().Scores(prompt) }
+
+// ScoresWithContexts implements route.ContextDense.
+func (s *Channel) ScoresWithContexts(prompt string) ([]float64, *ranker.ContextScores, error) {
+	return s.Semantic().ScoresWithContexts(prompt)
+}
 
 // Parts returns the two cosines behind one doc's semantic score.
 func (s *Channel) Parts(prompt string, doc int) (full, name float64, err error) {
