@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -35,6 +36,9 @@ func main() {
 	if *bench == "" {
 		flag.Usage()
 		os.Exit(2)
+	}
+	if *queries == "" {
+		*queries = filepath.Join(*bench, "queries.jsonl")
 	}
 	b, err := eval.Load(*bench, *queries, func(s []*registry.Skill) []ranker.Doc { return workspace.SkillDocs(s, nil) }, func(string) {})
 	if err != nil {

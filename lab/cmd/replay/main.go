@@ -1,0 +1,112 @@
+// Command replay measures what routing learns from use. For every skill
+// with two or more prompts in a benchmark's queries, the first half of its
+// prompts play past sessions (the prompt, the skill injected and used, a
+// HELPFUL verdict whose context is the prompt) and the rest are asked
+// afterwards; it prints the coverage of the asked prompts before and after
+// the history, and after the same history judged HARMFUL; and how often a
+// prompt that needs no skill is left alone in each case.
+//
+//	go run ./cmd/replay -bench $BENCH/realskills-dev
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/megagit/megagit/config"
+	"github.com/megagit/megagit/eval"
+	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/dense"
+	"github.com/megagit/megagit/workspace"
+)
+
+func main() {
+	bench := flag.String("bench", "", "benchmark folder (skills/ and queries.jsonl)")
+	queries := flag.String("queries", "", "queries file (default DIR/queries.jsonl)")
+	verbose := flag.Bool("v", false, "print every asked prompt")
+	flag.Parse()
+	if *bench == "" {
+		flag.Usage()
+		os.Exit(2)
+	}
+	if *queries == "" {
+		*queries = filepath.Join(*bench, "queries.jsonl")
+	}
+	b, err := eval.Load(*bench, *queries, func(s []*registry.Skill) []ranker.Doc { return workspace.SkillDocs(s, nil) }, func(string) {})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	// Prompts by their single gold skill, in file order.
+	by := map[string][]eval.Query{}
+	for _, q := range b.Queries {
+		if len(q.Gold) == 1 {
+			by[q.Gold[0]] = append(by[q.Gold[0]], q)
+		}
+	}
+	var skills []string
+	for s, qs := range by {
+		if len(qs) >= 2 {
+			skills = append(skills, s)
+		}
+	}
+	sort.Strings(skills)
+	var history, asked, nulls []eval.Query
+	for _, q := range b.Queries {
+		if len(q.Gold) == 0 {
+			nulls = append(nulls, q)
+		}
+	}
+	for _, s := range skills {
+		qs := by[s]
+		h := len(qs) / 2
+		history = append(history, qs[:h]...)
+		asked = append(asked, qs[h:]...)
+	}
+	cfg, _, err := config.Load("", nil)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%d skills with 2+ prompts: %d history prompts, %d asked, and %d that need no skill\n", len(skills), len(history), len(asked), len(nulls))
+	for _, run := range []struct {
+		name    string
+		verdict string
+	}{{"before", ""}, {"after HELPFUL", "HELPFUL"}, {"after HARMFUL", "HARMFUL"}} {
+		docs := append([]ranker.Doc(nil), b.Docs...)
+		at := map[string]int{}
+		for i, d := range docs {
+			at[d.ID] = i
+		}
+		for _, q := range history {
+			if run.verdict == "" {
+				break
+			}
+			d := &docs[at[q.Gold[0]]]
+			if run.verdict == "HELPFUL" {
+				d.HelpfulContexts = append(append([]string(nil), d.HelpfulContexts...), q.Query)
+				d.HelpfulCount++
+			} else {
+				d.HarmfulContexts = append(append([]string(nil), d.HarmfulContexts...), q.Query)
+				d.HarmfulCount++
+			}
+		}
+		ab := &eval.Bench{Dir: b.Dir, QueryFile: b.QueryFile, Docs: docs, Queries: append(append([]eval.Query(nil), asked...), nulls...)}
+		ch := dense.ForBench(cfg, docs, func(string) {})
+		o := eval.Options{Config: cfg, Dense: ch,
+			Settings: route.Settings{TopK: cfg.Route.TopK, Format: cfg.Route.Format, Budget: cfg.Route.Budget},
+			Router:   workspace.NewRouter}
+		rows := eval.Run(ab, o)
+		s := eval.Summarize(run.name, rows)
+		fmt.Printf("%-14s asked: coverage %.3f R@1 %.3f R@5 %.3f; no skill needed: left alone %.3f\n", run.name, s.InDistCoverage, s.R1, s.R5, s.NullCoverage)
+		if *verbose {
+			for _, r := range rows {
+				fmt.Printf("  %.0f %-30s %v | %s\n", r.Coverage, r.Gold[0], r.Emitted, r.Query)
+			}
+		}
+	}
+}
