@@ -32,6 +32,7 @@ func main() {
 	modes := flag.String("modes", "base,pass", "comma-separated: base, pass, passonly")
 	gate := flag.Bool("gate", true, "use the shipped gate")
 	fw := flag.Float64("w", 0, "fusion weight of the dense channel (0: the model's)")
+	modelDir := flag.String("model", "", "a static model folder to embed with, routed with the built-in model's profile and gate (default: the built-in model)")
 	flag.Parse()
 	if *bench == "" {
 		flag.Usage()
@@ -46,6 +47,9 @@ func main() {
 		os.Exit(1)
 	}
 	m, err := models.Builtin()
+	if *modelDir != "" {
+		m, err = models.LoadStatic(os.DirFS(*modelDir), ".")
+	}
 	if err != nil {
 		panic(err)
 	}
