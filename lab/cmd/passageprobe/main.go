@@ -11,15 +11,15 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/megagit/megagit/lab/internal/benchload"
 
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/eval"
 	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/dense"
 	"github.com/megagit/megagit/workspace"
@@ -38,14 +38,7 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if *queries == "" {
-		*queries = filepath.Join(*bench, "queries.jsonl")
-	}
-	b, err := eval.Load(*bench, *queries, func(s []*registry.Skill) []ranker.Doc { return workspace.SkillDocs(s, nil) }, func(string) {})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	b := benchload.MustLoad(*bench, *queries)
 	m, err := models.Builtin()
 	if *modelDir != "" {
 		m, err = models.LoadStatic(os.DirFS(*modelDir), ".")

@@ -13,13 +13,13 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
+
+	"github.com/megagit/megagit/lab/internal/benchload"
 
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/eval"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/dense"
 	"github.com/megagit/megagit/workspace"
@@ -34,14 +34,7 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if *queries == "" {
-		*queries = filepath.Join(*bench, "queries.jsonl")
-	}
-	b, err := eval.Load(*bench, *queries, func(s []*registry.Skill) []ranker.Doc { return workspace.SkillDocs(s, nil) }, func(string) {})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	b := benchload.MustLoad(*bench, *queries)
 	// Prompts by their single gold skill, in file order.
 	by := map[string][]eval.Query{}
 	for _, q := range b.Queries {
