@@ -14,10 +14,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/megagit/megagit/lab/internal/benchload"
-
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/eval"
+	"github.com/megagit/megagit/lab/internal/benchload"
 	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/route"

@@ -15,10 +15,9 @@ import (
 	"os"
 	"sort"
 
-	"github.com/megagit/megagit/lab/internal/benchload"
-
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/eval"
+	"github.com/megagit/megagit/lab/internal/benchload"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/dense"
