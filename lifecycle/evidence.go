@@ -48,9 +48,15 @@ func ParseVerdict(s string) (Verdict, error) {
 	return "", fmt.Errorf("unknown verdict %q (want HELPFUL, HARMFUL or NEUTRAL)", s)
 }
 
-// The lifecycle's thresholds, the reference design's unchanged: three
-// harmful verdicts in a row archive a skill at once; otherwise a skill
-// needs five verdicts before its harmful share can make it suspect.
+// The lifecycle's thresholds. Three harmful verdicts in a row archive a
+// skill at once, whatever its status and however few its verdicts: a run
+// of recent failures, which any helpful verdict breaks, so many harmful
+// verdicts spread among helpful ones make a skill suspect, never archived.
+// Otherwise a skill needs five verdicts before its harmful share can make
+// it suspect: a new skill is not judged on its first one or two. Recovery is
+// strict: a share of at most 0.15 and at most one harmful verdict in all,
+// so a skill with a long record of failures cannot recover on its ratio
+// alone.
 const (
 	AutoArchiveThreshold    = 3    // consecutive HARMFUL verdicts that archive
 	MinInvocationsForStatus = 5    // cold-start guard before suspect can trigger

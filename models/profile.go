@@ -5,9 +5,9 @@ import "strings"
 // Profile is what megagit knows about a model: how to pool and prefix for
 // it, and how its scores feed ranking (fusion weight with the lexical
 // channel, absolute floor and K tier for dynamic K). Measured says whether
-// the ranking numbers were measured (with `megagit eval`, or by the
-// reference design's routing benchmark for the known ONNX models) or
-// estimated.
+// the ranking numbers were measured (with `megagit eval`, or, for the
+// known ONNX models, on the skill-routing benchmark their floors come from)
+// or estimated.
 type Profile struct {
 	ID          string   `json:"id"`
 	Kind        string   `json:"kind"` // "static" or "onnx"
@@ -101,11 +101,11 @@ func hfFiles() []ModelFile {
 	}
 }
 
-// onnxProfiles are the ONNX sentence models megagit knows: the reference
-// design's table of embedders plus all-MiniLM-L6-v2. Floors and tiers are
-// the ones that design measured on its routing benchmark; rows it only
-// estimated are Measured: false. Dimensions, pooling and prefixes are the
-// model cards'.
+// onnxProfiles are the ONNX sentence models megagit knows: the models
+// whose absolute floors and tiers were set on a skill-routing benchmark
+// (ranker's model profiles hold the same floors), plus all-MiniLM-L6-v2.
+// A floor guessed from the model's family rather than measured is
+// Measured: false. Dimensions, pooling and prefixes are the model cards'.
 var onnxProfiles = []Profile{
 	{ID: "bge-m3", Kind: "onnx", HubID: "BAAI/bge-m3", Aliases: []string{"BGE-M3"},
 		Dim: 1024, Pooling: "cls", Normalize: true, Inputs: robertaInputs,

@@ -1,11 +1,8 @@
 package models
 
 import (
-	"bufio"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -219,50 +216,6 @@ func TestStaticVocabMatchesReference(t *testing.T) {
 		if _, ok := v.ID(tok); ok {
 			t.Errorf("ID(%q) found a token", tok)
 		}
-	}
-}
-
-// TestStaticTokenizerPairsCorpus compares the tokenizers on every text of
-// a pairs file (MEGAGIT_PAIRS_CORPUS=.../package-pairs.jsonl.gz), which is
-// too large for CI.
-func TestStaticTokenizerPairsCorpus(t *testing.T) {
-	path := os.Getenv("MEGAGIT_PAIRS_CORPUS")
-	if path == "" {
-		t.Skip("MEGAGIT_PAIRS_CORPUS is not set")
-	}
-	ref, st := referenceTokenizers(t)
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	texts, mismatches := 0, 0
-	for sc.Scan() {
-		var p struct{ A, B string }
-		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range []string{p.A, p.B} {
-			texts++
-			if a, b := ref.IDs(s), st.IDs(s); !reflect.DeepEqual(a, b) && (len(a) != 0 || len(b) != 0) {
-				if mismatches++; mismatches <= 10 {
-					t.Errorf("IDs(%+.80q): sugarme %v, staticmodel %v", s, a, b)
-				}
-			}
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%d texts, %d mismatches", texts, mismatches)
-	if mismatches > 0 {
-		t.Fail()
 	}
 }
 

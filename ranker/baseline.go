@@ -8,12 +8,12 @@ import (
 	"strings"
 )
 
-// BaselineText chooses which skill text the plain BM25 reference indexes;
-// the two benchmark READMEs define their references over different text.
+// BaselineText chooses which skill text the plain BM25 reference indexes,
+// to match the text a published BM25 figure was computed on.
 type BaselineText string
 
-// Baseline texts: skills-dev's reference (and the issue's "description
-// only") and metatool's reference.
+// Baseline texts: a skill's name and description (what a host lists, and
+// the default), or those and its body.
 const (
 	BaselineNameDescription     BaselineText = "name+description"
 	BaselineNameDescriptionBody BaselineText = "name+description+body"
@@ -31,7 +31,8 @@ func ParseBaselineText(s string) (BaselineText, error) {
 // BaselineTopK is how many skills the plain BM25 reference always emits.
 const BaselineTopK = 5
 
-// Plain BM25 parameters of the benchmark READMEs.
+// Plain BM25's usual parameters, so the reference is the BM25 other
+// routers report.
 const (
 	baselineK1 = 1.2
 	baselineB  = 0.75
@@ -39,8 +40,8 @@ const (
 
 var baselineTokRE = regexp.MustCompile(`[a-z0-9]+`)
 
-// baselineTokens is the READMEs' tokeniser: lowercase [a-z0-9]+ runs, no
-// stemming, no stopwords.
+// baselineTokens is the reference's tokeniser: lowercase [a-z0-9]+ runs, no
+// stemming, no stopwords (none of megagit's own text handling).
 func baselineTokens(text string) []string {
 	return baselineTokRE.FindAllString(strings.ToLower(text), -1)
 }
@@ -51,9 +52,10 @@ type basePosting struct {
 	tf  float64
 }
 
-// Baseline is the benchmark READMEs' plain BM25 reference (k1 1.2, b 0.75,
-// idf ln(1 + (N - df + 0.5)/(df + 0.5)), ties by id), so `megagit eval`
-// can put megagit beside the figure every other router reports.
+// Baseline is a plain BM25 reference (k1 1.2, b 0.75,
+// idf ln(1 + (N - df + 0.5)/(df + 0.5)), ties by id) without megagit's
+// fields, weights, stemming or evidence, so `megagit eval` can put megagit
+// beside the figure routers usually report as BM25, from the same run.
 type Baseline struct {
 	docs     []Doc
 	postings map[string][]basePosting

@@ -13,8 +13,9 @@ func toyBaselineDocs() []Doc {
 	}
 }
 
-// TestBaselineToy pins the README formula on a corpus small enough to
-// compute by hand (avgdl 5; figures from a direct Python transcription).
+// TestBaselineToy pins Baseline's formula on a corpus small enough to
+// compute by hand (avgdl 5; the expected scores come from a direct Python
+// transcription of the formula, not from this code).
 func TestBaselineToy(t *testing.T) {
 	docs := toyBaselineDocs()
 	p := NewBaseline(docs, BaselineNameDescription)

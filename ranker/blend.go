@@ -19,10 +19,16 @@ type Blend struct {
 	Suspect float64
 }
 
-// DefaultBlend is the reference design's table: each evidence term stays
-// small next to relevance (at most a few tenths), harmful matches weigh
-// 1.5 times helpful ones (a bad injection costs more than a good one
-// gains), and a suspect skill's score is halved.
+// DefaultBlend keeps relevance in charge: each evidence term stays small
+// next to it (the count bonus within ±0.05, the others a few tenths at
+// most), so a clear gap in relevance wins and evidence breaks near-ties.
+// Harmful context matches weigh 1.5 times helpful ones, because injecting
+// a skill that misleads costs more than missing one that helps. The count
+// bonus and the related verdicts weigh the same 0.10, so one very similar
+// past verdict counts about as much as a fully warmed-up helpful rate and
+// cannot drown it. A suspect skill's score is halved: it usually loses
+// the cut to an active skill of similar relevance, but stays in the list
+// and can earn its way back.
 func DefaultBlend() Blend {
 	return Blend{Enabled: true, Count: 0.10, Context: 0.15, Harm: 1.5, Related: 0.10, Suspect: 0.5}
 }

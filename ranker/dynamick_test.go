@@ -5,7 +5,10 @@ import (
 	"testing"
 )
 
-func TestDynamicKSeedExamples(t *testing.T) {
+// Worked examples of dynamic K, each a shape of scores with its decision:
+// a clean peak cuts at the gap after the third skill; equal scores are a
+// prompt nothing fits; an overwhelming leader still gets a backup (KMin 2).
+func TestDynamicKWorkedExamples(t *testing.T) {
 	cfg := DefaultDynamicK()
 	tests := []struct {
 		name   string
@@ -32,13 +35,14 @@ func TestDynamicKSeedExamples(t *testing.T) {
 	}
 }
 
-// The reference design's third worked example (an ambiguous "JWT" prompt:
-// auth, crypto or token?) states z_top1 = 2.10 and z_ent = 1.82 for its
-// scores, but those ten scores give z_top1 = 1.57 and z_ent = 1.92 under
-// the same definitions that reproduce the first example exactly. The
-// decision the example documents is pinned on its stated statistics; the
-// listed scores, as written, fall in the uniform-null branch.
-func TestDynamicKSeedExample3Ambiguous(t *testing.T) {
+// An ambiguous prompt ("JWT": auth, crypto or token?) with a mild leader
+// (z_top1 2.10) and a flat top (z_ent 1.82) widens K to 5. The example
+// these figures come from pairs them with ten evenly spaced scores, but
+// those scores give z_top1 = 1.57 and z_ent = 1.92 under the definitions
+// that reproduce the clean-peak example exactly, and fall in the
+// uniform-null branch: the ambiguous decision is pinned on the stated
+// statistics, and the scores' own decision beside it.
+func TestDynamicKAmbiguousExample(t *testing.T) {
 	scores := []float64{0.55, 0.53, 0.51, 0.49, 0.47, 0.45, 0.43, 0.41, 0.39, 0.37}
 	if k, r := DefaultDynamicK().decide(scores[0], 2.10, 1.82, elbow(scores)); k != 5 || r != "ambiguous" {
 		t.Errorf("decide = (%d, %q), want (5, \"ambiguous\")", k, r)

@@ -12,8 +12,9 @@ type Outcome struct {
 	Tokens  int
 }
 
-// QueryScore is one query's metrics as the benchmark READMEs define them.
-// Recall and MRR are meaningful only when Null is false.
+// QueryScore is one query's metrics: recall at 1, 5 and 10 and the
+// reciprocal rank of the first gold skill on the ranked list, coverage on
+// the emitted set. Recall and MRR are meaningful only when Null is false.
 type QueryScore struct {
 	ID               string
 	Null             bool

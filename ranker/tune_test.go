@@ -5,9 +5,10 @@ import (
 	"testing"
 )
 
-// The reference design's worked examples of dynamic K, logged as the
-// prompt hook logs them and replayed: a replay decides what Decide decided.
-func TestReplaySeedExamples(t *testing.T) {
+// The worked examples of dynamic K (TestDynamicKWorkedExamples), logged as
+// the prompt hook logs them and replayed: a replay decides what Decide
+// decided.
+func TestReplayWorkedExamples(t *testing.T) {
 	for _, scores := range [][]float64{
 		{0.78, 0.62, 0.58, 0.41, 0.38, 0.36, 0.35, 0.34, 0.33, 0.32}, // clean peak: gap-cut@2
 		{0.30, 0.30, 0.30, 0.30, 0.30, 0.30, 0.30, 0.30, 0.30, 0.30}, // null prompt: uniform-null

@@ -283,7 +283,8 @@ func TestSkillFileEvidenceLenient(t *testing.T) {
 
 // TestSkillFileRealSkills writes and removes the evidence block of every
 // published SKILL.md in testdata: real files written by many hands keep
-// every byte megagit does not own.
+// every byte megagit does not own, and the block megagit adds follows the
+// file's line endings (a CRLF file gets no bare LF, an LF file no CR).
 func TestSkillFileRealSkills(t *testing.T) {
 	e := sampleEvidence()
 	for _, file := range realSkills(t) {
@@ -293,6 +294,13 @@ func TestSkillFileRealSkills(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := checkRoundTrip(t, file, orig, e)
+			crlf, lf := bytes.Count(orig, []byte("\r\n")), bytes.Count(orig, []byte("\n"))
+			if crlf == lf && bytes.Count(out, []byte("\r\n")) != bytes.Count(out, []byte("\n")) {
+				t.Errorf("a CRLF file got bare LF line endings:\n%q", out)
+			}
+			if crlf == 0 && bytes.Contains(out, []byte("\r")) {
+				t.Errorf("an LF file got CR line endings:\n%q", out)
+			}
 			f := mustParse(t, file, orig)
 			if !f.HasEvidence() && !bytes.Equal(withoutEvidence(t, file, out), orig) {
 				t.Errorf("removing mega_meta does not give the original back")

@@ -95,17 +95,6 @@ func TestLintProblemJSON(t *testing.T) {
 	}
 }
 
-// realSkills are the published SKILL.md files in the repository's
-// testdata (testdata/realskills/README.md says where each comes from).
-func realSkills(t *testing.T) []string {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "realskills", "skills", "*", "SKILL.md"))
-	if err != nil || len(files) < 30 {
-		t.Fatalf("testdata/realskills: %d skills (%v), want the 33 committed", len(files), err)
-	}
-	return files
-}
-
 // TestLintRealSkills: skills as their authors published them lint without
 // an error, so lint never fails a user's real skill over a form it does
 // not know.

@@ -1,25 +1,34 @@
 package cli
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/workspace"
 )
 
-// TestGenBenchRegistry writes a synthetic registry for the hook latency
-// benchmark (lab/NOTEBOOK.md, "Hook latency"); it runs only when asked:
+// TestGenBenchRegistry writes a synthetic registry for the benchmarks that
+// read MEGAGIT_BENCH_REGISTRY (lab/NOTEBOOK.md, "Hook latency", has their
+// history); it writes only when asked:
 //
 //	MEGAGIT_GEN_REGISTRY=/tmp/reg1000 MEGAGIT_GEN_SKILLS=1000 go test ./internal/cli -run TestGenBenchRegistry
+//	git -C /tmp/reg1000 init && git -C /tmp/reg1000 add -A && git -C /tmp/reg1000 commit -m skills
 //
-// then `git init` and commit it, as the README's registry layout expects.
+// megagit opens a registry only inside a git repository. The lab's
+// benchreg tool builds registries of real package descriptions instead.
 func TestGenBenchRegistry(t *testing.T) {
 	dir := os.Getenv("MEGAGIT_GEN_REGISTRY")
 	if dir == "" {
@@ -70,6 +79,8 @@ func writeSyntheticSkills(t testing.TB, dir string, n int, nameFormat string) {
 
 // BenchmarkHookRouter times what the prompt hook does before ranking: load
 // the registry's skills (or the local compiled index) and build the index.
+// It and the two below read the registry MEGAGIT_BENCH_REGISTRY names, e.g.
+// one of 1,000 skills written by TestGenBenchRegistry:
 //
 //	MEGAGIT_BENCH_REGISTRY=/tmp/reg1000 go test ./internal/cli -run x -bench HookRouter
 func BenchmarkHookRouter(b *testing.B) {
@@ -107,7 +118,11 @@ func BenchmarkHookRouter(b *testing.B) {
 
 // BenchmarkHookPrompt times one whole prompt hook call in process (all but
 // process start): open, compiled index, route twice, session and decision
-// log. Profile it with -cpuprofile.
+// log. Profile it with -cpuprofile. The prompt is the description of the
+// registry's first skill, so whatever the registry, the hook finds a skill
+// and renders it (a fixed prompt may find nothing on a registry it was not
+// written for, and an abstaining hook skips the rendering); each call is
+// the first of its session, as the session file is removed between calls.
 //
 //	MEGAGIT_BENCH_REGISTRY=/tmp/reg1000 MEGAGIT_MODEL_ID=none go test ./internal/cli -run x -bench HookPrompt
 func BenchmarkHookPrompt(b *testing.B) {
@@ -115,16 +130,41 @@ func BenchmarkHookPrompt(b *testing.B) {
 	if dir == "" {
 		b.Skip("set MEGAGIT_BENCH_REGISTRY")
 	}
-	in := `{"session_id":"bench","cwd":"` + dir + `","prompt":"the docker image build is slow and the cache layer is huge"}`
+	in, err := json.Marshal(map[string]string{"session_id": "bench", "cwd": dir, "prompt": firstDescription(b, dir)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	session := filepath.Join(dir, ".megagit", "local", "sessions", "bench.json")
 	var out, errOut strings.Builder
 	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		if err := os.Remove(session); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			b.Fatal(err)
+		}
+		b.StartTimer()
 		out.Reset()
-		a := &app{dir: dir, in: strings.NewReader(in), out: &out, errOut: &errOut, now: time.Now}
+		a := &app{dir: dir, in: bytes.NewReader(in), out: &out, errOut: &errOut, now: time.Now}
 		hookPromptRun(&hookPromptOptions{app: a, agent: "claude"})
 		if out.Len() == 0 {
 			b.Fatalf("no output: %s", errOut.String())
 		}
 	}
+}
+
+// firstDescription is the description of the registry's first skill by
+// name.
+func firstDescription(b *testing.B, dir string) string {
+	b.Helper()
+	e, err := workspace.OpenHook(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	skills, _, err := e.Reg.Skills()
+	if err != nil || len(skills) == 0 {
+		b.Fatalf("%s: %d skills, %v", dir, len(skills), err)
+	}
+	first := slices.MinFunc(skills, func(x, y *registry.Skill) int { return strings.Compare(x.Name, y.Name) })
+	return first.File.Description()
 }
 
 // BenchmarkHookRoute times the ranking and rendering of one prompt with

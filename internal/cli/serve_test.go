@@ -196,9 +196,11 @@ func TestHookPromptUsesServe(t *testing.T) {
 
 // BenchmarkServed times one prompt routed by a warm server (socket round
 // trip included) against the same prompt routed by a warm router in this
-// process, on a registry of your choice (lab/NOTEBOOK.md, "A warm server"):
+// process, on the registry MEGAGIT_BENCH_REGISTRY names: e.g. one of 1,000
+// skills written by TestGenBenchRegistry or by the lab's benchreg tool
+// (lab/NOTEBOOK.md, "A warm server", has past figures):
 //
-//	MEGAGIT_BENCH_REGISTRY=/tmp/hx1000 go test ./internal/cli -run x -bench Served
+//	MEGAGIT_BENCH_REGISTRY=/tmp/reg1000 go test ./internal/cli -run x -bench Served
 func BenchmarkServed(b *testing.B) {
 	dir := os.Getenv("MEGAGIT_BENCH_REGISTRY")
 	if dir == "" {

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/megagit/megagit/models"
 )
@@ -80,32 +79,39 @@ func TestTokenizePairsWithNegatives(t *testing.T) {
 	}
 }
 
-// TestMineHardNegativesSpeed mines among a real pairs file's first N pairs
-// (MEGAGIT_MINE_PAIRS=FILE MEGAGIT_MINE_N=200000), to size a run.
-func TestMineHardNegativesSpeed(t *testing.T) {
+// BenchmarkMineHardNegatives mines hard negatives among the first
+// MEGAGIT_MINE_N pairs (all when unset) of the pairs file
+// MEGAGIT_MINE_PAIRS names, e.g. the training pairs `megagit model train
+// --pairs` reads, to size a training run; MEGAGIT_MINE_MAXPOST sets
+// HardNegatives.MaxPostings, and -v shows the first pairs' negatives:
+//
+//	MEGAGIT_MINE_PAIRS=pairs.jsonl.gz MEGAGIT_MINE_N=200000 go test ./models/train -run x -bench MineHardNegatives -benchtime 1x -v
+func BenchmarkMineHardNegatives(b *testing.B) {
 	path := os.Getenv("MEGAGIT_MINE_PAIRS")
 	if path == "" {
-		t.Skip("set MEGAGIT_MINE_PAIRS to a pairs file")
+		b.Skip("set MEGAGIT_MINE_PAIRS to a pairs file")
 	}
 	n, _ := strconv.Atoi(os.Getenv("MEGAGIT_MINE_N"))
 	texts, _, err := ReadPairs(path, n)
 	if err != nil {
-		t.Fatal(err)
+		b.Fatal(err)
 	}
 	maxPost, _ := strconv.Atoi(os.Getenv("MEGAGIT_MINE_MAXPOST"))
-	t0 := time.Now()
-	negs := MineHardNegatives(texts, HardNegatives{K: 2, MaxPostings: maxPost}, 2)
+	var negs [][]int32
+	for b.Loop() {
+		negs = MineHardNegatives(texts, HardNegatives{K: 2, MaxPostings: maxPost}, 2)
+	}
 	with := 0
 	for _, l := range negs {
 		if len(l) > 0 {
 			with++
 		}
 	}
-	t.Logf("%d pairs, %d with negatives, %s", len(texts), with, time.Since(t0))
+	b.Logf("%d pairs, %d with negatives", len(texts), with)
 	for i := 0; i < 8 && i < len(texts); i++ {
-		t.Logf("%q -> %q", texts[i].A, texts[i].B)
+		b.Logf("%q -> %q", texts[i].A, texts[i].B)
 		for _, j := range negs[i] {
-			t.Logf("    neg %q", texts[j].B)
+			b.Logf("    neg %q", texts[j].B)
 		}
 	}
 }

@@ -290,9 +290,11 @@ func TestServeWatchChecksOnlyAfterChanges(t *testing.T) {
 
 // BenchmarkServeCheck times the freshness check of a request to a quiet
 // registry, watched (the barrier) and not (a stat per SKILL.md), and the
-// watch upkeep a changed registry adds to the latter:
+// watch upkeep a changed registry adds to the latter, on the registry
+// MEGAGIT_BENCH_REGISTRY names: e.g. one of 1,000 skills written by
+// internal/cli's TestGenBenchRegistry or by the lab's benchreg tool:
 //
-//	MEGAGIT_BENCH_REGISTRY=/tmp/hx1000 go test ./route/server -run x -bench ServeCheck
+//	MEGAGIT_BENCH_REGISTRY=/tmp/reg1000 go test ./route/server -run x -bench ServeCheck
 func BenchmarkServeCheck(b *testing.B) {
 	dir := os.Getenv("MEGAGIT_BENCH_REGISTRY")
 	if dir == "" {

@@ -43,15 +43,20 @@ func realQueries(docs []Doc) []string {
 
 // TestRealSkillsFindThemselves: among published skills written by many
 // hands, a prompt that is a skill's own description ranks that skill
-// first, and one that is its name ranks it in the top three.
+// first and dynamic K emits it first, and one that is its name ranks it
+// in the top three.
 func TestRealSkillsFindThemselves(t *testing.T) {
 	docs := realDocs(t)
 	ix := NewIndex(docs, DefaultConfig())
-	for _, d := range docs {
-		if r := ix.Rank(d.Description, Options{}); r.Ranked[0].ID != d.ID {
+	for i, d := range docs {
+		r := ix.Rank(d.Description, Options{})
+		if r.Ranked[0].ID != d.ID {
 			t.Errorf("description of %s: %s ranks first", d.ID, r.Ranked[0].ID)
 		}
-		r := ix.Rank(strings.ReplaceAll(d.ID, "-", " "), Options{})
+		if len(r.Emitted) == 0 || r.Emitted[0] != i {
+			t.Errorf("description of %s: emitted %v (k=%d, %s), want it first", d.ID, r.Emitted, r.K, r.Reason)
+		}
+		r = ix.Rank(strings.ReplaceAll(d.ID, "-", " "), Options{})
 		if top := r.Ranked[:3]; top[0].ID != d.ID && top[1].ID != d.ID && top[2].ID != d.ID {
 			t.Errorf("name of %s: top three %s, %s, %s", d.ID, top[0].ID, top[1].ID, top[2].ID)
 		}
