@@ -4,13 +4,15 @@ import (
 	"os/exec"
 	"strconv"
 	"testing"
+
+	"github.com/megagit/megagit/internal/numpytest"
 )
 
 // The committed cache is meant to be read by numpy users: vectors.npy
 // (float32 or float16) loads with np.load, row i is index.json's row i,
 // and a pair of files numpy wrote loads back into a Cache.
 func TestCacheNumpyInterop(t *testing.T) {
-	py := numpyPython(t)
+	py := numpytest.Python(t)
 	e := &countingEmbedder{dim: 8}
 	items := docs("validate webhooks", "extract pdf text", "shrink docker images")
 	for _, f16 := range []bool{false, true} {
@@ -55,18 +57,4 @@ json.dump(idx, open(d + "/index.json", "w"))
 			t.Fatal("anchor lost through numpy")
 		}
 	}
-}
-
-// numpyPython finds a Python with numpy (the PATH one may be a pyenv shim
-// without it; Debian's python3-numpy lives under /usr/bin).
-func numpyPython(t *testing.T) string {
-	for _, p := range []string{"python3", "/usr/bin/python3"} {
-		if path, err := exec.LookPath(p); err == nil {
-			if exec.Command(path, "-c", "import numpy").Run() == nil {
-				return path
-			}
-		}
-	}
-	t.Skip("python3 with numpy not available")
-	return ""
 }

@@ -34,6 +34,10 @@ func TestPlanComputesInChunks(t *testing.T) {
 	if err != nil || p.Todo() != 150 {
 		t.Fatalf("plan: %v, %d to compute", err, p.Todo())
 	}
+	// One skill's 150 texts (its contexts are texts too) are one skill.
+	if p.Skills() != 1 {
+		t.Errorf("Skills() = %d, want 1", p.Skills())
+	}
 	var done []int
 	if err := p.Compute(func(n int) { done = append(done, n) }); err != nil {
 		t.Fatal(err)

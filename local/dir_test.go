@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -168,5 +169,40 @@ func TestWriteFileAtomic(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(filepath.Dir(p)); len(ents) != 1 {
 		t.Fatalf("temp files left behind: %v", ents)
+	}
+}
+
+// TestWriteAtomicFailureKeepsTheOldFile: a writer that fails part way,
+// durable or not, leaves the old file whole and no temp file behind; a
+// write error the buffer held is reported at the flush.
+func TestWriteAtomicFailureKeepsTheOldFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	if err := WriteFileAtomic(p, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	for _, durable := range []bool{true, false} {
+		err := WriteAtomic(p, 0o644, durable, func(w io.Writer) error {
+			w.Write([]byte("half of the new"))
+			return boom
+		})
+		if !errors.Is(err, boom) {
+			t.Fatalf("durable %v: err %v, want boom", durable, err)
+		}
+		if got, _ := os.ReadFile(p); string(got) != "old" {
+			t.Fatalf("durable %v: file %q, want the old one", durable, got)
+		}
+		if ents, _ := os.ReadDir(filepath.Dir(p)); len(ents) != 1 {
+			t.Fatalf("durable %v: temp files left behind: %v", durable, ents)
+		}
+	}
+	if err := WriteAtomic(p, 0o644, false, func(w io.Writer) error {
+		_, err := w.Write([]byte("new"))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(p); string(got) != "new" {
+		t.Fatalf("file %q, want new", got)
 	}
 }

@@ -60,9 +60,7 @@ check. --float16 (or model.cache_float16: true) halves the committed size.`,
 // activeEmbedder is the configured model; nil when routing is lexical.
 // say gets the warning for a model.id that names a retired built-in model.
 func activeEmbedder(e *workspace.Workspace, say func(string)) (models.Embedder, error) {
-	if e.Cfg.Model.Dir == "" && models.IsRetired(e.Cfg.Model.ID) {
-		say("megagit: warning: " + models.RetiredNote(e.Cfg.Model.ID))
-	}
+	dense.SayRetired(e.Cfg, say)
 	emb, _, err := dense.Load(e.Cfg, e.Reg.Root())
 	if errors.Is(err, models.ErrNoBuiltin) {
 		return nil, withHint(err, "point model.dir at a static model folder: megagit model use --dir DIR")

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/megagit/megagit/internal/numpytest"
 )
 
 func npyBytes(t testing.TB, rows, cols int, data any) []byte {
@@ -178,22 +180,8 @@ func TestFloat16(t *testing.T) {
 	}
 }
 
-// numpyPython finds a Python with numpy (the PATH one may be a pyenv shim
-// without it; Debian's python3-numpy lives under /usr/bin).
-func numpyPython(t *testing.T) string {
-	for _, p := range []string{"python3", "/usr/bin/python3"} {
-		if path, err := exec.LookPath(p); err == nil {
-			if exec.Command(path, "-c", "import numpy").Run() == nil {
-				return path
-			}
-		}
-	}
-	t.Skip("python3 with numpy not available")
-	return ""
-}
-
 func TestNPYNumpyInterop(t *testing.T) {
-	py := numpyPython(t)
+	py := numpytest.Python(t)
 	dir := t.TempDir()
 	// Go -> numpy.
 	f32 := []float32{0.1, -2, 3.5, 1e-3, 65504, float32(math.Copysign(0, -1))}

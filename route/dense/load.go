@@ -60,6 +60,14 @@ func ModelID(cfg *config.Config) string {
 	return cfg.Model.ID
 }
 
+// SayRetired tells say, when model.id names a built-in model an earlier
+// release shipped, that the built-in model routes instead (ModelID).
+func SayRetired(cfg *config.Config, say func(line string)) {
+	if cfg.Model.Dir == "" && models.IsRetired(cfg.Model.ID) {
+		say("megagit: warning: " + models.RetiredNote(cfg.Model.ID))
+	}
+}
+
 // ForRegistry is the configured model's channel over a registry's docs,
 // its vectors read from the committed cache under root and kept in the
 // local cache under localDir; nil means routing falls back to lexical.
@@ -82,9 +90,7 @@ func ForRegistry(cfg *config.Config, root, localDir string, docs []ranker.Doc, s
 // nil when routing is lexical (model.id none, or the model cannot be
 // loaded: say gets the warning).
 func Model(cfg *config.Config, root string, say func(line string)) (models.Embedder, models.Profile) {
-	if cfg.Model.Dir == "" && models.IsRetired(cfg.Model.ID) {
-		say("megagit: warning: " + models.RetiredNote(cfg.Model.ID))
-	}
+	SayRetired(cfg, say)
 	emb, prof, err := Load(cfg, root)
 	if err != nil {
 		if !errors.Is(err, models.ErrNoBuiltin) || !models.IsBuiltin(ModelID(cfg)) {
@@ -133,9 +139,7 @@ func Semantic(emb models.Embedder, prof models.Profile, v *route.Vectors) *route
 // embedded without caches; nil means the benchmark is evaluated
 // lexically, with a warning line passed to say.
 func ForBench(cfg *config.Config, docs []ranker.Doc, say func(line string)) *Channel {
-	if cfg.Model.Dir == "" && models.IsRetired(cfg.Model.ID) {
-		say("megagit: warning: " + models.RetiredNote(cfg.Model.ID))
-	}
+	SayRetired(cfg, say)
 	emb, prof, err := Load(cfg, "")
 	if err != nil || emb == nil {
 		if err != nil {
