@@ -132,13 +132,19 @@ func parseCheck(key, tag string) func(reflect.Value) error {
 			break
 		}
 		return func(v reflect.Value) error {
+			var ok bool
+			if v.CanFloat() {
+				ok = v.Float() >= float64(limit)
+			} else {
+				ok = v.Int() >= limit
+			}
 			switch {
-			case v.Int() >= limit:
+			case ok:
 				return nil
 			case limit == 0:
-				return fmt.Errorf("must not be negative, not %d", v.Int())
+				return fmt.Errorf("must not be negative, not %v", shown(v))
 			}
-			return fmt.Errorf("must be at least %d, not %d", limit, v.Int())
+			return fmt.Errorf("must be at least %d, not %v", limit, shown(v))
 		}
 	case "positive":
 		return func(v reflect.Value) error {

@@ -9,7 +9,10 @@ type Event struct {
 	// shell said next, not a verdict the agent gave): it moves
 	// only the trajectory weight, never counts or status.
 	Implicit bool
-	Outcome  float64
+	// Silent marks an implicit outcome with no signal at all: the session
+	// injected the skill and then nothing showed it was used.
+	Silent  bool
+	Outcome float64
 	// Unarchive is the explicit action that is the only way out of archived.
 	Unarchive bool
 	Context   string
@@ -24,6 +27,9 @@ func Apply(e Evidence, ev Event) Evidence {
 	if !ev.At.IsZero() {
 		e.LastUpdated = ev.At.UTC()
 	}
+	// A session counts once: a silent outcome in a session that already
+	// gave the skill a verdict or another outcome is no silence.
+	sameSession := ev.Session != "" && ev.Session == e.LastSessionID
 	if ev.Session != "" {
 		e.LastSessionID = ev.Session
 	}
@@ -35,8 +41,15 @@ func Apply(e Evidence, ev Event) Evidence {
 	case ev.Implicit:
 		e.TrajectoryWeight = UpdateWeight(e.TrajectoryWeight, ev.Outcome)
 		e.ImplicitOutcomes++
+		switch {
+		case !ev.Silent:
+			e.SilentStreak = 0
+		case !sameSession:
+			e.SilentStreak++
+		}
 		return e
 	}
+	e.SilentStreak = 0 // the agent said something of the skill, even NEUTRAL
 	switch ev.Verdict {
 	case Helpful:
 		e.HelpfulCount++

@@ -227,3 +227,42 @@ func TestParse(t *testing.T) {
 		t.Error("ParseStatus accepted retired")
 	}
 }
+
+// TestSilentStreak: sessions that injected a skill and said nothing of it
+// count once each; a verdict (even NEUTRAL) or an outcome with a signal
+// ends the streak.
+func TestSilentStreak(t *testing.T) {
+	at := func(i int) time.Time { return time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC) }
+	silent := func(session string, i int) Event {
+		return Event{Implicit: true, Silent: true, Outcome: 0.1, Session: session, At: at(i)}
+	}
+	e := ColdStart()
+	for i, s := range []string{"s1", "s2", "s2", "s3"} { // s2 injected it twice
+		e = Apply(e, silent(s, i))
+	}
+	if e.SilentStreak != 3 || e.ImplicitOutcomes != 4 {
+		t.Fatalf("streak %d, outcomes %d; want 3 sessions, 4 outcomes", e.SilentStreak, e.ImplicitOutcomes)
+	}
+	if got := Apply(e, Event{Verdict: Neutral, Session: "s4", At: at(9)}); got.SilentStreak != 0 {
+		t.Errorf("a NEUTRAL verdict left the streak at %d", got.SilentStreak)
+	}
+	if got := Apply(e, Event{Implicit: true, Outcome: 1, Session: "s4", At: at(9)}); got.SilentStreak != 0 {
+		t.Errorf("a passing command left the streak at %d", got.SilentStreak)
+	}
+	// The agent's verdict first, then the session's silent outcome: no silence.
+	v := Apply(e, Event{Verdict: Helpful, Session: "s5", At: at(10)})
+	if v = Apply(v, silent("s5", 11)); v.SilentStreak != 0 {
+		t.Errorf("a silent outcome after the same session's verdict counted: streak %d", v.SilentStreak)
+	}
+}
+
+func TestSilenceMultiplier(t *testing.T) {
+	for _, c := range []struct {
+		streak int
+		want   float64
+	}{{0, 1}, {5, 1}, {6, math.Exp2(-0.1)}, {15, 0.5}, {200, SilenceFloor}} {
+		if got := SilenceMultiplier(c.streak); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("SilenceMultiplier(%d) = %v, want %v", c.streak, got, c.want)
+		}
+	}
+}

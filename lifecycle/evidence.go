@@ -5,6 +5,7 @@ package lifecycle
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 )
@@ -77,6 +78,26 @@ const (
 	WeightAlpha   = 0.1
 )
 
+// The silence penalty: a skill injected session after session and never
+// used is probably matching prompts it does not serve. Past a grace of
+// MinInvocationsForStatus silent sessions (a new skill is not judged on a
+// handful, as for status), its score halves with every SilenceHalving
+// more, down to the suspect multiplier: silence alone never archives.
+const (
+	SilenceHalving = 10  // silent sessions that halve the multiplier, the trajectory EMA's ten
+	SilenceFloor   = 0.5 // the lowest multiplier, a suspect skill's
+)
+
+// SilenceMultiplier is the factor a silent streak puts on the skill's
+// score: 1 up to the grace, then halving every SilenceHalving sessions,
+// never below SilenceFloor.
+func SilenceMultiplier(streak int) float64 {
+	if streak <= MinInvocationsForStatus {
+		return 1
+	}
+	return math.Max(SilenceFloor, math.Exp2(-float64(streak-MinInvocationsForStatus)/SilenceHalving))
+}
+
 // Evidence is the materialised view of a skill's ledger, stored as mega_meta.
 type Evidence struct {
 	HelpfulCount       int
@@ -89,7 +110,11 @@ type Evidence struct {
 	// ImplicitOutcomes > 0, so skills without outcome data are never penalised.
 	TrajectoryWeight float64
 	ImplicitOutcomes int
-	LastSessionID    string
+	// SilentStreak counts the sessions in a row that injected the skill and
+	// then said nothing of it: no verdict from the agent, no command, no
+	// correction, no thanks. Any verdict or signal resets it.
+	SilentStreak  int
+	LastSessionID string
 	LastUpdated      time.Time
 }
 

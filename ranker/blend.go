@@ -1,6 +1,9 @@
 package ranker
 
-import "math"
+import (
+	"math"
+	"time"
+)
 
 // Blend holds the evidence weights: how far past verdicts may move a skill
 // from its relevance. Enabled false reverts the final score to pure
@@ -17,6 +20,12 @@ type Blend struct {
 	Related float64
 	// Suspect is the status multiplier of a suspect skill.
 	Suspect float64
+	// HalfLifeDays fades evidence with its age: every term learnt from
+	// verdicts and sessions (the count bonus, context and related terms,
+	// the trajectory weight's and the silence penalty's distance from 1)
+	// halves every HalfLifeDays days since the skill's evidence last
+	// changed. 0: evidence never fades.
+	HalfLifeDays float64
 }
 
 // DefaultBlend keeps relevance in charge: each evidence term stays small
@@ -30,7 +39,28 @@ type Blend struct {
 // the cut to an active skill of similar relevance, but stays in the list
 // and can earn its way back.
 func DefaultBlend() Blend {
-	return Blend{Enabled: true, Count: 0.10, Context: 0.15, Harm: 1.5, Related: 0.10, Suspect: 0.5}
+	return Blend{Enabled: true, Count: 0.10, Context: 0.15, Harm: 1.5, Related: 0.10, Suspect: 0.5, HalfLifeDays: DefaultHalfLifeDays}
+}
+
+// DefaultHalfLifeDays is how long evidence keeps half its pull: a month,
+// the reference design's memory half-life. Skills that keep being used
+// keep fresh evidence (every verdict and session renews it); one nobody
+// has used for a season drifts back to its relevance alone.
+const DefaultHalfLifeDays = 30
+
+// Decay is the share of its pull that evidence last changed at updated
+// (Unix seconds) keeps at now: 1/2 per HalfLifeDays, counted in whole days,
+// so evidence from today counts in full. It is 1 without a half-life, a
+// clock or a date.
+func (b Blend) Decay(updated int64, now time.Time) float64 {
+	if b.HalfLifeDays <= 0 || updated <= 0 || now.IsZero() {
+		return 1
+	}
+	days := math.Floor(float64(now.Unix()-updated) / 86400)
+	if days <= 0 {
+		return 1
+	}
+	return math.Exp2(-days / b.HalfLifeDays)
 }
 
 // countRamp is the number of verdicts at which the count bonus reaches full
@@ -77,9 +107,16 @@ type Breakdown struct {
 	RelatedHarm float64 `json:"related_harm_max"`
 	Related     float64 `json:"related_verdict"`
 	Weight      float64 `json:"trajectory_weight"`
-	Status      string  `json:"status"`
-	StatusMult  float64 `json:"status_mult"`
-	Final       float64 `json:"final"`
+	// Silence is the silence penalty's multiplier, 1 for none.
+	Silence float64 `json:"silence_mult"`
+	// AgeDays is the evidence's age in whole days, Decay the share of its
+	// pull it keeps (Blend.Decay); the terms above and the distances of
+	// Weight and Silence from 1 are already faded by it.
+	AgeDays    int     `json:"evidence_age_days,omitempty"`
+	Decay      float64 `json:"evidence_decay"`
+	Status     string  `json:"status"`
+	StatusMult float64 `json:"status_mult"`
+	Final      float64 `json:"final"`
 }
 
 // Archived reports whether the skill is out of the candidate set.
@@ -118,19 +155,31 @@ func (b Blend) Apply(bd *Breakdown) {
 		bd.CountRaw, bd.Count, bd.HelpCtx, bd.HarmCtx, bd.Context = 0, 0, 0, 0, 0
 		bd.HelpCtxWords, bd.HarmCtxWords, bd.HelpCtxModel, bd.HarmCtxModel = 0, 0, 0, 0
 		bd.RelatedHelp, bd.RelatedHarm, bd.Related = 0, 0, 0
+		bd.Silence, bd.Decay = 1, 1
 		bd.Final = ArchivedScore
 		return
 	}
 	if !b.Enabled {
 		bd.CountRaw, bd.Count, bd.Context, bd.Related = 0, 0, 0, 0
-		bd.StatusMult = 1
+		bd.StatusMult, bd.Silence, bd.Decay = 1, 1, 1
 		bd.Final = bd.Relevance
 		return
 	}
+	if bd.Decay == 0 {
+		bd.Decay = 1
+	}
+	if bd.Silence == 0 {
+		bd.Silence = 1
+	}
+	d := bd.Decay
 	bd.CountRaw = CountBonus(bd.Helpful, bd.Harmful)
-	bd.Count = b.Count * bd.CountRaw
-	bd.Context = b.Context * (bd.HelpCtx - b.Harm*bd.HarmCtx)
-	bd.Related = b.Related * (bd.RelatedHelp - bd.RelatedHarm)
+	bd.Count = b.Count * bd.CountRaw * d
+	bd.Context = b.Context * (bd.HelpCtx - b.Harm*bd.HarmCtx) * d
+	bd.Related = b.Related * (bd.RelatedHelp - bd.RelatedHarm) * d
+	if d != 1 {
+		bd.Weight = 1 + (bd.Weight-1)*d
+		bd.Silence = 1 + (bd.Silence-1)*d
+	}
 	sum := bd.Relevance
 	// Adding exact zeros keeps a cold start bit-identical to its relevance.
 	for _, t := range []float64{bd.Count, bd.Context, bd.Related} {
@@ -141,6 +190,9 @@ func (b Blend) Apply(bd *Breakdown) {
 	bd.Final = sum
 	if bd.Weight != 1 {
 		bd.Final *= bd.Weight
+	}
+	if bd.Silence != 1 {
+		bd.Final *= bd.Silence
 	}
 	if bd.StatusMult != 1 {
 		bd.Final *= bd.StatusMult

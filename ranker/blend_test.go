@@ -3,6 +3,7 @@ package ranker
 import (
 	"math"
 	"testing"
+	"time"
 )
 
 func TestCountBonus(t *testing.T) {
@@ -51,6 +52,13 @@ func TestBlendTerms(t *testing.T) {
 		{"trajectory weight",
 			Breakdown{Relevance: 0.5, Weight: 1.2, Status: StatusActive},
 			Breakdown{Final: 0.6, StatusMult: 1}},
+		{"silence multiplies",
+			Breakdown{Relevance: 0.5, Weight: 1, Silence: 0.8, Status: StatusActive},
+			Breakdown{Final: 0.4, StatusMult: 1}},
+		{"a half-life fades every learnt term and multiplier",
+			Breakdown{Relevance: 0.5, Helpful: 10, HelpCtx: 0.8, RelatedHelp: 0.6, Weight: 1.2, Silence: 0.6, Decay: 0.5, Status: StatusActive},
+			Breakdown{CountRaw: 11.0/12 - 0.5, Count: 0.05 * (11.0/12 - 0.5), Context: 0.075 * 0.8, Related: 0.05 * 0.6,
+				Final: (0.5 + 0.05*(11.0/12-0.5) + 0.075*0.8 + 0.05*0.6) * 1.1 * 0.8, StatusMult: 1}},
 		{"suspect halves",
 			Breakdown{Relevance: 0.5, Weight: 1, Status: StatusSuspect},
 			Breakdown{Final: 0.25, StatusMult: 0.5}},
@@ -136,5 +144,58 @@ func TestContextsFromTheModel(t *testing.T) {
 	withHarm := ix.Rank(prompt, Options{Dense: dense, Contexts: &ContextScores{Help: make([]float64, len(docs)), Harm: harm}})
 	if m := at(withHarm, docs[1].ID); m.HarmCtxModel != 0.8 || m.Final >= p.Final {
 		t.Errorf("harmful context by the model: harm %v, final %v -> %v", m.HarmCtx, p.Final, m.Final)
+	}
+}
+
+// TestEvidenceDecay: evidence keeps half its pull per half-life, counted in
+// whole days from its last change; today's counts in full, and without a
+// clock, a date or a half-life nothing fades.
+func TestEvidenceDecay(t *testing.T) {
+	b := DefaultBlend()
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	day := int64(86400)
+	for _, c := range []struct {
+		updated int64
+		now     time.Time
+		want    float64
+	}{
+		{now.Unix() - 3600, now, 1},
+		{now.Unix() - 30*day, now, 0.5},
+		{now.Unix() - 90*day - 3600, now, 0.125},
+		{0, now, 1},
+		{now.Unix() - 30*day, time.Time{}, 1},
+		{now.Unix() + day, now, 1}, // a clock behind the ledger's
+	} {
+		if got := b.Decay(c.updated, c.now); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("Decay(%d, %v) = %v, want %v", c.updated, c.now, got, c.want)
+		}
+	}
+	b.HalfLifeDays = 0
+	if got := b.Decay(now.Unix()-300*day, now); got != 1 {
+		t.Errorf("no half-life: Decay = %v, want 1", got)
+	}
+}
+
+// TestOldEvidenceFades: a skill with a record of helping outranks a
+// slightly more relevant neighbour while its record is fresh; four
+// half-lives later relevance alone decides again.
+func TestOldEvidenceFades(t *testing.T) {
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	docs := []Doc{
+		{ID: "image-optimizer", Description: "Compress images for the web and for print, in every format.", HelpfulCount: 10, Weight: 1.3},
+		{ID: "image-resizer", Description: "Compress images for the web.", Weight: 1},
+	}
+	prompt := "compress the images for the web"
+	first := func(updated int64) string {
+		docs[0].Updated = updated
+		ix := NewIndex(docs, DefaultConfig())
+		res := ix.Rank(prompt, Options{NoDynamicK: true, TopK: 2, Now: now})
+		return res.Ranked[0].ID
+	}
+	if got := first(now.Unix()); got != "image-optimizer" {
+		t.Fatalf("fresh evidence: %s first, want image-optimizer", got)
+	}
+	if got := first(now.Unix() - 120*86400); got != "image-resizer" {
+		t.Errorf("evidence four half-lives old: %s first, want image-resizer (relevance alone)", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 )
 
 // field indexes the BM25F fields of a Doc.
@@ -342,6 +343,9 @@ type query struct {
 	empty bool
 	// nterms counts its distinct content terms, known or not.
 	nterms int
+	// now is when the query is asked (Options.Now): the evidence's age is
+	// counted to it.
+	now time.Time
 }
 
 // parse tokenises a query against the index vocabulary. Terms no skill

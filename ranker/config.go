@@ -20,6 +20,12 @@ type Doc struct {
 	Status string
 	// Weight is the resolved trajectory multiplier (1 for a cold start).
 	Weight float64
+	// Silence is the silence penalty's multiplier (lifecycle.SilenceMultiplier;
+	// 0 or 1: none).
+	Silence float64
+	// Updated is when the skill's evidence last changed, in Unix seconds (0:
+	// never): the age that Blend.HalfLifeDays fades the evidence by.
+	Updated int64
 	// Related holds the reasons of past verdicts on this skill.
 	Related []Reason
 }

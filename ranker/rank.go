@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // DefaultTopK is the fixed K when dynamic K is off and no TopK is given.
@@ -35,6 +36,9 @@ type Options struct {
 	// candidates, so a paraphrase sharing no word can still be found, with
 	// a floor so the dense channel alone does not admit every skill.
 	DenseFloor float64
+	// Now is when the prompt is asked: evidence fades with its age at Now
+	// (Blend.HalfLifeDays). Zero: no fading.
+	Now time.Time
 }
 
 // ContextScores are per-skill similarities of a prompt to the skill's
@@ -134,6 +138,7 @@ type Result struct {
 // Rank scores every skill against the query and decides what to emit.
 func (ix *Index) Rank(text string, opt Options) Result {
 	q := ix.parse(text)
+	q.now = opt.Now
 	n := len(ix.docs)
 	raw := make([]float64, n)
 	ix.lexical(q, raw)
@@ -367,6 +372,11 @@ func (ix *Index) breakdown(b *Breakdown, i int, q query, raw float64, dense, den
 			b.HarmCtx = max(b.HarmCtx, b.HarmCtxModel)
 		}
 	}
+	b.Silence = d.Silence
+	if d.Updated > 0 && !q.now.IsZero() {
+		b.AgeDays = max(0, int((q.now.Unix()-d.Updated)/86400))
+	}
+	b.Decay = ix.cfg.Blend.Decay(d.Updated, q.now)
 	ix.cfg.Blend.Apply(b)
 }
 

@@ -39,6 +39,11 @@ const (
 	SourceImplicit = "implicit"
 )
 
+// SilentReason begins the reason of an implicit outcome that found no
+// signal at all (the stop hook's "implicit none: no signal"): a silent
+// session, which the silence penalty counts.
+const SilentReason = "implicit none:"
+
 // ActionUnarchive is the ledger action that lifts an archive.
 const ActionUnarchive = "unarchive"
 
@@ -73,6 +78,7 @@ func (e Entry) Event() lifecycle.Event {
 	ev := lifecycle.Event{
 		Verdict:   lifecycle.Verdict(e.Verdict),
 		Implicit:  e.Source == SourceImplicit,
+		Silent:    e.Source == SourceImplicit && strings.HasPrefix(e.Reason, SilentReason),
 		Outcome:   e.Outcome,
 		Unarchive: e.Action == ActionUnarchive,
 		Context:   ctx,

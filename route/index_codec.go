@@ -394,6 +394,8 @@ func appendDocs(b []byte, docs []ranker.Doc) []byte {
 		b = binary.AppendVarint(b, int64(d.HelpfulCount))
 		b = binary.AppendVarint(b, int64(d.HarmfulCount))
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(d.Weight))
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(d.Silence))
+		b = binary.AppendVarint(b, d.Updated)
 		b = binary.AppendUvarint(b, uint64(len(d.Related)))
 		for _, r := range d.Related {
 			str(r.Text)
@@ -500,11 +502,13 @@ func decodeDocs(b []byte, n int) ([]ranker.Doc, bool) {
 		d.Headings, d.Triggers = r.list(&pool), r.list(&pool)
 		d.HelpfulContexts, d.HarmfulContexts = r.list(&pool), r.list(&pool)
 		d.HelpfulCount, d.HarmfulCount = r.varint(), r.varint()
-		if len(r.b) < 8 {
+		if len(r.b) < 16 {
 			return nil, false
 		}
 		d.Weight = math.Float64frombits(binary.LittleEndian.Uint64(r.b))
-		r.b = r.b[8:]
+		d.Silence = math.Float64frombits(binary.LittleEndian.Uint64(r.b[8:]))
+		r.b = r.b[16:]
+		d.Updated = int64(r.varint())
 		if k := r.uvarint(); k > 0 {
 			if k > uint64(len(reasons)) {
 				return nil, false

@@ -22,7 +22,7 @@ func fullDoc(i int) ranker.Doc {
 		Headings: []string{"Steps", "Gotchas"}, Triggers: []string{"Use when slow."}, Body: "# Steps\n1. cache\n",
 		BodyTerms:       []ranker.TermCount{{Term: "cach", N: 1}, {Term: "step", N: 1}},
 		HelpfulContexts: []string{"docker build slow"}, HarmfulContexts: []string{"kubernetes", ""},
-		HelpfulCount: 3 + i, HarmfulCount: -1, Status: "suspect", Weight: 1.25,
+		HelpfulCount: 3 + i, HarmfulCount: -1, Status: "suspect", Weight: 1.25, Silence: 0.75, Updated: 1764000000 + int64(i),
 		Related: []ranker.Reason{{Text: "found it", Helpful: true}, {Text: "wrong tool"}},
 	}
 	v := reflect.ValueOf(d)

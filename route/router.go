@@ -7,7 +7,11 @@
 // the dense channel is an interface here (package dense implements it).
 package route
 
-import "github.com/megagit/megagit/ranker"
+import (
+	"time"
+
+	"github.com/megagit/megagit/ranker"
+)
 
 // Router routes prompts against one loaded set of skills; route, why, eval
 // and the prompt hook all go through it so they decide identically.
@@ -134,7 +138,7 @@ func (dk DynamicKOverride) gate(shipped *ranker.Gate) *ranker.Gate {
 
 // Rank scores every skill and decides K.
 func (r *Router) Rank(prompt string, s Settings) ranker.Result {
-	opt := ranker.Options{TopK: s.TopK, NoDynamicK: s.NoDynamic, Profile: r.lex}
+	opt := ranker.Options{TopK: s.TopK, NoDynamicK: s.NoDynamic, Profile: r.lex, Now: time.Now()}
 	if r.Sem != nil {
 		var dense []float64
 		var err error

@@ -23,7 +23,8 @@ func normalizeEvidence(path string, e lifecycle.Evidence) (lifecycle.Evidence, e
 		field string
 		n     int
 	}{{"helpful_count", e.HelpfulCount}, {"harmful_count", e.HarmfulCount},
-		{"consecutive_harmful", e.ConsecutiveHarmful}, {"implicit_outcomes", e.ImplicitOutcomes}} {
+		{"consecutive_harmful", e.ConsecutiveHarmful}, {"implicit_outcomes", e.ImplicitOutcomes},
+		{"silent_streak", e.SilentStreak}} {
 		if c.n < 0 || c.n > math.MaxInt32 {
 			return e, bad(c.field, "must be between 0 and %d, got %d", math.MaxInt32, c.n)
 		}
@@ -80,7 +81,7 @@ func evidenceEqual(a, b lifecycle.Evidence) bool {
 	return a.HelpfulCount == b.HelpfulCount && a.HarmfulCount == b.HarmfulCount &&
 		eq(a.HelpfulContexts, b.HelpfulContexts) && eq(a.HarmfulContexts, b.HarmfulContexts) &&
 		a.Status == b.Status && a.ConsecutiveHarmful == b.ConsecutiveHarmful &&
-		a.TrajectoryWeight == b.TrajectoryWeight && a.ImplicitOutcomes == b.ImplicitOutcomes &&
+		a.TrajectoryWeight == b.TrajectoryWeight && a.ImplicitOutcomes == b.ImplicitOutcomes && a.SilentStreak == b.SilentStreak &&
 		a.LastSessionID == b.LastSessionID && a.LastUpdated.Equal(b.LastUpdated)
 }
 
@@ -100,6 +101,9 @@ func renderEvidence(e lifecycle.Evidence, indent, eol string, unknown []*yaml.No
 	line("trajectory_weight", strconv.FormatFloat(e.TrajectoryWeight, 'f', -1, 64))
 	if e.ImplicitOutcomes > 0 {
 		line("implicit_outcomes", strconv.Itoa(e.ImplicitOutcomes))
+	}
+	if e.SilentStreak > 0 {
+		line("silent_streak", strconv.Itoa(e.SilentStreak))
 	}
 	if e.LastSessionID != "" {
 		line("last_session_id", fmQuote(e.LastSessionID))

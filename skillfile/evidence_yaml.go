@@ -18,7 +18,7 @@ const evidenceKey = "mega_meta"
 // The keys of the evidence block, in the order they are written.
 var evidenceKeys = []string{
 	"helpful_count", "harmful_count", "helpful_contexts", "harmful_contexts", "status",
-	"consecutive_harmful", "trajectory_weight", "implicit_outcomes", "last_session_id", "last_updated",
+	"consecutive_harmful", "trajectory_weight", "implicit_outcomes", "silent_streak", "last_session_id", "last_updated",
 }
 
 // evidenceParse is everything read from a mega_meta block: the evidence, all
@@ -81,6 +81,8 @@ func (f *File) parseEvidence() evidenceParse {
 			p.ev.ConsecutiveHarmful, err = fmCount(v)
 		case "implicit_outcomes":
 			p.ev.ImplicitOutcomes, err = fmCount(v)
+		case "silent_streak":
+			p.ev.SilentStreak, err = fmCount(v)
 		case "helpful_contexts":
 			p.ev.HelpfulContexts, at, err = fmStrings(v)
 		case "harmful_contexts":

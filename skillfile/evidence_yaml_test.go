@@ -25,6 +25,7 @@ func sampleEvidence() lifecycle.Evidence {
 		ConsecutiveHarmful: 1,
 		TrajectoryWeight:   0.8512,
 		ImplicitOutcomes:   3,
+		SilentStreak:       7,
 		LastSessionID:      "0193e3f0-5d2a-7c1b",
 		LastUpdated:        time.Date(2026, 5, 21, 7, 54, 33, 0, time.UTC),
 	}
@@ -159,6 +160,7 @@ func TestSkillFileWithEvidenceDetails(t *testing.T) {
 			"  consecutive_harmful: 1\n" +
 			"  trajectory_weight: 0.8512\n" +
 			"  implicit_outcomes: 3\n" +
+			"  silent_streak: 7\n" +
 			"  last_session_id: \"0193e3f0-5d2a-7c1b\"\n" +
 			"  last_updated: \"2026-05-21T07:54:33Z\"\n" +
 			"---\n"

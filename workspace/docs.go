@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"github.com/megagit/megagit/config"
+	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/registry"
 )
@@ -32,6 +33,7 @@ func RankerConfig(cfg *config.Config) ranker.Config {
 	rc.Blend.Enabled = cfg.Blend.Enabled
 	rc.Blend.Count, rc.Blend.Context = cfg.Blend.CountW, cfg.Blend.ContextW
 	rc.Blend.Harm, rc.Blend.Related = cfg.Blend.HarmW, cfg.Blend.RelatedW
+	rc.Blend.HalfLifeDays = cfg.Blend.HalfLife
 	rc.MMR.Lambda = cfg.Route.MMR
 	if cfg.DynamicK.Tier != "" {
 		floor := rc.DynamicK.AbsFloor
@@ -86,6 +88,10 @@ func SkillDocs(skills []*registry.Skill, ledgers map[string][]registry.Entry) []
 			HelpfulContexts: ev.HelpfulContexts, HarmfulContexts: ev.HarmfulContexts,
 			HelpfulCount: ev.HelpfulCount, HarmfulCount: ev.HarmfulCount,
 			Status: string(ev.Status), Weight: ev.WeightMultiplier(),
+			Silence: lifecycle.SilenceMultiplier(ev.SilentStreak),
+		}
+		if !ev.LastUpdated.IsZero() {
+			d.Updated = ev.LastUpdated.Unix()
 		}
 		for _, en := range ledgers[s.Name] {
 			if en.Reason == "" || en.Source != registry.SourceExplicit || en.Action != "" {

@@ -110,6 +110,7 @@ type skillJSON struct {
 	ConsecutiveHarmful int      `json:"consecutive_harmful"`
 	TrajectoryWeight   float64  `json:"trajectory_weight"`
 	ImplicitOutcomes   int      `json:"implicit_outcomes"`
+	SilentStreak       int      `json:"silent_streak"`
 	HelpfulContexts    []string `json:"helpful_contexts"`
 	HarmfulContexts    []string `json:"harmful_contexts"`
 	LastSessionID      string   `json:"last_session_id,omitempty"`
@@ -143,7 +144,7 @@ func toJSON(s *registry.Skill) skillJSON {
 		Name: s.Name, Path: s.Path, Description: s.File.Description(), Status: string(ev.Status),
 		HelpfulCount: ev.HelpfulCount, HarmfulCount: ev.HarmfulCount, ConsecutiveHarmful: ev.ConsecutiveHarmful,
 		TrajectoryWeight: ev.TrajectoryWeight, ImplicitOutcomes: ev.ImplicitOutcomes,
-		HelpfulContexts: nonNil(ev.HelpfulContexts), HarmfulContexts: nonNil(ev.HarmfulContexts),
+		SilentStreak: ev.SilentStreak, HelpfulContexts: nonNil(ev.HelpfulContexts), HarmfulContexts: nonNil(ev.HarmfulContexts),
 		LastSessionID: ev.LastSessionID,
 	}
 	if !ev.LastUpdated.IsZero() {

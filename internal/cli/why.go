@@ -201,6 +201,10 @@ func printWhy(w io.Writer, b ranker.Breakdown, sp *semanticParts) {
 	line("context_match", fmt.Sprintf("%+.4f", b.Context), ctx)
 	line("related_verdict", fmt.Sprintf("%+.4f", b.Related), fmt.Sprintf("help_max=%+.4f, harm_max=%+.4f", b.RelatedHelp, b.RelatedHarm))
 	line("trajectory", fmt.Sprintf("× %.4f", b.Weight), "exponential moving average of implicit outcomes; 1 until one arrives")
+	line("silence", fmt.Sprintf("× %.4f", b.Silence), "sessions in a row that injected it and never used it; 1 up to five")
 	line("status_mult", fmt.Sprintf("× %.4f", b.StatusMult), b.Status)
-	fmt.Fprintf(w, "%s\n%-16s %+8.4f  (= (relevance + count + context + related) × trajectory × status)\n", strings.Repeat("─", 26), "final", b.Final)
+	if b.Decay != 1 {
+		line("evidence_age", fmt.Sprintf("%d d", b.AgeDays), fmt.Sprintf("learnt terms and multipliers faded to ×%.4f of their pull", b.Decay))
+	}
+	fmt.Fprintf(w, "%s\n%-16s %+8.4f  (= (relevance + count + context + related) × trajectory × silence × status)\n", strings.Repeat("─", 26), "final", b.Final)
 }

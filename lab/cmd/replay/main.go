@@ -6,6 +6,11 @@
 // the history, and after the same history judged HARMFUL; and how often a
 // prompt that needs no skill is left alone in each case.
 //
+// A last run plays silence: the first half of the prompts that need no
+// skill are routed -rounds times each as past sessions in which the
+// injected skills went unused (the silence penalty's streak), and the
+// other half are asked afterwards with the asked prompts.
+//
 //	go run ./cmd/replay -bench $BENCH/realskills-dev
 package main
 
@@ -18,6 +23,7 @@ import (
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/eval"
 	"github.com/megagit/megagit/lab/internal/benchload"
+	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/dense"
@@ -28,6 +34,7 @@ func main() {
 	bench := flag.String("bench", "", "benchmark folder (skills/ and queries.jsonl)")
 	queries := flag.String("queries", "", "queries file (default DIR/queries.jsonl)")
 	verbose := flag.Bool("v", false, "print every asked prompt")
+	rounds := flag.Int("rounds", 3, "times each silent past session is played")
 	flag.Parse()
 	if *bench == "" {
 		flag.Usage()
@@ -65,6 +72,7 @@ func main() {
 		panic(err)
 	}
 	fmt.Printf("%d skills with 2+ prompts: %d history prompts, %d asked, and %d that need no skill\n", len(skills), len(history), len(asked), len(nulls))
+	defer silence(b, cfg, asked, nulls, *rounds)
 	for _, run := range []struct {
 		name    string
 		verdict string
@@ -101,4 +109,40 @@ func main() {
 			}
 		}
 	}
+}
+
+// silence routes the first half of nulls rounds times as sessions that
+// used nothing injected, sets each skill's silence multiplier from its
+// streak, then asks the asked prompts and the other half of nulls.
+func silence(b *eval.Bench, cfg *config.Config, asked, nulls []eval.Query, rounds int) {
+	h := len(nulls) / 2
+	played, kept := nulls[:h], nulls[h:]
+	settings := route.Settings{TopK: cfg.Route.TopK, Format: cfg.Route.Format, Budget: cfg.Route.Budget}
+	run := func(name string, docs []ranker.Doc) {
+		ab := &eval.Bench{Dir: b.Dir, QueryFile: b.QueryFile, Docs: docs, Queries: append(append([]eval.Query(nil), asked...), kept...)}
+		o := eval.Options{Config: cfg, Dense: dense.ForBench(cfg, docs, func(string) {}), Settings: settings, Router: workspace.NewRouter}
+		s := eval.Summarize(name, eval.Run(ab, o))
+		fmt.Printf("%-14s asked: coverage %.3f R@1 %.3f R@5 %.3f; the other half of no skill needed: left alone %.3f\n", name, s.InDistCoverage, s.R1, s.R5, s.NullCoverage)
+	}
+	run("before silence", b.Docs)
+	streak := map[string]int{}
+	pb := &eval.Bench{Dir: b.Dir, QueryFile: b.QueryFile, Docs: b.Docs, Queries: played}
+	o := eval.Options{Config: cfg, Dense: dense.ForBench(cfg, b.Docs, func(string) {}), Settings: settings, Router: workspace.NewRouter}
+	for _, r := range eval.Run(pb, o) {
+		for _, id := range r.Emitted {
+			streak[id] += rounds
+		}
+	}
+	docs := append([]ranker.Doc(nil), b.Docs...)
+	n := 0
+	for i := range docs {
+		if k := streak[docs[i].ID]; k > 0 {
+			docs[i].Silence = lifecycle.SilenceMultiplier(k)
+			if docs[i].Silence < 1 {
+				n++
+			}
+		}
+	}
+	fmt.Printf("silence: %d prompts played %d times each; %d skills penalised\n", len(played), rounds, n)
+	run("after silence", docs)
 }
