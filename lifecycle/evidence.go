@@ -115,7 +115,7 @@ type Evidence struct {
 	// correction, no thanks. Any verdict or signal resets it.
 	SilentStreak  int
 	LastSessionID string
-	LastUpdated      time.Time
+	LastUpdated   time.Time
 }
 
 // ColdStart is the evidence of a skill nobody has judged yet.
