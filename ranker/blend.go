@@ -105,6 +105,11 @@ type Breakdown struct {
 	// helpful and harmful verdict reasons; Related is the weighted term.
 	RelatedHelp float64 `json:"related_help_max"`
 	RelatedHarm float64 `json:"related_harm_max"`
+	// RelatedHelpModel and RelatedHarmModel are the model's part of them
+	// (its cosine above its floor, Options.Contexts); the word-overlap part
+	// is the rest.
+	RelatedHelpModel float64 `json:"related_help_model,omitempty"`
+	RelatedHarmModel float64 `json:"related_harm_model,omitempty"`
 	Related     float64 `json:"related_verdict"`
 	Weight      float64 `json:"trajectory_weight"`
 	// Silence is the silence penalty's multiplier, 1 for none.
@@ -155,6 +160,7 @@ func (b Blend) Apply(bd *Breakdown) {
 		bd.CountRaw, bd.Count, bd.HelpCtx, bd.HarmCtx, bd.Context = 0, 0, 0, 0, 0
 		bd.HelpCtxWords, bd.HarmCtxWords, bd.HelpCtxModel, bd.HarmCtxModel = 0, 0, 0, 0
 		bd.RelatedHelp, bd.RelatedHarm, bd.Related = 0, 0, 0
+		bd.RelatedHelpModel, bd.RelatedHarmModel = 0, 0
 		bd.Silence, bd.Decay = 1, 1
 		bd.Final = ArchivedScore
 		return

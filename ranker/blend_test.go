@@ -145,6 +145,23 @@ func TestContextsFromTheModel(t *testing.T) {
 	if m := at(withHarm, docs[1].ID); m.HarmCtxModel != 0.8 || m.Final >= p.Final {
 		t.Errorf("harmful context by the model: harm %v, final %v -> %v", m.HarmCtx, p.Final, m.Final)
 	}
+	// Verdict reasons by the model: docs[2] has one helpful and one harmful
+	// reason; docs[1] has none, so the model's say about it is ignored.
+	rel := make([]float64, len(docs))
+	rel[2], rel[1] = 0.7, 0.9
+	zero := make([]float64, len(docs))
+	withRel := ix.Rank(prompt, Options{Dense: dense, Contexts: &ContextScores{Help: zero, Harm: zero, RelHelp: rel}})
+	p2, r2 := at(plain, docs[2].ID), at(withRel, docs[2].ID)
+	if r2.RelatedHelpModel != 0.7 || r2.RelatedHelp != max(0.7, p2.RelatedHelp) || r2.Final <= p2.Final {
+		t.Errorf("helpful reason by the model: related %v (model %v), final %v -> %v", r2.RelatedHelp, r2.RelatedHelpModel, p2.Final, r2.Final)
+	}
+	if r1 := at(withRel, docs[1].ID); r1.RelatedHelpModel != 0 {
+		t.Errorf("a skill without reasons took the model's %v", r1.RelatedHelpModel)
+	}
+	withRelHarm := ix.Rank(prompt, Options{Dense: dense, Contexts: &ContextScores{Help: zero, Harm: zero, RelHarm: rel}})
+	if m := at(withRelHarm, docs[2].ID); m.RelatedHarmModel != 0.7 || m.Final >= p2.Final {
+		t.Errorf("harmful reason by the model: final %v -> %v", p2.Final, m.Final)
+	}
 }
 
 // TestEvidenceDecay: evidence keeps half its pull per half-life, counted in

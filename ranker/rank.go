@@ -45,6 +45,9 @@ type Options struct {
 // helpful and harmful contexts, in doc order (0: none, or no context).
 type ContextScores struct {
 	Help, Harm []float64
+	// RelHelp and RelHarm are the same for the reasons of the skill's past
+	// helpful and harmful verdicts (the related-verdict term).
+	RelHelp, RelHarm []float64
 }
 
 // candidate reports whether a skill may be emitted at all: it must match
@@ -370,6 +373,16 @@ func (ix *Index) breakdown(b *Breakdown, i int, q query, raw float64, dense, den
 		if i < len(ctx.Harm) && len(d.HarmfulContexts) > 0 {
 			b.HarmCtxModel = ctx.Harm[i]
 			b.HarmCtx = max(b.HarmCtx, b.HarmCtxModel)
+		}
+		if len(d.Related) > 0 {
+			if i < len(ctx.RelHelp) {
+				b.RelatedHelpModel = ctx.RelHelp[i]
+				b.RelatedHelp = max(b.RelatedHelp, b.RelatedHelpModel)
+			}
+			if i < len(ctx.RelHarm) {
+				b.RelatedHarmModel = ctx.RelHarm[i]
+				b.RelatedHarm = max(b.RelatedHarm, b.RelatedHarmModel)
+			}
 		}
 	}
 	b.Silence = d.Silence

@@ -46,7 +46,7 @@ const (
 	// IndexFile is the compiled index's name in .megagit/local/.
 	IndexFile         = "route-index.bin"
 	oldIndexCacheName = "route-index.gob" // formats up to 4, removed on write
-	indexCacheVersion = 10                // 10: silence and evidence age; 9: context vectors; 8: a doc's description includes when_to_use
+	indexCacheVersion = 11                // 11: verdict reasons' vectors; 10: silence and evidence age; 9: context vectors; 8: a doc's description includes when_to_use
 	// checkedFile's modification time is when Refresh last compared the
 	// compiled index with every skill.
 	checkedFile = "route-index.checked"
@@ -267,7 +267,7 @@ func vectorsFor(docs, oldDocs []ranker.Doc, prev *Vectors, src Source) (*Vectors
 		}
 		out.Rows = append(out.Rows, from.Rows[2*dim*o:2*dim*(o+1)]...)
 		for _, k := range ctx[int32(o)] {
-			out.Ctx = append(out.Ctx, CtxRow{Doc: int32(i), Harm: from.Ctx[k].Harm})
+			out.Ctx = append(out.Ctx, CtxRow{Doc: int32(i), Harm: from.Ctx[k].Harm, Reason: from.Ctx[k].Reason})
 			out.CtxRows = append(out.CtxRows, from.CtxRows[k*dim:(k+1)*dim]...)
 		}
 	}
@@ -279,7 +279,17 @@ func vectorsFor(docs, oldDocs []ranker.Doc, prev *Vectors, src Source) (*Vectors
 type vecKey struct{ id, desc, contexts string }
 
 func vecKeyOf(d ranker.Doc) vecKey {
-	return vecKey{d.ID, d.Description, strings.Join(d.HelpfulContexts, "\x00") + "\x01" + strings.Join(d.HarmfulContexts, "\x00")}
+	var b strings.Builder
+	b.WriteString(strings.Join(d.HelpfulContexts, "\x00") + "\x01" + strings.Join(d.HarmfulContexts, "\x00"))
+	for _, r := range d.Related {
+		if r.Helpful {
+			b.WriteString("\x02+")
+		} else {
+			b.WriteString("\x02-")
+		}
+		b.WriteString(r.Text)
+	}
+	return vecKey{d.ID, d.Description, b.String()}
 }
 
 // ctxByDoc is, per document, the indices of its context rows.

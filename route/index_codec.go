@@ -290,12 +290,16 @@ func appendVectors(b []byte, v *Vectors) []byte {
 		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
 	}
 	// The contexts' rows: their count, whose each is (the document, the top
-	// bit set for a harmful one), then the rows.
+	// bit set for a harmful one, the next for a verdict's reason), then the
+	// rows.
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(v.Ctx)))
 	for _, c := range v.Ctx {
 		ref := uint32(c.Doc)
 		if c.Harm {
 			ref |= 1 << 31
+		}
+		if c.Reason {
+			ref |= 1 << 30
 		}
 		b = binary.LittleEndian.AppendUint32(b, ref)
 	}
@@ -333,8 +337,8 @@ func decodeVectors(b []byte, n int) (*Vectors, bool) {
 		v.Ctx = make([]CtxRow, nctx)
 		for k := range v.Ctx {
 			ref := binary.LittleEndian.Uint32(rest[4*k:])
-			if doc := ref &^ (1 << 31); doc < uint32(n) {
-				v.Ctx[k] = CtxRow{Doc: int32(doc), Harm: ref&(1<<31) != 0}
+			if doc := ref &^ (3 << 30); doc < uint32(n) {
+				v.Ctx[k] = CtxRow{Doc: int32(doc), Harm: ref&(1<<31) != 0, Reason: ref&(1<<30) != 0}
 			} else {
 				return nil, false
 			}

@@ -29,6 +29,9 @@ type Vectors struct {
 type CtxRow struct {
 	Doc  int32
 	Harm bool // a harmful context, else a helpful one
+	// Reason marks the reason of a past verdict (the related-verdict term)
+	// rather than a session's prompt.
+	Reason bool
 }
 
 // Docs is how many documents the rows cover.
@@ -55,7 +58,8 @@ func (v *Vectors) Scores(q []float32) []float64 {
 }
 
 // ContextScores is every document's best similarity of the prompt vector
-// q to its helpful and to its harmful contexts. A cosine counts only above
+// q to its helpful and to its harmful contexts, and to the reasons of its
+// helpful and harmful verdicts. A cosine counts only above
 // floor, the level the model's cosines reach for unrelated texts (its
 // profile's floor), rescaled to [0, 1]: unrelated prompts share a
 // background similarity with past ones that is no evidence. Nil when no
@@ -75,11 +79,24 @@ func (v *Vectors) ContextScores(q []float32, floor float64) *ranker.ContextScore
 			continue
 		}
 		s := max(0, (dotRow(q, v.CtxRows[k*v.Dim:(k+1)*v.Dim])-floor)/(1-floor))
-		if c.Harm {
-			cs.Harm[c.Doc] = max(cs.Harm[c.Doc], s)
-		} else {
-			cs.Help[c.Doc] = max(cs.Help[c.Doc], s)
+		var to []float64
+		switch {
+		case c.Reason && c.Harm:
+			if cs.RelHarm == nil {
+				cs.RelHarm = make([]float64, n)
+			}
+			to = cs.RelHarm
+		case c.Reason:
+			if cs.RelHelp == nil {
+				cs.RelHelp = make([]float64, n)
+			}
+			to = cs.RelHelp
+		case c.Harm:
+			to = cs.Harm
+		default:
+			to = cs.Help
 		}
+		to[c.Doc] = max(to[c.Doc], s)
 	}
 	return cs
 }

@@ -24,6 +24,16 @@ func TestVectorsContextScores(t *testing.T) {
 			t.Fatalf("got %+v, want %+v", got, want)
 		}
 	}
+	if got.RelHelp != nil || got.RelHarm != nil {
+		t.Errorf("reason scores %v / %v without a reason row", got.RelHelp, got.RelHarm)
+	}
+	// Verdict reasons score into their own term, by the same rule.
+	v.Ctx = append(v.Ctx, CtxRow{Doc: 2, Reason: true}, CtxRow{Doc: 1, Harm: true, Reason: true})
+	v.CtxRows = append(v.CtxRows, 1, 0, 0.6, 0.8)
+	got = v.ContextScores([]float32{1, 0}, 0.2)
+	if !reflect.DeepEqual(got.RelHelp, []float64{0, 0, 1}) || math.Abs(got.RelHarm[1]-0.5) > 1e-6 || got.Help[2] != 0 || math.Abs(got.Harm[1]-0.75) > 1e-6 {
+		t.Errorf("with reasons: %+v", got)
+	}
 	if (&Vectors{Key: "m@1", Dim: 2, Rows: []float32{1, 0, 1, 0}}).ContextScores([]float32{1, 0}, 0.2) != nil {
 		t.Error("vectors without contexts gave context scores")
 	}
@@ -37,7 +47,7 @@ func TestVectorsContextScores(t *testing.T) {
 // no document.
 func TestVectorsCodecKeepsContexts(t *testing.T) {
 	v := &Vectors{Key: "m@1", Dim: 2, Rows: []float32{1, 0, 0, 1, 0.6, 0.8, 0.8, 0.6},
-		Ctx: []CtxRow{{Doc: 1, Harm: true}, {Doc: 0}}, CtxRows: []float32{0, 1, 1, 0}}
+		Ctx: []CtxRow{{Doc: 1, Harm: true}, {Doc: 0}, {Doc: 1, Reason: true}, {Doc: 0, Harm: true, Reason: true}}, CtxRows: []float32{0, 1, 1, 0, 1, 0, 0, 1}}
 	b := appendVectors(nil, v)
 	got, ok := decodeVectors(b, 2)
 	if !ok || !reflect.DeepEqual(got, v) {
@@ -87,5 +97,18 @@ func TestVectorsForContexts(t *testing.T) {
 		Ctx: []CtxRow{{Doc: 0, Harm: true}, {Doc: 1}}, CtxRows: []float32{9, 5}}
 	if !reflect.DeepEqual(asked, []string{"b"}) || !reflect.DeepEqual(got, want) {
 		t.Errorf("embedded %v, got %+v; want [b], %+v", asked, got, want)
+	}
+}
+
+// TestVecKeyFollowsReasons: a new verdict reason changes what a skill's
+// vectors are made from, so a refresh embeds it again.
+func TestVecKeyFollowsReasons(t *testing.T) {
+	d := ranker.Doc{ID: "a", Description: "about a"}
+	before := vecKeyOf(d)
+	d.Related = []ranker.Reason{{Text: "made it fast", Helpful: true}}
+	helped := vecKeyOf(d)
+	d.Related[0].Helpful = false
+	if before == helped || helped == vecKeyOf(d) {
+		t.Errorf("keys %q, %q, %q: a reason or its polarity left the key alone", before.contexts, helped.contexts, vecKeyOf(d).contexts)
 	}
 }

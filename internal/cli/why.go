@@ -199,7 +199,11 @@ func printWhy(w io.Writer, b ranker.Breakdown, sp *semanticParts) {
 		ctx += fmt.Sprintf("; words %+.4f / %+.4f, model %+.4f / %+.4f", b.HelpCtxWords, b.HarmCtxWords, b.HelpCtxModel, b.HarmCtxModel)
 	}
 	line("context_match", fmt.Sprintf("%+.4f", b.Context), ctx)
-	line("related_verdict", fmt.Sprintf("%+.4f", b.Related), fmt.Sprintf("help_max=%+.4f, harm_max=%+.4f", b.RelatedHelp, b.RelatedHarm))
+	rel = fmt.Sprintf("help_max=%+.4f, harm_max=%+.4f", b.RelatedHelp, b.RelatedHarm)
+	if b.RelatedHelpModel > 0 || b.RelatedHarmModel > 0 {
+		rel += fmt.Sprintf("; model %+.4f / %+.4f", b.RelatedHelpModel, b.RelatedHarmModel)
+	}
+	line("related_verdict", fmt.Sprintf("%+.4f", b.Related), rel)
 	line("trajectory", fmt.Sprintf("× %.4f", b.Weight), "exponential moving average of implicit outcomes; 1 until one arrives")
 	line("silence", fmt.Sprintf("× %.4f", b.Silence), "sessions in a row that injected it and never used it; 1 up to five")
 	line("status_mult", fmt.Sprintf("× %.4f", b.StatusMult), b.Status)

@@ -42,7 +42,16 @@ func DocTexts(d ranker.Doc) (full, name string) {
 const (
 	FieldHelp = "help"
 	FieldHarm = "harm"
+	// FieldReasonHelp and FieldReasonHarm are the reasons of its last
+	// ReasonsEmbedded helpful and harmful verdicts.
+	FieldReasonHelp = "reason-help"
+	FieldReasonHarm = "reason-harm"
 )
+
+// ReasonsEmbedded is how many of a skill's latest verdict reasons of each
+// kind the model embeds: as many as the contexts kept
+// (lifecycle.ContextCap), so a long ledger costs no more than a short one.
+const ReasonsEmbedded = 3
 
 // EmbedItems are the texts routing embeds per skill, keyed as New
 // keys them, so routing finds every vector `megagit embed` committed: the
@@ -58,8 +67,28 @@ func EmbedItems(docs []ranker.Doc) []embedcache.DocText {
 		for _, c := range d.HarmfulContexts {
 			items = append(items, embedcache.DocText{Skill: d.ID, Field: FieldHarm, Text: c})
 		}
+		items = append(items, reasonItems(d)...)
 	}
 	return items
+}
+
+// reasonItems are the reasons of d's last ReasonsEmbedded helpful and
+// harmful verdicts (d.Related is in ledger order), oldest first.
+func reasonItems(d ranker.Doc) []embedcache.DocText {
+	var help, harm []embedcache.DocText
+	for _, r := range d.Related {
+		if r.Text == "" {
+			continue
+		}
+		if r.Helpful {
+			help = append(help, embedcache.DocText{Skill: d.ID, Field: FieldReasonHelp, Text: r.Text})
+		} else {
+			harm = append(harm, embedcache.DocText{Skill: d.ID, Field: FieldReasonHarm, Text: r.Text})
+		}
+	}
+	help = help[max(0, len(help)-ReasonsEmbedded):]
+	harm = harm[max(0, len(harm)-ReasonsEmbedded):]
+	return append(help, harm...)
 }
 
 // New embeds every doc, reading and filling the caches in dirs
@@ -79,8 +108,10 @@ func New(emb models.Embedder, prof models.Profile, docs []ranker.Doc, cacheDirs 
 			return nil, fmt.Errorf("%s: a vector of %d values, want %d", emb.ID(), len(row), v.Dim)
 		}
 		switch items[k].Field {
-		case FieldHelp, FieldHarm:
-			v.Ctx = append(v.Ctx, route.CtxRow{Doc: int32(doc), Harm: items[k].Field == FieldHarm})
+		case FieldHelp, FieldHarm, FieldReasonHelp, FieldReasonHarm:
+			f := items[k].Field
+			v.Ctx = append(v.Ctx, route.CtxRow{Doc: int32(doc), Harm: f == FieldHarm || f == FieldReasonHarm,
+				Reason: f == FieldReasonHelp || f == FieldReasonHarm})
 			v.CtxRows = append(v.CtxRows, row...)
 		case "full":
 			doc++
