@@ -110,8 +110,8 @@ type Breakdown struct {
 	// is the rest.
 	RelatedHelpModel float64 `json:"related_help_model,omitempty"`
 	RelatedHarmModel float64 `json:"related_harm_model,omitempty"`
-	Related     float64 `json:"related_verdict"`
-	Weight      float64 `json:"trajectory_weight"`
+	Related          float64 `json:"related_verdict"`
+	Weight           float64 `json:"trajectory_weight"`
 	// Silence is the silence penalty's multiplier, 1 for none.
 	Silence float64 `json:"silence_mult"`
 	// AgeDays is the evidence's age in whole days, Decay the share of its
