@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/route"
@@ -52,6 +53,9 @@ type whyJSON struct {
 	Terms   ranker.Breakdown `json:"terms"`
 	// Semantic splits the dense score into its two cosines, when a model is on.
 	Semantic *semanticParts `json:"semantic,omitempty"`
+	// Passage is the section of the skill's body that shares the most of
+	// the prompt's words, if any does.
+	Passage *ranker.Passage `json:"passage,omitempty"`
 	// Gate is the abstention gate's reading of the prompt, when one decided.
 	Gate    *whyGate       `json:"gate,omitempty"`
 	Signals ranker.Signals `json:"signals"`
@@ -158,12 +162,16 @@ func whyRun(opts *whyOptions) error {
 				sp = &semanticParts{Model: sem.Model, Full: full, Name: name}
 			}
 		}
+		var passage *ranker.Passage
+		if p, ok := ranker.BestPassage(src.File.Body(), opts.prompt); ok {
+			passage = &p
+		}
 		if opts.json {
 			return printJSON(opts.app.out, whyJSON{Skill: b.ID, Source: src.Kind, Path: src.AbsPath, Rank: pos + 1, Of: len(res.Ranked), Emitted: emitted, K: res.K, Reason: res.Reason,
-				Terms: b, Semantic: sp, Gate: gateReading(res), Signals: res.Signals})
+				Terms: b, Semantic: sp, Passage: passage, Gate: gateReading(res), Signals: res.Signals})
 		}
 		fmt.Fprintf(opts.app.out, "# %s from %s (%s)\n", shown(b.ID), src.Kind, shown(workspace.Describe(src.AbsPath)))
-		printWhy(opts.app.out, b, sp)
+		printWhy(opts.app.out, b, sp, passage)
 		verdict := "not emitted"
 		if emitted {
 			verdict = "emitted"
@@ -177,7 +185,7 @@ func whyRun(opts *whyOptions) error {
 
 // printWhy prints one line per term of the score, then the total, so each
 // number a user sees can be traced to what moved it.
-func printWhy(w io.Writer, b ranker.Breakdown, sp *semanticParts) {
+func printWhy(w io.Writer, b ranker.Breakdown, sp *semanticParts, passage *ranker.Passage) {
 	line := func(name, val, detail string) { fmt.Fprintf(w, "%-16s %8s  (%s)\n", name, val, detail) }
 	if b.Archived() {
 		line("status_mult", "archived", "listed, never emitted; terms skipped")
@@ -188,6 +196,13 @@ func printWhy(w io.Writer, b ranker.Breakdown, sp *semanticParts) {
 		line("semantic", fmt.Sprintf("%+.4f", math.Max(sp.Full, sp.Name)), fmt.Sprintf("full=%+.4f, name=%+.4f, %s", sp.Full, sp.Name, sp.Model))
 	}
 	line("lexical", fmt.Sprintf("%+.4f", b.Lexical), fmt.Sprintf("bm25f=%.2f of the prompt's attainable score", b.LexicalRaw))
+	if passage != nil {
+		head := "(before the first heading)"
+		if passage.Heading != "" {
+			head = "## " + passage.Heading
+		}
+		fmt.Fprintf(w, "%-16s %s  (shares %s: \"%s\")\n", "  passage", shown(hook.Clip(head, 60)), strings.Join(passage.Terms, ", "), shown(hook.Clip(passage.Line, 80)))
+	}
 	rel := "lexical only"
 	if b.Dense != nil {
 		rel = "fused: (1-w)·lexical + w·semantic"
