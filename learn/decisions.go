@@ -1,8 +1,6 @@
 package learn
 
 import (
-	"fmt"
-
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/safetext"
@@ -10,7 +8,7 @@ import (
 
 // SessionVerdicts joins a decision with the ledger: the verdicts its
 // emitted skills got in the same session, at or after the decision, per
-// skill ("HELPFUL", "implicit +0.10", ...).
+// skill ("HELPFUL", "outcome +1.00 (exit-code)", ...).
 func SessionVerdicts(d hook.Decision, ledgers map[string][]registry.Entry) map[string][]string {
 	out := map[string][]string{}
 	if d.Session == "" {
@@ -24,7 +22,7 @@ func SessionVerdicts(d hook.Decision, ledgers map[string][]registry.Entry) map[s
 			}
 			word := en.Verdict
 			if en.Source == registry.SourceImplicit {
-				word = fmt.Sprintf("implicit %+.2f", en.Outcome)
+				word = "outcome " + registry.OutcomeWord(en.Outcome, en.Reason)
 			}
 			out[s.Name] = append(out[s.Name], word)
 		}

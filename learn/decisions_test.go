@@ -21,7 +21,7 @@ func TestSessionVerdicts(t *testing.T) {
 		},
 		"b": {{Skill: "b", Verdict: "NEUTRAL", Source: registry.SourceImplicit, Outcome: 0.1, Session: "s1", At: "2025-03-01T10:01:00Z"}},
 	}
-	want := map[string][]string{"a": {"HELPFUL"}, "b": {"implicit +0.10"}}
+	want := map[string][]string{"a": {"HELPFUL"}, "b": {"outcome +0.10"}}
 	if got := learn.SessionVerdicts(d, ledgers); !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}

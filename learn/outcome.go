@@ -55,6 +55,9 @@ func IsCorrection(prompt string) bool { return correctionRE().MatchString(string
 // IsSuccess reports whether a user prompt signals the task worked.
 func IsSuccess(prompt string) bool { return successRE().MatchString(strings.TrimSpace(prompt)) }
 
+// SignalNone is the signal of an injection nothing was heard of.
+const SignalNone = "none"
+
 // Outcome is one injection's implicit outcome: what the session said of
 // the skill without the agent being asked.
 type Outcome struct {
@@ -69,8 +72,10 @@ type Outcome struct {
 // ImplicitOutcome scores the skill injected at turn `at` from what followed,
 // strongest signal first: the exit code of the first relevant shell command
 // after the injection (+1.0 when 0, -0.5 otherwise), a correction within 3
-// prompts (-1.0), a success phrase within 5 prompts (+0.5), else +0.1 once 3
-// prompts have passed or the session ended (final). A command is relevant
+// prompts (-1.0), a success phrase within 5 prompts (+0.5), else no signal
+// (SignalNone, value 0: a silent session, which moves no weight but counts
+// toward the silence penalty) once 5 prompts have passed or the session
+// ended (final). A command is relevant
 // when one of its words is one of words (the skill's name and trigger-line
 // words, see hook.RelevantWords).
 func ImplicitOutcome(turns []Turn, at int, words []string, final bool) Outcome {
@@ -104,7 +109,7 @@ func ImplicitOutcome(turns []Turn, at int, words []string, final bool) Outcome {
 		}
 	}
 	if final || len(later) >= SuccessWindow {
-		return Outcome{Value: 0.1, Signal: "none", Detail: "no signal", Settled: true}
+		return Outcome{Value: 0, Signal: SignalNone, Detail: "no signal", Settled: true}
 	}
 	return Outcome{}
 }

@@ -26,10 +26,10 @@ func TestImplicitOutcome(t *testing.T) {
 		{"failed relevant command", []Turn{{Prompt: "p", Commands: []Command{{Command: "docker build .", Done: true, ExitCode: 2}}}}, false,
 			Outcome{Value: -0.5, Signal: "exit-code", Settled: true}},
 		{"correction within 3", mk("p", "ok", "No, that is not it"), false, Outcome{Value: -1, Signal: "correction", Settled: true}},
-		{"correction too late", mk("p", "a", "b", "c", "that's wrong", "x"), false, Outcome{Value: 0.1, Signal: "none", Settled: true}},
+		{"correction too late", mk("p", "a", "b", "c", "that's wrong", "x"), false, Outcome{Value: 0, Signal: SignalNone, Settled: true}},
 		{"success", mk("p", "looks good, thanks"), false, Outcome{Value: 0.5, Signal: "success", Settled: true}},
 		{"pending", mk("p", "more"), false, Outcome{}},
-		{"final", mk("p", "more"), true, Outcome{Value: 0.1, Signal: "none", Settled: true}},
+		{"final", mk("p", "more"), true, Outcome{Value: 0, Signal: SignalNone, Settled: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

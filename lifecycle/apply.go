@@ -38,15 +38,16 @@ func Apply(e Evidence, ev Event) Evidence {
 		e.Status = Active
 		e.ConsecutiveHarmful = 0
 		return e
+	case ev.Implicit && ev.Silent:
+		// No signal: not an outcome (the weight stays), only silence.
+		if !sameSession {
+			e.SilentStreak++
+		}
+		return e
 	case ev.Implicit:
 		e.TrajectoryWeight = UpdateWeight(e.TrajectoryWeight, ev.Outcome)
 		e.ImplicitOutcomes++
-		switch {
-		case !ev.Silent:
-			e.SilentStreak = 0
-		case !sameSession:
-			e.SilentStreak++
-		}
+		e.SilentStreak = 0
 		return e
 	}
 	e.SilentStreak = 0 // the agent said something of the skill, even NEUTRAL

@@ -234,14 +234,14 @@ func TestParse(t *testing.T) {
 func TestSilentStreak(t *testing.T) {
 	at := func(i int) time.Time { return time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC) }
 	silent := func(session string, i int) Event {
-		return Event{Implicit: true, Silent: true, Outcome: 0.1, Session: session, At: at(i)}
+		return Event{Implicit: true, Silent: true, Session: session, At: at(i)}
 	}
 	e := ColdStart()
 	for i, s := range []string{"s1", "s2", "s2", "s3"} { // s2 injected it twice
 		e = Apply(e, silent(s, i))
 	}
-	if e.SilentStreak != 3 || e.ImplicitOutcomes != 4 {
-		t.Fatalf("streak %d, outcomes %d; want 3 sessions, 4 outcomes", e.SilentStreak, e.ImplicitOutcomes)
+	if e.SilentStreak != 3 || e.ImplicitOutcomes != 0 || e.TrajectoryWeight != InitialWeight || e.WeightMultiplier() != 1 {
+		t.Fatalf("streak %d, outcomes %d, weight %v; want 3 sessions, no outcome, the weight untouched", e.SilentStreak, e.ImplicitOutcomes, e.TrajectoryWeight)
 	}
 	if got := Apply(e, Event{Verdict: Neutral, Session: "s4", At: at(9)}); got.SilentStreak != 0 {
 		t.Errorf("a NEUTRAL verdict left the streak at %d", got.SilentStreak)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -28,15 +29,17 @@ type LogEntry struct {
 	Time    time.Time `json:"time"`
 	Commit  string    `json:"commit"`
 	Skill   string    `json:"skill"`
-	Kind    string    `json:"kind"` // verdict | unarchive | revert | resync | add | remove | rename | import
+	Kind    string    `json:"kind"` // verdict | outcome | unarchive | revert | resync | add | remove | rename | import
 	Verdict string    `json:"verdict,omitempty"`
-	ID      string    `json:"id,omitempty"`
-	Session string    `json:"session,omitempty"`
-	Source  string    `json:"source,omitempty"`
-	Status  string    `json:"status_change,omitempty"`
-	Reason  string    `json:"reason,omitempty"`
-	From    string    `json:"renamed_from,omitempty"` // a rename's old name
-	Author  string    `json:"author"`
+	// Outcome is an implicit outcome's value (kind outcome).
+	Outcome *float64 `json:"outcome,omitempty"`
+	ID      string   `json:"id,omitempty"`
+	Session string   `json:"session,omitempty"`
+	Source  string   `json:"source,omitempty"`
+	Status  string   `json:"status_change,omitempty"`
+	Reason  string   `json:"reason,omitempty"`
+	From    string   `json:"renamed_from,omitempty"` // a rename's old name
+	Author  string   `json:"author"`
 }
 
 // trailer blocks: each starts at a Megagit-Verdict / -Action / -Revert line.
@@ -58,6 +61,18 @@ func parseTrailers(c *object.Commit) []LogEntry {
 			start("verdict")
 			cur.Verdict = v
 			continue
+		case "Megagit-Outcome":
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				continue
+			}
+			// Commits before outcomes had blocks of their own carried it
+			// inside an implicit verdict's block, after its source.
+			if cur == nil || cur.Source != SourceImplicit || cur.Outcome != nil {
+				start("outcome")
+			}
+			cur.Kind, cur.Verdict, cur.Outcome = "outcome", "", &x
+			continue
 		case "Megagit-Revert":
 			start("revert")
 			cur.ID = v
@@ -78,6 +93,9 @@ func parseTrailers(c *object.Commit) []LogEntry {
 			cur.Session = v
 		case "Megagit-Source":
 			cur.Source = v
+			if v == SourceImplicit && cur.Kind == "verdict" {
+				cur.Kind, cur.Verdict = "outcome", "" // an old commit's implicit "verdict"
+			}
 		case "Megagit-Status":
 			cur.Status = v
 		case "Megagit-Reason":
@@ -163,7 +181,7 @@ func (r *Registry) resolveRevert(ref string) (map[string]bool, string, error) {
 	}
 	ids := map[string]bool{}
 	for _, e := range parseTrailers(c) {
-		if (e.Kind == "verdict" || e.Kind == "unarchive") && e.ID != "" {
+		if (e.Kind == "verdict" || e.Kind == "outcome" || e.Kind == "unarchive") && e.ID != "" {
 			ids[e.ID] = true
 		}
 	}

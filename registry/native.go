@@ -64,25 +64,17 @@ func NativeEvidence(entries []Entry) lifecycle.Evidence {
 // (every input's Skill must be its name) in this registry's native ledger
 // and makes one commit; the skill's own folder is never written.
 func (r *Registry) RecordNativeVerdicts(key string, inputs []VerdictInput, now time.Time) ([]Applied, plumbing.Hash, error) {
-	if err := checkNativeKey(key); err != nil {
-		return nil, plumbing.ZeroHash, err
-	}
-	if len(inputs) == 0 {
-		return nil, plumbing.ZeroHash, nil
-	}
+	return r.RecordBatch(nil, []NativeBatch{{Key: key, Inputs: inputs}}, now)
+}
+
+// applyNative appends verdicts to the read-only skill key's ledger, under
+// the registry lock: the ledger's new content, and what each did.
+func (r *Registry) applyNative(key string, inputs []VerdictInput, now time.Time) (Change, []Applied, error) {
 	name, _, _ := strings.Cut(key, "@")
-	lock, err := r.Local().Acquire(r.opts.LockTimeout)
-	if err != nil {
-		return nil, plumbing.ZeroHash, err
-	}
-	defer lock.Release()
-	if _, err := r.RecoverLocked(); err != nil {
-		return nil, plumbing.ZeroHash, err
-	}
 	rel := NativeLedgerPath(key)
 	data, err := r.readLedger(rel)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, plumbing.ZeroHash, err
+		return Change{}, nil, err
 	}
 	entries, problems := ParseLedger(rel, data)
 	for _, p := range problems {
@@ -92,10 +84,10 @@ func (r *Registry) RecordNativeVerdicts(key string, inputs []VerdictInput, now t
 	var applied []Applied
 	for _, in := range inputs {
 		if in.Skill != name {
-			return nil, plumbing.ZeroHash, fmt.Errorf("%w: verdict for %q recorded as %s", local.ErrInvalid, in.Skill, key)
+			return Change{}, nil, fmt.Errorf("%w: verdict for %q recorded as %s", local.ErrInvalid, in.Skill, key)
 		}
 		if _, err := lifecycle.ParseVerdict(string(in.Verdict)); err != nil {
-			return nil, plumbing.ZeroHash, fmt.Errorf("%w: %v", local.ErrInvalid, err)
+			return Change{}, nil, fmt.Errorf("%w: %v", local.ErrInvalid, err)
 		}
 		entry := newEntry(in, recordTime(entries, now))
 		before := ev.Status
@@ -104,10 +96,5 @@ func (r *Registry) RecordNativeVerdicts(key string, inputs []VerdictInput, now t
 		data = appendLedger(data, []Entry{entry})
 		applied = append(applied, Applied{Entry: entry, Before: before, After: ev})
 	}
-	msg := verdictMessage(applied) + "Megagit-Native: " + key + "\n"
-	hash, err := r.commitChanges(msg, []Change{{Path: rel, Data: data}})
-	if err != nil {
-		return nil, plumbing.ZeroHash, err
-	}
-	return applied, hash, nil
+	return Change{Path: rel, Data: data}, applied, nil
 }

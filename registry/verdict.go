@@ -50,6 +50,9 @@ type edit struct {
 	r      *Registry
 	states map[string]*skillState
 	order  []string
+	// extra are changes made outside a skill's state (read-only skills'
+	// ledgers), committed with the rest.
+	extra []Change
 }
 
 func (r *Registry) newEdit() *edit { return &edit{r: r, states: map[string]*skillState{}} }
@@ -94,7 +97,7 @@ func (e *edit) changes() ([]Change, error) {
 			}
 		}
 	}
-	return out, nil
+	return append(out, e.extra...), nil
 }
 
 // ReplayEvents turns ledger entries into the events lifecycle.Replay
@@ -136,12 +139,33 @@ func (r *Registry) writeLocked(fn func(e *edit) (string, error)) (plumbing.Hash,
 // RecordVerdicts appends the verdicts to their ledgers, updates each skill's
 // mega_meta, and makes ONE commit with one trailer block per verdict.
 func (r *Registry) RecordVerdicts(inputs []VerdictInput, now time.Time) ([]Applied, plumbing.Hash, error) {
-	if len(inputs) == 0 {
+	return r.RecordBatch(inputs, nil, now)
+}
+
+// NativeBatch is verdicts on one read-only skill, named by its key.
+type NativeBatch struct {
+	Key    string
+	Inputs []VerdictInput
+}
+
+// RecordBatch records verdicts on this registry's skills (own) and on
+// read-only skills (native, in this registry's native ledgers) in ONE
+// commit: one stop of an agent's session is one commit per registry,
+// whatever its skills' sources.
+func (r *Registry) RecordBatch(own []VerdictInput, native []NativeBatch, now time.Time) ([]Applied, plumbing.Hash, error) {
+	n := len(own)
+	for _, b := range native {
+		if err := checkNativeKey(b.Key); err != nil {
+			return nil, plumbing.ZeroHash, err
+		}
+		n += len(b.Inputs)
+	}
+	if n == 0 {
 		return nil, plumbing.ZeroHash, nil
 	}
 	var applied []Applied
 	hash, err := r.writeLocked(func(e *edit) (string, error) {
-		for _, in := range inputs {
+		for _, in := range own {
 			if _, err := lifecycle.ParseVerdict(string(in.Verdict)); err != nil {
 				return "", fmt.Errorf("%w: %v", local.ErrInvalid, err)
 			}
@@ -159,7 +183,20 @@ func (r *Registry) RecordVerdicts(inputs []VerdictInput, now time.Time) ([]Appli
 			st.changed, st.ledgerCh = true, true
 			applied = append(applied, Applied{Entry: entry, Before: before, After: st.evidence})
 		}
-		return verdictMessage(applied), nil
+		var keys strings.Builder
+		for _, b := range native {
+			if len(b.Inputs) == 0 {
+				continue
+			}
+			change, done, err := r.applyNative(b.Key, b.Inputs, now)
+			if err != nil {
+				return "", err
+			}
+			e.extra = append(e.extra, change)
+			applied = append(applied, done...)
+			keys.WriteString("Megagit-Native: " + b.Key + "\n")
+		}
+		return verdictMessage(applied) + keys.String(), nil
 	})
 	if err != nil {
 		return nil, plumbing.ZeroHash, err
@@ -238,9 +275,28 @@ func verdictMessage(applied []Applied) string {
 	var b strings.Builder
 	if len(applied) == 1 {
 		a := applied[0]
-		fmt.Fprintf(&b, "verdict(%s): %s\n", a.Entry.Skill, verdictWord(a.Entry))
+		if a.Entry.Source == SourceImplicit {
+			fmt.Fprintf(&b, "outcome(%s): %s\n", a.Entry.Skill, verdictWord(a.Entry))
+		} else {
+			fmt.Fprintf(&b, "verdict(%s): %s\n", a.Entry.Skill, verdictWord(a.Entry))
+		}
 	} else {
-		fmt.Fprintf(&b, "verdicts: %d for session %s\n", len(applied), firstNonEmpty(applied[0].Entry.Session, "-"))
+		verdicts, outcomes := 0, 0
+		for _, a := range applied {
+			if a.Entry.Source == SourceImplicit {
+				outcomes++
+			} else {
+				verdicts++
+			}
+		}
+		var parts []string
+		if verdicts > 0 {
+			parts = append(parts, fmt.Sprintf("verdicts: %d", verdicts))
+		}
+		if outcomes > 0 {
+			parts = append(parts, fmt.Sprintf("outcomes: %d", outcomes))
+		}
+		fmt.Fprintf(&b, "%s for session %s\n", strings.Join(parts, ", "), firstNonEmpty(applied[0].Entry.Session, "-"))
 	}
 	for _, a := range applied {
 		b.WriteString("\n")
@@ -252,23 +308,44 @@ func verdictMessage(applied []Applied) string {
 	return b.String()
 }
 
+// verdictWord is how a commit subject names a ledger line: the verdict,
+// or for an implicit outcome its value and signal ("+1.00, exit-code"),
+// never a verdict word: an outcome is what the session showed, not the
+// agent's judgement.
 func verdictWord(en Entry) string {
 	if en.Source == SourceImplicit {
-		return fmt.Sprintf("%s (implicit %+.1f)", en.Verdict, en.Outcome)
+		return OutcomeWord(en.Outcome, en.Reason)
 	}
 	return en.Verdict
 }
 
+// OutcomeWord names an implicit outcome: its value and its signal, read
+// from its reason ("implicit exit-code: ..."): "+1.00 (exit-code)".
+func OutcomeWord(value float64, reason string) string {
+	signal, _, ok := strings.Cut(strings.TrimPrefix(reason, "implicit "), ":")
+	if !ok || !strings.HasPrefix(reason, "implicit ") || strings.ContainsAny(signal, " \t") {
+		return fmt.Sprintf("%+.2f", value)
+	}
+	return fmt.Sprintf("%+.2f (%s)", value, signal)
+}
+
 func trailerBlock(a Applied) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Megagit-Verdict: %s\n", a.Entry.Verdict)
+	// An implicit outcome's block starts at its Megagit-Outcome line, a
+	// verdict's at Megagit-Verdict: git log --grep 'Megagit-Verdict:
+	// HELPFUL' finds the agent's verdicts only.
+	if a.Entry.Source == SourceImplicit {
+		fmt.Fprintf(&b, "Megagit-Outcome: %+.2f\n", a.Entry.Outcome)
+	} else {
+		fmt.Fprintf(&b, "Megagit-Verdict: %s\n", a.Entry.Verdict)
+	}
 	fmt.Fprintf(&b, "Megagit-Skill: %s\n", a.Entry.Skill)
 	fmt.Fprintf(&b, "Megagit-Id: %s\n", a.Entry.ID)
 	if a.Entry.Session != "" {
 		fmt.Fprintf(&b, "Megagit-Session: %s\n", a.Entry.Session)
 	}
 	if a.Entry.Source == SourceImplicit {
-		fmt.Fprintf(&b, "Megagit-Source: implicit\nMegagit-Outcome: %+.2f\n", a.Entry.Outcome)
+		b.WriteString("Megagit-Source: implicit\n")
 	}
 	if len(a.Entry.Reason) > 0 {
 		fmt.Fprintf(&b, "Megagit-Reason: %s\n", a.Entry.Reason)

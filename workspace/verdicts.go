@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"slices"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -10,20 +11,21 @@ import (
 // Recorded is one commit of verdicts: in which registry, on skills of
 // which source, what each did.
 type Recorded struct {
-	Reg     *registry.Registry
-	Kind    string
-	Native  string // the read-only skill's key, when the verdicts are on one
+	Reg  *registry.Registry
+	Kind string
+	// Native lists the read-only skills' keys among them.
+	Native  []string
 	Applied []registry.Applied
 	Hash    plumbing.Hash
 }
 
 // RecordVerdicts records each verdict in the registry that owns its skill:
 // this registry's skills here, the team registry's there (its SKILL.md and
-// ledger, one commit), and a read-only skill's (a native folder outside
-// any registry, never written) in the user registry, keyed by its name
-// and SKILL.md's hash. One commit per registry (and per read-only skill),
-// in this order: this registry's first. The other sources are read only
-// when a verdict is on a skill the registry does not hold.
+// ledger), and a read-only skill's (a native folder outside any registry,
+// never written) in the user registry, keyed by its name and SKILL.md's
+// hash. One commit per registry, whatever the skills' sources: this
+// registry's first. The other sources are read only when a verdict is on a
+// skill the registry does not hold.
 func (w *Workspace) RecordVerdicts(inputs []registry.VerdictInput, now time.Time) ([]Recorded, error) {
 	c := &Catalog{}
 	for _, in := range inputs {
@@ -43,46 +45,50 @@ func (w *Workspace) RecordVerdicts(inputs []registry.VerdictInput, now time.Time
 // RecordVerdictsIn is RecordVerdicts with the other sources already read
 // (Others): a skill not among them is the registry's.
 func (w *Workspace) RecordVerdictsIn(c *Catalog, inputs []registry.VerdictInput, now time.Time) ([]Recorded, error) {
-	var err error
 	type batch struct {
 		Recorded
-		inputs []registry.VerdictInput
+		own    []registry.VerdictInput
+		native []registry.NativeBatch
 	}
 	var batches []*batch
-	find := func(reg *registry.Registry, kind, native string) *batch {
+	find := func(reg *registry.Registry, kind string) *batch {
 		for _, b := range batches {
-			if b.Reg == reg && b.Native == native {
+			if b.Reg == reg {
 				return b
 			}
 		}
-		b := &batch{Recorded: Recorded{Reg: reg, Kind: kind, Native: native}}
+		b := &batch{Recorded: Recorded{Reg: reg, Kind: kind}}
 		batches = append(batches, b)
 		return b
 	}
-	find(w.Reg, KindProject, "")
+	find(w.Reg, KindProject)
 	for _, in := range inputs {
 		s := c.Lookup(in.Skill)
-		var b *batch
 		switch {
 		case s == nil:
-			b = find(w.Reg, KindProject, "") // the registry says what is wrong
+			b := find(w.Reg, KindProject) // the registry says what is wrong
+			b.own = append(b.own, in)
 		case s.NativeKey != "":
-			b = find(s.Owner, s.Kind, s.NativeKey)
+			b := find(s.Owner, s.Kind)
+			k := slices.IndexFunc(b.native, func(n registry.NativeBatch) bool { return n.Key == s.NativeKey })
+			if k < 0 {
+				b.native = append(b.native, registry.NativeBatch{Key: s.NativeKey})
+				b.Native = append(b.Native, s.NativeKey)
+				k = len(b.native) - 1
+			}
+			b.native[k].Inputs = append(b.native[k].Inputs, in)
 		default:
-			b = find(s.Owner, s.Kind, "")
+			b := find(s.Owner, s.Kind)
+			b.own = append(b.own, in)
 		}
-		b.inputs = append(b.inputs, in)
 	}
 	var out []Recorded
 	for _, b := range batches {
-		if len(b.inputs) == 0 {
+		if len(b.own) == 0 && len(b.native) == 0 {
 			continue
 		}
-		if b.Native != "" {
-			b.Applied, b.Hash, err = b.Reg.RecordNativeVerdicts(b.Native, b.inputs, now)
-		} else {
-			b.Applied, b.Hash, err = b.Reg.RecordVerdicts(b.inputs, now)
-		}
+		var err error
+		b.Applied, b.Hash, err = b.Reg.RecordBatch(b.own, b.native, now)
 		if err != nil {
 			return out, err
 		}

@@ -240,7 +240,7 @@ func work(opts Options, st *runState) error {
 		return err
 	}
 	inputs := explicitVerdicts(logf, sess, turns, ledgers)
-	inputs = append(inputs, implicitVerdicts(sess, turns, ledgers, final)...)
+	inputs = append(inputs, implicitVerdicts(sess, turns, ledgers, final, inputs)...)
 	if !st.beginRecord() {
 		return nil // given up: the deadline is logged
 	}

@@ -1,8 +1,10 @@
 package stop
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/megagit/megagit/hook"
@@ -11,18 +13,26 @@ import (
 )
 
 // sessionTurns reads the Claude Code transcript, or rebuilds the turns from
-// the session memory and the event's final answer (Codex, Gemini CLI).
+// the session memory and the event's final answer (Codex, Gemini CLI, and
+// Claude Code when its transcript is not written yet).
 func sessionTurns(agent string, in hook.Input, sess *hook.Session, logf func(error)) ([]Turn, error) {
+	final := in.FinalAnswer()
 	if agent == hook.AgentClaude && in.TranscriptPath != "" {
 		f, err := openTranscript(in.TranscriptPath, logf)
-		if err != nil {
+		switch {
+		case err == nil:
+			defer f.Close()
+			t, err := ReadClaudeTranscript(f, in.SessionID)
+			return t.Turns, err
+		case !errors.Is(err, os.ErrNotExist) || final == "":
 			return nil, err
 		}
-		defer f.Close()
-		t, err := ReadClaudeTranscript(f, in.SessionID)
-		return t.Turns, err
+		// Claude Code in -p mode may run the Stop hook before it has
+		// written the transcript; the event carries the turn's answer.
+		if logf != nil {
+			logf(fmt.Errorf("%w: read the event's last_assistant_message instead", err))
+		}
 	}
-	final := in.FinalAnswer()
 	return rememberedTurns(sess, final, "final:"+hook.PromptHash(final)[:16]), nil
 }
 

@@ -102,8 +102,20 @@ func logClipped(log func(error), tag Tag) {
 }
 
 // implicitVerdicts turns the settled implicit outcomes of the session's
-// injections into verdicts, once per injection.
-func implicitVerdicts(sess *hook.Session, turns []Turn, ledgers map[string][]registry.Entry, final bool) []registry.VerdictInput {
+// injections into ledger lines, once per injection. An outcome with no
+// signal is recorded only when the agent said nothing of the skill in the
+// session either (no verdict in the ledger, none in explicit, this stop's
+// own): that is a silent session, which the silence penalty counts; after
+// a verdict it would say nothing the verdict did not.
+func implicitVerdicts(sess *hook.Session, turns []Turn, ledgers map[string][]registry.Entry, final bool, explicit []registry.VerdictInput) []registry.VerdictInput {
+	judged := func(skill string) bool {
+		for _, v := range explicit {
+			if v.Skill == skill {
+				return true
+			}
+		}
+		return ledgerHas(ledgers, skill, sess.ID, registry.SourceExplicit)
+	}
 	var out []registry.VerdictInput
 	steps := outcomeTurns(turns)
 	for i := range sess.Injections {
@@ -117,6 +129,9 @@ func implicitVerdicts(sess *hook.Session, turns []Turn, ledgers map[string][]reg
 			continue
 		}
 		inj.Implicit = true
+		if o.Signal == learn.SignalNone && judged(inj.Skill) {
+			continue
+		}
 		v := lifecycle.Neutral
 		switch {
 		case o.Value > 0:

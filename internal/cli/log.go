@@ -3,6 +3,7 @@ package cli
 import (
 	"time"
 
+	"github.com/megagit/megagit/registry"
 	"github.com/spf13/cobra"
 )
 
@@ -57,7 +58,10 @@ func logRun(opts *logOptions) error {
 	rows := make([][]string, 0, len(entries))
 	for _, en := range entries {
 		what := en.Verdict
-		if en.Kind != "verdict" {
+		switch {
+		case en.Kind == "outcome" && en.Outcome != nil:
+			what = "outcome " + registry.OutcomeWord(*en.Outcome, en.Reason)
+		case en.Kind != "verdict":
 			what = en.Kind
 		}
 		rows = append(rows, []string{en.Time.Local().Format(time.DateTime), en.Commit[:12], en.Skill, what, en.Status, en.Reason})

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/local"
@@ -99,11 +100,12 @@ func toVerdictJSON(ap registry.Applied, commit string) verdictJSON {
 
 // reportWhere says where verdicts on a skill of another source went.
 func reportWhere(w io.Writer, e *workspace.Workspace, rec workspace.Recorded) {
-	switch {
-	case rec.Native != "":
-		fmt.Fprintf(w, "megagit: %s is read-only (a %s skill outside any registry): its evidence is in %s, %s\n",
-			rec.Applied[0].Entry.Skill, rec.Kind, rec.Reg.Root(), registry.NativeLedgerPath(rec.Native))
-	case rec.Reg != e.Reg:
+	for _, key := range rec.Native {
+		name, _, _ := strings.Cut(key, "@")
+		fmt.Fprintf(w, "megagit: %s is read-only (a skill outside any registry): its evidence is in %s, %s\n",
+			name, rec.Reg.Root(), registry.NativeLedgerPath(key))
+	}
+	if len(rec.Native) == 0 && rec.Reg != e.Reg {
 		fmt.Fprintf(w, "megagit: recorded in the %s registry %s\n", rec.Kind, rec.Reg.Root())
 	}
 }
