@@ -27,8 +27,8 @@ const NarrativeWeight = 0.25
 
 // Sentence is one sentence of a long prompt and the weight of its terms.
 type Sentence struct {
-	Text    string
-	Request bool // asks for something (or is the last sentence): weight 1
+	Text    string `json:"text"`
+	Request bool   `json:"request"` // asks for something (or is the last sentence): weight 1
 }
 
 // Focus is a long prompt cut into sentences, each a request or narrative;
