@@ -17,7 +17,9 @@ func (d *recordingDense) Scores(text string) ([]float64, error) {
 	d.texts = append(d.texts, text)
 	return make([]float64, d.n), nil
 }
-func (d *recordingDense) DenseProfile() DenseProfile { return DenseProfile{FusionW: 0.4, AbsFloor: 0.2} }
+func (d *recordingDense) DenseProfile() DenseProfile {
+	return DenseProfile{FusionW: 0.4, AbsFloor: 0.2}
+}
 
 // The model embeds a long prompt's request, a short prompt as it is, and
 // the project's name after either.
