@@ -131,3 +131,14 @@ func TestAlsoJoinsAfterFocus(t *testing.T) {
 		t.Errorf("a short prompt with Also ranks differently from prompt + \"\\n\" + project")
 	}
 }
+
+// BenchmarkRankLongPrompt is Rank of a 90-word prompt over 1,000 skills:
+// the long prompt's sentences cut, read and weighed.
+func BenchmarkRankLongPrompt(b *testing.B) {
+	ix := NewIndex(synthDocs(1000), DefaultConfig())
+	q := strings.Repeat("Yesterday we had an outage and w12x was down for an hour. ", 6) +
+		"My manager asked me to look at w77x before the sprint ends. Please deploy w300x with w1500x and w2999x."
+	for b.Loop() {
+		ix.Rank(q, Options{})
+	}
+}
