@@ -341,8 +341,9 @@ type query struct {
 	vec      svec
 	// empty is true when the query has no content terms at all.
 	empty bool
-	// nterms counts its distinct content terms, known or not.
-	nterms int
+	// nterms counts its distinct content terms, known or not, and known
+	// those some skill contains (of a long prompt, its request's).
+	nterms, known int
 	// now is when the query is asked (Options.Now): the evidence's age is
 	// counted to it.
 	now time.Time
@@ -352,16 +353,68 @@ type query struct {
 // contains still count in maxScore and the vector norm: a query made mostly
 // of words the registry has never seen is, rightly, a weak match.
 func (ix *Index) parse(text string) query {
-	toks := uniqueTerms(Tokenize(text))
-	q := query{empty: len(toks) == 0, nterms: len(toks)}
+	return ix.parseWeighted(uniqueTerms(Tokenize(text)), nil)
+}
+
+// parseFocus is parse with a long prompt's narrative terms weighed down
+// (f nil: parse). A term weighs what its heaviest sentence weighs; its idf
+// is scaled by that weight everywhere the query uses it (the BM25F sum,
+// the attainable maximum, the vector), so a narrative word that matches
+// a skill earns it a quarter of what a request word would. The prompt's
+// length, as the gate reads it (Signals.Terms, Known), is its request's:
+// the gate was fitted on prompts that are all request.
+func (ix *Index) parseFocus(text string, f Focus) query {
+	if f == nil {
+		return ix.parse(text)
+	}
+	weight := map[string]float64{}
+	var toks []string
+	for _, s := range f {
+		w := NarrativeWeight
+		if s.Request {
+			w = 1
+		}
+		for _, t := range Tokenize(s.Text) {
+			old, seen := weight[t]
+			if !seen {
+				toks = append(toks, t)
+			}
+			if !seen || w > old {
+				weight[t] = w
+			}
+		}
+	}
+	ws := make([]float64, len(toks))
+	for i, t := range toks {
+		ws[i] = weight[t]
+	}
+	return ix.parseWeighted(toks, ws)
+}
+
+// parseWeighted is the query of distinct terms toks, each weighing ws[i]
+// (nil: every term 1).
+func (ix *Index) parseWeighted(toks []string, ws []float64) query {
+	q := query{empty: len(toks) == 0}
 	var norm float64
-	for _, t := range toks {
+	for i, t := range toks {
 		idf := ix.idfOOV
 		id, ok := ix.terms[t]
 		if ok {
 			idf = ix.idf[id]
+		}
+		full := ws == nil || ws[i] == 1
+		if ws != nil {
+			idf *= ws[i]
+		}
+		if full {
+			q.nterms++
+		}
+		if ok {
 			q.terms = append(q.terms, id)
 			q.idf = append(q.idf, idf)
+			if full {
+				q.known++
+			}
 		}
 		norm += idf * idf
 		// A term no skill contains still counts in the maximum: a prompt

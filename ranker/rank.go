@@ -39,6 +39,10 @@ type Options struct {
 	// Now is when the prompt is asked: evidence fades with its age at Now
 	// (Blend.HalfLifeDays). Zero: no fading.
 	Now time.Time
+	// Also are words that join the query after the text, at full weight,
+	// outside the long prompt's sentences (the project's name, which the
+	// prompt hook adds): text + "\n" + Also is the query of a short prompt.
+	Also string
 }
 
 // ContextScores are per-skill similarities of a prompt to the skill's
@@ -136,16 +140,26 @@ type Result struct {
 	// the gate that decided (nil when none applied: the floors did).
 	Signals Signals
 	Gate    *Gate
+	// Focus is the long prompt's sentences as the lexical channel weighed
+	// them (nil: a short prompt, scored as it is).
+	Focus Focus
 }
 
 // Rank scores every skill against the query and decides what to emit.
 func (ix *Index) Rank(text string, opt Options) Result {
-	q := ix.parse(text)
+	focus := FocusOf(text)
+	if opt.Also != "" {
+		text += "\n" + opt.Also
+		if focus != nil {
+			focus = append(focus[:len(focus):len(focus)], Sentence{Text: opt.Also, Request: true})
+		}
+	}
+	q := ix.parseFocus(text, focus)
 	q.now = opt.Now
 	n := len(ix.docs)
 	raw := make([]float64, n)
 	ix.lexical(q, raw)
-	res := Result{Ranked: ix.ranked(q, raw, opt.Dense, opt.Contexts)}
+	res := Result{Ranked: ix.ranked(q, raw, opt.Dense, opt.Contexts), Focus: focus}
 
 	// Candidates: the non-archived prefix of the ranking.
 	cands := res.Ranked

@@ -41,7 +41,7 @@ type Signals struct {
 // signals gathers Signals from the ranked candidates (non-archived, in
 // ranking order).
 func signals(q query, cands []Breakdown) Signals {
-	s := Signals{Skills: len(cands), Terms: q.nterms, Known: len(q.terms)}
+	s := Signals{Skills: len(cands), Terms: q.nterms, Known: q.known}
 	if len(cands) > 0 {
 		s.Top = cands[0].Final
 	}

@@ -138,14 +138,31 @@ func (dk DynamicKOverride) gate(shipped *ranker.Gate) *ranker.Gate {
 
 // Rank scores every skill and decides K.
 func (r *Router) Rank(prompt string, s Settings) ranker.Result {
-	opt := ranker.Options{TopK: s.TopK, NoDynamicK: s.NoDynamic, Profile: r.lex, Now: time.Now()}
+	return r.rank(prompt, "", s)
+}
+
+// rank is Rank with words that join the query after the prompt (the
+// project's name), at full weight: a long prompt's sentences are weighed
+// (ranker.FocusOf) before they join, so they never become its last
+// sentence.
+func (r *Router) rank(prompt, also string, s Settings) ranker.Result {
+	opt := ranker.Options{TopK: s.TopK, NoDynamicK: s.NoDynamic, Profile: r.lex, Also: also, Now: time.Now()}
 	if r.Sem != nil {
 		var dense []float64
 		var err error
+		// A long prompt's request is what the model embeds: the mean over
+		// a story's words is the story's subject.
+		text := prompt
+		if f := ranker.FocusOf(prompt); f != nil {
+			text = f.Request()
+		}
+		if also != "" {
+			text += "\n" + also
+		}
 		if cd, ok := r.Sem.(ContextDense); ok {
-			dense, opt.Contexts, err = cd.ScoresWithContexts(prompt)
+			dense, opt.Contexts, err = cd.ScoresWithContexts(text)
 		} else {
-			dense, err = r.Sem.Scores(prompt)
+			dense, err = r.Sem.Scores(text)
 		}
 		if err == nil {
 			opt.Dense, opt.DenseFloor, opt.Profile = dense, r.Sem.DenseProfile().AbsFloor, r.prof
@@ -158,7 +175,11 @@ func (r *Router) Rank(prompt string, s Settings) ranker.Result {
 
 // Route ranks and renders what would be injected, within the budget.
 func (r *Router) Route(prompt string, s Settings) Result {
-	res := r.Rank(prompt, s)
+	return r.route(prompt, "", s)
+}
+
+func (r *Router) route(prompt, also string, s Settings) Result {
+	res := r.rank(prompt, also, s)
 	out := Render(r.Docs, res.Emitted, s)
 	n := 0
 	for _, b := range res.Ranked {
@@ -180,7 +201,7 @@ func (r *Router) Route(prompt string, s Settings) Result {
 func (r *Router) RouteWithProject(prompt, project string, s Settings) Result {
 	rr := r.Route(prompt, s)
 	if project != "" && rr.Res.K > 0 {
-		if with := r.Route(prompt+"\n"+project, s); with.Res.K > 0 {
+		if with := r.route(prompt, project, s); with.Res.K > 0 {
 			rr = projectFiltered(rr, with)
 		}
 	}

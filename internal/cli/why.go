@@ -59,6 +59,9 @@ type whyJSON struct {
 	// Gate is the abstention gate's reading of the prompt, when one decided.
 	Gate    *whyGate       `json:"gate,omitempty"`
 	Signals ranker.Signals `json:"signals"`
+	// Focus is a long prompt's sentences, each a request or narrative
+	// (ranker.FocusOf), when they were weighed.
+	Focus ranker.Focus `json:"focus,omitempty"`
 }
 
 // whyGate is the gate's decision for one prompt: each feature's value,
@@ -114,6 +117,22 @@ func printGate(w io.Writer, res ranker.Result) {
 	fmt.Fprintf(w, "#   %-14s %33s\n", "bias", fmt.Sprintf("%+8.4f", gr.Bias))
 }
 
+// printFocus says how a long prompt's sentences were weighed, if they were.
+func printFocus(w io.Writer, f ranker.Focus) {
+	if f == nil {
+		return
+	}
+	fmt.Fprintf(w, "# long prompt: %d of %d sentences are narrative, their words weighed %.2f; the model embeds the rest\n",
+		f.Narrated(), len(f), ranker.NarrativeWeight)
+	for _, s := range f {
+		kind := "narrative"
+		if s.Request {
+			kind = "request"
+		}
+		fmt.Fprintf(w, "#   %-9s %s\n", kind, shown(s.Text))
+	}
+}
+
 // noGateWhy says why no gate decided for res.
 func noGateWhy(res ranker.Result) string {
 	switch {
@@ -158,7 +177,11 @@ func whyRun(opts *whyOptions) error {
 		}
 		var sp *semanticParts
 		if sem := workspace.SemanticOf(rt); sem != nil {
-			if full, name, err := sem.Parts(opts.prompt, b.Doc); err == nil {
+			text := opts.prompt // what the model embedded
+			if res.Focus != nil {
+				text = res.Focus.Request()
+			}
+			if full, name, err := sem.Parts(text, b.Doc); err == nil {
 				sp = &semanticParts{Model: sem.Model, Full: full, Name: name}
 			}
 		}
@@ -168,7 +191,7 @@ func whyRun(opts *whyOptions) error {
 		}
 		if opts.json {
 			return printJSON(opts.app.out, whyJSON{Skill: b.ID, Source: src.Kind, Path: src.AbsPath, Rank: pos + 1, Of: len(res.Ranked), Emitted: emitted, K: res.K, Reason: res.Reason,
-				Terms: b, Semantic: sp, Passage: passage, Gate: gateReading(res), Signals: res.Signals})
+				Terms: b, Semantic: sp, Passage: passage, Gate: gateReading(res), Signals: res.Signals, Focus: res.Focus})
 		}
 		fmt.Fprintf(opts.app.out, "# %s from %s (%s)\n", shown(b.ID), src.Kind, shown(workspace.Describe(src.AbsPath)))
 		printWhy(opts.app.out, b, sp, passage)
@@ -177,6 +200,7 @@ func whyRun(opts *whyOptions) error {
 			verdict = "emitted"
 		}
 		fmt.Fprintf(opts.app.out, "# rank %d of %d, %s (k=%d, %s)\n", pos+1, len(res.Ranked), verdict, res.K, res.Reason)
+		printFocus(opts.app.out, res.Focus)
 		printGate(opts.app.out, res)
 		return nil
 	}
