@@ -189,6 +189,13 @@ func short(h plumbing.Hash) string {
 
 // signature resolves author/committer like git: GIT_AUTHOR_* env, then the
 // repository config, then the global config.
+// HasIdentity says whether git has an identity to author megagit's
+// commits with (nil), or why not (ErrNoIdentity, with the fix).
+func (r *Registry) HasIdentity() error {
+	_, err := r.signature(time.Now())
+	return err
+}
+
 func (r *Registry) signature(now time.Time) (object.Signature, error) {
 	name, email := os.Getenv("GIT_AUTHOR_NAME"), os.Getenv("GIT_AUTHOR_EMAIL")
 	if name == "" || email == "" {

@@ -226,15 +226,15 @@ func work(opts Options, st *runState) error {
 		}
 	}
 	logf := func(err error) { logError(opts, reg, err) }
+	var store Store = regStore{reg}
+	if opts.Store != nil {
+		store = opts.Store(reg)
+	}
 	turns, err := sessionTurns(opts.Agent, in, sess, logf)
 	if err != nil {
 		return err
 	}
 	final := opts.Final || opts.Transcript != "" || in.SessionEnded()
-	var store Store = regStore{reg}
-	if opts.Store != nil {
-		store = opts.Store(reg)
-	}
 	ledgers, err := store.Ledgers()
 	if err != nil {
 		return err
@@ -243,6 +243,14 @@ func work(opts Options, st *runState) error {
 	inputs = append(inputs, implicitVerdicts(sess, turns, ledgers, final, inputs)...)
 	if !st.beginRecord() {
 		return nil // given up: the deadline is logged
+	}
+	// Verdicts an earlier stop kept for want of a git identity go first.
+	if v, _ := Pending(reg.Local()); v > 0 {
+		if n, err := FlushPending(reg.Local(), store, opts.Now()); err != nil && !errors.Is(err, registry.ErrNoIdentity) {
+			logf(fmt.Errorf("recording the waiting verdicts: %w", err))
+		} else if n > 0 {
+			logf(fmt.Errorf("recorded %d verdict(s) that waited for a git identity", n))
+		}
 	}
 	var keep []registry.VerdictInput
 	for _, v := range inputs {
@@ -261,7 +269,15 @@ func work(opts Options, st *runState) error {
 		keep = append(keep, v)
 	}
 	if len(keep) > 0 {
-		if err := store.Record(keep, opts.Now()); err != nil {
+		err := store.Record(keep, opts.Now())
+		switch {
+		case errors.Is(err, registry.ErrNoIdentity):
+			// Kept, not lost: the next stop with an identity records them.
+			if perr := savePending(reg.Local(), sess.ID, keep); perr != nil {
+				return errors.Join(err, perr)
+			}
+			logf(fmt.Errorf("%d verdict(s) wait in %s until git has an identity: %w", len(keep), filepath.Join(reg.Local().Path(), PendingDir), err))
+		case err != nil:
 			return err // session memory not saved: the next stop retries
 		}
 	}

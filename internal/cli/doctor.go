@@ -10,6 +10,7 @@ import (
 
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/hook/install"
+	"github.com/megagit/megagit/hook/stop"
 	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/regsync"
@@ -80,6 +81,13 @@ func doctorRun(opts *doctorOptions) error {
 		if torn := e.Reg.RemoveTornRemoteRefs(); len(torn) > 0 {
 			fmt.Fprintf(a.errOut, "megagit: fix: removed %d torn remote-tracking ref(s), which the next sync fetches again: %s\n", len(torn), strings.Join(torn, ", "))
 		}
+		if v, _ := stop.Pending(e.Reg.Local()); v > 0 {
+			n, err := stop.FlushPending(e.Reg.Local(), &sourcesStore{w: e}, a.now())
+			if err != nil {
+				return fmt.Errorf("fix: the verdicts waiting for a git identity: %w", err)
+			}
+			fmt.Fprintf(a.errOut, "megagit: fix: recorded %d verdict(s) that waited for a git identity\n", n)
+		}
 		results, _, err := e.Reg.Resync("")
 		if err != nil {
 			return fmt.Errorf("fix: %w", err)
@@ -107,7 +115,7 @@ func doctorRun(opts *doctorOptions) error {
 			Detail: "an interrupted write (a killed megagit) was found and finished"})
 	}
 	checks = append(checks, cacheChecks(root)...)
-	checks = append(checks, routeIndexCheck(e), sourcesCheck(e))
+	checks = append(checks, routeIndexCheck(e), sourcesCheck(e), identityCheck(e.Reg))
 	checks = append(checks, install.DoctorCheck(e.Reg.WorkTree()), install.MCPDoctorCheck(e.Reg.WorkTree()))
 	failed := 0
 	for _, c := range checks {
@@ -229,4 +237,27 @@ func sourcesCheck(w *workspace.Workspace) registry.Check {
 			Hint: "a name in two sources resolves to project, then user, then team; rename one, or turn a source off (sources.* in .megagit/config.yaml)"}
 	}
 	return registry.Check{Name: name, Status: registry.CheckOK, Detail: detail}
+}
+
+// identityCheck fails when git has no identity to author commits with, or
+// when verdicts of past sessions wait for one (the stop hook keeps them in
+// .megagit/local/pending/ rather than drop them).
+func identityCheck(reg *registry.Registry) registry.Check {
+	const name = "git identity"
+	idErr := reg.HasIdentity()
+	v, sessions := stop.Pending(reg.Local())
+	switch {
+	case idErr != nil && v > 0:
+		return registry.Check{Name: name, Status: registry.CheckFail,
+			Detail: fmt.Sprintf("none, and %d verdict(s) of %d session(s) wait for one", v, sessions),
+			Hint:   "`git config --global user.name \"Your Name\"` and `git config --global user.email you@example.com`, then `megagit doctor --fix` records them"}
+	case idErr != nil:
+		return registry.Check{Name: name, Status: registry.CheckFail, Detail: "none: verdicts cannot be committed (the stop hook keeps them until there is one)",
+			Hint: "`git config --global user.name \"Your Name\"` and `git config --global user.email you@example.com`"}
+	case v > 0:
+		return registry.Check{Name: name, Status: registry.CheckFail,
+			Detail: fmt.Sprintf("%d verdict(s) of %d session(s) waited for one and are not recorded yet", v, sessions),
+			Hint:   "`megagit doctor --fix` records them (the next stop hook also does)"}
+	}
+	return registry.Check{Name: name, Status: registry.CheckOK, Detail: "commits are authored by your git identity"}
 }
