@@ -14,7 +14,7 @@ import (
 type memStore struct{ ledgers map[string][]registry.Entry }
 
 func (m *memStore) Ledgers() (map[string][]registry.Entry, error) { return m.ledgers, nil }
-func (m *memStore) Has(string) error                             { return nil }
+func (m *memStore) Has(string) error                              { return nil }
 func (m *memStore) Record(in []registry.VerdictInput, now time.Time) error {
 	for _, v := range in {
 		v, _ = registry.CleanInput(v)
