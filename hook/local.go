@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -24,14 +25,40 @@ const (
 
 // RegistryDir picks where a hook looks for the registry: -C when given (an
 // install can pin a registry), else the agent's cwd, else the process's.
+//
+// A relative dir given with an event's cwd is the registry's path from the
+// top of the project's work tree (what a project's shared settings name,
+// `-C tools/skills`): it is resolved there, not against wherever the agent
+// was started.
 func RegistryDir(dir, cwd string) string {
 	switch {
+	case dir != "" && cwd != "" && !filepath.IsAbs(dir):
+		if top := projectTop(cwd); top != "" {
+			return filepath.Join(top, dir)
+		}
+		return filepath.Join(cwd, dir)
 	case dir != "":
 		return dir
 	case cwd != "":
 		return cwd
 	}
 	return "."
+}
+
+// projectTop is the nearest folder at or above dir holding a .git entry
+// (a folder, or the file of a linked work tree); "" when there is none.
+func projectTop(dir string) string {
+	dir = filepath.Clean(dir)
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
 }
 
 // ReadInput reads stdin up to the protocol's cap; a terminal is not read

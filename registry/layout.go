@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 
 	git "github.com/go-git/go-git/v5"
@@ -107,6 +108,39 @@ func (r *Registry) Layout() Layout {
 // layout inside a repository whose checked-out branch has commits (a
 // project: megagit must not add commits to the developer's branch), the
 // branch layout for a new folder or an empty repository.
+// WorkTreeTop is the top folder of the git work tree holding dir, if
+// dir is inside one (ok false: it is not, or it is a bare repository).
+func WorkTreeTop(dir string) (top string, ok bool) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", false
+	}
+	// The nearest existing folder: init may name one not made yet.
+	for {
+		if st, err := os.Stat(abs); err == nil && st.IsDir() {
+			break
+		}
+		parent := filepath.Dir(abs)
+		if parent == abs {
+			return "", false
+		}
+		abs = parent
+	}
+	repo, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if err != nil {
+		return "", false
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		return "", false
+	}
+	top = wt.Filesystem.Root()
+	if t, err := filepath.EvalSymlinks(top); err == nil {
+		top = t
+	}
+	return top, true
+}
+
 func ChooseLayout(dir string) (Layout, error) {
 	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
 	if errors.Is(err, git.ErrRepositoryNotExists) {

@@ -27,7 +27,7 @@ func DoctorCheck(workTree string) registry.Check {
 	var found, noStart, double, fixes, broken, unread []string
 	for _, agent := range []string{hook.AgentClaude, hook.AgentCodex, hook.AgentGemini} {
 		at := map[string]string{}
-		for _, scope := range []string{ScopeProject, ScopeUser} {
+		for _, scope := range Scopes {
 			p, err := SettingsPath(agent, scope, workTree, home)
 			if err != nil {
 				continue
@@ -61,14 +61,20 @@ func DoctorCheck(workTree string) registry.Check {
 				noStart = append(noStart, p)
 			}
 		}
-		if at[ScopeProject] != "" && at[ScopeUser] != "" && at[ScopeProject] != at[ScopeUser] {
-			double = append(double, fmt.Sprintf("%s (%s and %s)", agent, at[ScopeProject], at[ScopeUser]))
-			fixes = append(fixes, fmt.Sprintf("`megagit hook uninstall --agent %s --scope user` (or --scope project)", agent))
+		var where []string
+		for _, scope := range Scopes {
+			if at[scope] != "" && !slices.Contains(where, at[scope]) {
+				where = append(where, at[scope])
+			}
+		}
+		if len(where) > 1 {
+			double = append(double, fmt.Sprintf("%s (%s)", agent, strings.Join(where, " and ")))
+			fixes = append(fixes, fmt.Sprintf("`megagit hook uninstall --agent %s --scope user` (or --scope project, local)", agent))
 		}
 	}
 	if len(double) > 0 {
 		return registry.Check{Name: "hooks", Status: registry.CheckFail,
-			Detail: "installed at both project and user scope, so every prompt is routed and injected twice: " + strings.Join(double, "; "),
+			Detail: "installed at more than one scope, so every prompt is routed and injected twice: " + strings.Join(double, "; "),
 			Hint:   "keep one: " + strings.Join(fixes, "; ")}
 	}
 	if len(broken) > 0 {

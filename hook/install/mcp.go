@@ -27,6 +27,9 @@ const MCPServerName = "megagit"
 //   - Gemini CLI: "mcpServers" in .gemini/settings.json, the project's or
 //     the home folder's (geminicli.com/docs/tools/mcp-server).
 func MCPPath(agent, scope, workTree, home string) (string, error) {
+	if scope == ScopeLocal {
+		return "", fmt.Errorf("--mcp with --scope local: megagit registers its MCP server per project (--scope project) or for you (--scope user)")
+	}
 	base := workTree
 	if scope == ScopeUser {
 		base = home

@@ -22,7 +22,7 @@ import (
 // call's, with the agent and scope already checked.
 type Options struct {
 	Agent     string
-	Scope     string // ScopeProject or ScopeUser
+	Scope     string // ScopeProject, ScopeLocal or ScopeUser
 	Uninstall bool
 	DryRun    bool   // print the diff on Out and write nothing
 	Command   string // how the agent runs megagit; "": this binary (see commands)
@@ -96,12 +96,20 @@ func Run(opts Options) (Result, error) {
 // prompts ("" when it is not to be used): --command and --hook-command if
 // given; else `megagit` when the binary on PATH is this one (portable,
 // survives upgrades, fine to commit in a project's settings), else this
-// binary's absolute path, and the megagit-hook next to it the same way. A
-// user-scope install pins the registry with -C (every project then routes
-// against it); so does a project install whose registry is not at the work
-// tree's root, since the agent runs hooks from there.
+// binary's absolute path, and the megagit-hook next to it the same way.
+// A project-scope file is committed and shared, so it never holds a path
+// of this machine: it always runs `megagit` (warning when that is not this
+// binary; --scope local pins it instead). A user-scope install pins the
+// registry with -C (every project then routes against it); so does a
+// project install whose registry is not at the work tree's root, with
+// the path relative to that root (hook.RegistryDir resolves it against the
+// project of the agent's working directory).
 func commands(opts Options) (command, lean string) {
 	command, lean = opts.Command, opts.Lean
+	shared := opts.Scope == ScopeProject
+	if command == "" && shared {
+		return sharedCommands(opts)
+	}
 	if command == "" {
 		command = "megagit"
 		exe, err := os.Executable()
@@ -122,13 +130,52 @@ func commands(opts Options) (command, lean string) {
 	if lean == "none" {
 		lean = ""
 	}
-	if opts.Root != "" && (opts.Scope == ScopeUser || opts.Root != opts.WorkTree) {
-		command += " -C " + ShellQuote(opts.Root)
-		if lean != "" {
-			lean += " -C " + ShellQuote(opts.Root)
+	return pinRegistry(opts, command, lean)
+}
+
+// pinRegistry adds -C to the commands where the registry must be named:
+// absolute for the user's own files, relative to the work tree in a
+// project's shared one.
+func pinRegistry(opts Options, command, lean string) (string, string) {
+	if opts.Root == "" || (opts.Scope != ScopeUser && opts.Root == opts.WorkTree) {
+		return command, lean
+	}
+	dir := opts.Root
+	if opts.Scope == ScopeProject {
+		if rel, err := filepath.Rel(opts.WorkTree, opts.Root); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			dir = filepath.ToSlash(rel)
 		}
 	}
+	command += " -C " + ShellQuote(dir)
+	if lean != "" {
+		lean += " -C " + ShellQuote(dir)
+	}
 	return command, lean
+}
+
+// sharedCommands are the commands of a project-scope install without
+// --command: by name only, whatever this machine's paths.
+func sharedCommands(opts Options) (command, lean string) {
+	exe, err := os.Executable()
+	if err == nil {
+		exe, _ = filepath.EvalSymlinks(exe)
+	}
+	onPath, lerr := exec.LookPath("megagit")
+	if err == nil && (lerr != nil || !sameFile(onPath, exe)) {
+		fmt.Fprintf(opts.ErrOut, "megagit: warning: %s is not the megagit on your PATH: the project's settings are shared, so they run `megagit` by name; put this megagit on PATH (go install ./cmd/...), or use --scope local to pin its path in settings kept to this machine\n", exe)
+	}
+	switch {
+	case opts.Lean == "none":
+	case opts.Lean != "":
+		lean = opts.Lean
+	default:
+		if p, err := exec.LookPath("megagit-hook"); err == nil && p != "" {
+			lean = "megagit-hook"
+		} else {
+			fmt.Fprintf(opts.ErrOut, "megagit: note: no megagit-hook on your PATH: prompts run `megagit hook prompt`, which starts slower (install both: go install ./cmd/...)\n")
+		}
+	}
+	return pinRegistry(opts, "megagit", lean)
 }
 
 // leanCommand runs the megagit-hook next to the megagit binary exe (run

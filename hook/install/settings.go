@@ -29,7 +29,13 @@ type Entry struct {
 const (
 	ScopeProject = "project"
 	ScopeUser    = "user"
+	// ScopeLocal is the project's own settings on this machine only, kept
+	// out of git (Claude Code's .claude/settings.local.json).
+	ScopeLocal = "local"
 )
+
+// Scopes are the install scopes, in the order doctor reads them.
+var Scopes = []string{ScopeProject, ScopeLocal, ScopeUser}
 
 // SettingsPath is the file an agent reads hooks from: Claude Code
 // .claude/settings.json, Codex .codex/hooks.json, Gemini CLI
@@ -38,6 +44,15 @@ func SettingsPath(agent, scope, workTree, home string) (string, error) {
 	base := workTree
 	if scope == ScopeUser {
 		base = home
+	}
+	if scope == ScopeLocal {
+		if agent != hook.AgentClaude {
+			if err := hook.CheckAgent(agent); err != nil {
+				return "", err
+			}
+			return "", fmt.Errorf("--scope local: %s has no settings file of a project kept to one machine; use --scope project or user", agent)
+		}
+		return filepath.Join(base, ".claude", "settings.local.json"), nil
 	}
 	switch agent {
 	case hook.AgentClaude:

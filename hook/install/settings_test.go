@@ -1,6 +1,8 @@
 package install
 
 import (
+	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -121,5 +123,26 @@ func TestSessionStartEntries(t *testing.T) {
 	}
 	if back, _ := Remove(out); strings.Contains(string(back), "session-start") {
 		t.Errorf("uninstall left the session-start hook:\n%s", back)
+	}
+}
+
+// TestSharedSettingsNameNoMachinePath: a project-scope install never
+// writes a path of this machine: megagit by name, and a registry below the
+// work tree's top by its path from there; the user's and local files pin
+// the registry by its absolute path.
+func TestSharedSettingsNameNoMachinePath(t *testing.T) {
+	wt := filepath.Join(t.TempDir(), "proj")
+	root := filepath.Join(wt, "tools", "skills")
+	opts := Options{Agent: "claude", Scope: ScopeProject, Root: root, WorkTree: wt, Lean: "none", ErrOut: io.Discard}
+	if cmd, lean := commands(opts); cmd != "megagit -C tools/skills" || lean != "" {
+		t.Errorf("project: %q, %q", cmd, lean)
+	}
+	opts.Root = wt
+	if cmd, _ := commands(opts); cmd != "megagit" {
+		t.Errorf("project, registry at the top: %q", cmd)
+	}
+	opts.Scope, opts.Root, opts.Command = ScopeLocal, root, "/opt/bin/megagit"
+	if cmd, _ := commands(opts); cmd != "/opt/bin/megagit -C "+ShellQuote(root) {
+		t.Errorf("local: %q", cmd)
 	}
 }

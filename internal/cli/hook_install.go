@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/megagit/megagit/hook"
@@ -39,21 +40,21 @@ func hookInstallCmd(a *app, uninstall bool, runF func(*hookInstallOptions) error
 		use, short = "uninstall", "Remove megagit's hooks (and only those) from an agent's settings file"
 	}
 	cmd := &cobra.Command{
-		Use:   use + " [--agent claude|codex|gemini] [--scope project|user]",
+		Use:   use + " [--agent claude|codex|gemini] [--scope project|local|user]",
 		Short: short,
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkAgentFlag(opts.agent); err != nil {
 				return err
 			}
-			if opts.scope != install.ScopeProject && opts.scope != install.ScopeUser {
-				return usageError{fmt.Errorf("--scope %q: want project or user", opts.scope)}
+			if !slices.Contains(install.Scopes, opts.scope) {
+				return usageError{fmt.Errorf("--scope %q: want project, local or user", opts.scope)}
 			}
 			return orRun(runF, hookInstallRun)(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.agent, "agent", hook.AgentClaude, "claude, codex or gemini")
-	cmd.Flags().StringVar(&opts.scope, "scope", install.ScopeProject, "project (the registry's work tree) or user (your home folder)")
+	cmd.Flags().StringVar(&opts.scope, "scope", install.ScopeProject, "project (the work tree's settings, shared in git), local (the work tree's settings kept to this machine: Claude Code's .claude/settings.local.json) or user (your home folder)")
 	cmd.Flags().BoolVar(&opts.dryRun, "dry-run", false, "print the diff and write nothing")
 	cmd.Flags().BoolVar(&opts.mcp, "mcp", false, "also register (uninstall: remove) \"megagit mcp\" as the agent's MCP server")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: agent, scope, path, changed, dry_run, diff, mcp, next")
@@ -79,7 +80,7 @@ func hookInstallRun(opts *hookInstallOptions) error {
 	}
 	if e, err := a.open(nil); err == nil {
 		inst.Root, inst.WorkTree = e.Reg.Root(), e.Reg.WorkTree()
-	} else if opts.scope == install.ScopeProject {
+	} else if opts.scope != install.ScopeUser {
 		return err
 	}
 	res, err := install.Run(inst)

@@ -50,7 +50,7 @@ func TestHookFlags(t *testing.T) {
 			args: []string{"--agent", "codex", "--scope", "user", "--dry-run", "--command", "/opt/megagit", "--hook-command", "none", "--mcp", "--json"},
 			want: hookInstallOptions{agent: "codex", scope: "user", dryRun: true, command: "/opt/megagit", lean: "none", mcp: true, json: true}},
 		{name: "install: unknown agent", parse: install, args: []string{"--agent", "vim"}, wantErr: `--agent: unknown agent "vim"`},
-		{name: "install: bad scope", parse: install, args: []string{"--scope", "team"}, wantErr: `--scope "team": want project or user`},
+		{name: "install: bad scope", parse: install, args: []string{"--scope", "team"}, wantErr: `--scope "team": want project, local or user`},
 		{name: "install: an argument", parse: install, args: []string{"claude"}, wantErr: "expects no arguments"},
 		{name: "uninstall: defaults", parse: uninstall, want: hookInstallOptions{uninstall: true, agent: "claude", scope: "project"}},
 		{name: "uninstall: agent, scope, dry run", parse: uninstall, args: []string{"--agent", "gemini", "--scope", "user", "--dry-run"},

@@ -2,11 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/megagit/megagit/config"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
 	"github.com/spf13/cobra"
 )
@@ -16,6 +18,9 @@ type initOptions struct {
 	dir    string
 	json   bool
 	layout string
+	// named is true when DIR was given; here keeps a registry in a
+	// sub-folder of a project's work tree.
+	named, here bool
 }
 
 // newInitCmd parses `megagit init` into options and hands them to runF,
@@ -29,6 +34,7 @@ func newInitCmd(a *app, runF func(*initOptions) error) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dir = a.workDir()
 			if len(args) == 1 {
+				opts.named = true
 				opts.dir = args[0]
 				if a.dir != "" && !isAbs(args[0]) {
 					opts.dir = a.dir + "/" + args[0]
@@ -38,6 +44,7 @@ func newInitCmd(a *app, runF func(*initOptions) error) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: root, layout, commit and the files the commit wrote")
+	cmd.Flags().BoolVar(&opts.here, "here", false, "inside a git work tree, create the registry in DIR itself, not at the work tree's top (megagit then finds it only from inside DIR, or with -C)")
 	cmd.Flags().StringVar(&opts.layout, "layout", "auto", "where the history goes, as `LAYOUT`: branch (the checked-out branch), ref (a branch of its own, \"megagit\", beside a project's) or auto (ref in a repository that has commits)")
 	return cmd
 }
@@ -46,6 +53,26 @@ func initRun(opts *initOptions) error {
 	layout, err := registry.ParseLayout(opts.layout)
 	if err != nil {
 		return fmt.Errorf("--layout: %w", err)
+	}
+	// A project has one registry, at the top of its work tree: that is
+	// where every megagit command run anywhere in the project finds it,
+	// and where the agents read the project's settings and skills.
+	if top, ok := registry.WorkTreeTop(opts.dir); ok && !opts.here {
+		abs, err := filepath.Abs(opts.dir)
+		if err != nil {
+			return err
+		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		}
+		if abs != top {
+			if opts.named {
+				return withHint(fmt.Errorf("%w: %s is inside the git work tree %s: a project's registry goes at its top", local.ErrInvalid, opts.dir, top),
+					fmt.Sprintf("run `megagit init %s`, or `megagit init --here %s` to keep it in that folder (megagit then finds it only from inside it, or with -C)", top, opts.dir))
+			}
+			fmt.Fprintf(opts.app.errOut, "megagit: %s is inside the git work tree %s: creating the registry at its top\n", abs, top)
+			opts.dir = top
+		}
 	}
 	if layout == registry.LayoutAuto {
 		if layout, err = registry.ChooseLayout(opts.dir); err != nil {

@@ -11,10 +11,11 @@ func TestInitFlags(t *testing.T) {
 	t.Run("here", func(t *testing.T) {
 		testFlags(t, newInitCmd, noApp, []flagCase[initOptions]{
 			{name: "no DIR", want: initOptions{dir: ".", layout: "auto"}},
-			{name: "DIR", args: []string{"reg"}, want: initOptions{dir: "reg", layout: "auto"}},
-			{name: "json", args: []string{"reg", "--json"}, want: initOptions{dir: "reg", json: true, layout: "auto"}},
+			{name: "DIR", args: []string{"reg"}, want: initOptions{dir: "reg", layout: "auto", named: true}},
+			{name: "here", args: []string{"--here", "reg"}, want: initOptions{dir: "reg", layout: "auto", named: true, here: true}},
+			{name: "json", args: []string{"reg", "--json"}, want: initOptions{dir: "reg", json: true, layout: "auto", named: true}},
 			{name: "layout ref", args: []string{"--layout", "ref"}, want: initOptions{dir: ".", layout: "ref"}},
-			{name: "layout branch", args: []string{"--layout=branch", "reg"}, want: initOptions{dir: "reg", layout: "branch"}},
+			{name: "layout branch", args: []string{"--layout=branch", "reg"}, want: initOptions{dir: "reg", layout: "branch", named: true}},
 			{name: "two DIRs", args: []string{"a", "b"}, wantErr: "takes at most one DIR"},
 			{name: "unknown flag", args: []string{"--bare"}, wantErr: "unknown flag: --bare"},
 		})
@@ -27,8 +28,8 @@ func TestInitFlags(t *testing.T) {
 	t.Run("-C", func(t *testing.T) {
 		testFlags(t, withC, noApp, []flagCase[initOptions]{
 			{name: "no DIR", want: initOptions{dir: "/srv", layout: "auto"}},
-			{name: "relative DIR", args: []string{"reg"}, want: initOptions{dir: "/srv/reg", layout: "auto"}},
-			{name: "absolute DIR", args: []string{"/tmp/reg"}, want: initOptions{dir: "/tmp/reg", layout: "auto"}},
+			{name: "relative DIR", args: []string{"reg"}, want: initOptions{dir: "/srv/reg", layout: "auto", named: true}},
+			{name: "absolute DIR", args: []string{"/tmp/reg"}, want: initOptions{dir: "/tmp/reg", layout: "auto", named: true}},
 		})
 	})
 }
