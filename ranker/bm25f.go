@@ -53,6 +53,13 @@ type Index struct {
 	// help, harm, relHelp and relHarm are per-skill context and verdict
 	// reason vectors for the blend's similarity terms.
 	help, harm, relHelp, relHarm [][]svec
+	// typoWords are the catalog words an unknown prompt word may be
+	// corrected to, sorted, and typoTerms their terms (see Typos).
+	typoWords []string
+	typoTerms []int32
+	typoHash  []uint32
+	// dict holds the words of the language, never corrected (nil: none).
+	dict func(word string) bool
 }
 
 // NewIndex tokenises every skill and precomputes BM25F statistics and the
@@ -75,6 +82,7 @@ func NewIndex(docs []Doc, cfg Config) *Index {
 	lens := make([][numFields]float64, n)
 	docTerms := make([]map[int32]int, n)
 	memo := stems{}
+	vocabWords := typoVocab{}
 	var bodies [][]TermCount
 	if cfg.Fields.Body.Weight > 0 {
 		bodies = allBodyTerms(docs)
@@ -92,10 +100,18 @@ func NewIndex(docs []Doc, cfg Config) *Index {
 		for f := field(0); f < numFields; f++ {
 			c := counts{}
 			for _, s := range texts[f] {
-				for _, t := range memo.tokenize(s) {
-					c[id(t)]++
+				words(s, func(w string) {
+					t := memo.stem(w)
+					if t == "" {
+						return
+					}
+					tid := id(t)
+					c[tid]++
 					lens[i][f]++
-				}
+					if f < fieldContexts {
+						vocabWords.add(cfg.Typos.MinLen, w, tid)
+					}
+				})
 			}
 			if f == fieldBody && bodies != nil {
 				for _, tc := range bodies[i] {
@@ -191,6 +207,8 @@ func NewIndex(docs []Doc, cfg Config) *Index {
 	for t := range ix.idf {
 		ix.idf[t] = idfOf(int32(t))
 	}
+	ix.typoWords, ix.typoTerms = vocabWords.sorted()
+	ix.typoHash = typoTable(ix.typoWords)
 	return ix
 }
 
@@ -333,7 +351,9 @@ func sortedKeys[V any](m map[int32]V) []int32 {
 // normaliser for BM25F scores and its TF-IDF vector.
 type query struct {
 	terms []int32
-	idf   []float64
+	// idf is each term's idf as it scores: a corrected word's at
+	// Typos.Weight.
+	idf []float64
 	// maxScore is the query's maximum attainable BM25F score,
 	// sum of idf * (k1 + 1) over its distinct terms.
 	maxScore float64
@@ -344,20 +364,36 @@ type query struct {
 	nterms int
 }
 
-// parse tokenises a query against the index vocabulary. Terms no skill
+// parse reads a prompt against the index vocabulary. Terms no skill
 // contains still count in maxScore and the vector norm: a query made mostly
-// of words the registry has never seen is, rightly, a weak match.
-func (ix *Index) parse(text string) query {
-	toks := uniqueTerms(Tokenize(text))
+// of words the registry has never seen is, rightly, a weak match. A
+// corrected word stands for its catalog term, at Typos.Weight of its idf,
+// unless the prompt names that term itself.
+func (ix *Index) parse(p Prompt) query {
+	toks := p.terms
 	q := query{empty: len(toks) == 0, nterms: len(toks)}
 	var norm float64
+	have := make(map[int32]bool, len(toks))
 	for _, t := range toks {
-		idf := ix.idfOOV
+		if id, ok := ix.terms[t]; ok {
+			have[id] = true
+		}
+	}
+	for _, t := range toks {
+		idf, weight := ix.idfOOV, 1.0
 		id, ok := ix.terms[t]
+		if c := p.correction(t); !ok && c != nil {
+			if have[c.term] {
+				q.nterms-- // a repeat of a word the prompt names
+				continue
+			}
+			id, ok, weight = c.term, true, ix.cfg.Typos.Weight
+			have[id] = true
+		}
 		if ok {
 			idf = ix.idf[id]
 			q.terms = append(q.terms, id)
-			q.idf = append(q.idf, idf)
+			q.idf = append(q.idf, weight*idf)
 		}
 		norm += idf * idf
 		// A term no skill contains still counts in the maximum: a prompt
@@ -376,6 +412,11 @@ func (ix *Index) parse(text string) query {
 		}
 	}
 	return q
+}
+
+// plainPrompt is text's terms without corrections.
+func plainPrompt(text string) Prompt {
+	return Prompt{Text: text, terms: uniqueTerms(Tokenize(text))}
 }
 
 // lexical adds each doc's raw BM25F score for q into raw (len = #docs).

@@ -129,15 +129,24 @@ type Result struct {
 	// the gate that decided (nil when none applied: the floors did).
 	Signals Signals
 	Gate    *Gate
+	// Corrections are the prompt's words the catalog does not know, read
+	// as catalog words one edit away.
+	Corrections []Correction
 }
 
 // Rank scores every skill against the query and decides what to emit.
 func (ix *Index) Rank(text string, opt Options) Result {
-	q := ix.parse(text)
+	return ix.RankPrompt(ix.Read(text), opt)
+}
+
+// RankPrompt is Rank of a prompt already read (Read), for a caller that
+// gives a dense channel the corrected text first.
+func (ix *Index) RankPrompt(p Prompt, opt Options) Result {
+	q := ix.parse(p)
 	n := len(ix.docs)
 	raw := make([]float64, n)
 	ix.lexical(q, raw)
-	res := Result{Ranked: ix.ranked(q, raw, opt.Dense, opt.Contexts)}
+	res := Result{Ranked: ix.ranked(q, raw, opt.Dense, opt.Contexts), Corrections: p.Corrections}
 
 	// Candidates: the non-archived prefix of the ranking.
 	cands := res.Ranked

@@ -7,7 +7,12 @@
 // the dense channel is an interface here (package dense implements it).
 package route
 
-import "github.com/megagit/megagit/ranker"
+import (
+	"strings"
+
+	"github.com/megagit/megagit/models/staticmodel"
+	"github.com/megagit/megagit/ranker"
+)
 
 // Router routes prompts against one loaded set of skills; route, why, eval
 // and the prompt hook all go through it so they decide identically.
@@ -113,12 +118,44 @@ func New(docs []ranker.Doc, cfg ranker.Config, sem Dense, dk DynamicKOverride, s
 	if snap != nil {
 		if ix, err := ranker.NewIndexFromSnapshot(docs, cfg, snap); err == nil {
 			r.Index = ix
+			ix.SetDictionary(englishWord)
 			return r, true
 		}
 	}
 	r.Index = ranker.NewIndex(docs, cfg)
+	r.Index.SetDictionary(englishWord)
 	return r, false
 }
+
+// englishWord reports whether w, or w without a plural or verb ending,
+// is a whole word of the built-in tokeniser's vocabulary (BERT uncased:
+// 30,522 entries, most of them English words and names): the dictionary
+// that keeps a real word a catalog lacks from being read as a typo
+// ("tourist" is not "tourism", nor "deadlines" "headlines"). The
+// vocabulary is opened on the first unknown word, not before: a prompt of
+// words the catalog knows never pays for it.
+func englishWord(w string) bool {
+	t, err := staticmodel.DefaultTokenizer()
+	if err != nil {
+		return false
+	}
+	v := t.Vocab()
+	if _, ok := v.ID(w); ok {
+		return true
+	}
+	for _, end := range inflections {
+		if base, ok := strings.CutSuffix(w, end); ok && len(base) >= 3 {
+			if _, ok := v.ID(base); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// inflections are the endings englishWord takes off: the vocabulary holds
+// most words in one form only.
+var inflections = []string{"s", "es", "ed", "d", "ing", "er", "ers", "ly"}
 
 // gate is the gate to route with: the config's fitted one, else shipped
 // (nil: none, or gates turned off).
@@ -132,16 +169,20 @@ func (dk DynamicKOverride) gate(shipped *ranker.Gate) *ranker.Gate {
 	return shipped
 }
 
-// Rank scores every skill and decides K.
+// Rank scores every skill and decides K. The dense channel embeds the
+// prompt with its typos corrected (ranker.Prompt.Corrected): a model's
+// word pieces go astray on a misspelt word as the lexical terms do.
 func (r *Router) Rank(prompt string, s Settings) ranker.Result {
 	opt := ranker.Options{TopK: s.TopK, NoDynamicK: s.NoDynamic, Profile: r.lex}
+	p := r.Index.Read(prompt)
 	if r.Sem != nil {
+		text := DenseText(p)
 		var dense []float64
 		var err error
 		if cd, ok := r.Sem.(ContextDense); ok {
-			dense, opt.Contexts, err = cd.ScoresWithContexts(prompt)
+			dense, opt.Contexts, err = cd.ScoresWithContexts(text)
 		} else {
-			dense, err = r.Sem.Scores(prompt)
+			dense, err = r.Sem.Scores(text)
 		}
 		if err == nil {
 			opt.Dense, opt.DenseFloor, opt.Profile = dense, r.Sem.DenseProfile().AbsFloor, r.prof
@@ -149,7 +190,13 @@ func (r *Router) Rank(prompt string, s Settings) ranker.Result {
 			opt.Contexts = nil // lexical fallback for this prompt
 		}
 	}
-	return r.Index.Rank(prompt, opt)
+	return r.Index.RankPrompt(p, opt)
+}
+
+// DenseText is the text of a prompt the dense channel embeds: the prompt
+// with its typos corrected.
+func DenseText(p ranker.Prompt) string {
+	return p.Corrected()
 }
 
 // Route ranks and renders what would be injected, within the budget.
