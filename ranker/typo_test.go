@@ -213,13 +213,21 @@ func BenchmarkRankTypos(b *testing.B) {
 	}
 }
 
-// BenchmarkReadTypos is the reading of BenchmarkRankTypos's prompts
-// alone: tokenising, and trying to correct each unknown word.
+// BenchmarkReadTypos is the reading of a prompt alone (tokenising, and
+// with correction on trying each unknown word): a misspelt catalog word,
+// a catalog word and three words the catalog lacks, among 10,000 skills.
 func BenchmarkReadTypos(b *testing.B) {
 	docs, words := typoBenchDocs(10000)
-	ix := NewIndex(docs, DefaultConfig())
 	q := strings.Join([]string{words[12][:1] + words[12][2:], words[77], "quorvex", "plimbert", "zandrocal"}, " ")
-	for b.Loop() {
-		ix.Read(q)
+	for _, minLen := range []int{0, DefaultTypos().MinLen} {
+		cfg := DefaultConfig()
+		cfg.Typos.MinLen = minLen
+		ix := NewIndex(docs, cfg)
+		name := map[bool]string{false: "off", true: "on"}[minLen > 0]
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				ix.Read(q)
+			}
+		})
 	}
 }
