@@ -45,6 +45,9 @@ type Row struct {
 	Coverage  float64        `json:"coverage"`
 	RR        float64        `json:"rr"`
 	Signals   ranker.Signals `json:"signals"`
+	// Corrections are the prompt's words read as catalog words one edit
+	// away (typos).
+	Corrections []ranker.Correction `json:"corrections,omitempty"`
 
 	score ranker.QueryScore
 }
@@ -67,6 +70,7 @@ func routeAll(rt *route.Router, b *Bench, rs route.Settings, progress func(int))
 		}
 		rows[i] = newRow(q, b.Docs, ranked, rr.Rendered.Included, rr.Rendered.Tokens, rr.Res.Reason, lat)
 		rows[i].Signals = rr.Res.Signals
+		rows[i].Corrections = rr.Res.Corrections
 		if progress != nil {
 			progress(i + 1)
 		}

@@ -2,7 +2,10 @@ module github.com/megagit/megagit/lab
 
 go 1.26.8
 
-require github.com/megagit/megagit v0.0.0
+require (
+	github.com/kljensen/snowball v0.10.0
+	github.com/megagit/megagit v0.0.0
+)
 
 require (
 	dario.cat/mergo v1.0.0 // indirect
@@ -19,7 +22,6 @@ require (
 	github.com/golang/groupcache v0.0.0-20241129210726-2c02b8208cf8 // indirect
 	github.com/jbenet/go-context v0.0.0-20150711004518-d14ea06fba99 // indirect
 	github.com/kevinburke/ssh_config v1.2.0 // indirect
-	github.com/kljensen/snowball v0.10.0 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/oklog/ulid/v2 v2.1.2 // indirect
 	github.com/patrickmn/go-cache v2.1.0+incompatible // indirect

@@ -54,6 +54,13 @@ type Index struct {
 	// help, harm, relHelp and relHarm are per-skill context and verdict
 	// reason vectors for the blend's similarity terms.
 	help, harm, relHelp, relHarm [][]svec
+	// typoWords are the catalog words an unknown prompt word may be
+	// corrected to, sorted, and typoTerms their terms (see Typos).
+	typoWords []string
+	typoTerms []int32
+	typoHash  []uint32
+	// dict holds the words of the language, never corrected (nil: none).
+	dict func(word string) bool
 }
 
 // NewIndex tokenises every skill and precomputes BM25F statistics and the
@@ -76,6 +83,7 @@ func NewIndex(docs []Doc, cfg Config) *Index {
 	lens := make([][numFields]float64, n)
 	docTerms := make([]map[int32]int, n)
 	memo := stems{}
+	vocabWords := typoVocab{}
 	var bodies [][]TermCount
 	if cfg.Fields.Body.Weight > 0 {
 		bodies = allBodyTerms(docs)
@@ -93,10 +101,18 @@ func NewIndex(docs []Doc, cfg Config) *Index {
 		for f := field(0); f < numFields; f++ {
 			c := counts{}
 			for _, s := range texts[f] {
-				for _, t := range memo.tokenize(s) {
-					c[id(t)]++
+				words(s, func(w string) {
+					t := memo.stem(w)
+					if t == "" {
+						return
+					}
+					tid := id(t)
+					c[tid]++
 					lens[i][f]++
-				}
+					if f < fieldContexts {
+						vocabWords.add(cfg.Typos.MinLen, w, tid)
+					}
+				})
 			}
 			if f == fieldBody && bodies != nil {
 				for _, tc := range bodies[i] {
@@ -192,6 +208,8 @@ func NewIndex(docs []Doc, cfg Config) *Index {
 	for t := range ix.idf {
 		ix.idf[t] = idfOf(int32(t))
 	}
+	ix.typoWords, ix.typoTerms = vocabWords.sorted()
+	ix.typoHash = typoTable(ix.typoWords)
 	return ix
 }
 
@@ -334,7 +352,9 @@ func sortedKeys[V any](m map[int32]V) []int32 {
 // normaliser for BM25F scores and its TF-IDF vector.
 type query struct {
 	terms []int32
-	idf   []float64
+	// idf is each term's idf as it scores: a corrected word's at
+	// Typos.Weight.
+	idf []float64
 	// maxScore is the query's maximum attainable BM25F score,
 	// sum of idf * (k1 + 1) over its distinct terms.
 	maxScore float64
@@ -349,69 +369,49 @@ type query struct {
 	now time.Time
 }
 
-// parse tokenises a query against the index vocabulary. Terms no skill
+// parse reads a prompt against the index vocabulary. Terms no skill
 // contains still count in maxScore and the vector norm: a query made mostly
-// of words the registry has never seen is, rightly, a weak match.
-func (ix *Index) parse(text string) query {
-	return ix.parseWeighted(uniqueTerms(Tokenize(text)), nil)
-}
-
-// parseFocus is parse with a long prompt's narrative terms weighed down
-// (f nil: parse). A term weighs what its heaviest sentence weighs; its idf
-// is scaled by that weight everywhere the query uses it (the BM25F sum,
-// the attainable maximum, the vector), so a narrative word that matches
-// a skill earns it a quarter of what a request word would. The prompt's
-// length, as the gate reads it (Signals.Terms, Known), is its request's:
-// the gate was fitted on prompts that are all request.
-func (ix *Index) parseFocus(text string, f Focus) query {
-	if f == nil {
-		return ix.parse(text)
-	}
-	weight := map[string]float64{}
-	var toks []string
-	for _, s := range f {
-		w := NarrativeWeight
-		if s.Request {
-			w = 1
-		}
-		for _, t := range Tokenize(s.Text) {
-			old, seen := weight[t]
-			if !seen {
-				toks = append(toks, t)
-			}
-			if !seen || w > old {
-				weight[t] = w
-			}
-		}
-	}
-	ws := make([]float64, len(toks))
-	for i, t := range toks {
-		ws[i] = weight[t]
-	}
-	return ix.parseWeighted(toks, ws)
-}
-
-// parseWeighted is the query of distinct terms toks, each weighing ws[i]
-// (nil: every term 1).
-func (ix *Index) parseWeighted(toks []string, ws []float64) query {
+// of words the registry has never seen is, rightly, a weak match. A
+// corrected word stands for its catalog term, at Typos.Weight of its idf,
+// unless the prompt names that term itself. A long prompt's terms weigh
+// what their sentences do (Prompt.weights, ReadWith): the idf is scaled by
+// that weight everywhere the query uses it (the BM25F sum, the attainable
+// maximum, the vector), and the prompt's length, as the gate reads it
+// (Signals.Terms, Known), is its request's: the gate was fitted on prompts
+// that are all request.
+func (ix *Index) parse(p Prompt) query {
+	toks := p.terms
 	q := query{empty: len(toks) == 0}
 	var norm float64
+	have := make(map[int32]bool, len(toks))
+	for _, t := range toks {
+		if id, ok := ix.terms[t]; ok {
+			have[id] = true
+		}
+	}
 	for i, t := range toks {
-		idf := ix.idfOOV
+		idf, weight := ix.idfOOV, 1.0
 		id, ok := ix.terms[t]
+		if c := p.correction(t); !ok && c != nil {
+			if have[c.term] {
+				continue // a repeat of a word the prompt names
+			}
+			id, ok, weight = c.term, true, ix.cfg.Typos.Weight
+			have[id] = true
+		}
 		if ok {
 			idf = ix.idf[id]
 		}
-		full := ws == nil || ws[i] == 1
-		if ws != nil {
-			idf *= ws[i]
+		full := p.weights == nil || p.weights[i] == 1
+		if !full {
+			idf *= p.weights[i]
 		}
 		if full {
 			q.nterms++
 		}
 		if ok {
 			q.terms = append(q.terms, id)
-			q.idf = append(q.idf, idf)
+			q.idf = append(q.idf, weight*idf)
 			if full {
 				q.known++
 			}
@@ -433,6 +433,11 @@ func (ix *Index) parseWeighted(toks []string, ws []float64) query {
 		}
 	}
 	return q
+}
+
+// plainPrompt is text's terms without corrections.
+func plainPrompt(text string) Prompt {
+	return Prompt{Text: text, terms: uniqueTerms(Tokenize(text))}
 }
 
 // lexical adds each doc's raw BM25F score for q into raw (len = #docs).

@@ -110,6 +110,7 @@ type Config struct {
 	FastPath LexicalFastPath
 	MMR      MMR
 	Fusion   Fusion
+	Typos    Typos
 }
 
 // DefaultFields weigh every field once, with the standard b = 0.75, except
@@ -137,5 +138,6 @@ func DefaultConfig() Config {
 		DynamicK: LexicalProfile(),
 		MMR:      MMR{Lambda: 0.7, DupSim: 0.9},
 		Fusion:   Fusion{Mode: FusionLexical},
+		Typos:    DefaultTypos(),
 	}
 }

@@ -196,3 +196,29 @@ func firstWord(s string) string {
 	}
 	return w
 }
+
+// weights is what each of terms weighs in a prompt of these sentences:
+// the weight of its heaviest sentence (NarrativeWeight or 1); a term no
+// sentence holds weighs 1.
+func (f Focus) weights(terms []string) []float64 {
+	weight := map[string]float64{}
+	for _, s := range f {
+		w := NarrativeWeight
+		if s.Request {
+			w = 1
+		}
+		for _, t := range Tokenize(s.Text) {
+			if old, seen := weight[t]; !seen || w > old {
+				weight[t] = w
+			}
+		}
+	}
+	out := make([]float64, len(terms))
+	for i, t := range terms {
+		out[i] = 1
+		if w, ok := weight[t]; ok {
+			out[i] = w
+		}
+	}
+	return out
+}

@@ -73,12 +73,12 @@ func TestShortPromptScoredAsBefore(t *testing.T) {
 		if f := FocusOf(p); f != nil {
 			t.Fatalf("FocusOf(%q) = %v, want nil", p, f)
 		}
-		if got, want := ix.parseFocus(p, FocusOf(p)), ix.parse(p); !reflect.DeepEqual(got, want) {
+		if got, want := ix.parse(ix.ReadWith(p, "")), ix.parse(ix.Read(p)); !reflect.DeepEqual(got, want) {
 			t.Errorf("%q: query %+v, want %+v", p, got, want)
 		}
 		res := ix.Rank(p, Options{})
 		raw := make([]float64, len(ix.docs))
-		ix.lexical(ix.parse(p), raw)
+		ix.lexical(ix.parse(ix.Read(p)), raw)
 		for _, b := range res.Ranked {
 			if b.LexicalRaw != raw[b.Doc] {
 				t.Errorf("%q: %s scored %v, want %v", p, b.ID, b.LexicalRaw, raw[b.Doc])
@@ -96,7 +96,7 @@ func TestLongPromptRequestOutweighsNarrative(t *testing.T) {
 	ix := NewIndex(focusDocs(), DefaultConfig())
 	p := story + "Export the orders table to CSV."
 	raw := make([]float64, len(ix.docs))
-	ix.lexical(ix.parse(p), raw)
+	ix.lexical(ix.parse(ix.Read(p)), raw)
 	if raw[2] >= raw[0] {
 		t.Fatalf("unweighed, csv-export scores %v against the postmortem's %v: the test shows nothing", raw[2], raw[0])
 	}

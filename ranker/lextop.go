@@ -30,7 +30,7 @@ func (s *LexicalScorer) Top(text string, k int, skip func(doc int) bool) []int {
 		return nil
 	}
 	ix := s.ix
-	q := ix.parse(text)
+	q := ix.parse(plainPrompt(text)) // mining reads words as written
 	k1 := ix.cfg.K1
 	s.touched = s.touched[:0]
 	for i, t := range q.terms {

@@ -143,23 +143,26 @@ type Result struct {
 	// Focus is the long prompt's sentences as the lexical channel weighed
 	// them (nil: a short prompt, scored as it is).
 	Focus Focus
+	// Corrections are the prompt's words the catalog does not know, read
+	// as catalog words one edit away.
+	Corrections []Correction
 }
 
 // Rank scores every skill against the query and decides what to emit.
 func (ix *Index) Rank(text string, opt Options) Result {
-	focus := FocusOf(text)
-	if opt.Also != "" {
-		text += "\n" + opt.Also
-		if focus != nil {
-			focus = append(focus[:len(focus):len(focus)], Sentence{Text: opt.Also, Request: true})
-		}
-	}
-	q := ix.parseFocus(text, focus)
+	return ix.RankPrompt(ix.ReadWith(text, opt.Also), opt)
+}
+
+// RankPrompt is Rank of a prompt already read (ReadWith), for a caller
+// that gives a dense channel the corrected text first; opt.Also is read
+// by ReadWith, not here.
+func (ix *Index) RankPrompt(p Prompt, opt Options) Result {
+	q := ix.parse(p)
 	q.now = opt.Now
 	n := len(ix.docs)
 	raw := make([]float64, n)
 	ix.lexical(q, raw)
-	res := Result{Ranked: ix.ranked(q, raw, opt.Dense, opt.Contexts), Focus: focus}
+	res := Result{Ranked: ix.ranked(q, raw, opt.Dense, opt.Contexts), Corrections: p.Corrections, Focus: p.Focus}
 
 	// Candidates: the non-archived prefix of the ranking.
 	cands := res.Ranked

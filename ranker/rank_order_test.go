@@ -60,7 +60,7 @@ func TestRankedMatchesStableSort(t *testing.T) {
 		{"dense short", "w12x", dense[:100]},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			q := ix.parse(tc.q)
+			q := ix.parse(ix.Read(tc.q))
 			raw := make([]float64, len(docs))
 			ix.lexical(q, raw)
 			want := make([]Breakdown, len(docs))

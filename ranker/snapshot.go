@@ -8,7 +8,7 @@ import (
 
 // SnapshotVersion changes whenever Snapshot's layout or meaning does, so a
 // stored snapshot from another build is rebuilt rather than misread.
-const SnapshotVersion = 3
+const SnapshotVersion = 4
 
 // ErrSnapshotMismatch means a snapshot was not taken from these documents
 // with these field settings; the caller should build the index with NewIndex.
@@ -41,6 +41,13 @@ type Snapshot struct {
 	VecStart                         []int32
 	Vec                              []VecEntry
 	NHelp, NHarm, NRelHelp, NRelHarm []int32
+	// TypoMinLen is the Typos.MinLen the snapshot was taken with; Words
+	// are the catalog words a typo may be corrected to, in byte order,
+	// WordTerms their terms and WordHash their hash table (typoTable).
+	TypoMinLen int
+	Words      []string
+	WordTerms  []int32
+	WordHash   []uint32
 }
 
 // Posting is one document in a term's postings: its BM25F pseudo term
@@ -81,6 +88,7 @@ func (ix *Index) Snapshot() *Snapshot {
 		VecStart:  []int32{0},
 		NHelp:     make([]int32, n), NHarm: make([]int32, n),
 		NRelHelp: make([]int32, n), NRelHarm: make([]int32, n),
+		TypoMinLen: ix.cfg.Typos.MinLen, Words: ix.typoWords, WordTerms: ix.typoTerms, WordHash: ix.typoHash,
 	}
 	for t, id := range ix.terms {
 		s.Terms[id] = t
@@ -123,7 +131,7 @@ func NewIndexFromSnapshot(docs []Doc, cfg Config, s *Snapshot) (*Index, error) {
 	switch {
 	case s == nil || s.Version != SnapshotVersion:
 		return nil, ErrSnapshotMismatch
-	case s.Fields != cfg.Fields || s.Docs != n:
+	case s.Fields != cfg.Fields || s.Docs != n || s.TypoMinLen != cfg.Typos.MinLen:
 		return nil, ErrSnapshotMismatch
 	}
 	if err := s.check(); err != nil {
@@ -150,6 +158,7 @@ func NewIndexFromSnapshot(docs []Doc, cfg Config, s *Snapshot) (*Index, error) {
 		docVec:   make([]svec, n),
 		help:     perDoc(s.NHelp), harm: perDoc(s.NHarm),
 		relHelp: perDoc(s.NRelHelp), relHarm: perDoc(s.NRelHarm),
+		typoWords: s.Words, typoTerms: s.WordTerms, typoHash: s.WordHash,
 	}
 	for id, t := range s.Terms {
 		ix.terms[t] = int32(id)
@@ -239,6 +248,29 @@ func (s *Snapshot) check() error {
 	for _, e := range s.Vec {
 		if e.Term < 0 || int(e.Term) >= nt {
 			return errors.New("vector term out of range")
+		}
+	}
+	if len(s.Words) != len(s.WordTerms) || len(s.WordHash) != typoTableSize(len(s.Words)) {
+		return errors.New("typo tables disagree")
+	}
+	filled := 0
+	for _, k := range s.WordHash {
+		if int(k) > len(s.Words) {
+			return errors.New("typo hash out of range")
+		}
+		if k > 0 {
+			filled++
+		}
+	}
+	if filled != len(s.Words) {
+		return errors.New("typo hash incomplete") // a probe must meet an empty slot
+	}
+	for i, t := range s.WordTerms {
+		if t < 0 || int(t) >= s.Vocab {
+			return errors.New("typo term out of range")
+		}
+		if i > 0 && s.Words[i-1] >= s.Words[i] {
+			return errors.New("typo words out of order")
 		}
 	}
 	return nil

@@ -11,12 +11,12 @@ import (
 // The binary form of a Snapshot (AppendBinary, DecodeSnapshot): a fixed
 // header of little-endian counts and settings, then each table as a
 // little-endian array starting on an 8-byte boundary (from the start of the
-// form), the term text last. Decoding shares the arrays with the input
+// form), the term text, then the typo words' tables and text last. Decoding shares the arrays with the input
 // when they are aligned in memory on a little-endian machine, so restoring
 // an index copies nothing but what Index itself needs.
 const (
 	snapshotMagic     = "MGSN"
-	snapshotHeaderLen = 144
+	snapshotHeaderLen = 160
 )
 
 // nativeLE reports whether this machine stores integers little-endian,
@@ -30,7 +30,19 @@ func (s *Snapshot) AppendBinary(b []byte) ([]byte, error) {
 	for _, t := range s.Terms {
 		termBytes += len(t)
 	}
+	wordBytes := 0
+	for _, w := range s.Words {
+		wordBytes += len(w)
+	}
+	if len(s.Words) != len(s.WordTerms) {
+		return b, errors.New("ranker: snapshot typo tables disagree")
+	}
 	counts := []int{s.Docs, len(s.Terms), s.Vocab, len(s.Post), len(s.VecStart), len(s.Vec), termBytes}
+	for _, c := range []int{len(s.Words), wordBytes, s.TypoMinLen, len(s.WordHash)} {
+		if c < 0 || c > max32 {
+			return b, errors.New("ranker: snapshot too large to store")
+		}
+	}
 	for _, c := range counts {
 		if c < 0 || c > max32 {
 			return b, errors.New("ranker: snapshot too large to store")
@@ -49,6 +61,10 @@ func (s *Snapshot) AppendBinary(b []byte) ([]byte, error) {
 		f.Triggers.Weight, f.Triggers.B, f.Contexts.Weight, f.Contexts.B, s.IDFOOV, f.Body.Weight, f.Body.B} {
 		b = le.AppendUint64(b, math.Float64bits(v))
 	}
+	b = le.AppendUint32(b, uint32(len(s.Words)))
+	b = le.AppendUint32(b, uint32(wordBytes))
+	b = le.AppendUint32(b, uint32(s.TypoMinLen))
+	b = le.AppendUint32(b, uint32(len(s.WordHash)))
 	pad := func() {
 		for (len(b)-base)%8 != 0 {
 			b = append(b, 0)
@@ -89,6 +105,21 @@ func (s *Snapshot) AppendBinary(b []byte) ([]byte, error) {
 		b = append(b, t...)
 	}
 	pad()
+	end = 0
+	for _, w := range s.Words {
+		end += uint32(len(w))
+		b = le.AppendUint32(b, end)
+	}
+	pad()
+	i32s(s.WordTerms)
+	for _, h := range s.WordHash {
+		b = le.AppendUint32(b, h)
+	}
+	pad()
+	for _, w := range s.Words {
+		b = append(b, w...)
+	}
+	pad()
 	return b, nil
 }
 
@@ -112,8 +143,9 @@ func DecodeSnapshot(data []byte) (*Snapshot, error) {
 	}
 	docs, nterms, vocab, npost, nvecStart, nvec, termBytes := u32(1), u32(2), u32(3), u32(4), u32(5), u32(6), u32(7)
 	f64 := func(k int) float64 { return math.Float64frombits(le.Uint64(data[40+8*k:])) }
+	nwords, wordBytes, typoMin, nhash := int(le.Uint32(data[144:])), int(le.Uint32(data[148:])), int(le.Uint32(data[152:])), int(le.Uint32(data[156:]))
 	s := &Snapshot{
-		Version: SnapshotVersion, Docs: docs, Vocab: vocab, IDFOOV: f64(10),
+		Version: SnapshotVersion, Docs: docs, Vocab: vocab, IDFOOV: f64(10), TypoMinLen: typoMin,
 		Fields: Fields{
 			Name: Field{f64(0), f64(1)}, Description: Field{f64(2), f64(3)}, Headings: Field{f64(4), f64(5)},
 			Triggers: Field{f64(6), f64(7)}, Contexts: Field{f64(8), f64(9)}, Body: Field{f64(11), f64(12)},
@@ -131,25 +163,38 @@ func DecodeSnapshot(data []byte) (*Snapshot, error) {
 	s.NRelHelp = take[int32](r, docs, 4)
 	s.NRelHarm = take[int32](r, docs, 4)
 	blob := take[byte](r, termBytes, 1)
+	wordEnds := take[uint32](r, nwords, 4)
+	s.WordTerms = take[int32](r, nwords, 4)
+	s.WordHash = take[uint32](r, nhash, 4)
+	wordBlob := take[byte](r, wordBytes, 1)
 	if r.bad {
 		return bad("truncated")
 	}
-	s.Terms = make([]string, nterms)
+	var ok bool
+	if s.Terms, ok = strs(ends, blob); !ok {
+		return bad("term offsets")
+	}
+	if s.Words, ok = strs(wordEnds, wordBlob); !ok {
+		return bad("typo word offsets")
+	}
+	return s, nil
+}
+
+// strs is the strings a table of end offsets cuts blob into, sharing it.
+func strs(ends []uint32, blob []byte) ([]string, bool) {
+	out := make([]string, len(ends))
 	start := 0
 	for i, e := range ends {
 		end := int(e)
 		if end < start || end > len(blob) {
-			return bad("term offsets")
+			return nil, false
 		}
 		if end > start {
-			s.Terms[i] = unsafe.String(&blob[start], end-start)
+			out[i] = unsafe.String(&blob[start], end-start)
 		}
 		start = end
 	}
-	if start != len(blob) {
-		return bad("term offsets")
-	}
-	return s, nil
+	return out, start == len(blob)
 }
 
 // tableReader walks the tables of a snapshot's binary form.

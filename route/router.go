@@ -8,8 +8,10 @@
 package route
 
 import (
+	"strings"
 	"time"
 
+	"github.com/megagit/megagit/models/staticmodel"
 	"github.com/megagit/megagit/ranker"
 )
 
@@ -117,12 +119,44 @@ func New(docs []ranker.Doc, cfg ranker.Config, sem Dense, dk DynamicKOverride, s
 	if snap != nil {
 		if ix, err := ranker.NewIndexFromSnapshot(docs, cfg, snap); err == nil {
 			r.Index = ix
+			ix.SetDictionary(englishWord)
 			return r, true
 		}
 	}
 	r.Index = ranker.NewIndex(docs, cfg)
+	r.Index.SetDictionary(englishWord)
 	return r, false
 }
+
+// englishWord reports whether w, or w without a plural or verb ending,
+// is a whole word of the built-in tokeniser's vocabulary (BERT uncased:
+// 30,522 entries, most of them English words and names): the dictionary
+// that keeps a real word a catalog lacks from being read as a typo
+// ("tourist" is not "tourism", nor "deadlines" "headlines"). The
+// vocabulary is opened on the first unknown word, not before: a prompt of
+// words the catalog knows never pays for it.
+func englishWord(w string) bool {
+	t, err := staticmodel.DefaultTokenizer()
+	if err != nil {
+		return false
+	}
+	v := t.Vocab()
+	if _, ok := v.ID(w); ok {
+		return true
+	}
+	for _, end := range inflections {
+		if base, ok := strings.CutSuffix(w, end); ok && len(base) >= 3 {
+			if _, ok := v.ID(base); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// inflections are the endings englishWord takes off: the vocabulary holds
+// most words in one form only.
+var inflections = []string{"s", "es", "ed", "d", "ing", "er", "ers", "ly"}
 
 // gate is the gate to route with: the config's fitted one, else shipped
 // (nil: none, or gates turned off).
@@ -136,7 +170,9 @@ func (dk DynamicKOverride) gate(shipped *ranker.Gate) *ranker.Gate {
 	return shipped
 }
 
-// Rank scores every skill and decides K.
+// Rank scores every skill and decides K. The dense channel embeds the
+// prompt with its typos corrected (ranker.Prompt.Corrected): a model's
+// word pieces go astray on a misspelt word as the lexical terms do.
 func (r *Router) Rank(prompt string, s Settings) ranker.Result {
 	return r.rank(prompt, "", s)
 }
@@ -144,21 +180,15 @@ func (r *Router) Rank(prompt string, s Settings) ranker.Result {
 // rank is Rank with words that join the query after the prompt (the
 // project's name), at full weight: a long prompt's sentences are weighed
 // (ranker.FocusOf) before they join, so they never become its last
-// sentence.
+// sentence. The dense channel embeds DenseText: the request of a long
+// prompt, with its typos corrected.
 func (r *Router) rank(prompt, also string, s Settings) ranker.Result {
-	opt := ranker.Options{TopK: s.TopK, NoDynamicK: s.NoDynamic, Profile: r.lex, Also: also, Now: time.Now()}
+	opt := ranker.Options{TopK: s.TopK, NoDynamicK: s.NoDynamic, Profile: r.lex, Now: time.Now()}
+	p := r.Index.ReadWith(prompt, also)
 	if r.Sem != nil {
+		text := DenseText(p)
 		var dense []float64
 		var err error
-		// A long prompt's request is what the model embeds: the mean over
-		// a story's words is the story's subject.
-		text := prompt
-		if f := ranker.FocusOf(prompt); f != nil {
-			text = f.Request()
-		}
-		if also != "" {
-			text += "\n" + also
-		}
 		if cd, ok := r.Sem.(ContextDense); ok {
 			dense, opt.Contexts, err = cd.ScoresWithContexts(text)
 		} else {
@@ -170,7 +200,15 @@ func (r *Router) rank(prompt, also string, s Settings) ranker.Result {
 			opt.Contexts = nil // lexical fallback for this prompt
 		}
 	}
-	return r.Index.Rank(prompt, opt)
+	return r.Index.RankPrompt(p, opt)
+}
+
+// DenseText is the text of a prompt the dense channel embeds: the prompt
+// with its typos corrected; of a long prompt, its request sentences only
+// (the mean over a story's words is the story's subject).
+func DenseText(p ranker.Prompt) string {
+	p.Text = p.Request()
+	return p.Corrected()
 }
 
 // Route ranks and renders what would be injected, within the budget.

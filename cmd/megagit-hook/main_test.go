@@ -396,15 +396,20 @@ func TestBuiltinModelAlone(t *testing.T) {
 	}
 }
 
-// TestInstallFindsIt checks `megagit hook install` puts the megagit-hook
-// next to megagit in the prompt hook, and keeps megagit for the stop hook.
+// TestInstallFindsIt checks `megagit hook install --scope local` puts the
+// megagit-hook next to megagit in the prompt hook, and keeps megagit for
+// the stop hook; a project's shared settings name them, never their path.
 func TestInstallFindsIt(t *testing.T) {
 	f := newFixture(t)
-	out := f.megagit("-C", f.root, "hook", "install", "--dry-run")
+	out := f.megagit("-C", f.root, "hook", "install", "--scope", "local", "--dry-run")
 	hookCmd := `"command": "` + filepath.Join(bin, "megagit-hook") + ` prompt --agent claude"`
 	stopCmd := `"command": "` + filepath.Join(bin, "megagit") + ` hook stop --agent claude"`
 	if !strings.Contains(out, hookCmd) || !strings.Contains(out, stopCmd) || strings.Contains(out, "megagit hook prompt") {
 		t.Errorf("install does not run megagit-hook for prompts and megagit for stops:\n%s", out)
+	}
+	out = f.megagit("-C", f.root, "hook", "install", "--dry-run")
+	if !strings.Contains(out, `"command": "megagit hook stop --agent claude"`) || strings.Contains(out, `"command": "`+bin) {
+		t.Errorf("a project's settings hold a path of this machine:\n%s", out)
 	}
 }
 

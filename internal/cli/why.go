@@ -62,6 +62,9 @@ type whyJSON struct {
 	// Focus is a long prompt's sentences, each a request or narrative
 	// (ranker.FocusOf), when they were weighed.
 	Focus ranker.Focus `json:"focus,omitempty"`
+	// Corrections are the prompt's words the catalog does not know, read
+	// as catalog words one edit away; both channels saw the corrections.
+	Corrections []ranker.Correction `json:"corrections,omitempty"`
 }
 
 // whyGate is the gate's decision for one prompt: each feature's value,
@@ -177,11 +180,7 @@ func whyRun(opts *whyOptions) error {
 		}
 		var sp *semanticParts
 		if sem := workspace.SemanticOf(rt); sem != nil {
-			text := opts.prompt // what the model embedded
-			if res.Focus != nil {
-				text = res.Focus.Request()
-			}
-			if full, name, err := sem.Parts(text, b.Doc); err == nil {
+			if full, name, err := sem.Parts(route.DenseText(rt.Index.ReadWith(opts.prompt, "")), b.Doc); err == nil {
 				sp = &semanticParts{Model: sem.Model, Full: full, Name: name}
 			}
 		}
@@ -191,9 +190,10 @@ func whyRun(opts *whyOptions) error {
 		}
 		if opts.json {
 			return printJSON(opts.app.out, whyJSON{Skill: b.ID, Source: src.Kind, Path: src.AbsPath, Rank: pos + 1, Of: len(res.Ranked), Emitted: emitted, K: res.K, Reason: res.Reason,
-				Terms: b, Semantic: sp, Passage: passage, Gate: gateReading(res), Signals: res.Signals, Focus: res.Focus})
+				Terms: b, Semantic: sp, Passage: passage, Gate: gateReading(res), Signals: res.Signals, Focus: res.Focus, Corrections: res.Corrections})
 		}
 		fmt.Fprintf(opts.app.out, "# %s from %s (%s)\n", shown(b.ID), src.Kind, shown(workspace.Describe(src.AbsPath)))
+		printCorrections(opts.app.out, res.Corrections)
 		printWhy(opts.app.out, b, sp, passage)
 		verdict := "not emitted"
 		if emitted {
@@ -205,6 +205,19 @@ func whyRun(opts *whyOptions) error {
 		return nil
 	}
 	return fmt.Errorf("%w: skill %q was not loaded (run megagit lint)", local.ErrInvalid, opts.skill)
+}
+
+// printCorrections names each prompt word read as a catalog word, so a
+// match through a typo is not a mystery.
+func printCorrections(w io.Writer, cs []ranker.Correction) {
+	if len(cs) == 0 {
+		return
+	}
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = shown(c.Word) + " → " + shown(c.To)
+	}
+	fmt.Fprintf(w, "# read as typos: %s\n", strings.Join(parts, ", "))
 }
 
 // printWhy prints one line per term of the score, then the total, so each
