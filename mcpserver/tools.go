@@ -117,6 +117,7 @@ func (s *Server) search(_ context.Context, req *mcp.CallToolRequest, in SearchIn
 	if in.K > 0 {
 		st.TopK = in.K
 	}
+	st.Where = route.WhereAt("", in.Query, nil) // the agent runs megagit mcp in its working directory
 	rr := rt.RouteWithProject(in.Query, s.opts.Project, st)
 	score := map[int]float64{}
 	for _, b := range rr.Res.Ranked {

@@ -29,6 +29,9 @@ type Settings struct {
 	NoDynamic bool
 	Format    string
 	Budget    int
+	// Where is where the prompt is asked, for the skills limited by
+	// paths (nil: those skills are out).
+	Where *Where `json:",omitempty"`
 }
 
 // Result is one routed prompt, rendered.
@@ -138,7 +141,7 @@ func (dk DynamicKOverride) gate(shipped *ranker.Gate) *ranker.Gate {
 
 // Rank scores every skill and decides K.
 func (r *Router) Rank(prompt string, s Settings) ranker.Result {
-	opt := ranker.Options{TopK: s.TopK, NoDynamicK: s.NoDynamic, Profile: r.lex, Now: time.Now()}
+	opt := ranker.Options{TopK: s.TopK, NoDynamicK: s.NoDynamic, Profile: r.lex, Now: time.Now(), Out: Out(r.Docs, s.Where)}
 	if r.Sem != nil {
 		var dense []float64
 		var err error
@@ -162,7 +165,7 @@ func (r *Router) Route(prompt string, s Settings) Result {
 	out := Render(r.Docs, res.Emitted, s)
 	n := 0
 	for _, b := range res.Ranked {
-		if !b.Archived() {
+		if !b.Excluded() {
 			n++
 		}
 	}
@@ -193,7 +196,7 @@ func (r *Router) RouteWithProject(prompt, project string, s Settings) Result {
 func projectFiltered(plain, with Result) Result {
 	matched := make([]bool, len(plain.Res.Ranked)) // by doc
 	for _, b := range plain.Res.Ranked {
-		if b.Relevance > 0 && !b.Archived() {
+		if b.Relevance > 0 && !b.Excluded() {
 			matched[b.Doc] = true
 		}
 	}

@@ -213,20 +213,45 @@ func sourcesCheck(w *workspace.Workspace) registry.Check {
 		return registry.Check{Name: name, Status: registry.CheckFail, Detail: err.Error()}
 	}
 	count := map[string]int{}
+	never := 0
 	for _, s := range c.Skills {
 		count[s.Kind]++
+		if !s.Routable() {
+			never++
+		}
 	}
-	detail := fmt.Sprintf("%d project, %d user, %d team skill(s)", count[workspace.KindProject], count[workspace.KindUser], count[workspace.KindTeam])
+	detail := fmt.Sprintf("%d project, %d user, %d plugin, %d team skill(s)", count[workspace.KindProject], count[workspace.KindUser], count[workspace.KindPlugin], count[workspace.KindTeam])
+	if never > 0 {
+		detail += fmt.Sprintf(", %d never routed (user-only)", never)
+	}
 	var bad []string
+	hint := "a name in two sources resolves to project, then user, then team; rename one, or turn a source off (sources.* in .megagit/config.yaml)"
+	seen := map[string]bool{}
 	if _, err := w.Team(); err != nil {
 		bad = append(bad, err.Error())
+		seen[err.Error()] = true
+	}
+	for _, p := range c.Problems { // a SKILL.md of any source that does not parse, a file that cannot be read
+		if !seen[p.Error()] {
+			bad = append(bad, p.Error())
+		}
+	}
+	for _, s := range c.Skills {
+		if s.Held != "" && s.PolicyErr == nil {
+			bad = append(bad, s.Held+" (not routed)")
+		}
 	}
 	for _, s := range c.Shadowed {
 		bad = append(bad, fmt.Sprintf("%s skill %s (%s) shadowed by %s", s.Kind, s.Name, workspace.Describe(s.AbsPath), workspace.Describe(s.ShadowedBy)))
 	}
+	if diffs := w.PrecedenceDiffs(c); len(diffs) > 0 {
+		for _, d := range diffs {
+			bad = append(bad, d.String())
+		}
+		hint = "Claude Code puts personal skills over a project's, megagit the project's first: rename one of the two so both load the same skill; " + hint
+	}
 	if len(bad) > 0 {
-		return registry.Check{Name: name, Status: registry.CheckWarn, Detail: detail + "; " + strings.Join(bad, "; "),
-			Hint: "a name in two sources resolves to project, then user, then team; rename one, or turn a source off (sources.* in .megagit/config.yaml)"}
+		return registry.Check{Name: name, Status: registry.CheckWarn, Detail: detail + "; " + strings.Join(bad, "; "), Hint: hint}
 	}
 	return registry.Check{Name: name, Status: registry.CheckOK, Detail: detail}
 }
