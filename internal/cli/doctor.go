@@ -15,6 +15,7 @@ import (
 	"github.com/megagit/megagit/registry/regsync"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/dense"
+	"github.com/megagit/megagit/skillfile"
 	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
@@ -216,7 +217,7 @@ func sourcesCheck(w *workspace.Workspace) registry.Check {
 	never := 0
 	for _, s := range c.Skills {
 		count[s.Kind]++
-		if !s.Routable() {
+		if s.UserOnly != "" {
 			never++
 		}
 	}
@@ -231,14 +232,15 @@ func sourcesCheck(w *workspace.Workspace) registry.Check {
 		bad = append(bad, err.Error())
 		seen[err.Error()] = true
 	}
-	for _, p := range c.Problems { // a SKILL.md of any source that does not parse, a file that cannot be read
-		if !seen[p.Error()] {
-			bad = append(bad, p.Error())
-		}
-	}
-	for _, s := range c.Skills {
-		if s.Held != "" && s.PolicyErr == nil {
-			bad = append(bad, s.Held+" (not routed)")
+	// Every SKILL.md route reads, and the files the agents' rules come
+	// from (a SKILL.md that does not parse, a bad paths:, an unreadable
+	// agents/openai.yaml or settings file), as lint reports them.
+	lint, checked := w.Lint()
+	detail += fmt.Sprintf("; %d SKILL.md file(s) checked", checked)
+	for _, p := range lint {
+		if p.Severity == skillfile.SeverityError && !seen[p.Message] {
+			seen[p.Message] = true
+			bad = append(bad, strings.TrimPrefix(fmt.Sprintf("%s: field %s: %s", p.File, p.Field, p.Message), ": field file: "))
 		}
 	}
 	for _, s := range c.Shadowed {
