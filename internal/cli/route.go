@@ -45,7 +45,7 @@ func newRouteCmd(a *app, runF func(*routeOptions) error) *cobra.Command {
 	cmd.Flags().IntVar(&opts.budget, "budget", 0, "token budget of the injected text")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&opts.noServe, "no-serve", false, "route in this process even if \"megagit serve\" runs")
-	cmd.Flags().StringArrayVar(&opts.paths, "path", nil, "a file being worked on, for skills limited by paths: (repeatable; the current folder and the files the prompt names count too)")
+	cmd.Flags().StringArrayVar(&opts.paths, "path", nil, "a `FILE` being worked on, for skills limited by paths: (repeatable; the current folder and the files the prompt names count too)")
 	return cmd
 }
 

@@ -38,7 +38,7 @@ func newWhyCmd(a *app, runF func(*whyOptions) error) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")
-	cmd.Flags().StringArrayVar(&opts.paths, "path", nil, "a file being worked on, for skills limited by paths: (repeatable)")
+	cmd.Flags().StringArrayVar(&opts.paths, "path", nil, "a `FILE` being worked on, for skills limited by paths: (repeatable)")
 	return cmd
 }
 
