@@ -38,6 +38,8 @@ type Sources struct {
 	Claude bool `mapstructure:"claude" default:"true" help:"read Claude Code's skill folders: <project>/.claude/skills and ~/.claude/skills"`
 	Codex  bool `mapstructure:"codex" default:"true" help:"read Codex's skill folders: <project>/.agents/skills, ~/.agents/skills and ~/.codex/skills"`
 	Gemini bool `mapstructure:"gemini" default:"true" help:"read Gemini CLI's skill folders: <project>/.gemini/skills and ~/.gemini/skills"`
+	// Plugins reads the skills of Claude Code's installed, enabled plugins.
+	Plugins bool `mapstructure:"plugins" default:"true" help:"read the skills of Claude Code's installed and enabled plugins (~/.claude/plugins/installed_plugins.json), named plugin:skill"`
 	// User reads the user-level native folders (~/.claude/skills, ...).
 	User bool `mapstructure:"user" default:"true" help:"read the user-level native skill folders (~/.claude/skills, ...); false keeps to the project's"`
 	// Team reads the team registry of the user config (User.TeamRegistry).

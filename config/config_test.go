@@ -220,7 +220,7 @@ func TestEveryKeyAndDefault(t *testing.T) {
 		"model.abs_floor": 0.0, "model.cache_float16": false, "model.dir": "", "model.fusion_w": 0.0, "model.id": "megagit-static-v3", "model.onnxruntime": "",
 		"roots":        []string{"skills", ".claude/skills"},
 		"route.budget": 800, "route.dynamic_k": true, "route.format": "catalog", "route.mmr_lambda": 0.7, "route.top_k": 5,
-		"sources.claude": true, "sources.codex": true, "sources.gemini": true, "sources.team": true, "sources.user": true,
+		"sources.claude": true, "sources.codex": true, "sources.gemini": true, "sources.plugins": true, "sources.team": true, "sources.user": true,
 	}
 	_, settings, _, err := load(t, "", nil)
 	if err != nil {

@@ -117,6 +117,7 @@ func (s *Server) search(_ context.Context, req *mcp.CallToolRequest, in SearchIn
 	if in.K > 0 {
 		st.TopK = in.K
 	}
+	st.Where = route.WhereAt("", in.Query, nil) // the agent runs megagit mcp in its working directory
 	rr := rt.RouteWithProject(in.Query, s.opts.Project, st)
 	score := map[int]float64{}
 	for _, b := range rr.Res.Ranked {
@@ -167,6 +168,9 @@ func (s *Server) get(_ context.Context, req *mcp.CallToolRequest, in GetInput) (
 	sk, err := s.skill(in.Name)
 	if err != nil {
 		return nil, GetOutput{}, err
+	}
+	if sk.UserOnly != "" { // the agent keeps it from the model: so does megagit
+		return nil, GetOutput{}, fmt.Errorf("skill %q is the user's to run (%s): it is not given to the model", sk.Name, sk.UserOnly)
 	}
 	out := GetOutput{Name: sk.Name, Description: sk.File.Listing(), Status: string(sk.Evidence.Status), Path: sk.AbsPath}
 	out.Body, out.Truncated = bounded(sk.File.Body(), MaxBody)
@@ -220,6 +224,9 @@ func (s *Server) list(_ context.Context, _ *mcp.CallToolRequest, in ListInput) (
 	}
 	s.logProblems(c.Problems)
 	for _, sk := range c.Skills {
+		if sk.UserOnly != "" {
+			continue // the user's to run: the model is not told of it
+		}
 		if want == "" || string(sk.Evidence.Status) == want {
 			out.Skills = append(out.Skills, ListedSkill{Name: sk.Name, Description: sk.File.Listing(), Status: string(sk.Evidence.Status)})
 		}

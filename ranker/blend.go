@@ -77,6 +77,9 @@ type Breakdown struct {
 	// Doc is the skill's index in the Index's docs.
 	Doc int    `json:"-"`
 	ID  string `json:"skill"`
+	// Out is set when the skill's paths keep it out for this prompt
+	// (Options.Out): ranked last with the archived, never emitted.
+	Out bool `json:"out_of_paths,omitempty"`
 	// Relevance is the fused relevance; LexicalRaw is the raw BM25F score,
 	// Lexical the normalised one in [0, 1], Dense the dense score if any.
 	Relevance  float64  `json:"relevance"`
@@ -126,6 +129,10 @@ type Breakdown struct {
 
 // Archived reports whether the skill is out of the candidate set.
 func (b Breakdown) Archived() bool { return b.Status == StatusArchived }
+
+// Excluded reports whether the skill cannot be emitted for this prompt:
+// archived, or out by its paths.
+func (b Breakdown) Excluded() bool { return b.Archived() || b.Out }
 
 // CountBonus is the Beta(1,1)-smoothed helpful rate minus one half, ramped
 // linearly to full strength over the first ten verdicts: zero for a cold

@@ -28,6 +28,10 @@ type Doc struct {
 	Updated int64
 	// Related holds the reasons of past verdicts on this skill.
 	Related []Reason
+	// Paths are the globs a skill is limited to (Claude Code's paths:,
+	// relative to the project's top): with any, the skill is a candidate
+	// only where Options.Out says it is not out.
+	Paths []string `json:",omitempty"`
 }
 
 // Reason is the text of one past verdict and its polarity, for the

@@ -36,6 +36,11 @@ type Options struct {
 	// candidates, so a paraphrase sharing no word can still be found, with
 	// a floor so the dense channel alone does not admit every skill.
 	DenseFloor float64
+	// Out, in doc order (nil: none), marks the skills that may not be
+	// emitted for this prompt: their paths match neither the working
+	// directory nor a file the prompt names. They rank last, with the
+	// archived.
+	Out []bool
 	// Now is when the prompt is asked: evidence fades with its age at Now
 	// (Blend.HalfLifeDays). Zero: no fading.
 	Now time.Time
@@ -162,11 +167,11 @@ func (ix *Index) RankPrompt(p Prompt, opt Options) Result {
 	n := len(ix.docs)
 	raw := make([]float64, n)
 	ix.lexical(q, raw)
-	res := Result{Ranked: ix.ranked(q, raw, opt.Dense, opt.Contexts), Corrections: p.Corrections, Focus: p.Focus}
+	res := Result{Ranked: ix.ranked(q, raw, opt.Dense, opt.Contexts, opt.Out), Corrections: p.Corrections, Focus: p.Focus}
 
-	// Candidates: the non-archived prefix of the ranking.
+	// Candidates: the prefix of the ranking neither archived nor out.
 	cands := res.Ranked
-	for len(cands) > 0 && cands[len(cands)-1].Archived() {
+	for len(cands) > 0 && cands[len(cands)-1].Excluded() {
 		cands = cands[:len(cands)-1]
 	}
 	res.Signals = signals(q, cands)
@@ -257,7 +262,7 @@ func (ix *Index) RankPrompt(p Prompt, opt Options) Result {
 // moved), then permutes the breakdowns into that order in place. A second
 // array of breakdowns would be fresh memory, and every fresh page costs the
 // short-lived hook process a page fault.
-func (ix *Index) ranked(q query, raw, dense []float64, ctx *ContextScores) []Breakdown {
+func (ix *Index) ranked(q query, raw, dense []float64, ctx *ContextScores, out []bool) []Breakdown {
 	all := make([]Breakdown, len(ix.docs))
 	keys := make([]rankKey, len(ix.docs))
 	var denseVals []float64 // one backing array for the Dense pointers
@@ -267,7 +272,8 @@ func (ix *Index) ranked(q query, raw, dense []float64, ctx *ContextScores) []Bre
 	for i := range ix.docs {
 		b := &all[i]
 		ix.breakdown(b, i, q, raw[i], dense, denseVals, ctx)
-		keys[i] = rankKey{final: b.Final, id: b.ID, doc: int32(i), archived: b.Archived()}
+		b.Out = i < len(out) && out[i]
+		keys[i] = rankKey{final: b.Final, id: b.ID, doc: int32(i), archived: b.Excluded()}
 	}
 	slices.SortFunc(keys, compareKeys)
 	order := make([]int32, len(keys))
@@ -332,8 +338,8 @@ func permute(bs []Breakdown, order []int32) {
 // less orders breakdowns: non-archived first, then final score descending,
 // then id ascending.
 func less(a, b *Breakdown) bool {
-	if a.Archived() != b.Archived() {
-		return !a.Archived()
+	if a.Excluded() != b.Excluded() {
+		return !a.Excluded()
 	}
 	if a.Final != b.Final {
 		return a.Final > b.Final

@@ -95,7 +95,7 @@ func (e Entry) validate() error {
 	if _, err := ulid.ParseStrict(e.ID); err != nil {
 		return fmt.Errorf("field id: %v", err)
 	}
-	if err := skillfile.ValidateName(e.Skill); err != nil {
+	if err := skillfile.ValidateRef(e.Skill); err != nil {
 		return fmt.Errorf("field skill: %v", err)
 	}
 	if e.Action != "" {

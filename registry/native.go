@@ -30,8 +30,11 @@ func NativeKey(name string, skillMD []byte) string {
 }
 
 // NativeLedgerPath is the registry-relative path of a read-only skill's
-// ledger.
-func NativeLedgerPath(key string) string { return NativeLedgerDir + "/" + key + ".jsonl" }
+// ledger. A plugin skill's "plugin:skill" is written "plugin+skill" there
+// ('+' is in no skill name; ':' is in no Windows file name).
+func NativeLedgerPath(key string) string {
+	return NativeLedgerDir + "/" + strings.Replace(key, ":", "+", 1) + ".jsonl"
+}
 
 // checkNativeKey refuses a key that could name a file elsewhere.
 func checkNativeKey(key string) error {
@@ -39,7 +42,7 @@ func checkNativeKey(key string) error {
 	if !ok || len(sum) != 64 || strings.Trim(sum, "0123456789abcdef") != "" {
 		return fmt.Errorf("%w: %q is not a name@sha256 key", local.ErrInvalid, key)
 	}
-	return skillfile.ValidateName(name)
+	return skillfile.ValidateRef(name)
 }
 
 // NativeLedger reads a read-only skill's ledger (none: no entries).

@@ -3,6 +3,7 @@ package registry
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -20,6 +21,12 @@ type Skill struct {
 	Path     string // registry-relative path of SKILL.md, slash form
 	File     *skillfile.File
 	Evidence lifecycle.Evidence
+	// NoImplicit is Codex's agents/openai.yaml beside the SKILL.md saying
+	// `policy: {allow_implicit_invocation: false}`; PolicyErr is set when
+	// that file exists but cannot be read (the skill is then kept from the
+	// model as well: its author may have meant it).
+	NoImplicit bool
+	PolicyErr  error
 }
 
 // candidatePaths lists every <root>/<dir>/SKILL.md, registry-relative.
@@ -85,7 +92,27 @@ func (r *Registry) loadSkill(rel string) (*Skill, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", local.ErrInvalid, err)
 	}
-	return &Skill{Name: name, Path: rel, File: f, Evidence: ev}, nil
+	s := &Skill{Name: name, Path: rel, File: f, Evidence: ev}
+	s.NoImplicit, s.PolicyErr = r.openAIPolicy(path.Join(path.Dir(rel), skillfile.OpenAIPolicyFile))
+	return s, nil
+}
+
+// openAIPolicy reads Codex's agents/openai.yaml of a skill (rel), when
+// there is one: whether it forbids implicit invocation, or why it could
+// not be read.
+func (r *Registry) openAIPolicy(rel string) (noImplicit bool, err error) {
+	data, err := r.readInside(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return true, fmt.Errorf("%w: %s: %w", local.ErrInvalid, rel, err)
+	}
+	implicit, err := skillfile.ParseOpenAIPolicy(rel, data)
+	if err != nil {
+		return true, err
+	}
+	return !implicit, nil
 }
 
 // Skills loads every skill, sorted by name. A malformed skill is skipped and
@@ -109,6 +136,9 @@ func (r *Registry) Skills() (skills []*Skill, problems []error, err error) {
 			continue
 		}
 		seen[name] = p
+		if s.PolicyErr != nil {
+			problems = append(problems, fmt.Errorf("%w (the skill is not routed)", s.PolicyErr))
+		}
 		skills = append(skills, s)
 	}
 	sort.Slice(skills, func(i, j int) bool { return skills[i].Name < skills[j].Name })

@@ -46,7 +46,7 @@ const (
 	// IndexFile is the compiled index's name in .megagit/local/.
 	IndexFile         = "route-index.bin"
 	oldIndexCacheName = "route-index.gob" // formats up to 4, removed on write
-	indexCacheVersion = 11                // 11: verdict reasons' vectors; 10: silence and evidence age; 9: context vectors; 8: a doc's description includes when_to_use
+	indexCacheVersion = 12                // 12: a doc's paths globs, user-only skills left out; 11: verdict reasons' vectors; 10: silence and evidence age; 9: context vectors; 8: a doc's description includes when_to_use
 	// checkedFile's modification time is when Refresh last compared the
 	// compiled index with every skill.
 	checkedFile = "route-index.checked"
@@ -480,7 +480,17 @@ func FileStamps(root string, roots []string) ([]FileStamp, error) {
 		return nil
 	}
 	for _, r := range roots {
+		if f, ok := strings.CutPrefix(r, fileMark); ok {
+			if st := StatAll([]string{f})[0]; st.ok {
+				out = append(out, FileStamp{Path: f, Stamp: st})
+			}
+			continue
+		}
 		if err := add(r, "/SKILL.md"); err != nil {
+			return nil, err
+		}
+		// Codex's policy beside a SKILL.md decides whether it is routed.
+		if err := add(r, "/agents/openai.yaml"); err != nil {
 			return nil, err
 		}
 	}
@@ -499,11 +509,19 @@ func LedgerRoot(dir string) string { return ledgerMark + dir }
 
 const ledgerMark = "ledger:"
 
-// RootDir is where a root (see LedgerRoot) is on disk, and whether it is
-// a folder of ledgers rather than of skills.
-func RootDir(root, r string) (dir string, ledgers bool) {
+// FileRoot names, among the roots, one file the documents depend on (an
+// agent's settings file that turns skills off, the record of Claude
+// Code's installed plugins), absolute.
+func FileRoot(file string) string { return fileMark + file }
+
+const fileMark = "file:"
+
+// RootDir is where a root (see LedgerRoot, FileRoot) is on disk, and
+// whether it is a folder of ledgers or a file rather than a folder of
+// skills.
+func RootDir(root, r string) (dir string, notSkills bool) {
 	dir, _ = rootDir(root, r)
-	return dir, strings.HasPrefix(r, ledgerMark)
+	return dir, strings.HasPrefix(r, ledgerMark) || strings.HasPrefix(r, fileMark)
 }
 
 // rootDir is where a root is on disk, and how its files are named in the
@@ -512,6 +530,9 @@ func RootDir(root, r string) (dir string, ledgers bool) {
 func rootDir(root, r string) (dir, name string) {
 	if d, ok := strings.CutPrefix(r, ledgerMark); ok {
 		return d, d
+	}
+	if f, ok := strings.CutPrefix(r, fileMark); ok {
+		return f, f
 	}
 	if filepath.IsAbs(r) {
 		return r, r

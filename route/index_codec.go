@@ -371,7 +371,7 @@ func floats(b []byte) []float32 {
 func appendDocs(b []byte, docs []ranker.Doc) []byte {
 	lists, related := 0, 0
 	for _, d := range docs {
-		lists += len(d.Headings) + len(d.Triggers) + len(d.HelpfulContexts) + len(d.HarmfulContexts)
+		lists += len(d.Headings) + len(d.Triggers) + len(d.HelpfulContexts) + len(d.HarmfulContexts) + len(d.Paths)
 		related += len(d.Related)
 	}
 	b = binary.AppendUvarint(b, uint64(lists))
@@ -395,6 +395,7 @@ func appendDocs(b []byte, docs []ranker.Doc) []byte {
 		list(d.Triggers)
 		list(d.HelpfulContexts)
 		list(d.HarmfulContexts)
+		list(d.Paths)
 		b = binary.AppendVarint(b, int64(d.HelpfulCount))
 		b = binary.AppendVarint(b, int64(d.HarmfulCount))
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(d.Weight))
@@ -505,6 +506,7 @@ func decodeDocs(b []byte, n int) ([]ranker.Doc, bool) {
 		d.ID, d.Path, d.Description, d.Status = r.str(), r.str(), r.str(), r.str()
 		d.Headings, d.Triggers = r.list(&pool), r.list(&pool)
 		d.HelpfulContexts, d.HarmfulContexts = r.list(&pool), r.list(&pool)
+		d.Paths = r.list(&pool)
 		d.HelpfulCount, d.HarmfulCount = r.varint(), r.varint()
 		if len(r.b) < 16 {
 			return nil, false

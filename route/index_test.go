@@ -21,7 +21,7 @@ func fullDoc(i int) ranker.Doc {
 		ID: fmt.Sprintf("skill-%d", i), Path: fmt.Sprintf("skills/skill-%d/SKILL.md", i), Description: "Speed up docker builds. Use when slow.",
 		Headings: []string{"Steps", "Gotchas"}, Triggers: []string{"Use when slow."}, Body: "# Steps\n1. cache\n",
 		BodyTerms:       []ranker.TermCount{{Term: "cach", N: 1}, {Term: "step", N: 1}},
-		HelpfulContexts: []string{"docker build slow"}, HarmfulContexts: []string{"kubernetes", ""},
+		HelpfulContexts: []string{"docker build slow"}, HarmfulContexts: []string{"kubernetes", ""}, Paths: []string{"src/**/*.go"},
 		HelpfulCount: 3 + i, HarmfulCount: -1, Status: "suspect", Weight: 1.25, Silence: 0.75, Updated: 1764000000 + int64(i),
 		Related: []ranker.Reason{{Text: "found it", Helpful: true}, {Text: "wrong tool"}},
 	}

@@ -31,6 +31,9 @@ type Settings struct {
 	NoDynamic bool
 	Format    string
 	Budget    int
+	// Where is where the prompt is asked, for the skills limited by
+	// paths (nil: those skills are out).
+	Where *Where `json:",omitempty"`
 }
 
 // Result is one routed prompt, rendered.
@@ -183,7 +186,7 @@ func (r *Router) Rank(prompt string, s Settings) ranker.Result {
 // sentence. The dense channel embeds DenseText: the request of a long
 // prompt, with its typos corrected.
 func (r *Router) rank(prompt, also string, s Settings) ranker.Result {
-	opt := ranker.Options{TopK: s.TopK, NoDynamicK: s.NoDynamic, Profile: r.lex, Now: time.Now()}
+	opt := ranker.Options{TopK: s.TopK, NoDynamicK: s.NoDynamic, Profile: r.lex, Now: time.Now(), Out: Out(r.Docs, s.Where)}
 	p := r.Index.ReadWith(prompt, also)
 	if r.Sem != nil {
 		text := DenseText(p)
@@ -221,7 +224,7 @@ func (r *Router) route(prompt, also string, s Settings) Result {
 	out := Render(r.Docs, res.Emitted, s)
 	n := 0
 	for _, b := range res.Ranked {
-		if !b.Archived() {
+		if !b.Excluded() {
 			n++
 		}
 	}
@@ -252,7 +255,7 @@ func (r *Router) RouteWithProject(prompt, project string, s Settings) Result {
 func projectFiltered(plain, with Result) Result {
 	matched := make([]bool, len(plain.Res.Ranked)) // by doc
 	for _, b := range plain.Res.Ranked {
-		if b.Relevance > 0 && !b.Archived() {
+		if b.Relevance > 0 && !b.Excluded() {
 			matched[b.Doc] = true
 		}
 	}

@@ -81,6 +81,16 @@ func Lint(dirName, path string, data []byte) []Problem {
 			"description and when_to_use are "+strconv.Itoa(n)+" characters together; Claude Code cuts them at "+strconv.Itoa(maxListingLength))
 	}
 
+	if _, err := f.Paths(); err != nil {
+		var fe *FieldError
+		if errors.As(err, &fe) {
+			add(SeverityError, fe.Line, fe.Field, fe.Msg)
+		}
+	}
+	if k, v := f.topKey("disable-model-invocation"); k != nil && (v.Kind != yaml.ScalarNode || v.Value != "true" && v.Value != "false") {
+		add(SeverityWarning, f.fileLine(v.Line), "disable-model-invocation", "is neither true nor false; Claude Code reads it as false (the model may pick the skill)")
+	}
+
 	p := f.parseEvidence()
 	for _, fe := range p.errs {
 		add(SeverityError, fe.Line, fe.Field, fe.Msg)

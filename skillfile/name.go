@@ -1,6 +1,9 @@
 package skillfile
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // maxNameLength is the longest skill id, the agentskills.io limit.
 const maxNameLength = 64
@@ -38,4 +41,16 @@ func ValidateName(name string) error {
 		return bad("ends with a hyphen")
 	}
 	return nil
+}
+
+// ValidateRef checks a name a skill is known by: a skill id, or a plugin
+// skill's "plugin:skill" (Claude Code's form), each part a skill id.
+func ValidateRef(name string) error {
+	if plugin, skill, ok := strings.Cut(name, ":"); ok {
+		if err := ValidateName(plugin); err != nil {
+			return fmt.Errorf("plugin of %q: %w", name, err)
+		}
+		return ValidateName(skill)
+	}
+	return ValidateName(name)
 }

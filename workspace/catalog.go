@@ -3,11 +3,14 @@ package workspace
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/skillfile"
 )
 
 // Sourced is a skill with where it comes from.
@@ -31,6 +34,23 @@ type Sourced struct {
 	// ShadowedBy is, for a skill not used, the SKILL.md of the one of the
 	// same name that wins.
 	ShadowedBy string
+	// Agent is the agent whose native folder holds the skill (claude,
+	// codex, gemini; "" for a registry's skill).
+	Agent string
+	// Plugin is, for a skill of a Claude Code plugin, the plugin's id
+	// (name@marketplace); its Name is "plugin:skill".
+	Plugin string
+	// UserOnly says why the agent keeps the skill from the model (its
+	// author or user made it theirs to run): it is never routed. "" when
+	// the model may pick it.
+	UserOnly string
+	// Held says why the skill's rules cannot be read (a paths: that is not
+	// a list of globs, an unreadable agents/openai.yaml): it is then not
+	// routed either.
+	Held string
+	// Paths are its paths globs (Claude Code's paths:): it is routed only
+	// where one matches.
+	Paths []string
 }
 
 // Catalog is every skill the workspace reads, merged by name.
@@ -68,7 +88,22 @@ func (w *Workspace) Catalog() (*Catalog, error) {
 	}
 	w.others(c, byName)
 	sort.Slice(c.Skills, func(i, j int) bool { return c.Skills[i].Name < c.Skills[j].Name })
+	w.rules(c)
 	return c, nil
+}
+
+// rules applies the agents' rules (applyRules) to every skill read.
+func (w *Workspace) rules(c *Catalog) {
+	gem, problems := w.geminiDisabled()
+	c.Problems = append(c.Problems, problems...)
+	for _, s := range c.Skills {
+		if s.Skill != nil {
+			applyRules(s, gem)
+		}
+	}
+	for _, s := range c.Shadowed {
+		applyRules(s, gem)
+	}
 }
 
 // Others is the Catalog without the registry's own skills, which it does
@@ -87,6 +122,7 @@ func (w *Workspace) Others() (*Catalog, error) {
 	}
 	w.others(c, byName)
 	sort.Slice(c.Skills, func(i, j int) bool { return c.Skills[i].Name < c.Skills[j].Name })
+	w.rules(c)
 	return c, nil
 }
 
@@ -127,9 +163,10 @@ func (w *Workspace) others(c *Catalog, byName map[string]*Sourced) {
 				c.Problems = append(c.Problems, err)
 			}
 			s.Evidence = registry.NativeEvidence(entries)
-			c.add(byName, &Sourced{Skill: s, Kind: f.Kind, Folder: f.Dir, AbsPath: file, Owner: user, NativeKey: key, Ledger: entries})
+			c.add(byName, &Sourced{Skill: s, Kind: f.Kind, Folder: f.Dir, AbsPath: file, Owner: user, NativeKey: key, Ledger: entries, Agent: f.Agent})
 		}
 	}
+	w.pluginSkills(c, byName, user)
 	team, err := w.Team()
 	if err != nil {
 		c.Problems = append(c.Problems, err)
@@ -155,6 +192,40 @@ func (w *Workspace) others(c *Catalog, byName map[string]*Sourced) {
 	}
 }
 
+// pluginSkills adds the skills of Claude Code's enabled plugins, named
+// "plugin:skill", read-only: their evidence goes to the user registry, as
+// a native folder's.
+func (w *Workspace) pluginSkills(c *Catalog, byName map[string]*Sourced, user *registry.Registry) {
+	plugins, problems := w.Plugins()
+	c.Problems = append(c.Problems, problems...)
+	for _, p := range plugins {
+		skills, problems, err := registry.LoadOwnDir(p.Dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			c.Problems = append(c.Problems, fmt.Errorf("plugin %s: %s: %w", p.ID, describe(p.Dir), err))
+			continue
+		}
+		for _, pr := range problems {
+			c.Problems = append(c.Problems, fmt.Errorf("plugin %s: %s: %w", p.ID, describe(p.Dir), pr))
+		}
+		for _, s := range skills {
+			file := filepath.Join(p.Dir, filepath.FromSlash(s.Path))
+			s.Path = file
+			s.Name = p.Name + ":" + s.Name
+			key := registry.NativeKey(s.Name, s.File.Raw())
+			entries, err := user.NativeLedger(key)
+			if err != nil {
+				c.Problems = append(c.Problems, err)
+			}
+			s.Evidence = registry.NativeEvidence(entries)
+			c.add(byName, &Sourced{Skill: s, Kind: KindPlugin, Folder: p.Dir, AbsPath: file, Owner: user, NativeKey: key,
+				Ledger: entries, Agent: "claude", Plugin: p.ID})
+		}
+	}
+}
+
 // abs is a registry-relative path of w's registry, absolute.
 func (w *Workspace) abs(rel string) string {
 	return filepath.Join(w.Reg.Root(), filepath.FromSlash(rel))
@@ -173,16 +244,27 @@ func (c *Catalog) Lookup(name string) *Sourced {
 // no source defines gets the registry's error (an invalid name, a skill
 // that does not parse, or not found).
 func (w *Workspace) Skill(name string) (*Sourced, error) {
-	s, err := w.Reg.Skill(name)
-	if err == nil {
-		ledger, err := w.Reg.Ledger(name)
-		if err != nil {
+	var err error
+	if strings.Contains(name, ":") { // a plugin's skill: never the registry's
+		if err := skillfile.ValidateRef(name); err != nil {
 			return nil, err
 		}
-		return &Sourced{Skill: s, Kind: KindProject, Folder: path.Dir(path.Dir(s.Path)), AbsPath: w.abs(s.Path), Owner: w.Reg, Ledger: ledger}, nil
-	}
-	if !errors.Is(err, registry.ErrNotFound) {
-		return nil, err
+		err = fmt.Errorf("%w: skill %q (no enabled Claude Code plugin has it)", registry.ErrNotFound, name)
+	} else {
+		var s *registry.Skill
+		s, err = w.Reg.Skill(name)
+		if err == nil {
+			ledger, err := w.Reg.Ledger(name)
+			if err != nil {
+				return nil, err
+			}
+			src := &Sourced{Skill: s, Kind: KindProject, Folder: path.Dir(path.Dir(s.Path)), AbsPath: w.abs(s.Path), Owner: w.Reg, Ledger: ledger}
+			applyRules(src, geminiOff{})
+			return src, nil
+		}
+		if !errors.Is(err, registry.ErrNotFound) {
+			return nil, err
+		}
 	}
 	c, cerr := w.Others()
 	if cerr != nil {

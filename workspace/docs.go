@@ -1,6 +1,8 @@
 package workspace
 
 import (
+	"fmt"
+
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/ranker"
@@ -60,20 +62,36 @@ func (w *Workspace) Docs() (docs []ranker.Doc, problems []error, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return CatalogDocs(c.Skills), c.Problems, nil
+	problems = c.Problems
+	for _, s := range c.Skills {
+		if s.Held != "" && s.PolicyErr == nil { // the registry reports an unreadable policy itself
+			problems = append(problems, fmt.Errorf("%s (the skill is not routed)", s.Held))
+		}
+	}
+	return CatalogDocs(c.Skills), problems, nil
 }
 
-// CatalogDocs turns sourced skills into ranker documents, in the same
-// order: a skill of the registry keeps its registry-relative path, any
-// other its absolute one.
+// CatalogDocs turns the routable skills (Sourced.Routable) into ranker
+// documents, in the same order, with their paths: a skill of the registry
+// keeps its registry-relative path, any other its absolute one. A skill
+// the agent keeps from the model is no document, so nothing routes to it.
 func CatalogDocs(skills []*Sourced) []ranker.Doc {
-	regSkills := make([]*registry.Skill, len(skills))
+	regSkills := make([]*registry.Skill, 0, len(skills))
+	paths := make([][]string, 0, len(skills))
 	ledgers := make(map[string][]registry.Entry, len(skills))
-	for i, s := range skills {
-		regSkills[i] = s.Skill
+	for _, s := range skills {
+		if !s.Routable() {
+			continue
+		}
+		regSkills = append(regSkills, s.Skill)
+		paths = append(paths, s.Paths)
 		ledgers[s.Name] = s.Ledger
 	}
-	return SkillDocs(regSkills, ledgers)
+	docs := SkillDocs(regSkills, ledgers)
+	for i := range docs {
+		docs[i].Paths = paths[i]
+	}
+	return docs
 }
 
 // SkillDocs turns registry skills (and their ledgers, for the related-verdict

@@ -12,7 +12,6 @@ import (
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/dense"
 )
@@ -146,7 +145,12 @@ func (w *Workspace) updateDocs(old route.Compiled, key string, changed []string)
 		if err != nil {
 			return nil, false
 		}
-		docs[at[name]] = SkillDocs([]*registry.Skill{s}, map[string][]registry.Entry{name: entries})[0]
+		src := &Sourced{Skill: s, Kind: KindProject, AbsPath: w.abs(s.Path), Ledger: entries}
+		applyRules(src, geminiOff{})
+		if !src.Routable() {
+			return nil, false // now user-only, or its rules unreadable
+		}
+		docs[at[name]] = CatalogDocs([]*Sourced{src})[0]
 	}
 	saveProblems(w.Reg.Local(), key, problems)
 	return docs, true

@@ -22,6 +22,8 @@ const (
 	KindUser = "user"
 	// KindTeam is the team registry of the user config.
 	KindTeam = "team"
+	// KindPlugin is the skills of Claude Code's installed, enabled plugins.
+	KindPlugin = "plugin"
 )
 
 // nativeFolder is one agent's skill folder, relative to the project (the
@@ -190,6 +192,23 @@ func (w *Workspace) StampRoots() []string {
 		}
 	}
 	out = append(out, route.LedgerRoot(filepath.Join(w.UserRegistry().Root(), filepath.FromSlash(registry.NativeLedgerDir))))
+	// The agents' files that decide which skills are read or routed.
+	if w.Cfg.Sources.Plugins && w.Cfg.Sources.Claude {
+		if installed, settings := w.pluginFiles(); installed != "" {
+			for _, f := range append([]string{installed}, settings...) {
+				out = append(out, route.FileRoot(f))
+			}
+		}
+		plugins, _ := w.Plugins()
+		for _, p := range plugins {
+			out = append(out, p.Dir)
+		}
+	}
+	if w.Cfg.Sources.Gemini || w.Cfg.Sources.Codex {
+		for _, f := range w.geminiSettingsFiles() {
+			out = append(out, route.FileRoot(f))
+		}
+	}
 	return out
 }
 

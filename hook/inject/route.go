@@ -13,8 +13,9 @@ import (
 // when one answers within half the time left, else here. Here, an ONNX
 // model routes lexically: starting its session costs more than a prompt
 // may wait (lab/NOTEBOOK.md, "ONNX models"), so only a server uses it.
-func routePrompt(opts Options, e *Env, st *state, prompt, project string) ([]ranker.Doc, route.Result, error) {
+func routePrompt(opts Options, e *Env, st *state, prompt, project string, where *route.Where) ([]ranker.Doc, route.Result, error) {
 	s := e.Settings
+	s.Route.Where = where
 	left := s.Deadline - time.Since(opts.Start)
 	c := route.Client{Version: opts.Version, Root: e.Root, LocalDir: e.Local.Path(), Config: s.ServeKey}
 	docs, rr, err := c.Route(prompt, project, s.Route, left/2)

@@ -267,7 +267,7 @@ func work(opts Options, st *state) (string, error) {
 	s := e.Settings
 	st.deadline <- s.Deadline
 	logNotes(opts, e, "prompt")
-	docs, rr, err := routePrompt(opts, e, st, in.Prompt, hook.ProjectWords(in.Cwd))
+	docs, rr, err := routePrompt(opts, e, st, in.Prompt, hook.ProjectWords(in.Cwd), route.WhereAt(in.Cwd, in.Prompt, nil))
 	if err != nil {
 		return "", err
 	}

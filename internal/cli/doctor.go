@@ -16,6 +16,7 @@ import (
 	"github.com/megagit/megagit/registry/regsync"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/dense"
+	"github.com/megagit/megagit/skillfile"
 	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
@@ -221,20 +222,46 @@ func sourcesCheck(w *workspace.Workspace) registry.Check {
 		return registry.Check{Name: name, Status: registry.CheckFail, Detail: err.Error()}
 	}
 	count := map[string]int{}
+	never := 0
 	for _, s := range c.Skills {
 		count[s.Kind]++
+		if s.UserOnly != "" {
+			never++
+		}
 	}
-	detail := fmt.Sprintf("%d project, %d user, %d team skill(s)", count[workspace.KindProject], count[workspace.KindUser], count[workspace.KindTeam])
+	detail := fmt.Sprintf("%d project, %d user, %d plugin, %d team skill(s)", count[workspace.KindProject], count[workspace.KindUser], count[workspace.KindPlugin], count[workspace.KindTeam])
+	if never > 0 {
+		detail += fmt.Sprintf(", %d never routed (user-only)", never)
+	}
 	var bad []string
+	hint := "a name in two sources resolves to project, then user, then team; rename one, or turn a source off (sources.* in .megagit/config.yaml)"
+	seen := map[string]bool{}
 	if _, err := w.Team(); err != nil {
 		bad = append(bad, err.Error())
+		seen[err.Error()] = true
+	}
+	// Every SKILL.md route reads, and the files the agents' rules come
+	// from (a SKILL.md that does not parse, a bad paths:, an unreadable
+	// agents/openai.yaml or settings file), as lint reports them.
+	lint, checked := w.Lint()
+	detail += fmt.Sprintf("; %d SKILL.md file(s) checked", checked)
+	for _, p := range lint {
+		if p.Severity == skillfile.SeverityError && !seen[p.Message] {
+			seen[p.Message] = true
+			bad = append(bad, strings.TrimPrefix(fmt.Sprintf("%s: field %s: %s", p.File, p.Field, p.Message), ": field file: "))
+		}
 	}
 	for _, s := range c.Shadowed {
 		bad = append(bad, fmt.Sprintf("%s skill %s (%s) shadowed by %s", s.Kind, s.Name, workspace.Describe(s.AbsPath), workspace.Describe(s.ShadowedBy)))
 	}
+	if diffs := w.PrecedenceDiffs(c); len(diffs) > 0 {
+		for _, d := range diffs {
+			bad = append(bad, d.String())
+		}
+		hint = "Claude Code puts personal skills over a project's, megagit the project's first: rename one of the two so both load the same skill; " + hint
+	}
 	if len(bad) > 0 {
-		return registry.Check{Name: name, Status: registry.CheckWarn, Detail: detail + "; " + strings.Join(bad, "; "),
-			Hint: "a name in two sources resolves to project, then user, then team; rename one, or turn a source off (sources.* in .megagit/config.yaml)"}
+		return registry.Check{Name: name, Status: registry.CheckWarn, Detail: detail + "; " + strings.Join(bad, "; "), Hint: hint}
 	}
 	return registry.Check{Name: name, Status: registry.CheckOK, Detail: detail}
 }

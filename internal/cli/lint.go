@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/megagit/megagit/skillfile"
-	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -20,7 +18,7 @@ func newLintCmd(a *app, runF func(*lintOptions) error) *cobra.Command {
 	opts := &lintOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "lint",
-		Short: "Report every problem in every skill: file, line, field, message",
+		Short: "Report every problem in every skill routing reads (registry, agents' folders, plugins, team): file, line, field, message",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return orRun(runF, lintRun)(opts)
@@ -35,13 +33,7 @@ func lintRun(opts *lintOptions) error {
 	if err != nil {
 		return err
 	}
-	problems, checked := e.Reg.Lint(e.Cfg.Roots)
-	if c, err := e.Catalog(); err == nil {
-		for _, sh := range c.Shadowed {
-			problems = append(problems, skillfile.Problem{File: workspace.Describe(sh.AbsPath), Field: "name", Severity: "warning",
-				Message: fmt.Sprintf("%s skill %q is shadowed by %s (not routed)", sh.Kind, sh.Name, workspace.Describe(sh.ShadowedBy))})
-		}
-	}
+	problems, checked := e.Lint()
 	errorsFound := 0
 	for _, p := range problems {
 		if p.Severity != "warning" {

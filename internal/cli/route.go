@@ -21,6 +21,7 @@ type routeOptions struct {
 	budget     int
 	json       bool
 	noServe    bool
+	paths      []string
 	flags      flagLookup
 }
 
@@ -44,6 +45,7 @@ func newRouteCmd(a *app, runF func(*routeOptions) error) *cobra.Command {
 	cmd.Flags().IntVar(&opts.budget, "budget", 0, "token budget of the injected text")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&opts.noServe, "no-serve", false, "route in this process even if \"megagit serve\" runs")
+	cmd.Flags().StringArrayVar(&opts.paths, "path", nil, "a `FILE` being worked on, for skills limited by paths: (repeatable; the current folder and the files the prompt names count too)")
 	return cmd
 }
 
@@ -85,7 +87,8 @@ func routeRun(opts *routeOptions) error {
 		budget = opts.budget
 	}
 	noDynamic := opts.noDynamicK || !e.Cfg.Route.Dynamic
-	docs, rr, err := routeOnce(opts, e, route.Settings{TopK: topK, NoDynamic: noDynamic, Format: format, Budget: budget})
+	docs, rr, err := routeOnce(opts, e, route.Settings{TopK: topK, NoDynamic: noDynamic, Format: format, Budget: budget,
+		Where: route.WhereAt("", opts.prompt, opts.paths)})
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/megagit/megagit/local"
@@ -121,13 +122,37 @@ type skillJSON struct {
 	Source     string `json:"source,omitempty"`
 	Folder     string `json:"folder,omitempty"`
 	ShadowedBy string `json:"shadowed_by,omitempty"`
+	// Plugin is a plugin skill's plugin (name@marketplace).
+	Plugin string `json:"plugin,omitempty"`
+	// UserOnly is set when the agent keeps the skill from the model (it is
+	// the user's to run), and UserOnlyWhy says which rule; NotRouted says
+	// why a skill whose rules cannot be read is not routed; Paths are the
+	// globs that limit where it is routed.
+	UserOnly    bool     `json:"user_only,omitempty"`
+	UserOnlyWhy string   `json:"user_only_why,omitempty"`
+	NotRouted   string   `json:"not_routed,omitempty"`
+	Paths       []string `json:"paths,omitempty"`
 }
 
-// sourcedJSON is toJSON with where the skill comes from.
+// sourcedJSON is toJSON with where the skill comes from and the agents'
+// rules on it.
 func sourcedJSON(s *workspace.Sourced) skillJSON {
 	j := toJSON(s.Skill)
-	j.Source, j.Folder, j.ShadowedBy = s.Kind, s.Folder, s.ShadowedBy
+	j.Source, j.Folder, j.ShadowedBy, j.Plugin = s.Kind, s.Folder, s.ShadowedBy, s.Plugin
+	j.UserOnly, j.UserOnlyWhy, j.NotRouted, j.Paths = s.UserOnly != "", s.UserOnly, s.Held, s.Paths
 	return j
+}
+
+// statusCell is the STATUS column: the evidence's status, and whether the
+// skill is never routed (user-only, or rules that cannot be read).
+func statusCell(s *workspace.Sourced) string {
+	switch {
+	case s.UserOnly != "":
+		return string(s.Evidence.Status) + " (user-only)"
+	case s.Held != "":
+		return string(s.Evidence.Status) + " (not routed)"
+	}
+	return string(s.Evidence.Status)
 }
 
 // sourceCell is the SOURCE column: the kind, and whether it is shadowed.
@@ -181,7 +206,7 @@ func skillListRun(opts *skillListOptions) error {
 	rows := make([][]string, 0, len(all))
 	for _, s := range all {
 		ev := s.Evidence
-		rows = append(rows, []string{s.Name, string(ev.Status), strconv.Itoa(ev.HelpfulCount), strconv.Itoa(ev.HarmfulCount),
+		rows = append(rows, []string{s.Name, statusCell(s), strconv.Itoa(ev.HelpfulCount), strconv.Itoa(ev.HarmfulCount),
 			strconv.Itoa(ev.ConsecutiveHarmful), strconv.FormatFloat(ev.TrajectoryWeight, 'f', 2, 64), sourceCell(s), workspace.Describe(s.Path)})
 	}
 	return printTable(opts.app.out, []string{"NAME", "STATUS", "HELPFUL", "HARMFUL", "STREAK", "WEIGHT", "SOURCE", "PATH"}, rows)
@@ -236,6 +261,18 @@ func skillShowRun(opts *skillShowOptions) error {
 	fmt.Fprintf(w, "source:              %s (%s)\n", j.Source, shown(workspace.Describe(j.Folder)))
 	fmt.Fprintf(w, "description:         %s\n", shown(j.Description))
 	fmt.Fprintf(w, "status:              %s\n", j.Status)
+	if j.Plugin != "" {
+		fmt.Fprintf(w, "plugin:              %s\n", shown(j.Plugin))
+	}
+	if j.UserOnly {
+		fmt.Fprintf(w, "user-only:           %s\n", shown(j.UserOnlyWhy))
+	}
+	if j.NotRouted != "" {
+		fmt.Fprintf(w, "not routed:          %s\n", shown(j.NotRouted))
+	}
+	if len(j.Paths) > 0 {
+		fmt.Fprintf(w, "paths:               %s\n", shown(strings.Join(j.Paths, ", ")))
+	}
 	fmt.Fprintf(w, "helpful_count:       %d\n", j.HelpfulCount)
 	fmt.Fprintf(w, "harmful_count:       %d\n", j.HarmfulCount)
 	fmt.Fprintf(w, "consecutive_harmful: %d\n", j.ConsecutiveHarmful)

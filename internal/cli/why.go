@@ -18,6 +18,7 @@ type whyOptions struct {
 	app    *app
 	prompt string
 	skill  string
+	paths  []string
 	json   bool
 }
 
@@ -37,6 +38,7 @@ func newWhyCmd(a *app, runF func(*whyOptions) error) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")
+	cmd.Flags().StringArrayVar(&opts.paths, "path", nil, "a `FILE` being worked on, for skills limited by paths: (repeatable)")
 	return cmd
 }
 
@@ -65,6 +67,10 @@ type whyJSON struct {
 	// Corrections are the prompt's words the catalog does not know, read
 	// as catalog words one edit away; both channels saw the corrections.
 	Corrections []ranker.Correction `json:"corrections,omitempty"`
+	// Never says why the skill is never emitted (user-only, or rules that
+	// cannot be read); OutOfPaths why its paths keep it out here.
+	Never      string `json:"never,omitempty"`
+	OutOfPaths string `json:"out_of_paths,omitempty"`
 }
 
 // whyGate is the gate's decision for one prompt: each feature's value,
@@ -164,12 +170,20 @@ func whyRun(opts *whyOptions) error {
 	if err != nil {
 		return err
 	}
+	if never := src.NotRoutedWhy(); never != "" {
+		if opts.json {
+			return printJSON(opts.app.out, whyJSON{Skill: src.Name, Source: src.Kind, Path: src.AbsPath, Never: never, Reason: "never"})
+		}
+		fmt.Fprintf(opts.app.out, "# %s from %s (%s)\n# never emitted: %s\n", shown(src.Name), src.Kind, shown(workspace.Describe(src.AbsPath)), shown(never))
+		return nil
+	}
 	rt, err := opts.app.router(e, false) // ranks, renders nothing
 	if err != nil {
 		return err
 	}
 	docs := rt.Docs
-	res := rt.Rank(opts.prompt, route.Settings{TopK: e.Cfg.Route.TopK, NoDynamic: !e.Cfg.Route.Dynamic})
+	where := route.WhereAt("", opts.prompt, opts.paths)
+	res := rt.Rank(opts.prompt, route.Settings{TopK: e.Cfg.Route.TopK, NoDynamic: !e.Cfg.Route.Dynamic, Where: where})
 	for pos, b := range res.Ranked {
 		if b.ID != opts.skill {
 			continue
@@ -188,13 +202,20 @@ func whyRun(opts *whyOptions) error {
 		if p, ok := ranker.BestPassage(src.File.Body(), opts.prompt); ok {
 			passage = &p
 		}
+		out := ""
+		if b.Out {
+			out = outOfPathsWhy(src.Paths, where)
+		}
 		if opts.json {
 			return printJSON(opts.app.out, whyJSON{Skill: b.ID, Source: src.Kind, Path: src.AbsPath, Rank: pos + 1, Of: len(res.Ranked), Emitted: emitted, K: res.K, Reason: res.Reason,
-				Terms: b, Semantic: sp, Passage: passage, Gate: gateReading(res), Signals: res.Signals, Focus: res.Focus, Corrections: res.Corrections})
+				Terms: b, Semantic: sp, Passage: passage, Gate: gateReading(res), Signals: res.Signals, Focus: res.Focus, Corrections: res.Corrections, OutOfPaths: out})
 		}
 		fmt.Fprintf(opts.app.out, "# %s from %s (%s)\n", shown(b.ID), src.Kind, shown(workspace.Describe(src.AbsPath)))
 		printCorrections(opts.app.out, res.Corrections)
 		printWhy(opts.app.out, b, sp, passage)
+		if out != "" {
+			fmt.Fprintf(opts.app.out, "# out of paths: %s\n", shown(out))
+		}
 		verdict := "not emitted"
 		if emitted {
 			verdict = "emitted"
@@ -263,4 +284,17 @@ func printWhy(w io.Writer, b ranker.Breakdown, sp *semanticParts, passage *ranke
 		line("evidence_age", fmt.Sprintf("%d d", b.AgeDays), fmt.Sprintf("learnt terms and multipliers faded to ×%.4f of their pull", b.Decay))
 	}
 	fmt.Fprintf(w, "%s\n%-16s %+8.4f  (= (relevance + count + context + related) × trajectory × silence × status)\n", strings.Repeat("─", 26), "final", b.Final)
+}
+
+// outOfPathsWhy says why a skill's paths kept it out for a prompt asked
+// at where.
+func outOfPathsWhy(paths []string, where *route.Where) string {
+	dir, files := "outside the project", "no file"
+	if where.Dir != "" {
+		dir = where.Dir
+	}
+	if len(where.Files) > 0 {
+		files = strings.Join(where.Files, ", ")
+	}
+	return fmt.Sprintf("its paths (%s) match neither the working directory (%s) nor a file named (%s); give the files with --path", strings.Join(paths, ", "), dir, files)
 }

@@ -1,0 +1,179 @@
+package workspace
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/route"
+)
+
+// The agents' own rules of which skills reach the model, which megagit
+// obeys: a skill the agent would not list for the model is never
+// injected (but still listed by skill list and show), and a skill limited
+// to some paths is routed only where they match.
+
+// geminiSettingsFiles are Gemini CLI's user and workspace settings,
+// whose skills.disabled lists the skills turned off.
+func (w *Workspace) geminiSettingsFiles() []string {
+	var out []string
+	if w.Cfg.Sources.User {
+		if home, err := os.UserHomeDir(); err == nil && home != "" {
+			out = append(out, filepath.Join(home, ".gemini", "settings.json"))
+		}
+	}
+	return append(out, filepath.Join(w.Reg.WorkTree(), ".gemini", "settings.json"))
+}
+
+// geminiOff are the skills Gemini CLI's settings turn off: the union of
+// every settings file's skills.disabled (names compared in lower case, as
+// Gemini CLI does), or every skill (all) when skills.enabled is false.
+// The file that says so is the value.
+type geminiOff struct {
+	names map[string]string
+	all   string
+}
+
+// geminiDisabled reads Gemini CLI's settings; a file that cannot be read
+// is a problem naming it and the field.
+func (w *Workspace) geminiDisabled() (geminiOff, []error) {
+	off := geminiOff{names: map[string]string{}}
+	if !w.Cfg.Sources.Gemini && !w.Cfg.Sources.Codex {
+		return off, nil
+	}
+	var problems []error
+	for _, f := range w.geminiSettingsFiles() {
+		data, err := local.ReadRegular(f, local.MaxConfig)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			problems = append(problems, fmt.Errorf("%s: %w", describe(f), err))
+			continue
+		}
+		var s struct {
+			Skills json.RawMessage `json:"skills"`
+		}
+		if err := json.Unmarshal(data, &s); err != nil {
+			problems = append(problems, fmt.Errorf("%s: %w", describe(f), err))
+			continue
+		}
+		if len(s.Skills) == 0 || string(s.Skills) == "null" {
+			continue
+		}
+		var sk struct {
+			Enabled  *bool           `json:"enabled"`
+			Disabled json.RawMessage `json:"disabled"`
+		}
+		if err := json.Unmarshal(s.Skills, &sk); err != nil {
+			problems = append(problems, fmt.Errorf("%s: field skills: %w", describe(f), err))
+			continue
+		}
+		if sk.Enabled != nil && !*sk.Enabled && off.all == "" {
+			off.all = describe(f)
+		}
+		if len(sk.Disabled) == 0 || string(sk.Disabled) == "null" {
+			continue
+		}
+		var names []string
+		if err := json.Unmarshal(sk.Disabled, &names); err != nil {
+			problems = append(problems, fmt.Errorf("%s: field skills.disabled: must be a list of skill names", describe(f)))
+			continue
+		}
+		for _, n := range names {
+			if _, ok := off.names[strings.ToLower(n)]; !ok {
+				off.names[strings.ToLower(n)] = describe(f)
+			}
+		}
+	}
+	return off, problems
+}
+
+// geminiReads says whether Gemini CLI reads the native folder dir: its
+// own .gemini/skills and the .agents/skills it reads as an alias.
+func geminiReads(dir string) bool {
+	return strings.HasSuffix(filepath.ToSlash(dir), "/.gemini/skills") || strings.HasSuffix(filepath.ToSlash(dir), "/.agents/skills")
+}
+
+// applyRules sets what the agents' rules say of s: whether it is the
+// user's only (and why), and its paths globs (or why they cannot be read).
+func applyRules(s *Sourced, gem geminiOff) {
+	switch {
+	case s.File.DisableModelInvocation():
+		s.UserOnly = "disable-model-invocation: true (Claude Code)"
+	case s.PolicyErr != nil:
+		s.Held = s.PolicyErr.Error()
+	case s.NoImplicit:
+		s.UserOnly = "agents/openai.yaml: policy.allow_implicit_invocation: false (Codex)"
+	case s.Kind != KindTeam && s.Plugin == "" && s.NativeKey != "" && geminiReads(s.Folder) && (gem.all != "" || gem.names[strings.ToLower(s.Name)] != ""):
+		file := gem.names[strings.ToLower(s.Name)]
+		if file == "" {
+			s.UserOnly = "skills.enabled: false in " + gem.all + " (Gemini CLI)"
+		} else {
+			s.UserOnly = "disabled in " + file + " skills.disabled (Gemini CLI)"
+		}
+	}
+	paths, err := s.File.Paths()
+	if err == nil {
+		err = route.CheckGlobs(paths)
+		if err != nil {
+			err = fmt.Errorf("%s: field paths: %w", s.AbsPath, err)
+		}
+	}
+	if err != nil && s.Held == "" {
+		s.Held = err.Error()
+	}
+	s.Paths = paths
+}
+
+// Routable says whether the prompt hook, route, serve and MCP search may
+// ever emit the skill.
+func (s *Sourced) Routable() bool { return s.UserOnly == "" && s.Held == "" }
+
+// NotRoutedWhy says why a skill is never emitted ("" when it may be).
+func (s *Sourced) NotRoutedWhy() string {
+	switch {
+	case s.UserOnly != "":
+		return "user-only: " + s.UserOnly + "; the agent keeps it from the model, so megagit never injects it"
+	case s.Held != "":
+		return "not routed: " + s.Held
+	}
+	return ""
+}
+
+// PrecedenceDiff is a name megagit resolves otherwise than an agent
+// would: megagit routes Megagit, the agent loads Agent.
+type PrecedenceDiff struct {
+	Name, Megagit, Agent, AgentName string
+}
+
+func (d PrecedenceDiff) String() string {
+	return fmt.Sprintf("%s loads %s for %q (personal over project), while megagit routes %s (project over user)",
+		d.AgentName, describe(d.Agent), d.Name, describe(d.Megagit))
+}
+
+// PrecedenceDiffs are the names of c where the agents' own precedence
+// picks another file than megagit's project > user > team. Only Claude
+// Code differs: its personal skills (~/.claude/skills) win over a
+// project's (.claude/skills); Codex and Gemini CLI put the project's
+// first, as megagit does.
+func (w *Workspace) PrecedenceDiffs(c *Catalog) []PrecedenceDiff {
+	projectClaude := filepath.Join(realPath(w.Reg.WorkTree()), ".claude", "skills") + string(filepath.Separator)
+	var out []PrecedenceDiff
+	for _, sh := range c.Shadowed {
+		if sh.Kind != KindUser || sh.Agent != "claude" || sh.Plugin != "" {
+			continue
+		}
+		win := c.Lookup(sh.Name)
+		if win == nil || win.Kind != KindProject || !strings.HasPrefix(realPath(win.AbsPath), projectClaude) {
+			continue
+		}
+		out = append(out, PrecedenceDiff{Name: sh.Name, Megagit: win.AbsPath, Agent: sh.AbsPath, AgentName: "Claude Code"})
+	}
+	return out
+}
