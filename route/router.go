@@ -13,6 +13,7 @@ import (
 
 	"github.com/megagit/megagit/models/staticmodel"
 	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/route/english"
 )
 
 // Router routes prompts against one loaded set of skills; route, why, eval
@@ -133,23 +134,24 @@ func New(docs []ranker.Doc, cfg ranker.Config, sem Dense, dk DynamicKOverride, s
 
 // englishWord reports whether w, or w without a plural or verb ending,
 // is a whole word of the built-in tokeniser's vocabulary (BERT uncased:
-// 30,522 entries, most of them English words and names): the dictionary
-// that keeps a real word a catalog lacks from being read as a typo
-// ("tourist" is not "tourism", nor "deadlines" "headlines"). The
-// vocabulary is opened on the first unknown word, not before: a prompt of
-// words the catalog knows never pays for it.
+// 30,522 entries, most of them English words and names) or of the English
+// word list (package english: 60,000 words of five letters or more): the
+// dictionary that keeps a real word a catalog lacks from being read as a
+// typo ("tourist" is not "tourism", "stash" not "slash", "unset" not
+// "sunset"). The vocabulary is opened on the first unknown word, not
+// before: a prompt of words the catalog knows never pays for it.
 func englishWord(w string) bool {
 	t, err := staticmodel.DefaultTokenizer()
 	if err != nil {
 		return false
 	}
 	v := t.Vocab()
-	if _, ok := v.ID(w); ok {
+	if _, ok := v.ID(w); ok || english.Has(w) {
 		return true
 	}
 	for _, end := range inflections {
 		if base, ok := strings.CutSuffix(w, end); ok && len(base) >= 3 {
-			if _, ok := v.ID(base); ok {
+			if _, ok := v.ID(base); ok || english.Has(base) {
 				return true
 			}
 		}
