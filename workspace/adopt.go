@@ -258,6 +258,7 @@ func (w *Workspace) adoptRoot(o AdoptOptions, agent, scope, root, base string, r
 			a.From = path.Join(filepath.ToSlash(rel), s.Name)
 		}
 		if !o.DryRun {
+			pruneEmpty(w.abs(path.Join(first, s.Name)))
 			a.State = StateAdopting
 			if err := w.journal(a); err != nil {
 				return err

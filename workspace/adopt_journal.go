@@ -217,6 +217,22 @@ func (w *Workspace) removeBackup(a Adoption) error {
 	return nil
 }
 
+// pruneEmpty removes the folders under dir, and dir, that hold no file:
+// what a move a kill interrupted leaves (its journal's replay writes the
+// files but not the pruning), which would stop a move back.
+func pruneEmpty(dir string) {
+	var dirs []string
+	_ = filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err == nil && e.IsDir() {
+			dirs = append(dirs, p)
+		}
+		return nil
+	})
+	for i := len(dirs) - 1; i >= 0; i-- {
+		os.Remove(dirs[i]) // fails, and stays, when not empty
+	}
+}
+
 func exists(p string) bool {
 	_, err := os.Lstat(p)
 	return err == nil
@@ -294,9 +310,11 @@ func (w *Workspace) recoverRecord(a Adoption) (string, error) {
 			return "", err
 		}
 		if dir := path.Dir(path.Dir(s.Path)); dir != a.Root {
+			pruneEmpty(w.abs(path.Join(a.Root, a.Name)))
 			a.State = ""
 			return "adopted (in " + dir + ")", w.journal(a)
 		}
+		pruneEmpty(w.abs(path.Dir(a.Path)))
 		return "in its agent's folder " + a.Root, w.drop(a.Name)
 	case a.State == StateAdopting:
 		if w.Reg.HasSkill(a.Name) {

@@ -110,6 +110,7 @@ func (w *Workspace) restoreOne(o AdoptOptions, a Adoption, dest string) error {
 		if o.DryRun {
 			return nil
 		}
+		pruneEmpty(w.abs(path.Join(a.Root, a.Name)))
 		a.State = StateRestoring
 		if err := w.journal(a); err != nil {
 			return err

@@ -64,6 +64,19 @@ func doctorRun(opts *doctorOptions) error {
 	if err != nil {
 		return err
 	}
+	user, _ := e.Personal()
+	if opts.fix && user != nil {
+		// adopt and restore write there from here: repair what a kill left.
+		if _, err := user.Reg.RemoveTempDebris(); err != nil {
+			return fmt.Errorf("fix: user registry: %w", err)
+		}
+		if _, err := user.Reg.RemoveStaleGitLocks(); err != nil {
+			return fmt.Errorf("fix: user registry: %w", err)
+		}
+		if _, _, err := user.Reg.Resync(""); err != nil {
+			return fmt.Errorf("fix: user registry: %w", err)
+		}
+	}
 	if opts.fix {
 		debris, err := e.Reg.RemoveTempDebris()
 		if err != nil {
@@ -115,6 +128,15 @@ func doctorRun(opts *doctorOptions) error {
 		timeout = 0
 	}
 	checks := e.Reg.Doctor()
+	if user != nil {
+		for _, c := range user.Reg.Doctor() {
+			if c.Status == registry.CheckFail {
+				c.Name = "user registry " + c.Name
+				c.Detail = workspace.Describe(user.Reg.Root()) + ": " + c.Detail
+				checks = append(checks, c)
+			}
+		}
+	}
 	if timeout > 0 {
 		checks = append(checks, regsync.RemoteCheck(e.Reg, timeout))
 	}
