@@ -34,7 +34,7 @@ func source(settings []Setting, key string) (any, string) {
 // environment env (on top of a clean one).
 func load(t *testing.T, body string, env map[string]string) (*Config, []Setting, string, error) {
 	t.Helper()
-	for _, name := range EnvNames()[:len(EnvNames())-3] { // not the user config's
+	for _, name := range EnvNames()[:len(EnvNames())-5] { // not the user config's
 		t.Setenv(name, "") // restored when the test ends
 		os.Unsetenv(name)
 	}
@@ -241,7 +241,7 @@ func TestEveryKeyAndDefault(t *testing.T) {
 			t.Errorf("EnvNames lacks %s", name)
 		}
 	}
-	for _, name := range []string{"MEGA_EVAL_BLEND", "MEGA_EVAL_COUNT_W", "MEGA_EVAL_CONTEXT_W", "MEGA_EVAL_HARM_W", "MEGA_EVAL_RELATED_W", "MEGAGIT_ONNXRUNTIME_LIB", TeamRegistryEnv, "HOME"} {
+	for _, name := range []string{"MEGA_EVAL_BLEND", "MEGA_EVAL_COUNT_W", "MEGA_EVAL_CONTEXT_W", "MEGA_EVAL_HARM_W", "MEGA_EVAL_RELATED_W", "MEGAGIT_ONNXRUNTIME_LIB", TeamRegistryEnv, UserRegistryEnv, "XDG_DATA_HOME", "HOME"} {
 		if !strings.Contains(env, name) {
 			t.Errorf("EnvNames lacks %s", name)
 		}

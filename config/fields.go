@@ -80,7 +80,7 @@ func EnvNames() []string {
 	for _, f := range fields {
 		out = append(out, f.env...)
 	}
-	return append(out, TeamRegistryEnv, "XDG_CONFIG_HOME", "HOME")
+	return append(out, TeamRegistryEnv, UserRegistryEnv, "XDG_CONFIG_HOME", "XDG_DATA_HOME", "HOME")
 }
 
 // lookup is the setting of a key, or nil.

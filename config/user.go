@@ -21,13 +21,38 @@ type User struct {
 	// none): its skills are read by every project, below the project's
 	// own and the user's (team_registry, or MEGAGIT_TEAM_REGISTRY).
 	TeamRegistry string
+	// UserRegistry is your own registry (absolute; "" when no home folder
+	// is known): the personal skills `megagit adopt --scope user` takes
+	// from the agents' folders of your home, read by every project, and
+	// the evidence of read-only skills once it exists (user_registry, or
+	// MEGAGIT_USER_REGISTRY; default UserRegistryDefault). It is never
+	// shared unless you give it a remote yourself.
+	UserRegistry string
 }
 
 // userKeys are the fields the user config may hold.
-var userKeys = map[string]bool{"team_registry": true}
+var userKeys = map[string]bool{"team_registry": true, "user_registry": true}
 
 // TeamRegistryEnv overrides team_registry of the user config.
 const TeamRegistryEnv = "MEGAGIT_TEAM_REGISTRY"
+
+// UserRegistryEnv overrides user_registry of the user config.
+const UserRegistryEnv = "MEGAGIT_USER_REGISTRY"
+
+// UserRegistryDefault is where your own registry is when the user config
+// names none: ${XDG_DATA_HOME:-~/.local/share}/megagit/user ("" when
+// neither is known). It is data, not config: it holds a git repository.
+func UserRegistryDefault() string {
+	base := os.Getenv("XDG_DATA_HOME")
+	if !filepath.IsAbs(base) {
+		home, err := os.UserHomeDir()
+		if err != nil || home == "" {
+			return ""
+		}
+		base = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(base, "megagit", "user")
+}
 
 // UserFile is the user config's path: ${XDG_CONFIG_HOME:-~/.config}/megagit/config.yaml
 // ("" when neither is known).
@@ -63,6 +88,7 @@ func LoadUser() (*User, error) {
 				return nil, err
 			}
 			u.TeamRegistry = v.GetString("team_registry")
+			u.UserRegistry = v.GetString("user_registry")
 		case errors.Is(err, os.ErrNotExist):
 		default:
 			return nil, fmt.Errorf("config: %w", err)
@@ -72,6 +98,13 @@ func LoadUser() (*User, error) {
 		u.TeamRegistry = env
 	}
 	u.TeamRegistry = expandPath(u.TeamRegistry, filepath.Dir(file))
+	if env, ok := os.LookupEnv(UserRegistryEnv); ok {
+		u.UserRegistry = env
+	}
+	u.UserRegistry = expandPath(u.UserRegistry, filepath.Dir(file))
+	if u.UserRegistry == "" {
+		u.UserRegistry = UserRegistryDefault()
+	}
 	return u, nil
 }
 

@@ -101,3 +101,41 @@ func (r *Registry) applyNative(key string, inputs []VerdictInput, now time.Time)
 	}
 	return Change{Path: rel, Data: data}, applied, nil
 }
+
+// MergeNativeLedger adds to the read-only skill key's ledger the verdicts
+// it lacks (by id), in one commit, and says how many: the evidence a
+// skill gathered in a registry goes with it when it leaves (`megagit adopt
+// --restore`). Nothing new: no commit.
+func (r *Registry) MergeNativeLedger(key string, entries []Entry, reason string) (int, plumbing.Hash, error) {
+	if err := checkNativeKey(key); err != nil {
+		return 0, plumbing.ZeroHash, err
+	}
+	name, _, _ := strings.Cut(key, "@")
+	rel := NativeLedgerPath(key)
+	added := 0
+	hash, err := r.writeLockedRaw(func() (string, []Change, error) {
+		data, err := r.readLedger(rel)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return "", nil, err
+		}
+		have, _ := ParseLedger(rel, data)
+		ids := make(map[string]bool, len(have))
+		for _, e := range have {
+			ids[e.ID] = true
+		}
+		var add []Entry
+		for _, e := range entries {
+			if !ids[e.ID] {
+				ids[e.ID] = true
+				add = append(add, e)
+			}
+		}
+		added = len(add)
+		if added == 0 {
+			return "", nil, nil
+		}
+		return fmt.Sprintf("native(%s): %d verdict(s) back\n\nMegagit-Action: evidence\nMegagit-Skill: %s\nMegagit-Reason: %s\n", name, added, name, oneLine(reason)),
+			[]Change{{Path: rel, Data: appendLedger(data, add)}}, nil
+	})
+	return added, hash, err
+}

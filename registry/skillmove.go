@@ -146,6 +146,35 @@ func (r *Registry) ImportSkills(sources []string) ([]Moved, []skillfile.Problem,
 		}
 		found = append(found, dirs...)
 	}
+	return r.importDirs(found, "")
+}
+
+// AdoptSource is one skill folder AdoptSkills takes in, with the verdicts
+// recorded for it while megagit could only read it.
+type AdoptSource struct {
+	Dir    string // the skill folder; its name is the skill's
+	Ledger []Entry
+}
+
+// AdoptSkills is ImportSkills of skill folders that bring their evidence,
+// with the commit's subject: each one's verdicts become its ledger and its
+// mega_meta, in the same one commit, so the skill is never in the
+// registry without them.
+func (r *Registry) AdoptSkills(sources []AdoptSource, subject string) ([]Moved, []skillfile.Problem, plumbing.Hash, error) {
+	found := make([]importDir, len(sources))
+	for i, s := range sources {
+		abs, err := filepath.Abs(s.Dir)
+		if err != nil {
+			return nil, nil, plumbing.ZeroHash, err
+		}
+		found[i] = importDir{dir: abs, name: filepath.Base(abs), ledger: s.Ledger}
+	}
+	return r.importDirs(found, subject)
+}
+
+// importDirs commits the skill folders found into the first root; subject
+// "" names them.
+func (r *Registry) importDirs(found []importDir, subject string) ([]Moved, []skillfile.Problem, plumbing.Hash, error) {
 	var moved []Moved
 	var warnings []skillfile.Problem
 	hash, err := r.writeLockedRaw(func() (string, []Change, error) {
@@ -179,11 +208,14 @@ func (r *Registry) ImportSkills(sources []string) ([]Moved, []skillfile.Problem,
 		if len(errs) > 0 {
 			return "", nil, fmt.Errorf("%w: nothing imported: %s", local.ErrInvalid, strings.Join(errs, "; "))
 		}
-		names := make([]string, len(moved))
-		for i, m := range moved {
-			names[i] = m.Name
+		if subject == "" {
+			names := make([]string, len(moved))
+			for i, m := range moved {
+				names[i] = m.Name
+			}
+			subject = "skills: import " + strings.Join(names, ", ")
 		}
-		return fmt.Sprintf("skills: import %s\n\n%s", strings.Join(names, ", "), msg.String()), changes, nil
+		return fmt.Sprintf("%s\n\n%s", oneLine(subject), msg.String()), changes, nil
 	})
 	if err != nil {
 		return nil, nil, hash, err
@@ -191,8 +223,12 @@ func (r *Registry) ImportSkills(sources []string) ([]Moved, []skillfile.Problem,
 	return moved, warnings, hash, nil
 }
 
-// importDir is one skill folder found under an import source.
-type importDir struct{ dir, name string }
+// importDir is one skill folder found under an import source, and the
+// verdicts it brings (AdoptSkills).
+type importDir struct {
+	dir, name string
+	ledger    []Entry
+}
 
 // skillDirs is src itself when it holds a SKILL.md, else its sub-folders
 // that do, sorted by name.
@@ -266,12 +302,34 @@ func (r *Registry) importOne(d importDir) (Moved, []Change, []skillfile.Problem,
 		}
 		if to == m.Path {
 			problems = skillfile.Lint(d.name, m.Path, data)
+			if data, err = withLedgerEvidence(m.Path, data, d.ledger); err != nil {
+				return err
+			}
 		}
 		changes = append(changes, Change{Path: to, Data: data})
 		m.Files = append(m.Files, to)
 		return nil
 	})
+	if err == nil && len(d.ledger) > 0 {
+		m.Ledger = LedgerPath(d.name)
+		changes = append(changes, Change{Path: m.Ledger, Data: formatLedger(d.ledger)})
+		m.Files = append(m.Files, m.Ledger)
+	}
 	return m, changes, problems, err
+}
+
+// withLedgerEvidence is a SKILL.md with the evidence its verdicts replay
+// to in its mega_meta (as it is without verdicts), so doctor finds the
+// two agree.
+func withLedgerEvidence(rel string, data []byte, entries []Entry) ([]byte, error) {
+	if len(entries) == 0 {
+		return data, nil
+	}
+	f, err := skillfile.Parse(rel, data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", local.ErrInvalid, err)
+	}
+	return f.WithEvidence(NativeEvidence(entries))
 }
 
 func readCapped(p string, limit int64) ([]byte, error) {

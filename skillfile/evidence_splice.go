@@ -236,3 +236,19 @@ func fmNodesEqual(a, b *yaml.Node) bool {
 	}
 	return true
 }
+
+// WithoutEvidence returns the whole file without its mega_meta block (a
+// file without one as it is): the SKILL.md as an agent's own folder holds
+// it when megagit gives a skill back, its evidence kept apart.
+func (f *File) WithoutEvidence() ([]byte, error) {
+	if !f.HasEvidence() {
+		return f.data, nil
+	}
+	start, end, _, err := f.evidenceSpan()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(f.data)-(end-start))
+	out = append(out, f.data[:start]...)
+	return append(out, f.data[end:]...), nil
+}

@@ -1,45 +1,74 @@
 package workspace
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/skillfile"
 )
 
-// AdoptedFile, in the registry's local folder (never committed: it names
-// folders of this machine), lists the skills adopt took from the agents'
-// native folders, so `adopt --restore` can put each back.
-const AdoptedFile = "adopted.json"
-
-// Adoption is one skill megagit took over from an agent's native folder.
+// Adoption is one skill megagit took over from an agent's native folder,
+// as the list of the registry holding it records it (AdoptedFile).
 type Adoption struct {
 	Name  string `json:"name"`
 	Agent string `json:"agent"`
 	Scope string `json:"scope"` // KindProject or KindUser
-	// From is the skill's folder as the agent read it, absolute.
+	// From is the skill's folder as the agent reads it, slash-separated:
+	// relative to the project's work tree (scope project) or to the home
+	// folder (scope user), so a moved project restores into its new
+	// place. Records of earlier releases hold an absolute path.
 	From string `json:"from"`
 	// Root is set when the native folder was one of the registry's roots:
 	// the skill moved within the registry, from that root.
 	Root string `json:"root,omitempty"`
 	// Backup is where the original folder was moved aside (a native
-	// folder outside the registry), absolute.
+	// folder outside the registry's roots), relative to the registry's
+	// root (absolute in earlier releases).
 	Backup string `json:"backup,omitempty"`
 	// Path is the skill's SKILL.md in the registry after adopt (before a
 	// restore), registry-relative.
 	Path   string `json:"path"`
 	Commit string `json:"commit,omitempty"`
+	// Key is the native key (registry.NativeKey) of the SKILL.md adopted:
+	// the evidence it brought was recorded under it.
+	Key string `json:"key,omitempty"`
+	// Modes are the modes git does not keep, of the files that were not
+	// 0644 (a script's executable bit), by path in the skill's folder, in
+	// octal: restore gives them back.
+	Modes map[string]string `json:"modes,omitempty"`
+	// State is the step in flight, journaled before it happens:
+	// StateAdopting or StateRestoring; "" once done.
+	State string `json:"state,omitempty"`
+}
+
+// The steps of an adoption in flight (Adoption.State): a kill leaves the
+// record in one of them, and RecoverAdoptions finishes or undoes it.
+const (
+	StateAdopting  = "adopting"
+	StateRestoring = "restoring"
+)
+
+// Adopted is an adoption as adopt and restore report it.
+type Adopted struct {
+	Adoption
+	// Dir is the skill's folder as the agent reads it, absolute.
+	Dir string `json:"dir"`
+	// Registry is the root of the registry holding it (adopt) or that
+	// held it (restore).
+	Registry string `json:"registry"`
 }
 
 // AdoptOptions choose the native folders: an agent ("" for all) and a
-// scope ("" for both).
+// scope: KindProject (the default in a project), KindUser (the default
+// in the user registry) or "all".
 type AdoptOptions struct {
 	Agent, Scope string
 	DryRun       bool
@@ -48,9 +77,11 @@ type AdoptOptions struct {
 
 // AdoptResult is what adopt or restore did (or, dry, would do).
 type AdoptResult struct {
-	Done []Adoption `json:"done"`
+	Done []Adopted `json:"done"`
 	// Skipped are skills left where they are, with why.
 	Skipped []Skip `json:"skipped"`
+	// Left counts the adopted skills restore was not asked for, by scope.
+	Left map[string]int `json:"left,omitempty"`
 }
 
 // Skip is a skill adopt or restore left alone.
@@ -60,300 +91,369 @@ type Skip struct {
 	Reason string `json:"reason"`
 }
 
-func (o AdoptOptions) wants(agent string, user bool) bool {
-	scope := KindProject
-	if user {
-		scope = KindUser
+// scopes says which scopes o asks for: project and user.
+func (w *Workspace) scopes(o AdoptOptions) (project, user bool) {
+	switch o.Scope {
+	case "":
+		return !w.IsUserRegistry(), w.IsUserRegistry()
+	case KindProject:
+		return true, false
+	case KindUser:
+		return false, true
 	}
-	return (o.Agent == "" || o.Agent == agent) && (o.Scope == "" || o.Scope == scope)
+	return true, true
 }
 
-// Adopt moves the skills of the agents' native folders into the registry,
+// Adopt moves the skills of the agents' native folders into a registry,
 // so the agent no longer lists them itself and megagit injects the ones a
-// prompt needs: a native folder that is one of the registry's roots has
-// its skills moved to the first root (one commit each, history kept); the
-// skills of one outside the registry are imported into the first root in
-// one commit, and the original folders are moved aside into the local
-// folder. `Restore` undoes it.
+// prompt needs. The project's folders go into this registry: one that is
+// one of the registry's roots has its skills moved to the first root (one
+// commit each, history kept); the skills of the others are imported into
+// the first root in one commit a folder, the originals moved aside into
+// the local folder. The home folder's (personal skills, scope user) go the
+// same way into the user registry, created on first use, which every
+// project reads: a personal skill whose name this project has is left
+// where it is. Every step is journaled first (AdoptedFile), so a kill
+// leaves what RecoverAdoptions finishes or undoes. `Restore` undoes it.
 func (w *Workspace) Adopt(o AdoptOptions) (AdoptResult, error) {
-	res := AdoptResult{Done: []Adoption{}, Skipped: []Skip{}}
-	first := path.Clean(w.Reg.Options().Roots[0])
-	home, _ := os.UserHomeDir()
-	firstAbs := realPath(filepath.Join(w.Reg.Root(), filepath.FromSlash(first)))
-	rootOf := map[string]string{}
-	for _, r := range w.Reg.Options().Roots {
-		rootOf[realPath(filepath.Join(w.Reg.Root(), filepath.FromSlash(r)))] = path.Clean(r)
+	res := AdoptResult{Done: []Adopted{}, Skipped: []Skip{}}
+	project, user := w.scopes(o)
+	if project && !w.IsUserRegistry() {
+		if err := w.adoptInto(w, o, false, nil, &res); err != nil {
+			return res, err
+		}
 	}
-	own, _, err := w.Reg.Skills()
+	if !user {
+		return res, nil
+	}
+	dest := w
+	if !w.IsUserRegistry() {
+		var err error
+		if o.DryRun {
+			dest, err = w.Personal()
+		} else {
+			dest, err = w.CreateUserRegistry()
+		}
+		if err != nil {
+			return res, err
+		}
+	}
+	shadow, err := w.projectNames()
 	if err != nil {
 		return res, err
 	}
-	seen := map[string]bool{}
+	return res, w.adoptInto(dest, o, true, shadow, &res)
+}
+
+// projectNames are the skills this project defines (the registry's and
+// its native folders'), by name, with their SKILL.md: a personal skill of
+// one of these names is shadowed here. None in the user registry.
+func (w *Workspace) projectNames() (map[string]string, error) {
+	out := map[string]string{}
+	if w.IsUserRegistry() {
+		return out, nil
+	}
+	files, err := w.Reg.SkillFiles()
+	if err != nil {
+		return nil, err
+	}
+	for name, rel := range files {
+		out[name] = w.abs(rel)
+	}
 	for _, nf := range nativeFolders {
-		if !o.wants(nf.agent, nf.user) {
+		if nf.user {
 			continue
 		}
 		dir := filepath.Join(w.Reg.WorkTree(), filepath.FromSlash(nf.rel))
-		scope := KindProject
-		if nf.user {
-			if home == "" {
-				continue
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			file := filepath.Join(dir, e.Name(), "SKILL.md")
+			if _, err := os.Stat(file); err == nil && out[e.Name()] == "" {
+				out[e.Name()] = file
 			}
-			dir, scope = filepath.Join(home, filepath.FromSlash(nf.rel)), KindUser
 		}
+	}
+	return out, nil
+}
+
+// adoptInto adopts the native folders of one scope (user: the home
+// folder's, else w's project's) into dest's registry (nil: the user
+// registry, not created yet, of a dry run).
+func (w *Workspace) adoptInto(dest *Workspace, o AdoptOptions, user bool, shadow map[string]string, res *AdoptResult) error {
+	var lock *local.Lock
+	if dest != nil && !o.DryRun {
+		var err error
+		if lock, err = dest.lockAdopt(); err != nil {
+			return err
+		}
+		defer lock.Release()
+		if _, err := dest.recoverLocked(); err != nil {
+			return err
+		}
+	}
+	home, _ := os.UserHomeDir()
+	base := w.Reg.WorkTree()
+	scope := KindProject
+	if user {
+		if home == "" {
+			return nil
+		}
+		base, scope = home, KindUser
+	}
+	roots := []string{"skills"}
+	var rootOf map[string]string
+	var firstAbs string
+	if dest != nil {
+		roots = dest.Reg.Options().Roots
+		rootOf = map[string]string{}
+		for _, r := range roots {
+			rootOf[realPath(dest.abs(r))] = path.Clean(r)
+		}
+		firstAbs = realPath(dest.abs(roots[0]))
+	}
+	first := path.Clean(roots[0])
+	seen := map[string]bool{}
+	for _, nf := range nativeFolders {
+		if nf.user != user || o.Agent != "" && o.Agent != nf.agent {
+			continue
+		}
+		dir := filepath.Join(base, filepath.FromSlash(nf.rel))
 		real := realPath(dir)
 		if seen[real] {
 			continue
 		}
 		seen[real] = true
 		if real == firstAbs {
-			return res, fmt.Errorf("%w: the registry's first root %q is %s's own skill folder; put another folder first in roots (field roots of %s) so adopted skills leave the agent's folder",
-				local.ErrInvalid, first, nf.agent, local.ConfigPath)
+			return fmt.Errorf("%w: the registry's first root %q is %s's own skill folder; put another folder first in roots (field roots of %s) so adopted skills leave the agent's folder",
+				local.ErrInvalid, first, nf.agent, ConfigFile(dest.Reg.Root()))
 		}
 		if root, ok := rootOf[real]; ok {
-			for _, s := range own {
-				if path.Dir(path.Dir(s.Path)) != root {
-					continue
-				}
-				a := Adoption{Name: s.Name, Agent: nf.agent, Scope: scope, Root: root,
-					From: filepath.Join(dir, s.Name), Path: path.Join(first, s.Name, "SKILL.md")}
-				if !o.DryRun {
-					_, hash, err := w.Reg.MoveSkillToRoot(s.Name, first, "adopted from "+nf.agent+"'s skill folder "+root)
-					if err != nil {
-						return res, err
-					}
-					a.Commit = hash.String()
-					if err := w.recordAdoption(a); err != nil {
-						return res, err
-					}
-				}
-				res.Done = append(res.Done, a)
+			if err := dest.adoptRoot(o, nf.agent, scope, root, base, res); err != nil {
+				return err
 			}
 			continue
 		}
-		done, skipped, err := w.adoptFolder(o, nf.agent, scope, dir)
-		res.Done = append(res.Done, done...)
-		res.Skipped = append(res.Skipped, skipped...)
-		if err != nil {
-			return res, err
-		}
-	}
-	return res, nil
-}
-
-// adoptFolder imports the skills of a native folder outside the registry
-// and moves the originals aside.
-func (w *Workspace) adoptFolder(o AdoptOptions, agent, scope, dir string) ([]Adoption, []Skip, error) {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	var done []Adoption
-	var skipped []Skip
-	var dirs []string
-	first := path.Clean(w.Reg.Options().Roots[0])
-	for _, e := range entries {
-		from := filepath.Join(dir, e.Name())
-		if e.Type()&fs.ModeSymlink != 0 {
-			skipped = append(skipped, Skip{e.Name(), from, "a symlink (linked in from elsewhere): left in place"})
-			continue
-		}
-		if !e.IsDir() {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(from, "SKILL.md")); err != nil {
-			continue
-		}
-		if _, err := w.Reg.Skill(e.Name()); err == nil || !errors.Is(err, registry.ErrNotFound) {
-			skipped = append(skipped, Skip{e.Name(), from, "the registry has a skill of that name: left in place"})
-			continue
-		}
-		dirs = append(dirs, from)
-		done = append(done, Adoption{Name: e.Name(), Agent: agent, Scope: scope, From: from,
-			Path: path.Join(first, e.Name(), "SKILL.md")})
-	}
-	if len(dirs) == 0 || o.DryRun {
-		return done, skipped, nil
-	}
-	_, _, hash, err := w.Reg.ImportSkills(dirs)
-	if err != nil {
-		return nil, skipped, fmt.Errorf("adopting %s: %w", dir, err)
-	}
-	stamp := o.Now.UTC().Format("20060102T150405Z")
-	aside := filepath.Join(w.Reg.Root(), filepath.FromSlash(local.LocalDirName), "adopted", agent+"-"+scope+"-"+stamp)
-	if err := os.MkdirAll(aside, 0o755); err != nil {
-		return nil, skipped, err
-	}
-	for i := range done {
-		done[i].Commit = hash.String()
-		done[i].Backup = filepath.Join(aside, done[i].Name)
-		if err := os.Rename(done[i].From, done[i].Backup); err != nil {
-			return nil, skipped, fmt.Errorf("%s is adopted (commit %s) but its original could not be moved aside: %w; delete %s by hand, or run `megagit adopt --restore`",
-				done[i].Name, hash.String()[:12], err, done[i].From)
-		}
-		if err := w.recordAdoption(done[i]); err != nil {
-			return nil, skipped, err
-		}
-	}
-	return done, skipped, nil
-}
-
-// Restore puts adopted skills back where their agent reads them: a skill
-// moved within the registry moves back to its root; an imported one is
-// written back to its native folder from the registry's current files
-// (with the executable bits of the original) and removed from the
-// registry (its ledger too: git history keeps both). One commit a skill.
-func (w *Workspace) Restore(o AdoptOptions) (AdoptResult, error) {
-	res := AdoptResult{Done: []Adoption{}, Skipped: []Skip{}}
-	all, err := w.Adopted()
-	if err != nil {
-		return res, err
-	}
-	var keep []Adoption
-	for i := len(all) - 1; i >= 0; i-- {
-		a := all[i]
-		if (o.Agent != "" && a.Agent != o.Agent) || (o.Scope != "" && a.Scope != o.Scope) {
-			keep = append(keep, a)
-			continue
-		}
-		if err := w.restoreOne(o, a); err != nil {
-			var skip skipError
-			if errors.As(err, &skip) {
-				res.Skipped = append(res.Skipped, Skip{a.Name, a.From, string(skip)})
-				keep = append(keep, a)
-				continue
-			}
-			return res, err
-		}
-		res.Done = append(res.Done, a)
-	}
-	if o.DryRun {
-		return res, nil
-	}
-	for i, j := 0, len(keep)-1; i < j; i, j = i+1, j-1 {
-		keep[i], keep[j] = keep[j], keep[i]
-	}
-	return res, w.writeAdopted(keep)
-}
-
-// skipError is a skill restore leaves alone, with why.
-type skipError string
-
-func (e skipError) Error() string { return string(e) }
-
-func (w *Workspace) restoreOne(o AdoptOptions, a Adoption) error {
-	s, err := w.Reg.Skill(a.Name)
-	if errors.Is(err, registry.ErrNotFound) {
-		return skipError("no longer in the registry (removed or renamed since): nothing to put back")
-	}
-	if err != nil {
-		return err
-	}
-	if a.Root != "" {
-		if o.DryRun {
-			return nil
-		}
-		_, _, err := w.Reg.MoveSkillToRoot(a.Name, a.Root, "restored to "+a.Agent+"'s skill folder "+a.Root)
-		return err
-	}
-	if _, err := os.Lstat(a.From); err == nil {
-		return skipError(a.From + " exists again: move it away first")
-	}
-	if o.DryRun {
-		return nil
-	}
-	src := filepath.Join(w.Reg.Root(), filepath.FromSlash(path.Dir(s.Path)))
-	tmp := a.From + ".megagit-restore"
-	if err := os.RemoveAll(tmp); err != nil {
-		return err
-	}
-	err = filepath.WalkDir(src, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
+		if err := dest.adoptFolder(o, w, nf.agent, scope, base, dir, first, shadow, res); err != nil {
 			return err
 		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		to := filepath.Join(tmp, rel)
-		if e.IsDir() {
-			return os.MkdirAll(to, 0o755)
-		}
-		if !e.Type().IsRegular() {
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		mode := fs.FileMode(0o644)
-		if a.Backup != "" {
-			if st, err := os.Stat(filepath.Join(a.Backup, rel)); err == nil && st.Mode()&0o111 != 0 {
-				mode = 0o755
-			}
-		}
-		return os.WriteFile(to, data, mode)
-	})
-	if err == nil {
-		err = os.Rename(tmp, a.From)
-	}
-	if err != nil {
-		os.RemoveAll(tmp)
-		return fmt.Errorf("restoring %s to %s: %w", a.Name, a.From, err)
-	}
-	if _, _, err := w.Reg.RemoveSkill(a.Name); err != nil {
-		return fmt.Errorf("%s is back in %s, but removing it from the registry failed: %w; run `megagit skill rm %s`", a.Name, a.From, err, a.Name)
-	}
-	if a.Backup != "" {
-		os.RemoveAll(a.Backup)
-		os.Remove(filepath.Dir(a.Backup)) // the batch folder, once empty
 	}
 	return nil
 }
 
-// Adopted lists the skills adopt took over on this machine, oldest first.
-func (w *Workspace) Adopted() ([]Adoption, error) {
-	p := w.adoptedPath()
-	data, err := os.ReadFile(p)
+// adoptRoot moves the skills of a native folder that is one of the
+// registry's roots to its first root, one commit each, each journaled.
+func (w *Workspace) adoptRoot(o AdoptOptions, agent, scope, root, base string, res *AdoptResult) error {
+	own, _, err := w.Reg.Skills()
+	if err != nil {
+		return err
+	}
+	first := path.Clean(w.Reg.Options().Roots[0])
+	for _, s := range own {
+		if path.Dir(path.Dir(s.Path)) != root {
+			continue
+		}
+		a := Adoption{Name: s.Name, Agent: agent, Scope: scope, Root: root,
+			From: path.Join(root, s.Name), Path: path.Join(first, s.Name, "SKILL.md")}
+		if rel, err := filepath.Rel(base, w.abs(root)); err == nil && filepath.IsLocal(rel) {
+			a.From = path.Join(filepath.ToSlash(rel), s.Name)
+		}
+		if !o.DryRun {
+			pruneEmpty(w.abs(path.Join(first, s.Name)))
+			a.State = StateAdopting
+			if err := w.journal(a); err != nil {
+				return err
+			}
+			_, hash, err := w.Reg.MoveSkillToRoot(s.Name, first, "adopted from "+agent+"'s skill folder "+root)
+			if err != nil {
+				return errors.Join(err, w.recoverOne(a))
+			}
+			a.State, a.Commit = "", hash.String()
+			if err := w.journal(a); err != nil {
+				return err
+			}
+		}
+		res.Done = append(res.Done, w.report(a, base))
+	}
+	return nil
+}
+
+// adoptFolder imports the skills of a native folder outside the
+// registry's roots: journaled, each original moved aside, then one
+// commit of them all with the evidence each brings (as src reads it),
+// then marked done.
+func (w *Workspace) adoptFolder(o AdoptOptions, src *Workspace, agent, scope, base, dir, first string, shadow map[string]string, res *AdoptResult) error {
+	plan, err := w.planFolder(agent, scope, base, dir, first, shadow, res)
+	if err != nil || len(plan) == 0 {
+		return err
+	}
+	if o.DryRun || w == nil {
+		for _, a := range plan {
+			res.Done = append(res.Done, w.report(a, base))
+		}
+		return nil
+	}
+	stamp := o.Now.UTC().Format("20060102T150405Z")
+	batch := path.Join(local.LocalDirName, "adopted", agent+"-"+scope+"-"+stamp)
+	sources := make([]registry.AdoptSource, len(plan))
+	for i := range plan {
+		plan[i].Backup = path.Join(batch, plan[i].Name)
+		plan[i].State = StateAdopting
+		entries, err := src.NativeLedger(plan[i].Key)
+		if err != nil {
+			return err
+		}
+		sources[i] = registry.AdoptSource{Dir: w.abs(plan[i].Backup), Ledger: entries}
+	}
+	if err := w.journal(plan...); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(w.abs(batch), 0o755); err != nil {
+		return errors.Join(err, w.recoverOne(plan...))
+	}
+	for _, a := range plan {
+		if err := os.Rename(filepath.Join(base, filepath.FromSlash(a.From)), w.abs(a.Backup)); err != nil {
+			return errors.Join(fmt.Errorf("move %s aside: %w", filepath.Join(base, filepath.FromSlash(a.From)), err), w.recoverOne(plan...))
+		}
+	}
+	_, _, hash, err := w.Reg.AdoptSkills(sources, "skills: adopt "+names(plan)+" from "+agent+"'s "+scope+" skill folder")
+	if err != nil {
+		return errors.Join(fmt.Errorf("adopting %s: %w", describe(dir), err), w.recoverOne(plan...))
+	}
+	for i := range plan {
+		plan[i].State, plan[i].Commit = "", hash.String()
+		res.Done = append(res.Done, w.report(plan[i], base))
+	}
+	return w.journal(plan...)
+}
+
+// planFolder lists the skills of a native folder adopt takes, and those
+// it leaves (in res.Skipped): a symlink, a name the registry (w; nil: none
+// yet) or, for a personal skill, the project has, a SKILL.md that does
+// not pass lint.
+func (w *Workspace) planFolder(agent, scope, base, dir, first string, shadow map[string]string, res *AdoptResult) ([]Adoption, error) {
+	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	var out []Adoption
-	if err := json.Unmarshal(data, &out); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v (it lists what `megagit adopt --restore` puts back)", local.ErrInvalid, p, err)
+	var plan []Adoption
+	for _, e := range entries {
+		from := filepath.Join(dir, e.Name())
+		skip := func(why string) { res.Skipped = append(res.Skipped, Skip{e.Name(), from, why}) }
+		if e.Type()&fs.ModeSymlink != 0 {
+			skip("a symlink (linked in from elsewhere): left in place")
+			continue
+		}
+		if !e.IsDir() {
+			continue
+		}
+		file := filepath.Join(from, "SKILL.md")
+		data, err := local.ReadRegular(file, skillfile.MaxSize)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			skip(err.Error() + ": left in place")
+			continue
+		}
+		if by := shadow[e.Name()]; by != "" {
+			skip("shadowed by the project's skill " + describe(by) + ", which megagit routes here: left in place (adopt it from another project, or rename one of the two)")
+			continue
+		}
+		if w != nil {
+			if _, err := w.Reg.Skill(e.Name()); err == nil || !errors.Is(err, registry.ErrNotFound) {
+				skip("the registry " + describe(w.Reg.Root()) + " has a skill of that name: left in place")
+				continue
+			}
+			if _, err := os.Stat(w.abs(registry.LedgerPath(e.Name()))); err == nil {
+				skip("the registry " + describe(w.Reg.Root()) + " has a ledger of that name (" + registry.LedgerPath(e.Name()) + ") without its skill: left in place")
+				continue
+			}
+		}
+		if msg := lintError(e.Name(), file, data); msg != "" {
+			skip(msg + ": left in place")
+			continue
+		}
+		modes, err := fileModes(from)
+		if err != nil {
+			skip(err.Error() + ": left in place")
+			continue
+		}
+		rel, err := filepath.Rel(base, from)
+		if err != nil {
+			return nil, err
+		}
+		plan = append(plan, Adoption{Name: e.Name(), Agent: agent, Scope: scope, From: filepath.ToSlash(rel),
+			Path: path.Join(first, e.Name(), "SKILL.md"), Key: registry.NativeKey(e.Name(), data), Modes: modes})
 	}
-	return out, nil
+	return plan, nil
 }
 
-func (w *Workspace) adoptedPath() string {
-	return filepath.Join(w.Reg.Root(), filepath.FromSlash(local.LocalDirName), AdoptedFile)
+// lintError is the first error lint finds in a SKILL.md, "" for none.
+func lintError(name, file string, data []byte) string {
+	for _, p := range skillfile.Lint(name, file, data) {
+		if p.Severity == skillfile.SeverityError {
+			return fmt.Sprintf("%s:%d: field %s: %s", describe(file), p.Line, p.Field, p.Message)
+		}
+	}
+	return ""
 }
 
-func (w *Workspace) recordAdoption(a Adoption) error {
-	all, err := w.Adopted()
-	if err != nil {
-		return err
-	}
-	return w.writeAdopted(append(all, a))
+// fileModes are the modes of a skill folder's files that are not 0644, by
+// slash path in it, in octal; a file that is not regular is refused (the
+// registry cannot hold it).
+func fileModes(dir string) (map[string]string, error) {
+	var out map[string]string
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		if !e.Type().IsRegular() {
+			return fmt.Errorf("%s is not a regular file (a symlink?)", describe(p))
+		}
+		info, err := e.Info()
+		if err != nil {
+			return err
+		}
+		if perm := info.Mode().Perm(); perm != 0o644 {
+			rel, err := filepath.Rel(dir, p)
+			if err != nil {
+				return err
+			}
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[filepath.ToSlash(rel)] = "0" + strconv.FormatUint(uint64(perm), 8)
+		}
+		return nil
+	})
+	return out, err
 }
 
-func (w *Workspace) writeAdopted(all []Adoption) error {
-	if all == nil {
-		all = []Adoption{}
+// names lists the adoptions' skills for a commit subject.
+func names(plan []Adoption) string {
+	s := ""
+	for i, a := range plan {
+		if i > 0 {
+			s += ", "
+		}
+		s += a.Name
 	}
-	data, err := json.MarshalIndent(all, "", "  ")
-	if err != nil {
-		return err
+	return s
+}
+
+// report is an adoption as the result shows it.
+func (w *Workspace) report(a Adoption, base string) Adopted {
+	out := Adopted{Adoption: a, Dir: filepath.Join(base, filepath.FromSlash(a.From))}
+	if filepath.IsAbs(a.From) {
+		out.Dir = a.From
 	}
-	p := w.adoptedPath()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
+	if w != nil {
+		out.Registry = w.Reg.Root()
+	} else {
+		out.Registry = "(the user registry, created by adopt)"
 	}
-	return local.WriteFileAtomic(p, append(data, '\n'), 0o644)
+	return out
 }

@@ -138,32 +138,21 @@ func (c *Catalog) add(byName map[string]*Sourced, s *Sourced) {
 	c.Skills = append(c.Skills, s)
 }
 
-// others adds the skills of the native folders, then the team registry's.
+// others adds the skills of the project's native folders, the user
+// registry's, those of the user's native folders, the plugins', then the
+// team registry's.
 func (w *Workspace) others(c *Catalog, byName map[string]*Sourced) {
 	user := w.UserRegistry()
-	for _, f := range w.NativeFolders() {
-		load := registry.LoadDir // a project's folder may come from anyone's commit
+	folders := w.NativeFolders()
+	for _, f := range folders {
+		if f.Kind == KindProject {
+			w.nativeSkills(c, byName, f, user)
+		}
+	}
+	w.personalSkills(c, byName)
+	for _, f := range folders {
 		if f.Kind == KindUser {
-			load = registry.LoadOwnDir
-		}
-		skills, problems, err := load(f.Dir)
-		if err != nil {
-			c.Problems = append(c.Problems, fmt.Errorf("%s: %w", describe(f.Dir), err))
-			continue
-		}
-		for _, p := range problems {
-			c.Problems = append(c.Problems, fmt.Errorf("%s: %w", describe(f.Dir), p))
-		}
-		for _, s := range skills {
-			file := filepath.Join(f.Dir, filepath.FromSlash(s.Path))
-			s.Path = file
-			key := registry.NativeKey(s.Name, s.File.Raw())
-			entries, err := user.NativeLedger(key)
-			if err != nil {
-				c.Problems = append(c.Problems, err)
-			}
-			s.Evidence = registry.NativeEvidence(entries)
-			c.add(byName, &Sourced{Skill: s, Kind: f.Kind, Folder: f.Dir, AbsPath: file, Owner: user, NativeKey: key, Ledger: entries, Agent: f.Agent})
+			w.nativeSkills(c, byName, f, user)
 		}
 	}
 	w.pluginSkills(c, byName, user)
@@ -192,6 +181,65 @@ func (w *Workspace) others(c *Catalog, byName map[string]*Sourced) {
 	}
 }
 
+// nativeSkills adds the skills of an agent's native folder, read-only:
+// their evidence is in the user registry (NativeLedger).
+func (w *Workspace) nativeSkills(c *Catalog, byName map[string]*Sourced, f Folder, user *registry.Registry) {
+	load := registry.LoadDir // a project's folder may come from anyone's commit
+	if f.Kind == KindUser {
+		load = registry.LoadOwnDir
+	}
+	skills, problems, err := load(f.Dir)
+	if err != nil {
+		c.Problems = append(c.Problems, fmt.Errorf("%s: %w", describe(f.Dir), err))
+		return
+	}
+	for _, p := range problems {
+		c.Problems = append(c.Problems, fmt.Errorf("%s: %w", describe(f.Dir), p))
+	}
+	for _, s := range skills {
+		file := filepath.Join(f.Dir, filepath.FromSlash(s.Path))
+		s.Path = file
+		key := registry.NativeKey(s.Name, s.File.Raw())
+		entries, err := w.NativeLedger(key)
+		if err != nil {
+			c.Problems = append(c.Problems, err)
+		}
+		s.Evidence = registry.NativeEvidence(entries)
+		c.add(byName, &Sourced{Skill: s, Kind: f.Kind, Folder: f.Dir, AbsPath: file, Owner: user, NativeKey: key, Ledger: entries, Agent: f.Agent})
+	}
+}
+
+// personalSkills adds the user registry's skills (the personal skills
+// adopt took), as user skills: their verdicts go to the user registry.
+func (w *Workspace) personalSkills(c *Catalog, byName map[string]*Sourced) {
+	if !w.Cfg.Sources.User {
+		return
+	}
+	u, err := w.Personal()
+	if err != nil {
+		c.Problems = append(c.Problems, err)
+	}
+	if u == nil {
+		return
+	}
+	skills, problems, err := u.Reg.Skills()
+	if err != nil {
+		c.Problems = append(c.Problems, fmt.Errorf("user registry %s: %w", u.Reg.Root(), err))
+	}
+	for _, p := range problems {
+		c.Problems = append(c.Problems, fmt.Errorf("user registry %s: %w", u.Reg.Root(), p))
+	}
+	ledgers, err := u.Reg.Ledgers()
+	if err != nil {
+		c.Problems = append(c.Problems, fmt.Errorf("user registry %s: %w", u.Reg.Root(), err))
+	}
+	for _, s := range skills {
+		file := u.abs(s.Path)
+		s.Path = file
+		c.add(byName, &Sourced{Skill: s, Kind: KindUser, Folder: filepath.Dir(filepath.Dir(file)), AbsPath: file, Owner: u.Reg, Ledger: ledgers[s.Name]})
+	}
+}
+
 // pluginSkills adds the skills of Claude Code's enabled plugins, named
 // "plugin:skill", read-only: their evidence goes to the user registry, as
 // a native folder's.
@@ -215,7 +263,7 @@ func (w *Workspace) pluginSkills(c *Catalog, byName map[string]*Sourced, user *r
 			s.Path = file
 			s.Name = p.Name + ":" + s.Name
 			key := registry.NativeKey(s.Name, s.File.Raw())
-			entries, err := user.NativeLedger(key)
+			entries, err := w.NativeLedger(key)
 			if err != nil {
 				c.Problems = append(c.Problems, err)
 			}

@@ -33,13 +33,17 @@ func (w *Workspace) Lint() (problems []skillfile.Problem, checked int) {
 	for _, p := range plugins {
 		add(registry.LintDir(p.Dir, true))
 	}
+	var uerr error
+	if w.Cfg.Sources.User {
+		var user *Workspace
+		user, uerr = w.Personal()
+		if user != nil {
+			add(user.lintRoots())
+		}
+	}
 	team, terr := w.Team()
 	if team != nil {
-		ps, n := team.Reg.Lint(team.Cfg.Roots)
-		for i := range ps {
-			ps[i].File = filepath.Join(team.Reg.Root(), filepath.FromSlash(ps[i].File))
-		}
-		add(ps, n)
+		add(team.lintRoots())
 	}
 	fileProblem := func(err error) {
 		problems = append(problems, skillfile.Problem{Field: "file", Severity: skillfile.SeverityError, Message: err.Error()})
@@ -49,6 +53,9 @@ func (w *Workspace) Lint() (problems []skillfile.Problem, checked int) {
 	}
 	if terr != nil {
 		fileProblem(terr)
+	}
+	if uerr != nil {
+		fileProblem(uerr)
 	}
 	_, gerrs := w.geminiDisabled()
 	for _, err := range gerrs {
@@ -88,4 +95,14 @@ func (w *Workspace) fileName(s *Sourced) string {
 		}
 	}
 	return describe(s.AbsPath)
+}
+
+// lintRoots lints another registry's roots (the team's, the user's), its
+// files named absolute.
+func (w *Workspace) lintRoots() ([]skillfile.Problem, int) {
+	ps, n := w.Reg.Lint(w.Cfg.Roots)
+	for i := range ps {
+		ps[i].File = filepath.Join(w.Reg.Root(), filepath.FromSlash(ps[i].File))
+	}
+	return ps, n
 }

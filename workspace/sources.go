@@ -124,7 +124,7 @@ func (w *Workspace) Team() (*Workspace, error) {
 		if realPath(root) == realPath(w.Reg.Root()) {
 			return // this registry is the team's: nothing more to read
 		}
-		cfg, err := w.loadTeam(ConfigFile(root))
+		cfg, err := w.loadOther(ConfigFile(root), "team registry")
 		if err != nil {
 			w.teamErr = fmt.Errorf("team registry %s: %w", root, err)
 			return
@@ -139,10 +139,11 @@ func (w *Workspace) Team() (*Workspace, error) {
 	return w.team, w.teamErr
 }
 
-// loadTeam reads the team registry's config, as w's was read: in a hook,
-// a bad setting is set aside and noted in w.Problems (but for those of
-// the environment, which w's own already note).
-func (w *Workspace) loadTeam(file string) (*config.Config, error) {
+// loadOther reads another registry's config (the team's, the user's; what
+// names it), as w's was read: in a hook, a bad setting is set aside and
+// noted in w.Problems (but for those of the environment, which w's own
+// already note).
+func (w *Workspace) loadOther(file, what string) (*config.Config, error) {
 	if !w.hook {
 		cfg, _, err := config.Load(file, nil)
 		return cfg, err
@@ -154,7 +155,7 @@ func (w *Workspace) loadTeam(file string) (*config.Config, error) {
 	}
 	for _, p := range problems {
 		if !seen[p.Err.Error()] {
-			w.Problems = append(w.Problems, config.Problem{Err: fmt.Errorf("team registry: %w", p.Err), Instead: p.Instead})
+			w.Problems = append(w.Problems, config.Problem{Err: fmt.Errorf("%s: %w", what, p.Err), Instead: p.Instead})
 		}
 	}
 	return cfg, err
@@ -168,9 +169,16 @@ func userFileName(u *config.User) string {
 }
 
 // UserRegistry is where the evidence of read-only skills (native folders
-// outside any registry) is kept: the team registry when there is one,
-// else this one.
+// outside any registry, plugins) is recorded: the user registry once it
+// exists (Personal), else the team registry when there is one, else this
+// one. Evidence recorded before is still read where it is (NativeLedger).
 func (w *Workspace) UserRegistry() *registry.Registry {
+	if w.IsUserRegistry() {
+		return w.Reg
+	}
+	if u, err := w.Personal(); err == nil && u != nil {
+		return u.Reg
+	}
 	if t, err := w.Team(); err == nil && t != nil {
 		return t.Reg
 	}
@@ -191,7 +199,16 @@ func (w *Workspace) StampRoots() []string {
 			out = append(out, filepath.Join(t.Reg.Root(), filepath.FromSlash(r)))
 		}
 	}
-	out = append(out, route.LedgerRoot(filepath.Join(w.UserRegistry().Root(), filepath.FromSlash(registry.NativeLedgerDir))))
+	if u, err := w.Personal(); err == nil && u != nil && w.Cfg.Sources.User {
+		for _, r := range u.Cfg.Roots {
+			out = append(out, filepath.Join(u.Reg.Root(), filepath.FromSlash(r)))
+		}
+	} else if dir := w.UserRegistryDir(); dir != "" && !w.IsUserRegistry() {
+		out = append(out, route.FileRoot(ConfigFile(dir))) // created: read it
+	}
+	for _, r := range w.evidenceRegs() {
+		out = append(out, route.LedgerRoot(filepath.Join(r.Root(), filepath.FromSlash(registry.NativeLedgerDir))))
+	}
 	// The agents' files that decide which skills are read or routed.
 	if w.Cfg.Sources.Plugins && w.Cfg.Sources.Claude {
 		if installed, settings := w.pluginFiles(); installed != "" {
@@ -218,6 +235,9 @@ func (w *Workspace) WatchFiles() []string {
 	out := []string{config.UserFile()}
 	if t, err := w.Team(); err == nil && t != nil {
 		out = append(out, ConfigFile(t.Reg.Root()))
+	}
+	if u, err := w.Personal(); err == nil && u != nil {
+		out = append(out, ConfigFile(u.Reg.Root()))
 	}
 	return out
 }

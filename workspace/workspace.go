@@ -30,6 +30,9 @@ type Workspace struct {
 	teamOnce sync.Once
 	team     *Workspace
 	teamErr  error
+	userOnce sync.Once
+	user     *Workspace // the user registry (Personal)
+	userErr  error
 }
 
 // Open finds the registry around dir, loads its config (flags override the

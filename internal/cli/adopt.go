@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
@@ -22,22 +23,38 @@ func newAdoptCmd(a *app, runF func(*adoptOptions) error) *cobra.Command {
 	opts := &adoptOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "adopt [--agent A] [--scope S] [--restore] [--dry-run] [--json]",
-		Short: "Move the agents' own skills into the registry, so megagit replaces their skill listing (--restore puts them back)",
-		Long: `Adopt moves the skills of the agents' native skill folders into the registry,
+		Short: "Move the agents' own skills into a registry, so megagit replaces their skill listing (--restore puts them back)",
+		Long: `Adopt moves the skills of the agents' native skill folders into a registry,
 so the agent no longer lists every skill in every prompt and megagit injects
-only the few a prompt needs:
+only the few a prompt needs. --scope says whose skills, and where they go:
 
-  - a native folder that is one of the registry's roots (.claude/skills in a
-    project registry) has each skill moved to the first root (skills/), one
-    commit each; git follows the files (git log --follow);
-  - the skills of a native folder outside the registry (~/.claude/skills,
-    ~/.agents/skills, ~/.gemini/skills, ...) are copied into the first root in
-    one commit, and the original folders are moved aside into
-    .megagit/local/adopted/ (symlinked skills and names the registry already
-    has are left where they are).
+  project  (the default in a project) the project's folders (.claude/skills,
+           .agents/skills, .gemini/skills) into this registry: a folder that
+           is one of its roots has each skill moved to the first root
+           (skills/), one commit each, and git follows the files (git log
+           --follow); the others' skills are copied into the first root in
+           one commit, the originals moved aside into .megagit/local/adopted/
+  user     your personal skills (~/.claude/skills, ~/.agents/skills,
+           ~/.codex/skills, ~/.gemini/skills) into your user registry
+           (${XDG_DATA_HOME:-~/.local/share}/megagit/user, or user_registry in
+           ~/.config/megagit/config.yaml), created on first use and never
+           shared unless you give it a remote: every project keeps reading
+           them, as user skills
+  all      both, each to its own registry
 
-adopt --restore undoes it on this machine: each skill goes back where its
-agent reads it, from the registry's current files; one commit a skill.`,
+Symlinked skills, names the destination registry already has, SKILL.md files
+that do not pass lint, and personal skills whose name this project has (its
+skill shadows yours here) are left where they are, each with why. The
+verdicts megagit recorded for a skill while it sat in the agent's folder
+become its ledger and evidence in the registry.
+
+adopt --restore undoes it on this machine, for the same --scope: each skill
+goes back where its agent reads it (inside this project, or your home
+folder, whatever the project's path is now), from the registry's current
+files, with the file modes it had; its verdicts go back to the evidence of
+read-only skills; one commit a skill. Each step of adopt and restore is
+journaled first: after a kill, megagit doctor reports it and doctor --fix
+(or the next adopt or restore) finishes or undoes it.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch opts.agent {
@@ -55,7 +72,7 @@ agent reads it, from the registry's current files; one commit a skill.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.agent, "agent", "all", "whose skill folders: claude, codex, gemini or all")
-	f.StringVar(&opts.scope, "scope", "all", "project (the registry's work tree), user (your home folder) or all")
+	f.StringVar(&opts.scope, "scope", "", "project (the project's folders into this registry; the default in a project), user (your home's into your user registry) or all")
 	f.BoolVar(&opts.restore, "restore", false, "put adopted skills back in the agents' folders")
 	f.BoolVar(&opts.dryRun, "dry-run", false, "say what would move and change nothing")
 	f.BoolVar(&opts.json, "json", false, "print JSON: restore, dry_run, done, skipped")
@@ -72,9 +89,6 @@ func adoptRun(opts *adoptOptions) error {
 	if o.Agent == "all" {
 		o.Agent = ""
 	}
-	if o.Scope == "all" {
-		o.Scope = ""
-	}
 	var res workspace.AdoptResult
 	if opts.restore {
 		res, err = e.Restore(o)
@@ -82,7 +96,7 @@ func adoptRun(opts *adoptOptions) error {
 		res, err = e.Adopt(o)
 	}
 	for _, s := range res.Skipped {
-		fmt.Fprintf(a.errOut, "megagit: left %s (%s): %s\n", s.Name, s.From, s.Reason)
+		fmt.Fprintf(a.errOut, "megagit: left %s (%s): %s\n", s.Name, workspace.Describe(s.From), s.Reason)
 	}
 	if err != nil {
 		return err
@@ -93,18 +107,36 @@ func adoptRun(opts *adoptOptions) error {
 	}
 	fmt.Fprintf(a.errOut, "megagit: %d skill(s) %s\n", len(res.Done), verb)
 	if !opts.restore && !opts.dryRun && len(res.Done) > 0 {
-		fmt.Fprintf(a.errOut, "megagit: the agents no longer list them; megagit's hooks inject the ones a prompt needs (`megagit hook install` if not done). Undo: megagit adopt --restore\n")
+		fmt.Fprintf(a.errOut, "megagit: the agents no longer list them; megagit's hooks inject the ones a prompt needs (`megagit hook install` if not done). Undo: megagit adopt --restore%s\n", scopeFlag(opts.scope))
+	}
+	for _, d := range res.Done {
+		if !opts.restore && d.Scope == workspace.KindUser && d.Registry != e.Reg.Root() {
+			fmt.Fprintf(a.errOut, "megagit: personal skills go to your user registry %s, which every project reads\n", workspace.Describe(d.Registry))
+			break
+		}
+	}
+	if opts.restore {
+		if n := res.Left[workspace.KindUser]; n > 0 {
+			fmt.Fprintf(a.errOut, "megagit: %d personal skill(s) stay adopted in your user registry (`megagit adopt --restore --scope user` puts them back)\n", n)
+		}
+		if n := res.Left[workspace.KindProject]; n > 0 && opts.scope == workspace.KindUser {
+			fmt.Fprintf(a.errOut, "megagit: %d skill(s) of this project stay adopted (`megagit adopt --restore --scope project` puts them back)\n", n)
+		}
 	}
 	if opts.json {
 		return printJSON(a.out, map[string]any{"restore": opts.restore, "dry_run": opts.dryRun, "done": res.Done, "skipped": res.Skipped})
 	}
 	rows := [][]string{}
 	for _, d := range res.Done {
-		to := d.Path
-		if opts.restore {
-			to = d.From
+		in := d.Path
+		if d.Registry != e.Reg.Root() {
+			in = workspace.Describe(filepath.Join(d.Registry, filepath.FromSlash(d.Path)))
 		}
-		rows = append(rows, []string{d.Name, d.Agent, d.Scope, d.From, to})
+		from, to := workspace.Describe(d.Dir), in
+		if opts.restore {
+			from, to = in, workspace.Describe(d.Dir)
+		}
+		rows = append(rows, []string{d.Name, d.Agent, d.Scope, from, to})
 	}
 	if len(rows) == 0 {
 		return nil
@@ -112,9 +144,14 @@ func adoptRun(opts *adoptOptions) error {
 	header := []string{"SKILL", "AGENT", "SCOPE", "FROM", "TO"}
 	if opts.restore {
 		header = []string{"SKILL", "AGENT", "SCOPE", "REGISTRY", "BACK TO"}
-		for i, d := range res.Done {
-			rows[i][3] = d.Path
-		}
 	}
 	return printTable(a.out, header, rows)
+}
+
+// scopeFlag is --scope as the user gave it, for a command to suggest.
+func scopeFlag(scope string) string {
+	if scope == "" {
+		return ""
+	}
+	return " --scope " + scope
 }

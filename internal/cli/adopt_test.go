@@ -4,7 +4,8 @@ import "testing"
 
 func TestAdoptFlags(t *testing.T) {
 	testFlags(t, newAdoptCmd, func(o *adoptOptions) { o.app = nil }, []flagCase[adoptOptions]{
-		{name: "defaults", want: adoptOptions{agent: "all", scope: "all"}},
+		{name: "defaults", want: adoptOptions{agent: "all"}}, // scope: project in a project, user in the user registry
+		{name: "every scope", args: []string{"--scope", "all"}, want: adoptOptions{agent: "all", scope: "all"}},
 		{name: "every flag", args: []string{"--agent", "codex", "--scope", "user", "--restore", "--dry-run", "--json"},
 			want: adoptOptions{agent: "codex", scope: "user", restore: true, dryRun: true, json: true}},
 		{name: "unknown agent", args: []string{"--agent", "vim"}, wantErr: `--agent "vim": want claude, codex, gemini or all`},

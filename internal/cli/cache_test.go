@@ -41,6 +41,7 @@ func gitHome(t *testing.T) {
 	}
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 }
 

@@ -64,6 +64,19 @@ func doctorRun(opts *doctorOptions) error {
 	if err != nil {
 		return err
 	}
+	user, _ := e.Personal()
+	if opts.fix && user != nil {
+		// adopt and restore write there from here: repair what a kill left.
+		if _, err := user.Reg.RemoveTempDebris(); err != nil {
+			return fmt.Errorf("fix: user registry: %w", err)
+		}
+		if _, err := user.Reg.RemoveStaleGitLocks(); err != nil {
+			return fmt.Errorf("fix: user registry: %w", err)
+		}
+		if _, _, err := user.Reg.Resync(""); err != nil {
+			return fmt.Errorf("fix: user registry: %w", err)
+		}
+	}
 	if opts.fix {
 		debris, err := e.Reg.RemoveTempDebris()
 		if err != nil {
@@ -81,6 +94,13 @@ func doctorRun(opts *doctorOptions) error {
 		}
 		if torn := e.Reg.RemoveTornRemoteRefs(); len(torn) > 0 {
 			fmt.Fprintf(a.errOut, "megagit: fix: removed %d torn remote-tracking ref(s), which the next sync fetches again: %s\n", len(torn), strings.Join(torn, ", "))
+		}
+		notes, err := e.RecoverAdoptions()
+		for _, n := range notes {
+			fmt.Fprintf(a.errOut, "megagit: fix: interrupted adopt or restore: %s\n", shown(n))
+		}
+		if err != nil {
+			return fmt.Errorf("fix: %w", err)
 		}
 		if v, _ := stop.Pending(e.Reg.Local()); v > 0 {
 			n, err := stop.FlushPending(e.Reg.Local(), &sourcesStore{w: e}, a.now())
@@ -108,6 +128,15 @@ func doctorRun(opts *doctorOptions) error {
 		timeout = 0
 	}
 	checks := e.Reg.Doctor()
+	if user != nil {
+		for _, c := range user.Reg.Doctor() {
+			if c.Status == registry.CheckFail {
+				c.Name = "user registry " + c.Name
+				c.Detail = workspace.Describe(user.Reg.Root()) + ": " + c.Detail
+				checks = append(checks, c)
+			}
+		}
+	}
 	if timeout > 0 {
 		checks = append(checks, regsync.RemoteCheck(e.Reg, timeout))
 	}
@@ -116,7 +145,7 @@ func doctorRun(opts *doctorOptions) error {
 			Detail: "an interrupted write (a killed megagit) was found and finished"})
 	}
 	checks = append(checks, cacheChecks(root)...)
-	checks = append(checks, routeIndexCheck(e), sourcesCheck(e), identityCheck(e.Reg))
+	checks = append(checks, routeIndexCheck(e), sourcesCheck(e), adoptCheck(e), identityCheck(e.Reg))
 	checks = append(checks, install.DoctorCheck(e.Reg.WorkTree()), install.MCPDoctorCheck(e.Reg.WorkTree()))
 	failed := 0
 	for _, c := range checks {
@@ -264,6 +293,27 @@ func sourcesCheck(w *workspace.Workspace) registry.Check {
 		return registry.Check{Name: name, Status: registry.CheckWarn, Detail: detail + "; " + strings.Join(bad, "; "), Hint: hint}
 	}
 	return registry.Check{Name: name, Status: registry.CheckOK, Detail: detail}
+}
+
+// adoptCheck fails when a killed adopt or restore left a step unfinished
+// (a skill may then be in two places, or only moved aside), and warns of
+// originals moved aside that no list names, where restore never looks.
+func adoptCheck(w *workspace.Workspace) registry.Check {
+	const name = "adopt"
+	pending, strays, err := w.AdoptProblems()
+	switch {
+	case err != nil:
+		return registry.Check{Name: name, Status: registry.CheckFail, Detail: err.Error(), Hint: "fix or remove the file it names (it lists what `megagit adopt --restore` puts back)"}
+	case len(pending) > 0:
+		return registry.Check{Name: name, Status: registry.CheckFail,
+			Detail: fmt.Sprintf("%d interrupted adopt or restore step(s): %s", len(pending), strings.Join(pending, ", ")),
+			Hint:   "run `megagit doctor --fix` (or `megagit adopt --restore`): each skill ends in the registry or back in its agent's folder"}
+	case len(strays) > 0:
+		return registry.Check{Name: name, Status: registry.CheckWarn,
+			Detail: fmt.Sprintf("%d skill folder(s) moved aside by adopt that no list of adopted skills names, so restore never puts them back: %s", len(strays), strings.Join(strays, ", ")),
+			Hint:   "move each back into its agent's skill folder by hand if the registry lacks it, else delete it"}
+	}
+	return registry.Check{Name: name, Status: registry.CheckOK, Detail: "no adopt or restore step left unfinished"}
 }
 
 // identityCheck fails when git has no identity to author commits with, or

@@ -23,7 +23,7 @@ func procEnv(t *testing.T) []string {
 	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "GIT_CONFIG_NOSYSTEM=1")
+	return append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_DATA_HOME="+filepath.Join(home, ".local", "share"), "MEGAGIT_USER_REGISTRY=", "GIT_CONFIG_NOSYSTEM=1")
 }
 
 // megagitProc runs the megagit command (the test binary, through the

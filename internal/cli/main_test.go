@@ -48,6 +48,7 @@ func TestScripts(t *testing.T) {
 			e.Defer(func() { os.RemoveAll(home) })
 			e.Setenv("HOME", home)
 			e.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+			e.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
 			e.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 			// REALSKILLS holds skills/ with the published skills of
 			// testdata/realskills, for scripts that evaluate real files.

@@ -14,7 +14,7 @@ import (
 func testRegistry(t *testing.T, setup ...[]string) string {
 	t.Helper()
 	for _, env := range procEnv(t) {
-		if k, v, ok := strings.Cut(env, "="); ok && (k == "HOME" || k == "XDG_CONFIG_HOME" || k == "GIT_CONFIG_NOSYSTEM") {
+		if k, v, ok := strings.Cut(env, "="); ok && (k == "HOME" || k == "XDG_CONFIG_HOME" || k == "XDG_DATA_HOME" || k == "MEGAGIT_USER_REGISTRY" || k == "GIT_CONFIG_NOSYSTEM") {
 			t.Setenv(k, v)
 		}
 	}

@@ -27,7 +27,9 @@ func New(t testing.TB, skills ...string) *registry.Registry {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
 	t.Setenv("MEGAGIT_TEAM_REGISTRY", "")
+	t.Setenv("MEGAGIT_USER_REGISTRY", "")
 	dir := t.TempDir()
 	r, _, err := registry.Init(dir, []byte("roots: [skills]\n"), registry.Options{})
 	if err != nil {
