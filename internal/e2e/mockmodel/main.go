@@ -1,0 +1,140 @@
+// Command mockmodel is a model server for the end-to-end tests with the
+// real agents (scripts/e2e-agents.sh): it answers the Anthropic Messages
+// API on 127.0.0.1, streaming or not, records every request body as one
+// JSON line, and replies with scripted text. A request whose last user
+// message mentions "[[tag NAME VERDICT]]" gets a reply that reports that
+// skill with a <skill-used/> tag; any other gets a short plain answer.
+//
+//	mockmodel -addr 127.0.0.1:0 -log requests.jsonl -port-file port
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:0", "address to listen on")
+	logPath := flag.String("log", "requests.jsonl", "where every request is recorded, one JSON line each")
+	portFile := flag.String("port-file", "", "write the port listened on to this file")
+	flag.Parse()
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if *portFile != "" {
+		port := ln.Addr().(*net.TCPAddr).Port
+		if err := os.WriteFile(*portFile, []byte(fmt.Sprint(port)), 0o644); err != nil {
+			log.Fatal(err)
+		}
+	}
+	rec, err := os.OpenFile(*logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		log.Fatal(err)
+	}
+	s := &server{rec: rec}
+	log.Fatal(http.Serve(ln, s))
+}
+
+type server struct {
+	mu  sync.Mutex
+	rec io.Writer
+	n   int
+}
+
+var tagRE = regexp.MustCompile(`\[\[tag ([a-z0-9:-]+) (HELPFUL|HARMFUL|NEUTRAL)\]\]`)
+
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	s.mu.Lock()
+	s.n++
+	n := s.n
+	line, _ := json.Marshal(map[string]any{"n": n, "method": r.Method, "path": r.URL.Path, "body": json.RawMessage(orNull(body))})
+	fmt.Fprintf(s.rec, "%s\n", line)
+	s.mu.Unlock()
+
+	switch {
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/messages/count_tokens"):
+		writeJSON(w, map[string]any{"input_tokens": 100})
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/messages"):
+		var req struct {
+			Stream   bool `json:"stream"`
+			Model    string
+			Messages []struct {
+				Role    string          `json:"role"`
+				Content json.RawMessage `json:"content"`
+			} `json:"messages"`
+		}
+		_ = json.Unmarshal(body, &req)
+		last := ""
+		for _, m := range req.Messages {
+			if m.Role == "user" {
+				last = string(m.Content)
+			}
+		}
+		text := "Done."
+		if m := tagRE.FindStringSubmatch(last); m != nil {
+			text = fmt.Sprintf("I followed the %s skill.\n<skill-used name=\"%s\" verdict=\"%s\" reason=\"the mock used it\"/>", m[1], m[1], m[2])
+		}
+		if req.Stream {
+			stream(w, req.Model, text, n)
+			return
+		}
+		writeJSON(w, message(req.Model, text, n))
+	default:
+		w.WriteHeader(http.StatusNotFound)
+		writeJSON(w, map[string]any{"type": "error", "error": map[string]any{"type": "not_found_error", "message": "mock: " + r.URL.Path}})
+	}
+}
+
+func orNull(b []byte) []byte {
+	if json.Valid(b) {
+		return b
+	}
+	q, _ := json.Marshal(string(b))
+	return q
+}
+
+func message(model, text string, n int) map[string]any {
+	return map[string]any{"id": fmt.Sprintf("msg_mock_%d", n), "type": "message", "role": "assistant", "model": model,
+		"content":     []any{map[string]any{"type": "text", "text": text}},
+		"stop_reason": "end_turn", "stop_sequence": nil,
+		"usage": map[string]any{"input_tokens": 100, "output_tokens": 10}}
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// stream writes the reply as the Messages API's server-sent events.
+func stream(w http.ResponseWriter, model, text string, n int) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	f, _ := w.(http.Flusher)
+	ev := func(name string, data any) {
+		b, _ := json.Marshal(data)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
+		if f != nil {
+			f.Flush()
+		}
+	}
+	start := message(model, "", n)
+	start["content"] = []any{}
+	start["stop_reason"] = nil
+	ev("message_start", map[string]any{"type": "message_start", "message": start})
+	ev("content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}})
+	ev("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": text}})
+	ev("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
+	ev("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": "end_turn", "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 10}})
+	ev("message_stop", map[string]any{"type": "message_stop"})
+}

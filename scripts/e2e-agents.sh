@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# End-to-end tests against the real agents, run headless against a mock
+# model server on 127.0.0.1 (internal/e2e/mockmodel): megagit's hooks and
+# MCP server installed with `megagit hook install`, each agent asked a few
+# prompts, and what reached the model (the mock's request log) and what the
+# registry recorded checked. docs/development.md, "The real agents".
+#
+#   scripts/e2e-agents.sh            # installs the pinned agents with npm (cached)
+#
+# Where npm cannot be reached it says so and skips (exit 0).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+
+CLAUDE_CODE_VERSION=2.1.332
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/megagit-e2e/npm
+work=$(mktemp -d)
+trap 'kill $(cat "$work/mock.pid" 2>/dev/null) 2>/dev/null || true; rm -rf "$work"' EXIT
+
+say() { printf 'e2e: %s\n' "$*"; }
+fails=0
+pass() { say "PASS $*"; }
+fail() {
+  say "FAIL $*"; fails=$((fails + 1))
+  say "--- last requests:"; tail -c 2000 "$work/requests.jsonl" 2>/dev/null | cut -c1-2000; echo
+  say "--- hook.log:"; tail -20 "$work/proj/.megagit/local/hook.log" 2>/dev/null || true
+}
+
+# The agents, pinned, installed once into the cache.
+if ! [ -x "$cache/node_modules/.bin/claude" ] || [ "$("$cache/node_modules/.bin/claude" --version 2>/dev/null | cut -d' ' -f1)" != "$CLAUDE_CODE_VERSION" ]; then
+  mkdir -p "$cache"
+  if ! npm install --prefix "$cache" --no-audit --no-fund --loglevel=error "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" >"$work/npm.log" 2>&1; then
+    say "SKIPPED: npm could not install the agents (no registry?):"; tail -5 "$work/npm.log"
+    exit 0
+  fi
+fi
+
+# megagit, the hook binary and the mock, built from this checkout.
+mkdir -p "$work/bin"
+go build -o "$work/bin/" ./cmd/megagit ./cmd/megagit-hook ./internal/e2e/mockmodel
+export PATH="$work/bin:$cache/node_modules/.bin:$PATH"
+
+# A hermetic home with a git identity; agents' telemetry and updates off.
+export HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" XDG_DATA_HOME="$work/home/.local/share" XDG_CACHE_HOME="$work/home/.cache"
+mkdir -p "$HOME"
+git config --global user.name "E2E" && git config --global user.email e2e@example.com && git config --global init.defaultBranch main
+export DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 DISABLE_ERROR_REPORTING=1
+
+mockmodel -log "$work/requests.jsonl" -port-file "$work/port" &
+echo $! >"$work/mock.pid"
+for _ in $(seq 50); do [ -s "$work/port" ] && break; sleep 0.1; done
+port=$(cat "$work/port")
+
+# The project: a registry with three skills, one of the project's own
+# Claude Code skills, and megagit's hooks and MCP server for Claude Code.
+mkdir -p "$work/proj" && cd "$work/proj" && git init -q
+megagit init >/dev/null 2>&1
+megagit skill add flaky-tests --description 'Find why tests pass locally but fail randomly in CI. Use when a test is flaky or fails intermittently.' >/dev/null 2>&1
+megagit skill add docker-slim --description 'Shrink Docker images with multi-stage builds. Use when a Dockerfile produces large images.' >/dev/null 2>&1
+megagit skill add webhook-signer --description 'Validate HMAC signatures of incoming webhooks. Use when verifying Stripe or GitHub webhook payloads.' >/dev/null 2>&1
+mkdir -p .claude/skills/pdf-tables
+printf -- '---\nname: pdf-tables\ndescription: Extract tables from PDF files into CSV. Use when a PDF holds tabular data.\n---\n\n# Steps\nUse pdfplumber.\n' >.claude/skills/pdf-tables/SKILL.md
+megagit hook install --agent claude --mcp >/dev/null 2>&1
+printf '{"enableAllProjectMcpServers": true}\n' >.claude/settings.local.json
+git add -A && git commit -qm "the project's files" # a skill with uncommitted edits takes no verdict
+
+# claude PROMPT: one headless session; its requests are the mock's new lines.
+claude_ask() {
+  : >"$work/requests.jsonl"
+  ANTHROPIC_BASE_URL="http://127.0.0.1:$port" ANTHROPIC_API_KEY=sk-e2e-test \
+    timeout 120 claude -p "$1" >"$work/claude.out" 2>"$work/claude.err" || { say "claude exited $?"; cat "$work/claude.err" | tail -5; }
+}
+sent() { grep -q -- "$1" "$work/requests.jsonl"; }
+# listed NAME: the agent's own skill listing (Claude Code's "The following
+# skills are available for use with the Skill tool:") names the skill.
+listed() {
+  python3 - "$work/requests.jsonl" "$1" <<'PY'
+import json, sys
+head = "The following skills are available for use with the Skill tool:"
+def texts(v):
+    if isinstance(v, str): yield v
+    elif isinstance(v, dict):
+        for x in v.values(): yield from texts(x)
+    elif isinstance(v, list):
+        for x in v: yield from texts(x)
+for line in open(sys.argv[1]):
+    for t in texts(json.loads(line)):
+        i = t.find(head)
+        if i < 0:
+            continue
+        listing = t[i + len(head):].lstrip("\n").split("\n\n", 1)[0]
+        if any(l.startswith("- " + sys.argv[2] + ":") for l in listing.split("\n")):
+            sys.exit(0)
+sys.exit(1)
+PY
+}
+verdicts() { git log --format=%s | grep -c '^verdict(' || true; }
+
+say "Claude Code $(claude --version 2>/dev/null)"
+before=$(verdicts)
+claude_ask "my go tests fail randomly on CI but pass locally [[tag flaky-tests HELPFUL]]"
+sent 'in this session megagit may suggest skills' && pass "claude: the session instruction reaches the model" || fail "claude: no session instruction in the request"
+sent 'skills that may help with this prompt\\n- flaky-tests:' && pass "claude: the prompt's skill reaches the model" || fail "claude: flaky-tests not injected"
+sent 'mcp__megagit__search_skills' && pass "claude: megagit's MCP tools are in the request's tool list" || fail "claude: no megagit MCP tool in the request"
+after=$(verdicts)
+[ "$((after - before))" -eq 1 ] && git log -1 --format=%B | grep -q '^Megagit-Verdict: HELPFUL' \
+  && pass "claude: a <skill-used> tag made exactly one verdict commit" || fail "claude: $((after - before)) verdict commit(s), want 1"
+
+claude_ask "hi there, how are you today?"
+! sent 'skills that may help' && pass "claude: small talk gets no skill" || fail "claude: small talk got a skill"
+
+# adopt: Claude Code's own listing no longer carries the project's skill,
+# megagit's injection does; restore brings it back.
+claude_ask "extract the tables from this pdf into csv"
+listed pdf-tables && pass "claude: before adopt, Claude Code lists pdf-tables itself" || fail "claude: before adopt, pdf-tables is not in Claude Code's listing"
+megagit adopt >/dev/null 2>&1
+claude_ask "extract the tables from this pdf into csv"
+! listed pdf-tables && sent 'skills that may help with this prompt\\n- pdf-tables:' \
+  && pass "claude: after adopt, Claude Code's listing drops pdf-tables and megagit injects it" || fail "claude: after adopt"
+megagit adopt --restore >/dev/null 2>&1
+[ -f .claude/skills/pdf-tables/SKILL.md ] && pass "claude: adopt --restore puts the skill back" || fail "claude: restore"
+
+cd "$repo"
+if [ "$fails" -gt 0 ]; then say "$fails check(s) failed"; exit 1; fi
+say "all checks passed"
