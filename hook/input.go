@@ -118,7 +118,41 @@ func ParseInput(data []byte, needPrompt bool) (Input, error) {
 	if !utf8.ValidString(in.Prompt) {
 		in.Prompt = strings.ToValidUTF8(in.Prompt, "\uFFFD")
 	}
+	in.Prompt = WithoutHookContext(in.Prompt)
+	if needPrompt && strings.TrimSpace(in.Prompt) == "" {
+		return in, fmt.Errorf("%w: no prompt besides hooks' context", ErrBadInput)
+	}
 	return in, nil
+}
+
+// WithoutHookContext is a prompt without the context hooks added to it:
+// Gemini CLI puts what a SessionStart hook printed (megagit's own
+// instruction among it) into the user's message, in <hook_context>
+// blocks, and passes that message to the next hook as its prompt. Routing
+// and remembering the prompt must see the user's words only, not
+// megagit's ("session", "skill", "suggest"), or a "hi there" would fetch
+// skills.
+func WithoutHookContext(prompt string) string {
+	const open, end = "<hook_context>", "</hook_context>"
+	if !strings.Contains(prompt, open) {
+		return prompt
+	}
+	var b strings.Builder
+	rest := prompt
+	for {
+		i := strings.Index(rest, open)
+		if i < 0 {
+			b.WriteString(rest)
+			break
+		}
+		b.WriteString(rest[:i])
+		j := strings.Index(rest[i:], end)
+		if j < 0 {
+			break // an unclosed block: everything after its start is context
+		}
+		rest = rest[i+j+len(end):]
+	}
+	return strings.TrimSpace(b.String())
 }
 
 // FinalAnswer is the turn's final assistant text when the agent sends it

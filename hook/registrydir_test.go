@@ -31,3 +31,18 @@ func TestRegistryDirRelativeToProject(t *testing.T) {
 		t.Errorf("outside a project: %q", got)
 	}
 }
+
+// TestWithoutHookContext: the context Gemini CLI adds to the user's
+// message for its hooks is not the prompt; the user's words are.
+func TestWithoutHookContext(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"hi there", "hi there"},
+		{"<hook_context>megagit: in this session megagit may suggest skills</hook_context>\n\nhi there, how are you?", "hi there, how are you?"},
+		{"fix it <hook_context>a</hook_context> now <hook_context>b</hook_context>", "fix it  now"},
+		{"keep this <hook_context>never closed", "keep this"},
+	} {
+		if got := WithoutHookContext(c.in); got != c.want {
+			t.Errorf("WithoutHookContext(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

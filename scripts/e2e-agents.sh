@@ -13,6 +13,7 @@ cd "$(dirname "$0")/.."
 repo=$(pwd)
 
 CLAUDE_CODE_VERSION=2.1.332
+GEMINI_CLI_VERSION=0.61.0
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/megagit-e2e/npm
 work=$(mktemp -d)
 trap 'kill $(cat "$work/mock.pid" 2>/dev/null) 2>/dev/null || true; rm -rf "$work"' EXIT
@@ -27,9 +28,11 @@ fail() {
 }
 
 # The agents, pinned, installed once into the cache.
-if ! [ -x "$cache/node_modules/.bin/claude" ] || [ "$("$cache/node_modules/.bin/claude" --version 2>/dev/null | cut -d' ' -f1)" != "$CLAUDE_CODE_VERSION" ]; then
+if [ "$("$cache/node_modules/.bin/claude" --version 2>/dev/null | cut -d' ' -f1)" != "$CLAUDE_CODE_VERSION" ] ||
+  [ "$("$cache/node_modules/.bin/gemini" --version 2>/dev/null)" != "$GEMINI_CLI_VERSION" ]; then
   mkdir -p "$cache"
-  if ! npm install --prefix "$cache" --no-audit --no-fund --loglevel=error "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" >"$work/npm.log" 2>&1; then
+  if ! npm install --prefix "$cache" --no-audit --no-fund --loglevel=error \
+    "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" "@google/gemini-cli@$GEMINI_CLI_VERSION" >"$work/npm.log" 2>&1; then
     say "SKIPPED: npm could not install the agents (no registry?):"; tail -5 "$work/npm.log"
     exit 0
   fi
@@ -61,6 +64,8 @@ megagit skill add webhook-signer --description 'Validate HMAC signatures of inco
 mkdir -p .claude/skills/pdf-tables
 printf -- '---\nname: pdf-tables\ndescription: Extract tables from PDF files into CSV. Use when a PDF holds tabular data.\n---\n\n# Steps\nUse pdfplumber.\n' >.claude/skills/pdf-tables/SKILL.md
 megagit hook install --agent claude --mcp >/dev/null 2>&1
+megagit hook install --agent gemini --mcp >/dev/null 2>&1
+mkdir -p "$HOME/.gemini" && printf '{"security": {"auth": {"selectedType": "gemini-api-key"}}}\n' >"$HOME/.gemini/settings.json"
 printf '{"enableAllProjectMcpServers": true}\n' >.claude/settings.local.json
 git add -A && git commit -qm "the project's files" # a skill with uncommitted edits takes no verdict
 
@@ -119,6 +124,24 @@ claude_ask "extract the tables from this pdf into csv"
   && pass "claude: after adopt, Claude Code's listing drops pdf-tables and megagit injects it" || fail "claude: after adopt"
 megagit adopt --restore >/dev/null 2>&1
 [ -f .claude/skills/pdf-tables/SKILL.md ] && pass "claude: adopt --restore puts the skill back" || fail "claude: restore"
+
+# Gemini CLI: the same, through its generateContent API.
+gemini_ask() {
+  : >"$work/requests.jsonl"
+  GOOGLE_GEMINI_BASE_URL="http://127.0.0.1:$port" GEMINI_API_KEY=e2e-test GEMINI_CLI_TRUST_WORKSPACE=true \
+    timeout 120 gemini --approval-mode yolo -p "$1" >"$work/gemini.out" 2>"$work/gemini.err" || { say "gemini exited $?"; grep -v '^    at ' "$work/gemini.err" | tail -5; }
+}
+say "Gemini CLI $(gemini --version 2>/dev/null)"
+before=$(verdicts)
+gemini_ask "my docker image is huge, shrink it [[tag docker-slim HELPFUL]]"
+sent 'in this session megagit may suggest skills' && pass "gemini: the session instruction reaches the model" || fail "gemini: no session instruction in the request"
+sent 'skills that may help with this prompt\\n- docker-slim:' && pass "gemini: the prompt's skill reaches the model" || fail "gemini: docker-slim not injected"
+sent 'mcp_megagit_search_skills' && pass "gemini: megagit's MCP tools are in the request's tool list" || fail "gemini: no megagit MCP tool in the request"
+after=$(verdicts)
+[ "$((after - before))" -eq 1 ] && git log -1 --format=%s | grep -q '^verdict(docker-slim): HELPFUL' \
+  && pass "gemini: a <skill-used> tag made exactly one verdict commit" || fail "gemini: $((after - before)) verdict commit(s), want 1"
+gemini_ask "hi there, how are you today?"
+! sent 'skills that may help' && pass "gemini: small talk gets no skill" || fail "gemini: small talk got a skill"
 
 cd "$repo"
 if [ "$fails" -gt 0 ]; then say "$fails check(s) failed"; exit 1; fi

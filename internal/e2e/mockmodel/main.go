@@ -81,19 +81,88 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				last = string(m.Content)
 			}
 		}
-		text := "Done."
-		if m := tagRE.FindStringSubmatch(last); m != nil {
-			text = fmt.Sprintf("I followed the %s skill.\n<skill-used name=\"%s\" verdict=\"%s\" reason=\"the mock used it\"/>", m[1], m[1], m[2])
-		}
+		text := replyText(last)
 		if req.Stream {
 			stream(w, req.Model, text, n)
 			return
 		}
 		writeJSON(w, message(req.Model, text, n))
+	case r.Method == http.MethodPost && strings.Contains(r.URL.Path, ":countTokens"):
+		writeJSON(w, map[string]any{"totalTokens": 100})
+	case r.Method == http.MethodPost && (strings.Contains(r.URL.Path, ":streamGenerateContent") || strings.Contains(r.URL.Path, ":generateContent")):
+		var req struct {
+			Contents []struct {
+				Role  string          `json:"role"`
+				Parts json.RawMessage `json:"parts"`
+			} `json:"contents"`
+			GenerationConfig struct {
+				MimeType string         `json:"responseMimeType"`
+				Schema   map[string]any `json:"responseJsonSchema"`
+			} `json:"generationConfig"`
+		}
+		_ = json.Unmarshal(body, &req)
+		last := ""
+		for _, c := range req.Contents {
+			if c.Role == "user" {
+				last = string(c.Parts)
+			}
+		}
+		text := replyText(last)
+		if req.GenerationConfig.MimeType == "application/json" {
+			// The agent's own side questions (routing, next speaker) want
+			// JSON of a schema: any value of the right shape will do.
+			b, _ := json.Marshal(fill(req.GenerationConfig.Schema))
+			text = string(b)
+		}
+		reply := map[string]any{
+			"candidates":    []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{map[string]any{"text": text}}}, "finishReason": "STOP", "index": 0}},
+			"usageMetadata": map[string]any{"promptTokenCount": 100, "candidatesTokenCount": 10, "totalTokenCount": 110},
+		}
+		if strings.Contains(r.URL.Path, ":streamGenerateContent") {
+			w.Header().Set("Content-Type", "text/event-stream")
+			b, _ := json.Marshal(reply)
+			fmt.Fprintf(w, "data: %s\n\n", b)
+			return
+		}
+		writeJSON(w, reply)
 	default:
 		w.WriteHeader(http.StatusNotFound)
 		writeJSON(w, map[string]any{"type": "error", "error": map[string]any{"type": "not_found_error", "message": "mock: " + r.URL.Path}})
 	}
+}
+
+// fill is a value of the JSON schema s: each property present, strings
+// "user", numbers 1, booleans false; an enum takes its first value.
+func fill(s map[string]any) any {
+	if e, ok := s["enum"].([]any); ok && len(e) > 0 {
+		return e[0]
+	}
+	switch strings.ToLower(fmt.Sprint(s["type"])) {
+	case "object":
+		out := map[string]any{}
+		props, _ := s["properties"].(map[string]any)
+		for k, v := range props {
+			if m, ok := v.(map[string]any); ok {
+				out[k] = fill(m)
+			}
+		}
+		return out
+	case "array":
+		return []any{}
+	case "integer", "number":
+		return 1
+	case "boolean":
+		return false
+	}
+	return "user"
+}
+
+// replyText is the scripted answer to the last user message.
+func replyText(last string) string {
+	if m := tagRE.FindStringSubmatch(last); m != nil {
+		return fmt.Sprintf("I followed the %s skill.\n<skill-used name=\"%s\" verdict=\"%s\" reason=\"the mock used it\"/>", m[1], m[1], m[2])
+	}
+	return "Done."
 }
 
 func orNull(b []byte) []byte {
