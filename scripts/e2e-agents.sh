@@ -14,6 +14,7 @@ repo=$(pwd)
 
 CLAUDE_CODE_VERSION=2.1.332
 GEMINI_CLI_VERSION=0.61.0
+CODEX_VERSION=0.171.0
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/megagit-e2e/npm
 work=$(mktemp -d)
 trap 'kill $(cat "$work/mock.pid" 2>/dev/null) 2>/dev/null || true; rm -rf "$work"' EXIT
@@ -29,10 +30,11 @@ fail() {
 
 # The agents, pinned, installed once into the cache.
 if [ "$("$cache/node_modules/.bin/claude" --version 2>/dev/null | cut -d' ' -f1)" != "$CLAUDE_CODE_VERSION" ] ||
-  [ "$("$cache/node_modules/.bin/gemini" --version 2>/dev/null)" != "$GEMINI_CLI_VERSION" ]; then
+  [ "$("$cache/node_modules/.bin/gemini" --version 2>/dev/null)" != "$GEMINI_CLI_VERSION" ] ||
+  [ "$("$cache/node_modules/.bin/codex" --version 2>/dev/null)" != "codex-cli $CODEX_VERSION" ]; then
   mkdir -p "$cache"
   if ! npm install --prefix "$cache" --no-audit --no-fund --loglevel=error \
-    "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" "@google/gemini-cli@$GEMINI_CLI_VERSION" >"$work/npm.log" 2>&1; then
+    "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" "@google/gemini-cli@$GEMINI_CLI_VERSION" "@openai/codex@$CODEX_VERSION" >"$work/npm.log" 2>&1; then
     say "SKIPPED: npm could not install the agents (no registry?):"; tail -5 "$work/npm.log"
     exit 0
   fi
@@ -65,6 +67,20 @@ mkdir -p .claude/skills/pdf-tables
 printf -- '---\nname: pdf-tables\ndescription: Extract tables from PDF files into CSV. Use when a PDF holds tabular data.\n---\n\n# Steps\nUse pdfplumber.\n' >.claude/skills/pdf-tables/SKILL.md
 megagit hook install --agent claude --mcp >/dev/null 2>&1
 megagit hook install --agent gemini --mcp >/dev/null 2>&1
+megagit hook install --agent codex --mcp >/dev/null 2>&1
+mkdir -p "$HOME/.codex" && cat >"$HOME/.codex/config.toml" <<TOML
+model = "mock-model"
+model_provider = "mock"
+
+[model_providers.mock]
+name = "mock"
+base_url = "http://127.0.0.1:$port/v1"
+wire_api = "responses"
+env_key = "MOCK_API_KEY"
+
+[projects."$work/proj"]
+trust_level = "trusted"
+TOML
 mkdir -p "$HOME/.gemini" && printf '{"security": {"auth": {"selectedType": "gemini-api-key"}}}\n' >"$HOME/.gemini/settings.json"
 printf '{"enableAllProjectMcpServers": true}\n' >.claude/settings.local.json
 git add -A && git commit -qm "the project's files" # a skill with uncommitted edits takes no verdict
@@ -142,6 +158,26 @@ after=$(verdicts)
   && pass "gemini: a <skill-used> tag made exactly one verdict commit" || fail "gemini: $((after - before)) verdict commit(s), want 1"
 gemini_ask "hi there, how are you today?"
 ! sent 'skills that may help' && pass "gemini: small talk gets no skill" || fail "gemini: small talk got a skill"
+
+# Codex: the same, through the OpenAI Responses API; its project hooks run
+# once trusted (--dangerously-bypass-hook-trust is Codex's switch for
+# automation).
+codex_ask() {
+  : >"$work/requests.jsonl"
+  MOCK_API_KEY=e2e-test timeout 120 codex exec --dangerously-bypass-hook-trust "$1" >"$work/codex.out" 2>&1 ||
+    { say "codex exited $?"; tail -5 "$work/codex.out"; }
+}
+say "Codex $(codex --version 2>/dev/null)"
+before=$(verdicts)
+codex_ask "my go tests fail randomly on CI but pass locally [[tag flaky-tests HELPFUL]]"
+sent 'in this session megagit may suggest skills' && pass "codex: the session instruction reaches the model" || fail "codex: no session instruction in the request"
+sent 'skills that may help with this prompt\\n- flaky-tests:' && pass "codex: the prompt's skill reaches the model" || fail "codex: flaky-tests not injected"
+sent '"name":"mcp__megagit"' && sent '"name":"search_skills"' && pass "codex: megagit's MCP tools are in the request's tool list" || fail "codex: no megagit MCP tool in the request"
+after=$(verdicts)
+[ "$((after - before))" -eq 1 ] && git log -1 --format=%s | grep -q '^verdict(flaky-tests): HELPFUL' \
+  && pass "codex: a <skill-used> tag made exactly one verdict commit" || fail "codex: $((after - before)) verdict commit(s), want 1"
+codex_ask "hi there, how are you today?"
+! sent 'skills that may help' && pass "codex: small talk gets no skill" || fail "codex: small talk got a skill"
 
 cd "$repo"
 if [ "$fails" -gt 0 ]; then say "$fails check(s) failed"; exit 1; fi

@@ -87,6 +87,23 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeJSON(w, message(req.Model, text, n))
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/responses"):
+		var req struct {
+			Stream bool `json:"stream"`
+			Model  string
+			Input  []struct {
+				Role    string          `json:"role"`
+				Content json.RawMessage `json:"content"`
+			} `json:"input"`
+		}
+		_ = json.Unmarshal(body, &req)
+		last := ""
+		for _, m := range req.Input {
+			if m.Role == "user" {
+				last = string(m.Content)
+			}
+		}
+		responses(w, req.Model, replyText(last), n)
 	case r.Method == http.MethodPost && strings.Contains(r.URL.Path, ":countTokens"):
 		writeJSON(w, map[string]any{"totalTokens": 100})
 	case r.Method == http.MethodPost && (strings.Contains(r.URL.Path, ":streamGenerateContent") || strings.Contains(r.URL.Path, ":generateContent")):
@@ -206,4 +223,31 @@ func stream(w http.ResponseWriter, model, text string, n int) {
 	ev("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
 	ev("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": "end_turn", "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 10}})
 	ev("message_stop", map[string]any{"type": "message_stop"})
+}
+
+// responses writes the reply as the OpenAI Responses API's stream of
+// server-sent events.
+func responses(w http.ResponseWriter, model, text string, n int) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	f, _ := w.(http.Flusher)
+	ev := func(data map[string]any) {
+		b, _ := json.Marshal(data)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", data["type"], b)
+		if f != nil {
+			f.Flush()
+		}
+	}
+	id, item := fmt.Sprintf("resp_mock_%d", n), fmt.Sprintf("msg_mock_%d", n)
+	msg := map[string]any{"type": "message", "id": item, "role": "assistant", "status": "completed",
+		"content": []any{map[string]any{"type": "output_text", "text": text, "annotations": []any{}}}}
+	resp := map[string]any{"id": id, "object": "response", "model": model, "status": "in_progress", "output": []any{}}
+	ev(map[string]any{"type": "response.created", "response": resp})
+	ev(map[string]any{"type": "response.output_item.added", "output_index": 0,
+		"item": map[string]any{"type": "message", "id": item, "role": "assistant", "status": "in_progress", "content": []any{}}})
+	ev(map[string]any{"type": "response.output_text.delta", "item_id": item, "output_index": 0, "content_index": 0, "delta": text})
+	ev(map[string]any{"type": "response.output_item.done", "output_index": 0, "item": msg})
+	done := map[string]any{"id": id, "object": "response", "model": model, "status": "completed", "output": []any{msg},
+		"usage": map[string]any{"input_tokens": 100, "output_tokens": 10, "total_tokens": 110,
+			"input_tokens_details": map[string]any{"cached_tokens": 0}, "output_tokens_details": map[string]any{"reasoning_tokens": 0}}}
+	ev(map[string]any{"type": "response.completed", "response": done})
 }
