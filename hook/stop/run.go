@@ -246,7 +246,7 @@ func work(opts Options, st *runState) error {
 	}
 	// Verdicts an earlier stop kept for want of a git identity go first.
 	if v, _ := Pending(reg.Local()); v > 0 {
-		if n, err := FlushPending(reg.Local(), store, opts.Now()); err != nil && !errors.Is(err, registry.ErrNoIdentity) {
+		if n, err := FlushPending(reg.Local(), store, opts.Now()); err != nil && !errors.Is(err, registry.ErrNoIdentity) && !errors.Is(err, registry.ErrDirty) {
 			logf(fmt.Errorf("recording the waiting verdicts: %w", err))
 		} else if n > 0 {
 			logf(fmt.Errorf("recorded %d verdict(s) that waited for a git identity", n))
@@ -271,12 +271,17 @@ func work(opts Options, st *runState) error {
 	if len(keep) > 0 {
 		err := store.Record(keep, opts.Now())
 		switch {
-		case errors.Is(err, registry.ErrNoIdentity):
-			// Kept, not lost: the next stop with an identity records them.
+		case errors.Is(err, registry.ErrNoIdentity) || errors.Is(err, registry.ErrDirty):
+			// Kept, not lost: the next stop records them once git has an
+			// identity, or the skill's file its owner's edits committed.
 			if perr := savePending(reg.Local(), sess.ID, keep); perr != nil {
 				return errors.Join(err, perr)
 			}
-			logf(fmt.Errorf("%d verdict(s) wait in %s until git has an identity: %w", len(keep), filepath.Join(reg.Local().Path(), PendingDir), err))
+			why := "git has an identity"
+			if errors.Is(err, registry.ErrDirty) {
+				why = "the skill's uncommitted edits are committed"
+			}
+			logf(fmt.Errorf("%d verdict(s) wait in %s until %s: %w", len(keep), filepath.Join(reg.Local().Path(), PendingDir), why, err))
 		case err != nil:
 			return err // session memory not saved: the next stop retries
 		}

@@ -105,9 +105,12 @@ func doctorRun(opts *doctorOptions) error {
 		if v, _ := stop.Pending(e.Reg.Local()); v > 0 {
 			n, err := stop.FlushPending(e.Reg.Local(), &sourcesStore{w: e}, a.now())
 			if err != nil {
-				return fmt.Errorf("fix: the verdicts waiting for a git identity: %w", err)
+				// Still no identity, or still uncommitted edits: the check
+				// below says so; the rest of --fix goes on.
+				fmt.Fprintf(a.errOut, "megagit: fix: the waiting verdicts stay queued: %v\n", err)
+			} else {
+				fmt.Fprintf(a.errOut, "megagit: fix: recorded %d verdict(s) that were waiting\n", n)
 			}
-			fmt.Fprintf(a.errOut, "megagit: fix: recorded %d verdict(s) that waited for a git identity\n", n)
 		}
 		results, _, err := e.Reg.Resync("")
 		if err != nil {
@@ -333,8 +336,8 @@ func identityCheck(reg *registry.Registry) registry.Check {
 			Hint: "`git config --global user.name \"Your Name\"` and `git config --global user.email you@example.com`"}
 	case v > 0:
 		return registry.Check{Name: name, Status: registry.CheckFail,
-			Detail: fmt.Sprintf("%d verdict(s) of %d session(s) waited for one and are not recorded yet", v, sessions),
-			Hint:   "`megagit doctor --fix` records them (the next stop hook also does)"}
+			Detail: fmt.Sprintf("%d verdict(s) of %d session(s) are not recorded yet (there was no identity, or a skill had uncommitted edits: hook.log says which)", v, sessions),
+			Hint:   "commit your edits to the skill if any, then `megagit doctor --fix` records them (the next stop hook also does)"}
 	}
 	return registry.Check{Name: name, Status: registry.CheckOK, Detail: "commits are authored by your git identity"}
 }
