@@ -2,12 +2,11 @@ package cli
 
 import (
 	"context"
-	"io"
+	"fmt"
 	"os"
 
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/mcpserver"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
 
@@ -57,11 +56,5 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	return s.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(a.in), Writer: nopWriteCloser{a.out}})
+	return s.Run(ctx, &mcpserver.StdioTransport{In: a.in, Out: a.out, Log: func(err error) { fmt.Fprintf(a.errOut, "megagit mcp: %v\n", err) }})
 }
-
-// nopWriteCloser leaves stdout open when the transport closes: the
-// process's streams are its own to close.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
