@@ -22,6 +22,11 @@ import (
 // own, smaller cap), so a stray archive or binary fails clearly.
 const maxImportFile = 32 << 20
 
+// maxImportTotal bounds all the files one import copies: they are held in
+// memory until the one commit (a git blob, then its compressed object), so
+// ten large files must fail clearly, not exhaust the machine's memory.
+const maxImportTotal = 64 << 20
+
 // Moved is what RemoveSkill, RenameSkill and ImportSkills did to one skill:
 // Files are the registry-relative paths the commit wrote or deleted.
 type Moved struct {
@@ -180,6 +185,7 @@ func (r *Registry) importDirs(found []importDir, subject string) ([]Moved, []ski
 	hash, err := r.writeLockedRaw(func() (string, []Change, error) {
 		var changes []Change
 		var errs []string
+		var budget int64 = maxImportTotal
 		seen := map[string]string{}
 		var msg strings.Builder
 		for _, d := range found {
@@ -190,7 +196,7 @@ func (r *Registry) importDirs(found []importDir, subject string) ([]Moved, []ski
 			if err := r.refuseTaken(d.name); err != nil {
 				return "", nil, err
 			}
-			m, ch, problems, err := r.importOne(d)
+			m, ch, problems, err := r.importOne(d, &budget)
 			if err != nil {
 				return "", nil, err
 			}
@@ -244,7 +250,10 @@ func skillDirs(src string) ([]importDir, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("%w: %s is not a folder: import a skill folder (with a SKILL.md) or a folder of them", local.ErrInvalid, src)
 	}
-	if _, err := os.Stat(filepath.Join(abs, "SKILL.md")); err == nil {
+	if st, err := os.Stat(filepath.Join(abs, "SKILL.md")); err == nil {
+		if !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("%w: %s is not a file: a skill's SKILL.md must be one", local.ErrInvalid, filepath.Join(src, "SKILL.md"))
+		}
 		return []importDir{{dir: abs, name: filepath.Base(abs)}}, nil
 	}
 	ents, err := os.ReadDir(abs)
@@ -256,7 +265,7 @@ func skillDirs(src string) ([]importDir, error) {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(abs, e.Name(), "SKILL.md")); err == nil {
+		if st, err := os.Stat(filepath.Join(abs, e.Name(), "SKILL.md")); err == nil && st.Mode().IsRegular() {
 			out = append(out, importDir{dir: filepath.Join(abs, e.Name()), name: e.Name()})
 		}
 	}
@@ -269,7 +278,8 @@ func skillDirs(src string) ([]importDir, error) {
 
 // importOne reads one skill folder into changes under the first root and
 // lints its SKILL.md.
-func (r *Registry) importOne(d importDir) (Moved, []Change, []skillfile.Problem, error) {
+// budget is what the import may still read, in bytes.
+func (r *Registry) importOne(d importDir, budget *int64) (Moved, []Change, []skillfile.Problem, error) {
 	dest := path.Join(r.opts.Roots[0], d.name)
 	m := Moved{Name: d.name, From: d.dir, Path: path.Join(dest, "SKILL.md")}
 	var changes []Change
@@ -292,6 +302,11 @@ func (r *Registry) importOne(d importDir) (Moved, []Change, []skillfile.Problem,
 			return err
 		}
 		to := path.Join(dest, filepath.ToSlash(rel))
+		if info, err := e.Info(); err == nil {
+			if *budget -= info.Size(); *budget < 0 {
+				return fmt.Errorf("%w (%w): importing %s: the files to import are larger than %s in all (at %s); import fewer skills at a time, or leave large files out of the skill folder", local.ErrInvalid, local.ErrTooLarge, d.dir, local.Size(maxImportTotal), p)
+			}
+		}
 		limit := int64(maxImportFile)
 		if to == m.Path {
 			limit = skillfile.MaxSize
