@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/registry"
@@ -110,6 +111,10 @@ func printSyncReport(opts *syncOptions, res *regsync.Result) error {
 		fmt.Fprintf(a.errOut, "; pushed %s", short12(res.After))
 	}
 	fmt.Fprintln(a.errOut)
+	if len(res.Resynced) > 0 {
+		fmt.Fprintf(a.errOut, "megagit: rebuilt the evidence of %d skill(s) from their merged ledgers (their SKILL.md counted otherwise): %s\n",
+			len(res.Resynced), shown(strings.Join(res.Resynced, ", ")))
+	}
 	return nil
 }
 

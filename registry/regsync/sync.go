@@ -48,17 +48,20 @@ type Options struct {
 
 // Result reports a sync.
 type Result struct {
-	Remote    string      `json:"remote"`
-	URL       string      `json:"url"`
-	Branch    string      `json:"branch"`
-	Action    string      `json:"action"`
-	Before    string      `json:"before"`
-	After     string      `json:"after"`
-	Pushed    bool        `json:"pushed"`
-	DryRun    bool        `json:"dry_run"`
-	Attempts  int         `json:"attempts"`
-	Conflicts []string    `json:"conflicts,omitempty"`
-	Skills    []SkillSync `json:"skills"`
+	Remote    string   `json:"remote"`
+	URL       string   `json:"url"`
+	Branch    string   `json:"branch"`
+	Action    string   `json:"action"`
+	Before    string   `json:"before"`
+	After     string   `json:"after"`
+	Pushed    bool     `json:"pushed"`
+	DryRun    bool     `json:"dry_run"`
+	Attempts  int      `json:"attempts"`
+	Conflicts []string `json:"conflicts,omitempty"`
+	// Resynced are the skills whose evidence was rebuilt from their
+	// merged ledgers (their SKILL.md counted fewer or other verdicts).
+	Resynced []string    `json:"resynced,omitempty"`
+	Skills   []SkillSync `json:"skills"`
 }
 
 // syncStep is the outcome of one merge round.
@@ -115,6 +118,20 @@ func Sync(ctx context.Context, rg *registry.Registry, opts Options) (*Result, er
 			return res, err
 		}
 		step, err := r.syncStep(branch, theirs, name, opts, res)
+		if err == nil && !opts.DryRun && (res.Action == SyncFastForward || res.Action == SyncMerge) {
+			// What came in may hold ledger lines its SKILL.md does not
+			// count (a teammate's plain git edit of a ledger): every
+			// skill's evidence is rebuilt from its ledger, in one commit
+			// when something changed, pushed with the rest.
+			if results, h, rerr := rg.Resync(""); rerr != nil {
+				err = rerr
+			} else if !h.IsZero() {
+				step.head, step.needPush, res.After = h, true, h.String()
+				for _, rr := range results {
+					res.Resynced = append(res.Resynced, rr.Skill)
+				}
+			}
+		}
 		if err != nil || opts.DryRun || !step.needPush {
 			return res, err
 		}
