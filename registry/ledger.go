@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"strings"
@@ -63,6 +64,28 @@ func newID(t time.Time) string {
 	return ulid.MustNew(ulid.Timestamp(t), entropy()).String()
 }
 
+// CleanEntry is a ledger line from elsewhere (a teammate's, merged by
+// sync) with its text made what a verdict recorded here holds: reason,
+// context and session id each one clean line within its bound
+// (safetext); notes say what was cut or cleaned.
+func CleanEntry(e Entry) (Entry, []string) {
+	var notes []string
+	clean := func(f safetext.Field, what string, s *string) {
+		c, note := f.Clean(*s)
+		switch {
+		case note != "":
+			notes = append(notes, note)
+		case c != *s:
+			notes = append(notes, what+" cleaned of control characters")
+		}
+		*s = c
+	}
+	clean(safetext.Reason, "reason", &e.Reason)
+	clean(safetext.Context, "context", &e.Context)
+	clean(safetext.Session, "session", &e.Session)
+	return e, notes
+}
+
 // Time parses At.
 func (e Entry) Time() time.Time {
 	t, _ := time.Parse(time.RFC3339Nano, e.At)
@@ -104,6 +127,9 @@ func (e Entry) validate() error {
 		}
 	} else if _, err := lifecycle.ParseVerdict(e.Verdict); err != nil || e.Verdict != strings.ToUpper(e.Verdict) {
 		return fmt.Errorf("field verdict: unknown %q", e.Verdict)
+	}
+	if math.IsNaN(e.Outcome) || e.Outcome < -1 || e.Outcome > 1 {
+		return fmt.Errorf("field outcome: %v is outside [-1, 1]", e.Outcome)
 	}
 	if e.Source != SourceExplicit && e.Source != SourceImplicit {
 		return fmt.Errorf("field source: unknown %q", e.Source)

@@ -2,16 +2,25 @@ package regsync
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/megagit/megagit/registry"
 )
+
+// maxJunkLine bounds an unreadable line a merge keeps from the remote:
+// one that cannot count as a verdict is kept for a person to look at, but
+// not at any size.
+const maxJunkLine = 64 << 10
 
 // ledgerLine is one line of a ledger file with its exact bytes.
 type ledgerLine struct {
 	raw   []byte // without the newline
 	entry registry.Entry
-	ok    bool // a readable entry
+	ok    bool   // a readable entry
+	why   string // why it is not
 }
 
 func splitLedger(data []byte) []ledgerLine {
@@ -23,6 +32,9 @@ func splitLedger(data []byte) []ledgerLine {
 		l := ledgerLine{raw: raw}
 		if es, problems := registry.ParseLedger("", raw); len(es) == 1 && len(problems) == 0 {
 			l.entry, l.ok = es[0], true
+		} else if len(problems) > 0 {
+			// ParseLedger's "FILE:LINE: skipped unreadable ledger line: WHY"
+			l.why = problems[0][strings.LastIndex(problems[0], "line: ")+len("line: "):]
 		}
 		out = append(out, l)
 	}
@@ -74,9 +86,19 @@ func MergeLedger(base, ours, theirs []byte) ([]byte, []string) {
 			continue // already here, or reverted on our side
 		case l.ok:
 			seen[l.entry.ID] = true
+			// A teammate's line is kept as a verdict recorded here would
+			// be: its text cleaned and bounded.
+			if clean, notes := registry.CleanEntry(l.entry); len(notes) > 0 {
+				if raw, err := json.Marshal(clean); err == nil {
+					l.raw, l.entry = raw, clean
+					problems = append(problems, fmt.Sprintf("cleaned verdict %s of %s from the remote: %s", clean.ID, clean.Skill, strings.Join(notes, "; ")))
+				}
+			}
 			add = append(add, l)
+		case len(l.raw) > maxJunkLine && !oursRaw[string(l.raw)]:
+			problems = append(problems, fmt.Sprintf("left out an unreadable ledger line of %d bytes from the remote (it stays in the remote's history): %s", len(l.raw), clipLine(l.raw)))
 		case !oursRaw[string(l.raw)] && !baseRaw[string(l.raw)]:
-			problems = append(problems, "kept an unreadable ledger line from the remote: "+clipLine(l.raw))
+			problems = append(problems, "kept an unreadable ledger line from the remote, counted as nothing ("+l.why+"): "+clipLine(l.raw))
 			add = append(add, l)
 		}
 	}
