@@ -2,10 +2,13 @@ package local
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -109,4 +112,10 @@ func (d Dir) trim(p string, keep int64) error {
 		}
 	}
 	return WriteFileAtomic(p, data, 0o644)
+}
+
+// IsReadOnly reports whether err is a write refused because the file or
+// its file system may not be written (permissions, a read-only mount).
+func IsReadOnly(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
 }

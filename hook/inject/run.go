@@ -321,15 +321,22 @@ func work(opts Options, st *state) (string, error) {
 		return "", errDeadline
 	}
 	defer st.endCommit()
+	// A registry megagit may read but not write (a team registry on a
+	// read-only mount) still routes: the prompt is answered from what can
+	// be read, without session memory or decision log (doctor says so).
+	readOnly := false
 	if sess.ID != "" {
 		if err := savePromptSession(e.Local, sess, now); err != nil {
-			return "", err
+			if !local.IsReadOnly(err) {
+				return "", err
+			}
+			readOnly = true
 		}
 	}
 	dec := decisionRecord(opts.Agent, in, s, docs, rr, rendered.Included, already, now)
 	dec.LatencyMS = float64(time.Since(opts.Start).Microseconds()) / 1000
-	if line, err := json.Marshal(dec); err == nil {
-		if err := e.Local.Append(hook.DecisionLog, line, hook.DecisionMaxBytes); err != nil {
+	if line, err := json.Marshal(dec); err == nil && !readOnly {
+		if err := e.Local.Append(hook.DecisionLog, line, hook.DecisionMaxBytes); err != nil && !local.IsReadOnly(err) {
 			return "", err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/hook/install"
 	"github.com/megagit/megagit/hook/stop"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/regsync"
@@ -148,7 +149,7 @@ func doctorRun(opts *doctorOptions) error {
 			Detail: "an interrupted write (a killed megagit) was found and finished"})
 	}
 	checks = append(checks, cacheChecks(root)...)
-	checks = append(checks, routeIndexCheck(e), sourcesCheck(e), adoptCheck(e), identityCheck(e.Reg))
+	checks = append(checks, routeIndexCheck(e), sourcesCheck(e), adoptCheck(e), identityCheck(e.Reg), writableCheck(e.Reg))
 	checks = append(checks, install.DoctorCheck(e.Reg.WorkTree()), install.MCPDoctorCheck(e.Reg.WorkTree()))
 	failed := 0
 	for _, c := range checks {
@@ -340,4 +341,27 @@ func identityCheck(reg *registry.Registry) registry.Check {
 			Hint:   "commit your edits to the skill if any, then `megagit doctor --fix` records them (the next stop hook also does)"}
 	}
 	return registry.Check{Name: name, Status: registry.CheckOK, Detail: "commits are authored by your git identity"}
+}
+
+// writableCheck warns when the registry's .megagit/local cannot be written
+// (a read-only mount): the prompt hook still routes, but remembers no
+// session and logs no decision, and verdicts cannot be recorded.
+func writableCheck(reg *registry.Registry) registry.Check {
+	const name = "writable"
+	dir := reg.Local().Path()
+	err := os.MkdirAll(dir, 0o755)
+	if err == nil {
+		var f *os.File
+		if f, err = os.CreateTemp(dir, ".doctor-*"); err == nil {
+			f.Close()
+			os.Remove(f.Name())
+			return registry.Check{Name: name, Status: registry.CheckOK, Detail: dir + " can be written"}
+		}
+	}
+	if !local.IsReadOnly(err) {
+		return registry.Check{Name: name, Status: registry.CheckFail, Detail: err.Error()}
+	}
+	return registry.Check{Name: name, Status: registry.CheckWarn,
+		Detail: dir + " cannot be written (read-only): prompts are routed, but no session is remembered (a skill may be injected again), no decision is logged, and no verdict can be recorded",
+		Hint:   "make the registry writable, or use a clone of it that is"}
 }
