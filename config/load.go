@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/megagit/megagit/local"
@@ -219,7 +220,21 @@ func refuseUnknown(v *viper.Viper, known map[string]bool, file string) error {
 	if len(unknown) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%w %s: unknown field %s", ErrInvalid, file, strings.Join(unknown, ", "))
+	// Name a few, clipped and escaped: the file may be a link to anything.
+	shown := make([]string, 0, 3)
+	for _, k := range unknown[:min(3, len(unknown))] {
+		if len(k) > 40 {
+			k = k[:40] + "…"
+		}
+		if q := strconv.Quote(k); q[1:len(q)-1] != k {
+			k = q // control or odd characters: shown escaped
+		}
+		shown = append(shown, k)
+	}
+	if len(unknown) > 3 {
+		shown = append(shown, fmt.Sprintf("and %d more", len(unknown)-3))
+	}
+	return fmt.Errorf("%w %s: unknown field %s", ErrInvalid, file, strings.Join(shown, ", "))
 }
 
 // gateKey is the setting readGate reads a file for.

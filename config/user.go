@@ -82,10 +82,19 @@ func LoadUser() (*User, error) {
 			v := viper.New()
 			v.SetConfigType("yaml")
 			if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
-				return nil, fmt.Errorf("%w %s: %v", ErrInvalid, file, err)
+				// The file may be a link to anything readable: say where,
+				// never what it holds.
+				return nil, fmt.Errorf("%w %s: not a YAML mapping of megagit settings%s", ErrInvalid, file, yamlLine(err))
 			}
 			if err := refuseUnknown(v, userKeys, file); err != nil {
 				return nil, err
+			}
+			for _, k := range []string{"team_registry", "user_registry"} {
+				if x := v.Get(k); x != nil {
+					if _, ok := x.(string); !ok {
+						return nil, fmt.Errorf("%w %s: field %s: must be a folder's path (a string), not %T", ErrInvalid, file, k, x)
+					}
+				}
 			}
 			u.TeamRegistry = v.GetString("team_registry")
 			u.UserRegistry = v.GetString("user_registry")
@@ -123,4 +132,20 @@ func expandPath(p, dir string) string {
 		p = filepath.Join(dir, p)
 	}
 	return filepath.Clean(p)
+}
+
+// yamlLine is " (line N)" from a YAML error, when it names a line: where
+// to look, without the content a message might quote.
+func yamlLine(err error) string {
+	msg := err.Error()
+	if i := strings.Index(msg, "line "); i >= 0 {
+		j := i + len("line ")
+		for j < len(msg) && msg[j] >= '0' && msg[j] <= '9' {
+			j++
+		}
+		if j > i+len("line ") {
+			return " (" + msg[i:j] + ")"
+		}
+	}
+	return ""
 }

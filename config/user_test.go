@@ -47,3 +47,36 @@ func TestLoadUser(t *testing.T) {
 		t.Errorf("a misspelt field: %v", err)
 	}
 }
+
+// TestUserConfigSaysWhereNotWhat: a user config that is a link to some
+// other readable file is refused naming the file, never quoting what it
+// holds; team_registry of the wrong type is an error, not ignored.
+func TestUserConfigSaysWhereNotWhat(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv(TeamRegistryEnv, "")
+	os.Unsetenv(TeamRegistryEnv)
+	file := UserFile()
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(home, "secret")
+	if err := os.WriteFile(secret, []byte("aws_secret_access_key = AKIA-SECRET-VALUE\n[default\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, file); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadUser()
+	if err == nil || strings.Contains(err.Error(), "AKIA") || strings.Contains(err.Error(), "aws_secret") || !strings.Contains(err.Error(), file) {
+		t.Errorf("a link to another file: %v", err)
+	}
+	os.Remove(file)
+	if err := os.WriteFile(file, []byte("team_registry: [/srv/team, /srv/other]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadUser(); err == nil || !strings.Contains(err.Error(), "field team_registry: must be a folder's path") {
+		t.Errorf("team_registry as a list: %v", err)
+	}
+}
