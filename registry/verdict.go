@@ -65,6 +65,11 @@ func (e *edit) state(name string) (*skillState, error) {
 	if err != nil {
 		return nil, err
 	}
+	if n := s.File.Name(); n != name && !isLink(e.r.abs(s.Path)) {
+		// The agents know the skill by its name: a verdict must not land
+		// on a skill they call something else.
+		return nil, fmt.Errorf("%w: %s: field name: %q does not match the folder name %q; rename one of them (megagit skill mv) before recording verdicts", local.ErrInvalid, s.Path, n, name)
+	}
 	data, err := e.r.readLedger(LedgerPath(name))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
@@ -354,4 +359,11 @@ func trailerBlock(a Applied) string {
 		fmt.Fprintf(&b, "Megagit-Status: %s -> %s\n", a.Before, a.After.Status)
 	}
 	return b.String()
+}
+
+// isLink says whether p is a symbolic link (what a write refuses later,
+// with its own message).
+func isLink(p string) bool {
+	st, err := os.Lstat(p)
+	return err == nil && st.Mode()&os.ModeSymlink != 0
 }
