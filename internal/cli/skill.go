@@ -17,7 +17,7 @@ import (
 func newSkillCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "skill", Short: "Add, import, install, update, list, show, rename and remove skills"}
 	cmd.AddCommand(newSkillAddCmd(a, nil), newSkillListCmd(a, nil), newSkillShowCmd(a, nil),
-		newSkillRmCmd(a, nil), newSkillMvCmd(a, nil), newSkillImportCmd(a, nil), newSkillInstallCmd(a, nil))
+		newSkillRmCmd(a, nil), newSkillMvCmd(a, nil), newSkillImportCmd(a, nil), newSkillInstallCmd(a, nil), newSkillUpdateCmd(a, nil))
 	return cmd
 }
 
