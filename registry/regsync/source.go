@@ -153,6 +153,9 @@ func pickRef(refs []*plumbing.Reference, ref string) (plumbing.ReferenceName, bo
 			branches = append(branches, r.Name().String())
 		}
 	}
+	if ref == "HEAD" {
+		ref = "" // the source's default branch, as git reads it
+	}
 	if ref != "" {
 		for _, n := range []plumbing.ReferenceName{plumbing.NewBranchReferenceName(ref), plumbing.NewTagReferenceName(ref), plumbing.ReferenceName(ref)} {
 			if r, ok := byName[n]; ok && (n.IsBranch() || n.IsTag()) {
