@@ -70,3 +70,46 @@ type redactedError struct {
 
 func (e redactedError) Error() string { return e.msg }
 func (e redactedError) Unwrap() error { return e.err }
+
+// secretParamDropRE is a credential query parameter with its separator, for
+// Strip.
+var secretParamDropRE = regexp.MustCompile(`(?i)[?&;](?:access_token|private_token|oauth_token|token|api_key|apikey|key|secret|client_secret|password|passwd|pass|auth|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token)=[^&#;?\s"'<>()]*`)
+
+// Strip is a URL without its secrets, to be stored (a lockfile, a commit)
+// and used again later with credentials from elsewhere: the password of
+// https://user:pass@host goes with its colon, a token used as the user name
+// goes with the @, and a credential in the query string goes with its
+// parameter. A URL without secrets (ssh's git@host:org/repo, a path) is
+// returned as it is.
+func Strip(rawURL string) string {
+	if !strings.Contains(rawURL, "://") {
+		return rawURL
+	}
+	u := rawURL
+	i := strings.Index(u, "://") + 3
+	host := len(u)
+	if j := strings.IndexAny(u[i:], "/?#"); j >= 0 {
+		host = i + j
+	}
+	if at := strings.LastIndex(u[i:host], "@"); at >= 0 {
+		at += i
+		user, _, hasPass := strings.Cut(u[i:at], ":")
+		switch {
+		case tokenUserRE.MatchString(user) || user == Redacted:
+			u = u[:i] + u[at+1:]
+		case hasPass:
+			u = u[:i] + user + u[at:]
+		}
+	}
+	q := strings.IndexByte(u, '?')
+	if q < 0 {
+		return u
+	}
+	// Drop credential parameters; the first one left starts with '?'.
+	rest := secretParamDropRE.ReplaceAllString("&"+u[q+1:], "")
+	rest = strings.TrimPrefix(rest, "&")
+	if rest == "" || strings.HasPrefix(rest, "#") {
+		return u[:q] + rest
+	}
+	return u[:q] + "?" + rest
+}

@@ -28,3 +28,31 @@ func TestRedact(t *testing.T) {
 		}
 	}
 }
+
+func TestStrip(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"https://bob:s3cret@example.com/x.git", "https://bob@example.com/x.git"},
+		{"https://ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/o/r", "https://github.com/o/r"},
+		{"https://x-access-token:abc@github.com/o/r", "https://github.com/o/r"},
+		{"https://oauth2:glpat-abc@gitlab.com/o/r.git", "https://gitlab.com/o/r.git"},
+		{"https://h/x.git?access_token=tok123&ref=main", "https://h/x.git?ref=main"},
+		{"https://h/x.git?ref=main&private_token=abc", "https://h/x.git?ref=main"},
+		{"https://h/x.git?token=abc", "https://h/x.git"},
+		{"https://bob@example.com/x.git", "https://bob@example.com/x.git"},
+		{"ssh://git@github.com/o/r.git", "ssh://git@github.com/o/r.git"},
+		{"git@github.com:o/r.git", "git@github.com:o/r.git"},
+		{"file:///tmp/remote.git", "file:///tmp/remote.git"},
+		{"/tmp/remote", "/tmp/remote"},
+		{"https://bob:p@ss@example.com/x", "https://bob@example.com/x"},
+		{"https://example.com/a@b", "https://example.com/a@b"},
+	}
+	for _, tt := range tests {
+		got := Strip(tt.in)
+		if got != tt.want {
+			t.Errorf("Strip(%q)\n = %q\nwant %q", tt.in, got, tt.want)
+		}
+		if Redact(got) != got {
+			t.Errorf("Strip(%q) = %q still holds a secret", tt.in, got)
+		}
+	}
+}

@@ -17,4 +17,7 @@ var (
 	ErrNoIdentity = errors.New("no git identity")
 	// ErrConflict: both sides changed the same thing in a way megagit cannot merge.
 	ErrConflict = errors.New("conflict")
+	// ErrLocalEdits: an installed skill's files were edited here since it
+	// was installed, and an update would overwrite them.
+	ErrLocalEdits = errors.New("edited since installed")
 )

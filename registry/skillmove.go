@@ -60,6 +60,12 @@ func (r *Registry) RemoveSkill(name string) (Moved, plumbing.Hash, error) {
 			m.Ledger = LedgerPath(name)
 			m.Files = append(m.Files, m.Ledger)
 		}
+		// An installed skill leaves the lock with it: nothing to update.
+		lockCh, err := r.dropLockEntry(name)
+		if err != nil {
+			return "", nil, err
+		}
+		changes = append(changes, lockCh...)
 		return fmt.Sprintf("skill(%s): remove\n\nMegagit-Action: remove\nMegagit-Skill: %s\n", name, name), changes, nil
 	})
 	if err == nil {
@@ -110,6 +116,13 @@ func (r *Registry) RenameSkill(oldName, newName string) (Moved, plumbing.Hash, e
 				Change{Path: m.Ledger, Data: renameLedger(old, oldName, newName)})
 			m.Files = append(m.Files, LedgerPath(oldName), m.Ledger)
 		}
+		// A renamed installed skill is no longer its source's (its name:
+		// differs now): it leaves the lock and becomes the registry's own.
+		lockCh, err := r.dropLockEntry(oldName)
+		if err != nil {
+			return "", nil, err
+		}
+		changes = append(changes, lockCh...)
 		return fmt.Sprintf("skill(%s): rename from %s\n\nMegagit-Action: rename\nMegagit-Skill: %s\nMegagit-From: %s\nMegagit-Reason: renamed from %s\n",
 			newName, oldName, newName, oldName, oldName), changes, nil
 	})

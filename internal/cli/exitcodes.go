@@ -24,6 +24,7 @@ const (
 	exitNoIdentity  = 8
 	exitConflict    = 9
 	exitProblems    = 10
+	exitUpdates     = 11
 )
 
 // errProblems: lint (or a similar check) found problems and printed them.
@@ -44,7 +45,7 @@ func exitCode(err error) int {
 		return exitInvalid
 	case errors.Is(err, local.ErrLocked):
 		return exitLocked
-	case errors.Is(err, registry.ErrDirty):
+	case errors.Is(err, registry.ErrDirty), errors.Is(err, registry.ErrLocalEdits):
 		return exitDirty
 	case errors.Is(err, registry.ErrNoIdentity):
 		return exitNoIdentity
@@ -52,6 +53,8 @@ func exitCode(err error) int {
 		return exitConflict
 	case errors.Is(err, errProblems):
 		return exitProblems
+	case errors.Is(err, errUpdatesAvailable):
+		return exitUpdates
 	}
 	return exitError
 }
@@ -71,10 +74,14 @@ func exitCodesTopic() *cobra.Command {
       or a skill that already exists
    6  locked: another megagit process held the registry lock too long
    7  uncommitted changes: a file megagit must change has your own edits
+      (or an installed skill edited here since, which skill update or
+      install would overwrite without --force)
    8  no git identity: set git config user.name and user.email
    9  conflict: the branch moved during a write, both sides of a sync changed
       the same file, or the remote kept moving while sync pushed
   10  problems found: megagit lint, doctor or cache verify reported a failure
+  11  updates available: megagit skill update --check found installed skills
+      whose source changed
 
 Hook commands (megagit hook ...) always exit 0 and print nothing on failure.`,
 	}

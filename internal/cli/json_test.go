@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -48,6 +49,15 @@ func TestEveryResultHasJSON(t *testing.T) {
 	reg := filepath.Join(work, "reg")
 	src := filepath.Join(work, "outside", "imported")
 	writeTestFile(t, filepath.Join(src, "SKILL.md"), "---\nname: imported\ndescription: Imported from elsewhere.\n---\n# Imported\n")
+	upstream := filepath.Join(work, "upstream")
+	writeTestFile(t, filepath.Join(upstream, "skills", "fetched", "SKILL.md"), "---\nname: fetched\ndescription: Fetched from git. Use when testing.\n---\n# Fetched\n")
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "one skill"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = upstream
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
 	pairs := filepath.Join(work, "pairs.jsonl")
 	var p strings.Builder
 	for _, w := range []string{"go", "sql", "docker", "git"} {
@@ -74,6 +84,8 @@ func TestEveryResultHasJSON(t *testing.T) {
 			keys: []string{"skill", "commit", "status_before", "status_after"}}},
 		{"megagit skill mv", jsonCase{args: []string{"skill", "mv", "imported", "moved", "--json"}, keys: []string{"from", "to", "path", "ledger", "commit", "files"}}},
 		{"megagit skill rm", jsonCase{args: []string{"skill", "rm", "moved", "--json"}, keys: []string{"name", "commit", "ledger", "files"}}},
+		{"megagit skill install", jsonCase{args: []string{"skill", "install", "file://" + upstream, "--json"}, keys: []string{"source", "ref", "source_commit", "skills", "commit", "warnings"}}},
+		{"megagit skill update", jsonCase{args: []string{"skill", "update", "--json"}, keys: []string{"skills", "commit"}}},
 		{"megagit lint", jsonCase{args: []string{"lint", "--json"}, list: true}},
 		{"megagit adopt", jsonCase{args: []string{"adopt", "--dry-run", "--json"}, keys: []string{"restore", "dry_run", "done", "skipped"}}},
 		{"megagit config", jsonCase{args: []string{"config", "--json"}, keys: []string{"key", "value", "source"}, list: true}},

@@ -45,7 +45,7 @@ func TestTablesOnATerminal(t *testing.T) {
 		header string // the first line into a pipe
 		cell   string // a cell the table shows
 	}{
-		{[]string{"skill", "list"}, "NAME\tSTATUS\tHELPFUL\tHARMFUL\tSTREAK\tWEIGHT\tSOURCE\tPATH", "flaky-tests"},
+		{[]string{"skill", "list"}, "NAME\tSTATUS\tHELPFUL\tHARMFUL\tSTREAK\tWEIGHT\tORIGIN\tSOURCE\tPATH", "flaky-tests"},
 		{[]string{"log"}, "TIME\tCOMMIT\tSKILL\tVERDICT\tSTATUS\tREASON", "found the race"},
 		{[]string{"lint"}, "FILE\tLINE\tFIELD\tSEVERITY\tMESSAGE", "skills/long-winded/SKILL.md"},
 		{[]string{"config"}, "KEY\tVALUE\tSOURCE", "route.top_k"},

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/megagit/megagit/gitauth"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/skillfile"
@@ -14,9 +15,9 @@ import (
 )
 
 func newSkillCmd(a *app) *cobra.Command {
-	cmd := &cobra.Command{Use: "skill", Short: "Add, import, list, show, rename and remove skills"}
+	cmd := &cobra.Command{Use: "skill", Short: "Add, import, install, update, list, show, rename and remove skills"}
 	cmd.AddCommand(newSkillAddCmd(a, nil), newSkillListCmd(a, nil), newSkillShowCmd(a, nil),
-		newSkillRmCmd(a, nil), newSkillMvCmd(a, nil), newSkillImportCmd(a, nil))
+		newSkillRmCmd(a, nil), newSkillMvCmd(a, nil), newSkillImportCmd(a, nil), newSkillInstallCmd(a, nil), newSkillUpdateCmd(a, nil))
 	return cmd
 }
 
@@ -132,6 +133,30 @@ type skillJSON struct {
 	UserOnlyWhy string   `json:"user_only_why,omitempty"`
 	NotRouted   string   `json:"not_routed,omitempty"`
 	Paths       []string `json:"paths,omitempty"`
+	// Origin is where the skill was installed from (`skill install`: the
+	// source's URL or path, without secrets), or "local".
+	Origin string `json:"origin,omitempty"`
+}
+
+// origins reads each registry's skills.lock once, to say where each skill
+// was installed from.
+type origins map[*registry.Registry]registry.Lock
+
+// of is a skill's origin: its registry's lock entry's source, else
+// "local" (made here, imported, adopted, or an agent's own).
+func (o origins) of(s *workspace.Sourced) string {
+	if s.Owner == nil || s.NativeKey != "" || s.Plugin != "" {
+		return "local"
+	}
+	lock, ok := o[s.Owner]
+	if !ok {
+		lock, _ = s.Owner.ReadLock() // an unreadable lock: every skill reads as local, lint says why
+		o[s.Owner] = lock
+	}
+	if e, ok := lock.Skills[s.Name]; ok {
+		return gitauth.Redact(e.Source)
+	}
+	return "local"
 }
 
 // sourcedJSON is toJSON with where the skill comes from and the agents'
@@ -196,10 +221,13 @@ func skillListRun(opts *skillListOptions) error {
 	}
 	opts.app.warnProblems(c.Problems)
 	all := append(append([]*workspace.Sourced(nil), c.Skills...), c.Shadowed...)
+	from := origins{}
 	if opts.json {
 		out := make([]skillJSON, 0, len(all))
 		for _, s := range all {
-			out = append(out, sourcedJSON(s))
+			j := sourcedJSON(s)
+			j.Origin = from.of(s)
+			out = append(out, j)
 		}
 		return printJSON(opts.app.out, out)
 	}
@@ -207,9 +235,9 @@ func skillListRun(opts *skillListOptions) error {
 	for _, s := range all {
 		ev := s.Evidence
 		rows = append(rows, []string{s.Name, statusCell(s), strconv.Itoa(ev.HelpfulCount), strconv.Itoa(ev.HarmfulCount),
-			strconv.Itoa(ev.ConsecutiveHarmful), strconv.FormatFloat(ev.TrajectoryWeight, 'f', 2, 64), sourceCell(s), workspace.Describe(s.Path)})
+			strconv.Itoa(ev.ConsecutiveHarmful), strconv.FormatFloat(ev.TrajectoryWeight, 'f', 2, 64), from.of(s), sourceCell(s), workspace.Describe(s.Path)})
 	}
-	return printTable(opts.app.out, []string{"NAME", "STATUS", "HELPFUL", "HARMFUL", "STREAK", "WEIGHT", "SOURCE", "PATH"}, rows)
+	return printTable(opts.app.out, []string{"NAME", "STATUS", "HELPFUL", "HARMFUL", "STREAK", "WEIGHT", "ORIGIN", "SOURCE", "PATH"}, rows)
 }
 
 func (a *app) warnProblems(problems []error) {
@@ -252,6 +280,7 @@ func skillShowRun(opts *skillShowOptions) error {
 		return err
 	}
 	j := sourcedJSON(s)
+	j.Origin = origins{}.of(s)
 	if opts.json {
 		return printJSON(opts.app.out, j)
 	}
@@ -259,6 +288,7 @@ func skillShowRun(opts *skillShowOptions) error {
 	fmt.Fprintf(w, "name:                %s\n", shown(j.Name))
 	fmt.Fprintf(w, "path:                %s\n", shown(j.Path))
 	fmt.Fprintf(w, "source:              %s (%s)\n", j.Source, shown(workspace.Describe(j.Folder)))
+	fmt.Fprintf(w, "origin:              %s\n", shown(j.Origin))
 	fmt.Fprintf(w, "description:         %s\n", shown(j.Description))
 	fmt.Fprintf(w, "status:              %s\n", j.Status)
 	if j.Plugin != "" {

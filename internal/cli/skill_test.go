@@ -59,4 +59,22 @@ func TestSkillFlags(t *testing.T) {
 			{name: "unknown flag", args: []string{"a", "--into", "x"}, wantErr: "unknown flag: --into"},
 		})
 	})
+	t.Run("install", func(t *testing.T) {
+		testFlags(t, newSkillInstallCmd, func(o *skillInstallOptions) { o.app = nil }, []flagCase[skillInstallOptions]{
+			{name: "source only", args: []string{"https://github.com/o/r"}, want: skillInstallOptions{source: "https://github.com/o/r", names: []string{}}},
+			{name: "names", args: []string{"../r", "a", "b"}, want: skillInstallOptions{source: "../r", names: []string{"a", "b"}}},
+			{name: "paths ref all json", args: []string{"u", "--path", "skills", "--path", "tools/x", "--ref", "v1", "--all", "--json", "--force"},
+				want: skillInstallOptions{source: "u", names: []string{}, paths: []string{"skills", "tools/x"}, ref: "v1", all: true, json: true, force: true}},
+			{name: "no source", wantErr: "expects a SOURCE"},
+			{name: "names and all", args: []string{"u", "a", "--all"}, wantErr: "give skill NAMEs or --all, not both"},
+		})
+	})
+	t.Run("update", func(t *testing.T) {
+		testFlags(t, newSkillUpdateCmd, func(o *skillUpdateOptions) { o.app = nil }, []flagCase[skillUpdateOptions]{
+			{name: "all installed", args: []string{}, want: skillUpdateOptions{names: []string{}}},
+			{name: "names check json", args: []string{"a", "b", "--check", "--json"}, want: skillUpdateOptions{names: []string{"a", "b"}, check: true, json: true}},
+			{name: "force", args: []string{"a", "--force"}, want: skillUpdateOptions{names: []string{"a"}, force: true}},
+			{name: "check and force", args: []string{"--check", "--force"}, wantErr: "--check writes nothing"},
+		})
+	})
 }

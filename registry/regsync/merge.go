@@ -189,6 +189,8 @@ func (m *merger3) path(p string) error {
 		return nil
 	case m.r.isSkillFile(rel) && inO && inT:
 		return m.skillFile(p, rel)
+	case rel == registry.LockFile:
+		return m.lockFile(p)
 	}
 	m.conflict(p)
 	return nil
@@ -219,6 +221,25 @@ func (m *merger3) ledger(p, rel string) error {
 	}
 	m.set(p, merged, false)
 	m.recompute[m.r.skillOf(rel)] = true
+	return nil
+}
+
+// lockFile merges the installed skills' lock changed on both sides, entry
+// by skill name (registry.MergeLocks); a side that does not read is a
+// conflict.
+func (m *merger3) lockFile(p string) error {
+	base, _, ours, theirs, err := m.sides(p)
+	if err != nil {
+		return err
+	}
+	var locks [3]registry.Lock
+	for i, data := range [][]byte{base, ours, theirs} {
+		if locks[i], err = registry.ParseLock(data); err != nil {
+			m.conflict(p)
+			return nil
+		}
+	}
+	m.set(p, registry.MergeLocks(locks[0], locks[1], locks[2]).Format(), false)
 	return nil
 }
 

@@ -1,0 +1,254 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/megagit/megagit/gitauth"
+	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/regsync"
+	"github.com/megagit/megagit/skillfile"
+	"github.com/spf13/cobra"
+)
+
+// installAudit checks a fetched skill's files before `skill install` or
+// `skill update` writes them; an error refuses the whole commit. The lint
+// of every SKILL.md runs in registry.InstallSkills whatever this does: this
+// is where `megagit audit` is to be wired in (nil: lint only).
+var installAudit func(name string, files map[string][]byte) error
+
+type skillInstallOptions struct {
+	app    *app
+	source string
+	names  []string
+	paths  []string
+	ref    string
+	all    bool
+	force  bool
+	json   bool
+}
+
+// newSkillInstallCmd parses `megagit skill install` into options and hands
+// them to runF, or to skillInstallRun when runF is nil (tests pass a stub).
+func newSkillInstallCmd(a *app, runF func(*skillInstallOptions) error) *cobra.Command {
+	opts := &skillInstallOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "install SOURCE [NAME...] [--path P]... [--ref R] [--all]",
+		Short: "Install skills from a git repository (URL or local path) in one commit, recorded in .megagit/skills.lock",
+		Long: `Install skills from a git repository: SOURCE is a git URL (https, ssh,
+git@host:org/repo, file://) or the path of a local repository. It is fetched
+into memory (never into the registry); every folder of it holding a SKILL.md
+is a skill. Choose which to install by NAME, with --all, or with --path
+(repeatable) limiting the search to folders of the source: when one skill
+is left, it is installed. Each SKILL.md must pass megagit lint; all of them
+go in one commit, with their provenance in .megagit/skills.lock (the source
+without secrets, the ref, the commit, the folder, each file's sha256).
+
+A name the registry has already is refused, unless it was installed from
+the same source: then it is updated (see megagit skill update).`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError{fmt.Errorf("%s expects a SOURCE (a git URL or a local repository), then optional skill NAMEs", cmd.CommandPath())}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.source, opts.names = args[0], args[1:]
+			if opts.all && len(opts.names) > 0 {
+				return usageError{fmt.Errorf("%s: give skill NAMEs or --all, not both", cmd.CommandPath())}
+			}
+			return orRun(runF, skillInstallRun)(opts)
+		},
+	}
+	cmd.Flags().StringArrayVar(&opts.paths, "path", nil, "only the skills in this folder of the source (`P`; repeatable)")
+	cmd.Flags().StringVar(&opts.ref, "ref", "", "the branch, tag or commit to install from (`R`; default: the source's default branch)")
+	cmd.Flags().BoolVar(&opts.all, "all", false, "install every skill found")
+	cmd.Flags().BoolVar(&opts.force, "force", false, "update a skill installed from the same source even if it was edited here")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: source, ref, commit, skills (name, path, source_path, status, files), registry commit, warnings")
+	return cmd
+}
+
+// installedJSON is one skill in `megagit skill install --json`.
+type installedJSON struct {
+	Name       string   `json:"name"`
+	Path       string   `json:"path"`
+	SourcePath string   `json:"source_path"`
+	Status     string   `json:"status"` // installed, updated, unchanged
+	Files      []string `json:"files"`
+}
+
+func skillInstallRun(opts *skillInstallOptions) error {
+	a := opts.app
+	e, err := a.open(nil)
+	if err != nil {
+		return err
+	}
+	var within []string
+	for _, p := range opts.paths {
+		within = append(within, regsync.CleanSourcePath(p))
+	}
+	fmt.Fprintf(a.errOut, "megagit: fetching %s\n", gitauth.Redact(opts.source))
+	src, err := regsync.FetchSource(context.Background(), opts.source, opts.ref)
+	if err != nil {
+		return err
+	}
+	found, err := src.Skills(within)
+	if err != nil {
+		return err
+	}
+	chosen, err := chooseSkills(found, opts)
+	if err != nil {
+		if opts.json {
+			_ = printJSON(a.out, map[string]any{"source": src.URL, "commit": src.Commit.String(), "found": found})
+		} else {
+			printFound(a, found)
+		}
+		return err
+	}
+	items, err := fetchedItems(src, chosen, src.Ref)
+	if err != nil {
+		return err
+	}
+	done, warnings, hash, err := e.Reg.InstallSkills(items, registry.InstallOptions{Force: opts.force, Action: "install"})
+	if err != nil {
+		return withHint(err, installHint(err)...)
+	}
+	printWarnings(a, warnings)
+	out := make([]installedJSON, len(done))
+	rows := make([][]string, len(done))
+	var names []string
+	for i, d := range done {
+		status := "installed"
+		switch {
+		case d.Unchanged:
+			status = "unchanged"
+		case d.Update:
+			status = "updated"
+		}
+		out[i] = installedJSON{Name: d.Name, Path: d.Path, SourcePath: chosen[i].Path, Status: status, Files: nonNil(d.Files)}
+		rows[i] = []string{d.Name, status, d.Path, chosen[i].Path}
+		if !d.Unchanged {
+			names = append(names, d.Name)
+		}
+	}
+	at := src.Commit.String()[:12]
+	if hash.IsZero() {
+		fmt.Fprintf(a.errOut, "megagit: nothing to install: %d skill(s) already installed from %s at %s\n", len(done), gitauth.Redact(src.URL), at)
+	} else {
+		fmt.Fprintf(a.errOut, "megagit: installed %d skill(s) from %s at %s: %s (commit %s)\n",
+			len(names), gitauth.Redact(src.URL), at, strings.Join(names, ", "), hash.String()[:12])
+	}
+	if opts.json {
+		if warnings == nil {
+			warnings = []skillfile.Problem{}
+		}
+		commit := ""
+		if !hash.IsZero() {
+			commit = hash.String()
+		}
+		return printJSON(a.out, map[string]any{"source": src.URL, "ref": src.Ref, "source_commit": src.Commit.String(),
+			"skills": out, "commit": commit, "warnings": warnings})
+	}
+	return printTable(a.out, []string{"SKILL", "STATUS", "PATH", "FROM"}, rows)
+}
+
+// chooseSkills picks the skills to install among those found: by name,
+// all, or the only one; several without a choice is a usage error saying
+// how to choose.
+func chooseSkills(found []regsync.FoundSkill, opts *skillInstallOptions) ([]regsync.FoundSkill, error) {
+	var chosen []regsync.FoundSkill
+	switch {
+	case len(opts.names) > 0:
+		for _, n := range opts.names {
+			var match []regsync.FoundSkill
+			for _, f := range found {
+				if f.Name == n {
+					match = append(match, f)
+				}
+			}
+			switch len(match) {
+			case 0:
+				return nil, fmt.Errorf("%w: no skill %q in %s (found %s)", registry.ErrNotFound, n, gitauth.Redact(opts.source), foundNames(found))
+			case 1:
+				chosen = append(chosen, match[0])
+			default:
+				return nil, withHint(fmt.Errorf("%w: %d skills named %q in %s", registry.ErrExists, len(match), n, gitauth.Redact(opts.source)),
+					"choose one folder with --path (see the list above)")
+			}
+		}
+	case opts.all || len(found) == 1:
+		chosen = found
+	default:
+		return nil, withHint(usageError{fmt.Errorf("%d skills in %s: choose which to install", len(found), gitauth.Redact(opts.source))},
+			"name them: megagit skill install SOURCE NAME...", "or one folder: --path P (repeatable), or every one: --all")
+	}
+	seen := map[string]string{}
+	for _, c := range chosen {
+		if p, ok := seen[c.Name]; ok {
+			return nil, withHint(fmt.Errorf("%w: two skills named %q: %s and %s", registry.ErrExists, c.Name, p, c.Path),
+				"choose one folder with --path")
+		}
+		seen[c.Name] = c.Path
+	}
+	return chosen, nil
+}
+
+func foundNames(found []regsync.FoundSkill) string {
+	names := make([]string, len(found))
+	for i, f := range found {
+		names[i] = f.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// printFound lists the skills a source holds (stdout: it is the answer
+// when no choice was made).
+func printFound(a *app, found []regsync.FoundSkill) {
+	rows := make([][]string, len(found))
+	for i, f := range found {
+		rows[i] = []string{f.Name, f.Path, f.Description}
+	}
+	_ = printTable(a.out, []string{"SKILL", "PATH", "DESCRIPTION"}, rows)
+}
+
+// fetchedItems reads each chosen skill's files from the source, runs the
+// audit hook on them, and makes them registry.Install items.
+func fetchedItems(src *regsync.Source, chosen []regsync.FoundSkill, ref string) ([]registry.Install, error) {
+	items := make([]registry.Install, 0, len(chosen))
+	for _, c := range chosen {
+		files, err := src.Files(c.Path)
+		if err != nil {
+			return nil, err
+		}
+		if installAudit != nil {
+			if err := installAudit(c.Name, files); err != nil {
+				return nil, fmt.Errorf("skill %s from %s: %w", c.Name, gitauth.Redact(src.URL), err)
+			}
+		}
+		items = append(items, registry.Install{Name: c.Name, Files: files, Entry: registry.LockEntry{
+			Source: src.URL, Ref: ref, Commit: src.Commit.String(), CommitTime: src.Time.UTC().Format(time.RFC3339), Path: c.Path,
+		}})
+	}
+	return items, nil
+}
+
+// installHint is what to do about an install or update that was refused.
+func installHint(err error) []string {
+	var le *registry.LocalEditsError
+	switch {
+	case errors.As(err, &le):
+		return []string{"`megagit skill update --force " + le.Skill + "` overwrites them (its evidence stays); `git diff` against the lock's files shows them"}
+	case strings.Contains(err.Error(), "nothing installed"):
+		return []string{"`megagit lint` checks skills the same way; fix the source and install again"}
+	}
+	return nil
+}
+
+func printWarnings(a *app, warnings []skillfile.Problem) {
+	for _, w := range warnings {
+		fmt.Fprintf(a.errOut, "megagit: warning: %s:%d: field %s: %s\n", w.File, w.Line, w.Field, w.Message)
+	}
+}

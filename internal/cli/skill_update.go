@@ -1,0 +1,286 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/megagit/megagit/gitauth"
+	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/regsync"
+	"github.com/megagit/megagit/skillfile"
+	"github.com/spf13/cobra"
+)
+
+// errUpdatesAvailable: `skill update --check` found skills whose source
+// moved on (exit 11, for CI).
+var errUpdatesAvailable = errors.New("updates available")
+
+type skillUpdateOptions struct {
+	app   *app
+	names []string
+	check bool
+	force bool
+	json  bool
+}
+
+// newSkillUpdateCmd parses `megagit skill update` into options and hands
+// them to runF, or to skillUpdateRun when runF is nil (tests pass a stub).
+func newSkillUpdateCmd(a *app, runF func(*skillUpdateOptions) error) *cobra.Command {
+	opts := &skillUpdateOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "update [NAME...] [--check] [--force]",
+		Short: "Bring installed skills up to date with their sources, in one commit that keeps their evidence",
+		Long: `Fetch the source of each installed skill (every one in .megagit/skills.lock,
+or the NAMEs given) at the ref it was installed from, show what changed
+upstream (files added, removed, changed; the description), and apply it in
+one commit. The skill's evidence stays: its ledger, and mega_meta in its
+SKILL.md. A skill edited here since it was installed is never overwritten
+without --force (nothing is written; its edited files are named).
+
+--check only reports, and exits 11 when an update is available.`,
+		ValidArgsFunction: completeSkillArg(a, 0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.names = args
+			if opts.check && opts.force {
+				return usageError{fmt.Errorf("%s: --check writes nothing; drop --force", cmd.CommandPath())}
+			}
+			return orRun(runF, skillUpdateRun)(opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.check, "check", false, "report only; exit 11 when an update is available (for CI)")
+	cmd.Flags().BoolVar(&opts.force, "force", false, "overwrite skills edited here since they were installed (their evidence stays)")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: skills (name, source, ref, from, to, status, upstream, local, description), commit")
+	return cmd
+}
+
+// Update statuses.
+const (
+	updUpToDate = "up to date"
+	updUpdate   = "update"
+	updEdited   = "edited here"
+	updForced   = "update (overwrites local edits)"
+)
+
+// updateJSON is one skill in `megagit skill update --json`.
+type updateJSON struct {
+	Name        string            `json:"name"`
+	Source      string            `json:"source"`
+	Ref         string            `json:"ref"`
+	From        string            `json:"from"` // the commit installed
+	To          string            `json:"to"`   // the source's commit now
+	Status      string            `json:"status"`
+	Upstream    registry.FileDiff `json:"upstream"` // installed -> source now
+	Local       registry.FileDiff `json:"local"`    // installed -> here
+	Description *descDiff         `json:"description,omitempty"`
+	item        *registry.Install
+}
+
+type descDiff struct {
+	Old string `json:"old"`
+	New string `json:"new"`
+}
+
+func skillUpdateRun(opts *skillUpdateOptions) error {
+	a := opts.app
+	e, err := a.open(nil)
+	if err != nil {
+		return err
+	}
+	lock, err := e.Reg.ReadLock()
+	if err != nil {
+		return err
+	}
+	names := opts.names
+	if len(names) == 0 {
+		names = lock.Names()
+		if len(names) == 0 {
+			fmt.Fprintln(a.errOut, "megagit: no installed skills (megagit skill install SOURCE installs some)")
+			if opts.json {
+				return printJSON(a.out, map[string]any{"skills": []updateJSON{}, "commit": ""})
+			}
+			return nil
+		}
+	}
+	for _, n := range names {
+		if _, ok := lock.Skills[n]; ok {
+			continue
+		}
+		if _, err := e.Reg.Skill(n); err != nil {
+			return err
+		}
+		return fmt.Errorf("%w: skill %q was not installed from a git source (it is local): nothing to update it from", local.ErrInvalid, n)
+	}
+
+	sources := map[[2]string]*regsync.Source{}
+	var report []updateJSON
+	for _, n := range names {
+		entry := lock.Skills[n]
+		key := [2]string{entry.Source, entry.Ref}
+		src, ok := sources[key]
+		if !ok {
+			fmt.Fprintf(a.errOut, "megagit: fetching %s\n", gitauth.Redact(entry.Source))
+			if src, err = regsync.FetchSource(context.Background(), entry.Source, entry.Ref); err != nil {
+				return err
+			}
+			sources[key] = src
+		}
+		u, err := planUpdate(e.Reg, n, entry, src, opts.force)
+		if err != nil {
+			return err
+		}
+		report = append(report, u)
+	}
+
+	pending, edited := 0, []string{}
+	var items []registry.Install
+	for _, u := range report {
+		switch u.Status {
+		case updUpdate, updForced:
+			pending++
+			items = append(items, *u.item)
+		case updEdited:
+			pending++
+			edited = append(edited, u.Name)
+		}
+	}
+	if !opts.json {
+		printUpdates(a.out, report)
+	}
+	if opts.check || len(edited) > 0 || len(items) == 0 {
+		if opts.json {
+			if err := printJSON(a.out, map[string]any{"skills": report, "commit": ""}); err != nil {
+				return err
+			}
+		}
+		switch {
+		case len(edited) > 0 && !opts.check:
+			return withHint(fmt.Errorf("%w: nothing updated: %s", registry.ErrLocalEdits, strings.Join(edited, ", ")),
+				"`megagit skill update --force NAME` overwrites a skill's local edits (its evidence stays); name the others to update only them")
+		case pending > 0:
+			fmt.Fprintf(a.errOut, "megagit: %d of %d skill(s) can be updated\n", pending, len(report))
+			return errUpdatesAvailable
+		}
+		fmt.Fprintf(a.errOut, "megagit: %d skill(s) up to date\n", len(report))
+		return nil
+	}
+	for i := range items {
+		if installAudit != nil {
+			if err := installAudit(items[i].Name, items[i].Files); err != nil {
+				return fmt.Errorf("skill %s from %s: %w", items[i].Name, gitauth.Redact(items[i].Entry.Source), err)
+			}
+		}
+	}
+	done, warnings, hash, err := e.Reg.InstallSkills(items, registry.InstallOptions{Force: opts.force, Action: "update"})
+	if err != nil {
+		return withHint(err, installHint(err)...)
+	}
+	printWarnings(a, warnings)
+	var updated []string
+	for _, d := range done {
+		if !d.Unchanged {
+			updated = append(updated, d.Name)
+		}
+	}
+	commit := ""
+	if !hash.IsZero() {
+		commit = hash.String()
+		fmt.Fprintf(a.errOut, "megagit: updated %d skill(s): %s (commit %s)\n", len(updated), strings.Join(updated, ", "), hash.String()[:12])
+	}
+	if opts.json {
+		return printJSON(a.out, map[string]any{"skills": report, "commit": commit})
+	}
+	return nil
+}
+
+// planUpdate compares one installed skill with its source now: what
+// changed upstream, what changed here, and the item that would update it.
+func planUpdate(reg *registry.Registry, name string, entry registry.LockEntry, src *regsync.Source, force bool) (updateJSON, error) {
+	u := updateJSON{Name: name, Source: gitauth.Redact(entry.Source), Ref: entry.Ref, From: entry.Commit, To: src.Commit.String()}
+	files, err := src.Files(entry.Path)
+	if errors.Is(err, registry.ErrNotFound) {
+		return u, fmt.Errorf("%w: skill %s is no longer at %s in %s (commit %s); `megagit skill install` it from where it is now",
+			registry.ErrNotFound, name, entry.Path, gitauth.Redact(entry.Source), src.Commit.String()[:12])
+	}
+	if err != nil {
+		return u, err
+	}
+	if _, ok := files["SKILL.md"]; !ok {
+		return u, fmt.Errorf("%w: %s in %s (commit %s) has no SKILL.md any more", registry.ErrNotFound, entry.Path, gitauth.Redact(entry.Source), src.Commit.String()[:12])
+	}
+	here, err := reg.LocalFiles(name)
+	if err != nil {
+		return u, err
+	}
+	u.Upstream = registry.DiffHashes(entry.Files, registry.HashFiles(files))
+	u.Local = registry.DiffHashes(entry.Files, here)
+	switch {
+	case u.Upstream.Empty():
+		u.Status = updUpToDate
+		return u, nil
+	case !u.Local.Empty() && !force:
+		u.Status = updEdited
+	case !u.Local.Empty():
+		u.Status = updForced
+	default:
+		u.Status = updUpdate
+	}
+	old := ""
+	if s, err := reg.Skill(name); err == nil {
+		old = s.File.Description()
+	}
+	if f, err := skillfile.Parse("SKILL.md", files["SKILL.md"]); err == nil && f.Description() != old {
+		u.Description = &descDiff{Old: old, New: f.Description()}
+	}
+	entry.Commit, entry.CommitTime = src.Commit.String(), src.Time.UTC().Format(time.RFC3339)
+	u.item = &registry.Install{Name: name, Files: files, Entry: entry}
+	return u, nil
+}
+
+// printUpdates writes the per-skill report: a line per skill, then what
+// changed upstream and here.
+func printUpdates(w io.Writer, report []updateJSON) {
+	for _, u := range report {
+		from, to := short(u.From), short(u.To)
+		ref := u.Ref
+		if ref == "" {
+			ref = "default branch"
+		}
+		if u.Status == updUpToDate {
+			fmt.Fprintf(w, "%s: up to date (%s, %s at %s)\n", shown(u.Name), shown(u.Source), shown(ref), to)
+			continue
+		}
+		fmt.Fprintf(w, "%s: %s %s -> %s (%s, %s)\n", shown(u.Name), u.Status, from, to, shown(u.Source), shown(ref))
+		printDiff(w, "  upstream", u.Upstream)
+		if u.Description != nil {
+			fmt.Fprintf(w, "  description: - %s\n", shown(u.Description.Old))
+			fmt.Fprintf(w, "               + %s\n", shown(u.Description.New))
+		}
+		if !u.Local.Empty() {
+			printDiff(w, "  edited here", u.Local)
+		}
+	}
+}
+
+func printDiff(w io.Writer, label string, d registry.FileDiff) {
+	for _, f := range d.Added {
+		fmt.Fprintf(w, "%s: added   %s\n", label, shown(f))
+	}
+	for _, f := range d.Removed {
+		fmt.Fprintf(w, "%s: removed %s\n", label, shown(f))
+	}
+	for _, f := range d.Changed {
+		fmt.Fprintf(w, "%s: changed %s\n", label, shown(f))
+	}
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}

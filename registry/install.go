@@ -1,0 +1,363 @@
+package registry
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/skillfile"
+)
+
+// Install is one skill InstallSkills writes from a fetched source.
+type Install struct {
+	Name  string            // the skill's name in the registry
+	Files map[string][]byte // each file of the skill's folder in the source, by path inside it
+	Entry LockEntry         // its provenance; InstallSkills fills Files
+}
+
+// InstallOptions says how InstallSkills treats skills already there.
+type InstallOptions struct {
+	// Force overwrites an installed skill edited here since it was
+	// installed; without it such a skill refuses the whole commit.
+	Force bool
+	// Action is the commit's verb: "install" or "update".
+	Action string
+}
+
+// Installed is what InstallSkills did to one skill.
+type Installed struct {
+	Name      string
+	Path      string   // its SKILL.md in the registry
+	Update    bool     // it was installed from the same source already
+	Unchanged bool     // nothing to write: same files, same provenance
+	Files     []string // registry files the commit wrote or deleted
+}
+
+// FileDiff is how two versions of a skill's folder differ, by path inside
+// the folder.
+type FileDiff struct {
+	Added   []string `json:"added"`
+	Removed []string `json:"removed"`
+	Changed []string `json:"changed"`
+}
+
+// Empty reports whether the two versions hold the same files.
+func (d FileDiff) Empty() bool { return len(d.Added)+len(d.Removed)+len(d.Changed) == 0 }
+
+// DiffHashes compares two file -> sha256 maps (old, new).
+func DiffHashes(old, new map[string]string) FileDiff {
+	d := FileDiff{Added: []string{}, Removed: []string{}, Changed: []string{}}
+	for f, h := range new {
+		switch oh, ok := old[f]; {
+		case !ok:
+			d.Added = append(d.Added, f)
+		case oh != h:
+			d.Changed = append(d.Changed, f)
+		}
+	}
+	for f := range old {
+		if _, ok := new[f]; !ok {
+			d.Removed = append(d.Removed, f)
+		}
+	}
+	sort.Strings(d.Added)
+	sort.Strings(d.Removed)
+	sort.Strings(d.Changed)
+	return d
+}
+
+// HashFiles is the lock's hashes of a skill folder's files.
+func HashFiles(files map[string][]byte) map[string]string {
+	out := make(map[string]string, len(files))
+	for f, data := range files {
+		out[f] = FileHash(f, data)
+	}
+	return out
+}
+
+// LocalFiles hashes the files of an installed skill's folder as they are
+// on disk (SKILL.md without its mega_meta), to compare with its lock entry.
+func (r *Registry) LocalFiles(name string) (map[string]string, error) {
+	s, err := r.Skill(name)
+	if err != nil {
+		return nil, err
+	}
+	dir := path.Dir(s.Path)
+	files, err := r.folderFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, f := range files {
+		data, err := r.readCapped(f, maxImportFile)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // deleted by hand: missing from the folder
+		}
+		if err != nil {
+			return nil, err
+		}
+		rel := strings.TrimPrefix(f, dir+"/")
+		out[rel] = FileHash(rel, data)
+	}
+	return out, nil
+}
+
+// InstallSkills writes skills fetched from a source into the registry and
+// their provenance into LockFile, in one commit (all or nothing). A new
+// skill goes to the first root; a name the registry has already is refused
+// unless the lock says it was installed from the same source, when its
+// folder is replaced by the new files, its evidence kept (mega_meta and the
+// ledger), unless it was edited here since (ErrLocalEdits, without Force).
+// Each SKILL.md is linted as `megagit lint` does: errors refuse the commit,
+// warnings are returned.
+func (r *Registry) InstallSkills(items []Install, opts InstallOptions) ([]Installed, []skillfile.Problem, plumbing.Hash, error) {
+	var done []Installed
+	var warnings []skillfile.Problem
+	if opts.Action == "" {
+		opts.Action = "install"
+	}
+	hash, err := r.writeLockedRaw(func() (string, []Change, error) {
+		done, warnings = nil, nil
+		lock, err := r.ReadLock()
+		if err != nil {
+			return "", nil, err
+		}
+		var changes []Change
+		var errs []string
+		var trailers strings.Builder
+		seen := map[string]bool{}
+		for _, it := range items {
+			if seen[it.Name] {
+				return "", nil, fmt.Errorf("%w: skill %q twice in one install", local.ErrInvalid, it.Name)
+			}
+			seen[it.Name] = true
+			it.Entry.Files = HashFiles(it.Files)
+			in, ch, problems, err := r.installOne(it, lock, opts)
+			if err != nil {
+				return "", nil, err
+			}
+			for _, p := range problems {
+				if p.Severity == skillfile.SeverityError {
+					errs = append(errs, fmt.Sprintf("%s:%d: field %s: %s", p.File, p.Line, p.Field, p.Message))
+				} else {
+					warnings = append(warnings, p)
+				}
+			}
+			done = append(done, in)
+			if in.Unchanged {
+				continue
+			}
+			changes = append(changes, ch...)
+			lock.Skills[it.Name] = it.Entry
+			fmt.Fprintf(&trailers, "Megagit-Action: %s\nMegagit-Skill: %s\nMegagit-Source: %s\nMegagit-Commit: %s\n",
+				opts.Action, it.Name, it.Entry.Source, it.Entry.Commit)
+		}
+		if len(errs) > 0 {
+			return "", nil, fmt.Errorf("%w: nothing installed: %s", local.ErrInvalid, strings.Join(errs, "; "))
+		}
+		if len(changes) == 0 {
+			return "", nil, nil
+		}
+		changes = append(changes, Change{Path: LockFile, Data: lock.Format()})
+		var names []string
+		sources := map[string]bool{}
+		for _, in := range done {
+			if !in.Unchanged {
+				names = append(names, in.Name)
+			}
+		}
+		for _, it := range items {
+			sources[it.Entry.Source] = true
+		}
+		subject := fmt.Sprintf("skills: %s %s", opts.Action, strings.Join(names, ", "))
+		if len(sources) == 1 {
+			subject += " from " + items[0].Entry.Source
+		}
+		return fmt.Sprintf("%s\n\n%s", oneLine(subject), trailers.String()), changes, nil
+	})
+	if err != nil {
+		return nil, nil, hash, err
+	}
+	var touched []string
+	for _, in := range done {
+		touched = append(touched, in.Files...)
+	}
+	r.pruneEmptyDirs(touched)
+	return done, warnings, hash, nil
+}
+
+// installOne is the changes that write one skill, and its SKILL.md's lint.
+func (r *Registry) installOne(it Install, lock Lock, opts InstallOptions) (Installed, []Change, []skillfile.Problem, error) {
+	in := Installed{Name: it.Name}
+	if err := skillfile.ValidateName(it.Name); err != nil {
+		return in, nil, nil, err
+	}
+	skillMD, ok := it.Files["SKILL.md"]
+	if !ok {
+		return in, nil, nil, fmt.Errorf("%w: skill %q has no SKILL.md", local.ErrInvalid, it.Name)
+	}
+	dir := path.Join(r.opts.Roots[0], it.Name)
+	var existing *Skill
+	s, err := r.Skill(it.Name)
+	switch {
+	case err == nil:
+		prev, ok := lock.Skills[it.Name]
+		if !ok {
+			return in, nil, nil, fmt.Errorf("%w: skill %q at %s is the registry's own, not installed from %s; rename one (megagit skill mv) or remove it first",
+				ErrExists, it.Name, s.Path, it.Entry.Source)
+		}
+		if prev.Source != it.Entry.Source {
+			return in, nil, nil, fmt.Errorf("%w: skill %q at %s was installed from %s, not %s; remove it first (megagit skill rm %s) to install the other",
+				ErrExists, it.Name, s.Path, prev.Source, it.Entry.Source, it.Name)
+		}
+		here, err := r.LocalFiles(it.Name)
+		if err != nil {
+			return in, nil, nil, err
+		}
+		if d := DiffHashes(prev.Files, here); !d.Empty() && !opts.Force {
+			return in, nil, nil, &LocalEditsError{Skill: it.Name, Diff: d}
+		}
+		existing, dir, in.Update = s, path.Dir(s.Path), true
+	case errors.Is(err, ErrNotFound):
+		if err := r.refuseTaken(it.Name); err != nil {
+			return in, nil, nil, err
+		}
+	default:
+		return in, nil, nil, err
+	}
+	in.Path = path.Join(dir, "SKILL.md")
+
+	// The registry's evidence, never the source's: a SKILL.md from another
+	// registry carries its mega_meta, which is not ours.
+	f, err := skillfile.Parse(in.Path, skillMD)
+	if err != nil {
+		problems := skillfile.Lint(it.Name, in.Path, skillMD) // names the parse error
+		for _, p := range problems {
+			if p.Severity == skillfile.SeverityError {
+				return in, nil, problems, nil
+			}
+		}
+		return in, nil, append(problems, skillfile.Problem{File: in.Path, Field: "frontmatter", Message: err.Error(), Severity: skillfile.SeverityError}), nil
+	}
+	bare, err := f.WithoutEvidence()
+	if err != nil {
+		return in, nil, nil, fmt.Errorf("%w: %w", local.ErrInvalid, err)
+	}
+	problems := skillfile.Lint(it.Name, in.Path, bare)
+	write := bare
+	if existing != nil && existing.File.HasEvidence() {
+		nf, err := skillfile.Parse(in.Path, bare)
+		if err != nil {
+			return in, nil, nil, fmt.Errorf("%w: %w", local.ErrInvalid, err)
+		}
+		if write, err = nf.WithEvidence(existing.Evidence); err != nil {
+			return in, nil, nil, err
+		}
+	}
+	if existing != nil && lock.Skills[it.Name].Equal(it.Entry) {
+		in.Unchanged = true
+		return in, nil, problems, nil
+	}
+
+	var changes []Change
+	names := make([]string, 0, len(it.Files))
+	for name := range it.Files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := checkFileName(name); err != nil {
+			return in, nil, nil, err
+		}
+		data := it.Files[name]
+		if name == "SKILL.md" {
+			data = write
+		}
+		p := path.Join(dir, name)
+		changes = append(changes, Change{Path: p, Data: data})
+		in.Files = append(in.Files, p)
+	}
+	if existing != nil {
+		old, err := r.folderFiles(dir)
+		if err != nil {
+			return in, nil, nil, err
+		}
+		for _, p := range old {
+			if _, ok := it.Files[strings.TrimPrefix(p, dir+"/")]; !ok {
+				changes = append(changes, Change{Path: p, Delete: true})
+				in.Files = append(in.Files, p)
+			}
+		}
+	}
+	return in, changes, problems, nil
+}
+
+// checkFileName refuses a path inside a skill folder that could land
+// outside it or in git's own files.
+func checkFileName(name string) error {
+	clean := path.Clean(name)
+	if clean != name || path.IsAbs(name) || name == "." || strings.HasPrefix(name, "../") || name == ".." {
+		return fmt.Errorf("%w: file %q of a skill is not a plain path inside its folder", local.ErrInvalid, name)
+	}
+	for _, part := range strings.Split(name, "/") {
+		if strings.EqualFold(part, ".git") {
+			return fmt.Errorf("%w: file %q of a skill is inside a .git folder", local.ErrInvalid, name)
+		}
+	}
+	return nil
+}
+
+// LocalEditsError says which files of an installed skill differ here from
+// what was installed: an update would overwrite them.
+type LocalEditsError struct {
+	Skill string
+	Diff  FileDiff // installed -> here
+}
+
+func (e *LocalEditsError) Error() string {
+	var parts []string
+	for _, f := range e.Diff.Changed {
+		parts = append(parts, f+" changed")
+	}
+	for _, f := range e.Diff.Added {
+		parts = append(parts, f+" added")
+	}
+	for _, f := range e.Diff.Removed {
+		parts = append(parts, f+" removed")
+	}
+	return fmt.Sprintf("skill %q was %s: %s", e.Skill, ErrLocalEdits, strings.Join(parts, ", "))
+}
+
+// Is makes errors.Is(err, ErrLocalEdits) hold.
+func (e *LocalEditsError) Is(target error) bool { return target == ErrLocalEdits }
+
+// dropLockEntry is the change that removes name's lock entry, or none when
+// the lock has no such entry.
+func (r *Registry) dropLockEntry(name string) ([]Change, error) {
+	data, err := r.readCapped(LockFile, maxImportFile)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	lock, err := ParseLock(data)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := lock.Skills[name]; !ok {
+		return nil, nil
+	}
+	delete(lock.Skills, name)
+	out := lock.Format()
+	if bytes.Equal(out, data) {
+		return nil, nil
+	}
+	return []Change{{Path: LockFile, Data: out}}, nil
+}

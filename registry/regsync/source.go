@@ -1,0 +1,370 @@
+package regsync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/storage/memory"
+
+	"github.com/megagit/megagit/gitauth"
+	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/skillfile"
+)
+
+// maxSourceFile bounds one file of a skill fetched from a source, so a
+// stray archive fails clearly instead of filling the registry.
+const maxSourceFile = 32 << 20
+
+// Source is a git repository skills are installed from, fetched into
+// memory (never into the registry, never onto disk) at one commit.
+type Source struct {
+	URL    string        // where it is, as stored: secrets stripped, a local path absolute
+	Ref    string        // the ref asked for ("" for the default branch)
+	Commit plumbing.Hash // the commit Ref resolved to
+	Time   time.Time     // its committer time
+	tree   *object.Tree
+	repo   *git.Repository
+}
+
+// FoundSkill is one folder of a Source holding a SKILL.md.
+type FoundSkill struct {
+	Name        string `json:"name"`        // its folder's name (for the top, its SKILL.md's name:)
+	Path        string `json:"path"`        // the folder in the source, "." for the top
+	Description string `json:"description"` // its SKILL.md's, "" when it does not parse
+}
+
+// SourceURL tells a source's URL from a local path: a URL (https, ssh,
+// git@host:path, file://) is fetched as given and stored with its secrets
+// stripped; a path is made absolute and must exist.
+func SourceURL(source string) (fetch, stored string, err error) {
+	if strings.TrimSpace(source) == "" {
+		return "", "", fmt.Errorf("%w: an empty source", local.ErrInvalid)
+	}
+	ep, err := transport.NewEndpoint(source)
+	if err != nil {
+		return "", "", fmt.Errorf("%w: source %q: %v", local.ErrInvalid, gitauth.Redact(source), err)
+	}
+	if ep.Protocol != "file" || strings.HasPrefix(source, "file://") {
+		return source, gitauth.Strip(source), nil
+	}
+	abs, err := filepath.Abs(source)
+	if err != nil {
+		return "", "", err
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return "", "", fmt.Errorf("%w: source %s: no such repository (give a git URL or the path of a local repository)", local.ErrInvalid, source)
+	}
+	return abs, abs, nil
+}
+
+// FetchSource fetches one commit of a source into memory: ref names a
+// branch, a tag or a commit ("" for the source's default branch).
+// Credentials come from gitauth; an error names the source without its
+// secrets.
+func FetchSource(ctx context.Context, source, ref string) (*Source, error) {
+	fetchURL, stored, err := SourceURL(source)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(what string, err error) error {
+		return fmt.Errorf("%s %s: %w", what, gitauth.Redact(stored), redactErr(err))
+	}
+	creds, err := gitauth.Lookup("", fetchURL)
+	if err != nil {
+		return nil, fail("credentials for", err)
+	}
+	st := memory.NewStorage()
+	repo, err := git.Init(st, nil)
+	if err != nil {
+		return nil, err
+	}
+	rem, err := repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{fetchURL}})
+	if err != nil {
+		return nil, err
+	}
+	refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: creds.Auth})
+	if err = creds.Done(err); err != nil {
+		if errors.Is(err, transport.ErrEmptyRemoteRepository) {
+			return nil, fmt.Errorf("%w: %s is an empty repository: no skills to install", local.ErrInvalid, gitauth.Redact(stored))
+		}
+		return nil, fail("cannot reach skill source", err)
+	}
+	name, ok := pickRef(refs, ref)
+	var specs []config.RefSpec
+	depth := 1
+	switch {
+	case ok:
+		specs = []config.RefSpec{config.RefSpec("+" + name.String() + ":" + name.String())}
+	case isHexPrefix(ref):
+		// A commit: fetch every branch and tag, then look for it.
+		specs = []config.RefSpec{"+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"}
+		depth = 0
+	case ref == "":
+		return nil, fmt.Errorf("%w: %s has no branches", local.ErrInvalid, gitauth.Redact(stored))
+	default:
+		return nil, fmt.Errorf("%w: %s has no branch, tag or commit %q", registry.ErrNotFound, gitauth.Redact(stored), ref)
+	}
+	err = rem.FetchContext(ctx, &git.FetchOptions{RefSpecs: specs, Auth: creds.Auth, Depth: depth, Tags: git.NoTags})
+	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+		return nil, fail("fetch skills from", err)
+	}
+	var commit *object.Commit
+	if ok {
+		commit, err = peel(repo, name)
+	} else {
+		commit, err = findCommit(repo, ref)
+		if errors.Is(err, registry.ErrNotFound) {
+			err = fmt.Errorf("%w: %s has no branch, tag or commit %q", registry.ErrNotFound, gitauth.Redact(stored), ref)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	tree, err := commit.Tree()
+	if err != nil {
+		return nil, err
+	}
+	return &Source{URL: stored, Ref: ref, Commit: commit.Hash, Time: commit.Committer.When.UTC(), tree: tree, repo: repo}, nil
+}
+
+// pickRef is the advertised ref a ref names: "" the remote's HEAD (else
+// main, master, the first branch), else a branch, a tag or a full ref name.
+func pickRef(refs []*plumbing.Reference, ref string) (plumbing.ReferenceName, bool) {
+	byName := map[plumbing.ReferenceName]*plumbing.Reference{}
+	var branches []string
+	for _, r := range refs {
+		byName[r.Name()] = r
+		if r.Name().IsBranch() {
+			branches = append(branches, r.Name().String())
+		}
+	}
+	if ref == "HEAD" {
+		ref = "" // the source's default branch, as git reads it
+	}
+	if ref != "" {
+		for _, n := range []plumbing.ReferenceName{plumbing.NewBranchReferenceName(ref), plumbing.NewTagReferenceName(ref), plumbing.ReferenceName(ref)} {
+			if r, ok := byName[n]; ok && (n.IsBranch() || n.IsTag()) {
+				return r.Name(), true
+			}
+		}
+		return "", false
+	}
+	if head, ok := byName[plumbing.HEAD]; ok {
+		if head.Type() == plumbing.SymbolicReference {
+			if _, ok := byName[head.Target()]; ok {
+				return head.Target(), true
+			}
+		}
+		sort.Strings(branches)
+		for _, b := range branches {
+			if byName[plumbing.ReferenceName(b)].Hash() == head.Hash() {
+				return plumbing.ReferenceName(b), true
+			}
+		}
+	}
+	if len(branches) == 0 {
+		return "", false
+	}
+	sort.Strings(branches)
+	for _, want := range []string{"refs/heads/main", "refs/heads/master"} {
+		if _, ok := byName[plumbing.ReferenceName(want)]; ok {
+			return plumbing.ReferenceName(want), true
+		}
+	}
+	return plumbing.ReferenceName(branches[0]), true
+}
+
+// peel is the commit a fetched ref points to, through an annotated tag.
+func peel(repo *git.Repository, name plumbing.ReferenceName) (*object.Commit, error) {
+	r, err := repo.Storer.Reference(name)
+	if err != nil {
+		return nil, err
+	}
+	h := r.Hash()
+	for range 8 {
+		tag, err := repo.TagObject(h)
+		if err != nil {
+			break
+		}
+		h = tag.Target
+	}
+	return repo.CommitObject(h)
+}
+
+// findCommit finds a fetched commit by its hash or a prefix of it.
+func findCommit(repo *git.Repository, prefix string) (*object.Commit, error) {
+	prefix = strings.ToLower(prefix)
+	if len(prefix) == 40 {
+		c, err := repo.CommitObject(plumbing.NewHash(prefix))
+		if err != nil {
+			return nil, registry.ErrNotFound
+		}
+		return c, nil
+	}
+	iter, err := repo.CommitObjects()
+	if err != nil {
+		return nil, err
+	}
+	var found []*object.Commit
+	err = iter.ForEach(func(c *object.Commit) error {
+		if strings.HasPrefix(c.Hash.String(), prefix) {
+			found = append(found, c)
+		}
+		return nil
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case len(found) == 0:
+		return nil, registry.ErrNotFound
+	case len(found) > 1:
+		return nil, fmt.Errorf("%w: commit %q is ambiguous: give more of its hash", local.ErrInvalid, prefix)
+	}
+	return found[0], nil
+}
+
+func isHexPrefix(s string) bool {
+	if len(s) < 4 || len(s) > 40 {
+		return false
+	}
+	for _, c := range s {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
+			return false
+		}
+	}
+	return true
+}
+
+// Skills lists the source's skills: every folder holding a SKILL.md, under
+// one of within when given (folders in the source; "." is the top), sorted
+// by path. None is an error saying where it looked.
+func (s *Source) Skills(within []string) ([]FoundSkill, error) {
+	var out []FoundSkill
+	err := s.tree.Files().ForEach(func(f *object.File) error {
+		if path.Base(f.Name) != "SKILL.md" || f.Mode != filemode.Regular && f.Mode != filemode.Executable {
+			return nil
+		}
+		dir := path.Dir(f.Name)
+		if !under(dir, within) {
+			return nil
+		}
+		fs := FoundSkill{Name: path.Base(dir), Path: dir}
+		if f.Size <= skillfile.MaxSize {
+			if data, err := f.Contents(); err == nil {
+				if sf, err := skillfile.Parse(f.Name, []byte(data)); err == nil {
+					fs.Description = sf.Description()
+					if dir == "." {
+						fs.Name = sf.Name()
+					}
+				}
+			}
+		}
+		if fs.Name == "." || fs.Name == "" {
+			fs.Name = CloneDir(s.URL)
+		}
+		out = append(out, fs)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		where := "anywhere in it"
+		if len(within) > 0 {
+			where = "under " + strings.Join(within, ", ")
+		}
+		return nil, fmt.Errorf("%w: no SKILL.md in %s at %s (looked %s, for a SKILL.md in a folder of the repository)",
+			registry.ErrNotFound, gitauth.Redact(s.URL), s.Commit.String()[:12], where)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// under reports whether dir is one of within or inside one (all of them
+// when within is empty).
+func under(dir string, within []string) bool {
+	if len(within) == 0 {
+		return true
+	}
+	for _, w := range within {
+		if w == "." || dir == w || strings.HasPrefix(dir, w+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// CleanSourcePath is a --path as Skills compares it: slash form, no leading
+// or trailing slash, "." for the top.
+func CleanSourcePath(p string) string {
+	p = strings.Trim(path.Clean("/"+filepath.ToSlash(p)), "/")
+	if p == "" {
+		return "."
+	}
+	return p
+}
+
+// Files reads every file of a skill folder of the source, by path inside
+// it. A symlink or a submodule is refused: a skill is plain files.
+func (s *Source) Files(dir string) (map[string][]byte, error) {
+	t := s.tree
+	if dir != "." {
+		sub, err := s.tree.Tree(dir)
+		if err != nil {
+			return nil, fmt.Errorf("%w: no folder %s in %s at %s", registry.ErrNotFound, dir, gitauth.Redact(s.URL), s.Commit.String()[:12])
+		}
+		t = sub
+	}
+	out := map[string][]byte{}
+	w := object.NewTreeWalker(t, true, nil)
+	defer w.Close()
+	for {
+		name, e, err := w.Next()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch e.Mode {
+		case filemode.Dir:
+			continue
+		case filemode.Regular, filemode.Executable, filemode.Deprecated:
+		default:
+			return nil, fmt.Errorf("%w: %s in %s is a symlink or a submodule; a skill installs plain files only",
+				local.ErrInvalid, path.Join(dir, name), gitauth.Redact(s.URL))
+		}
+		blob, err := s.repo.BlobObject(e.Hash)
+		if err != nil {
+			return nil, err
+		}
+		if blob.Size > maxSourceFile {
+			return nil, fmt.Errorf("%w: %s in %s is %d bytes, over the %d-byte limit for a skill's file", local.ErrInvalid, path.Join(dir, name), gitauth.Redact(s.URL), blob.Size, maxSourceFile)
+		}
+		rd, err := blob.Reader()
+		if err != nil {
+			return nil, err
+		}
+		data, err := io.ReadAll(rd)
+		rd.Close()
+		if err != nil {
+			return nil, err
+		}
+		out[name] = data
+	}
+}

@@ -1,0 +1,192 @@
+package registry
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/skillfile"
+)
+
+// LockFile is the committed record of where installed skills came from
+// (`megagit skill install`), registry-relative: sync merges it by skill
+// name, update reads it to fetch each skill's source again.
+const LockFile = ".megagit/skills.lock"
+
+// lockVersion is the format of LockFile; a newer one is refused, not
+// rewritten.
+const lockVersion = 1
+
+// Lock is the content of LockFile: one entry per installed skill, by the
+// skill's name in the registry.
+type Lock struct {
+	Version int                  `json:"version"`
+	Skills  map[string]LockEntry `json:"skills"`
+}
+
+// LockEntry is one installed skill's provenance. Files hash every file of
+// the skill's folder as installed, by path inside the folder; SKILL.md's
+// hash is of its text without mega_meta (FileHash), so the evidence a
+// verdict writes is not a local edit.
+type LockEntry struct {
+	Source     string            `json:"source"`        // the URL or path, its secrets stripped
+	Ref        string            `json:"ref,omitempty"` // as asked for; "" is the source's default branch
+	Commit     string            `json:"commit"`        // the commit the files came from
+	CommitTime string            `json:"commit_time"`   // its committer time, RFC 3339 UTC
+	Path       string            `json:"path"`          // the skill's folder in the source ("." for its top)
+	Files      map[string]string `json:"files"`         // file in the folder -> sha256 (hex)
+}
+
+// Time is the entry's commit time (zero when it does not read).
+func (e LockEntry) Time() time.Time {
+	t, _ := time.Parse(time.RFC3339, e.CommitTime)
+	return t
+}
+
+// Equal reports whether two entries say the same thing.
+func (e LockEntry) Equal(o LockEntry) bool {
+	if e.Source != o.Source || e.Ref != o.Ref || e.Commit != o.Commit || e.CommitTime != o.CommitTime || e.Path != o.Path || len(e.Files) != len(o.Files) {
+		return false
+	}
+	for k, v := range e.Files {
+		if o.Files[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// FileHash is the sha256 a lock entry keeps for a file of a skill's folder:
+// of its bytes, except SKILL.md, whose mega_meta (the registry's evidence)
+// is left out first. A SKILL.md that does not parse is hashed as it is.
+func FileHash(name string, data []byte) string {
+	if name == "SKILL.md" {
+		if f, err := skillfile.Parse(name, data); err == nil {
+			if bare, err := f.WithoutEvidence(); err == nil {
+				data = bare
+			}
+		}
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// ParseLock reads a lock file's bytes; nil or empty is an empty lock.
+func ParseLock(data []byte) (Lock, error) {
+	l := Lock{Version: lockVersion, Skills: map[string]LockEntry{}}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return l, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&l); err != nil {
+		return l, fmt.Errorf("%w: %s: %v", local.ErrInvalid, LockFile, err)
+	}
+	if l.Version > lockVersion {
+		return l, fmt.Errorf("%w: %s is version %d; this megagit reads up to %d (upgrade megagit)", local.ErrInvalid, LockFile, l.Version, lockVersion)
+	}
+	if l.Skills == nil {
+		l.Skills = map[string]LockEntry{}
+	}
+	return l, nil
+}
+
+// Format is the lock's bytes: indented JSON, keys sorted (encoding/json
+// sorts map keys), one final newline, so the same lock is always the same
+// bytes and a diff shows only what changed.
+func (l Lock) Format() []byte {
+	l.Version = lockVersion
+	if l.Skills == nil {
+		l.Skills = map[string]LockEntry{}
+	}
+	out, err := json.MarshalIndent(l, "", "  ")
+	if err != nil {
+		panic(err) // strings and maps of strings always marshal
+	}
+	return append(out, '\n')
+}
+
+// Names lists the lock's skills, sorted.
+func (l Lock) Names() []string {
+	out := make([]string, 0, len(l.Skills))
+	for n := range l.Skills {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ReadLock reads the registry's lock file as it is on disk (an empty lock
+// when there is none).
+func (r *Registry) ReadLock() (Lock, error) {
+	data, err := r.readCapped(LockFile, maxImportFile)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return Lock{}, err
+	}
+	return ParseLock(data)
+}
+
+// MergeLocks merges two sides' locks over their merge base, entry by skill
+// name: an entry changed on one side takes that side; one changed on both
+// sides to different values takes the entry of the newer resolved commit
+// (its commit time), or when the times are equal the entry whose commit
+// hash sorts last, so every machine picks the same; an entry one side
+// removed and the other changed is kept as changed. It never conflicts on
+// the lock itself: the skill's files, merged as any files are, say whether
+// the two sides' skills really clash.
+func MergeLocks(base, ours, theirs Lock) Lock {
+	out := Lock{Version: lockVersion, Skills: map[string]LockEntry{}}
+	names := map[string]bool{}
+	for _, l := range []Lock{base, ours, theirs} {
+		for n := range l.Skills {
+			names[n] = true
+		}
+	}
+	for n := range names {
+		b, inB := base.Skills[n]
+		o, inO := ours.Skills[n]
+		t, inT := theirs.Skills[n]
+		oursCh := inO != inB || (inO && !o.Equal(b))
+		theirsCh := inT != inB || (inT && !t.Equal(b))
+		var keep LockEntry
+		var ok bool
+		switch {
+		case !theirsCh:
+			keep, ok = o, inO
+		case !oursCh:
+			keep, ok = t, inT
+		case !inO:
+			keep, ok = t, inT // removed here, changed there: keep the change
+		case !inT:
+			keep, ok = o, true
+		default:
+			keep, ok = newerEntry(o, t), true
+		}
+		if ok {
+			out.Skills[n] = keep
+		}
+	}
+	return out
+}
+
+// newerEntry is the entry of the newer resolved commit; ties go to the
+// larger commit hash, then to ours.
+func newerEntry(o, t LockEntry) LockEntry {
+	ot, tt := o.Time(), t.Time()
+	switch {
+	case tt.After(ot):
+		return t
+	case ot.After(tt):
+		return o
+	case t.Commit > o.Commit:
+		return t
+	}
+	return o
+}
