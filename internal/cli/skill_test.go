@@ -1,6 +1,10 @@
 package cli
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/spf13/cobra"
+)
 
 func TestSkillFlags(t *testing.T) {
 	t.Run("add", func(t *testing.T) {
@@ -59,4 +63,24 @@ func TestSkillFlags(t *testing.T) {
 			{name: "unknown flag", args: []string{"a", "--into", "x"}, wantErr: "unknown flag: --into"},
 		})
 	})
+}
+
+func TestSkillSwitchFlags(t *testing.T) {
+	for _, disable := range []bool{true, false} {
+		build := func(a *app, f func(*skillSwitchOptions) error) *cobra.Command {
+			return newSkillSwitchCmd(a, disable, f)
+		}
+		name := map[bool]string{true: "disable", false: "enable"}[disable]
+		t.Run(name, func(t *testing.T) {
+			testFlags(t, build, func(o *skillSwitchOptions) { o.app = nil }, []flagCase[skillSwitchOptions]{
+				{name: "name and reason", args: []string{"flaky-tests", "--reason", "noisy"},
+					want: skillSwitchOptions{disable: disable, name: "flaky-tests", reason: "noisy"}},
+				{name: "json", args: []string{"flaky-tests", "--reason", "r", "--json"},
+					want: skillSwitchOptions{disable: disable, name: "flaky-tests", reason: "r", json: true}},
+				{name: "no name", args: []string{"--reason", "r"}, wantErr: "expects a skill NAME"},
+				{name: "two names", args: []string{"a", "b"}, wantErr: "expects a skill NAME"},
+				{name: "unknown flag", args: []string{"a", "--why", "r"}, wantErr: "unknown flag: --why"},
+			})
+		})
+	}
 }
