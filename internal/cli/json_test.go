@@ -76,6 +76,7 @@ func TestEveryResultHasJSON(t *testing.T) {
 			keys: []string{"skill", "disabled", "reason", "registry", "commit"}}},
 		{"megagit skill enable", jsonCase{args: []string{"skill", "enable", "alpha", "--reason", "fixed", "--json"},
 			keys: []string{"skill", "disabled", "reason", "registry", "commit"}}},
+		{"megagit stats", jsonCase{args: []string{"stats", "--json"}, keys: []string{"decisions", "injecting", "skills", "pairs", "never_injected", "unused"}}},
 		{"megagit skill mv", jsonCase{args: []string{"skill", "mv", "imported", "moved", "--json"}, keys: []string{"from", "to", "path", "ledger", "commit", "files"}}},
 		{"megagit skill rm", jsonCase{args: []string{"skill", "rm", "moved", "--json"}, keys: []string{"name", "commit", "ledger", "files"}}},
 		{"megagit lint", jsonCase{args: []string{"lint", "--json"}, list: true}},

@@ -84,3 +84,13 @@ func TestSkillSwitchFlags(t *testing.T) {
 		})
 	}
 }
+
+func TestStatsFlags(t *testing.T) {
+	testFlags(t, newStatsCmd, func(o *statsOptions) { o.app = nil }, []flagCase[statsOptions]{
+		{name: "table", want: statsOptions{}},
+		{name: "all", args: []string{"--since", "30d", "--skill", "flaky-tests", "--json", "--html", "r.html"},
+			want: statsOptions{since: "30d", skill: "flaky-tests", json: true, html: "r.html"}},
+		{name: "an argument", args: []string{"flaky-tests"}, wantErr: "expects no arguments"},
+		{name: "unknown flag", args: []string{"--until", "x"}, wantErr: "unknown flag: --until"},
+	})
+}
