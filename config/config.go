@@ -29,6 +29,11 @@ type Config struct {
 	Lock     Lock     `mapstructure:"lock"`
 	Model    Model    `mapstructure:"model"`
 	Sources  Sources  `mapstructure:"sources"`
+	// Deny and Force name skills (by name or glob, as path.Match reads
+	// one) that are never injected, and those injected whenever a prompt
+	// matches them at all (docs/manage-skills.md, "Turn a skill off").
+	Deny  []string `mapstructure:"deny" default:"" check:"globs" help:"skills never injected (hook, route, serve, MCP search), by name or glob such as db-*; still listed"`
+	Force []string `mapstructure:"force" default:"" check:"globs" help:"skills injected whenever the prompt matches them at all (a shared word, or the model's cosine at its floor), even when the gate or K would leave them out; within route.top_k and route.budget"`
 }
 
 // Sources says which skill folders besides the registry's own roots are

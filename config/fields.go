@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"path"
 	"reflect"
 	"sort"
 	"strconv"
@@ -102,8 +103,8 @@ func (f *field) in(c *Config) reflect.Value { return reflect.ValueOf(c).Elem().F
 
 // parseCheck turns a check tag into the check: oneof=a|b (an empty
 // alternative allows the empty string), min=N, positive, fraction (within
-// [0, 1]) or relpaths (at least one path, each relative and inside the
-// registry).
+// [0, 1]), relpaths (at least one path, each relative and inside the
+// registry) or globs (skill names or globs path.Match reads).
 func parseCheck(key, tag string) func(reflect.Value) error {
 	name, arg, _ := strings.Cut(tag, "=")
 	switch name {
@@ -169,6 +170,15 @@ func parseCheck(key, tag string) func(reflect.Value) error {
 			for _, r := range roots {
 				if strings.HasPrefix(r, "/") || strings.Contains("/"+r+"/", "/../") {
 					return fmt.Errorf("%q must be a relative path inside the registry", r)
+				}
+			}
+			return nil
+		}
+	case "globs":
+		return func(v reflect.Value) error {
+			for _, g := range v.Interface().([]string) {
+				if _, err := path.Match(g, ""); err != nil || strings.TrimSpace(g) == "" {
+					return fmt.Errorf("%q is not a skill name or glob", g)
 				}
 			}
 			return nil

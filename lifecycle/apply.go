@@ -15,15 +15,31 @@ type Event struct {
 	Outcome float64
 	// Unarchive is the explicit action that is the only way out of archived.
 	Unarchive bool
-	Context   string
-	Session   string
-	At        time.Time
+	// Disable and Enable are the explicit switch that keeps a skill from
+	// routing (Evidence.Disabled, Reason its why) or lets it route again;
+	// they touch nothing else of the evidence, not even its age.
+	Disable, Enable bool
+	Reason          string
+	Context         string
+	Session         string
+	At              time.Time
 }
 
 // Apply folds one event into the evidence and returns the new state; the
 // input is not modified.
 func Apply(e Evidence, ev Event) Evidence {
 	e = e.clone()
+	switch {
+	case ev.Disable:
+		e.Disabled = ev.Reason
+		if e.Disabled == "" {
+			e.Disabled = "disabled"
+		}
+		return e
+	case ev.Enable:
+		e.Disabled = ""
+		return e
+	}
 	if !ev.At.IsZero() {
 		e.LastUpdated = ev.At.UTC()
 	}

@@ -266,3 +266,18 @@ func TestSilenceMultiplier(t *testing.T) {
 		}
 	}
 }
+
+func TestDisableKeepsEvidence(t *testing.T) {
+	at := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	e := Apply(ColdStart(), Event{Verdict: Helpful, At: at})
+	off := Apply(e, Event{Disable: true, Reason: "noisy", At: at.Add(48 * time.Hour)})
+	if off.Disabled != "noisy" || off.HelpfulCount != 1 || !off.LastUpdated.Equal(at) {
+		t.Fatalf("disable: %+v, want disabled, the verdict kept and the age unchanged", off)
+	}
+	if on := Apply(off, Event{Enable: true}); on.Disabled != "" || on.HelpfulCount != 1 {
+		t.Fatalf("enable: %+v", on)
+	}
+	if got := Replay(ColdStart(), []Event{{Verdict: Helpful}, {Disable: true}}); got.Disabled != "disabled" {
+		t.Fatalf("replay: disabled %q, want the default reason", got.Disabled)
+	}
+}

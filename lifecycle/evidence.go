@@ -116,6 +116,9 @@ type Evidence struct {
 	SilentStreak  int
 	LastSessionID string
 	LastUpdated   time.Time
+	// Disabled is why the skill was turned off (`megagit skill disable`):
+	// it is never injected, whatever its status. "" when it may be.
+	Disabled string
 }
 
 // ColdStart is the evidence of a skill nobody has judged yet.

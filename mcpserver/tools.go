@@ -113,7 +113,7 @@ func (s *Server) search(_ context.Context, req *mcp.CallToolRequest, in SearchIn
 	}
 	// The prompt hook's settings (workspace.hookSettings): its ranking and
 	// its abstention; k, when given, caps the count as route's --top-k does.
-	st := route.Settings{TopK: cfg.Route.TopK, NoDynamic: !cfg.Route.Dynamic, Format: cfg.Route.Format, Budget: cfg.Route.Budget}
+	st := workspace.RouteSettings(cfg)
 	if in.K > 0 {
 		st.TopK = in.K
 	}
@@ -172,6 +172,9 @@ func (s *Server) get(_ context.Context, req *mcp.CallToolRequest, in GetInput) (
 	if sk.UserOnly != "" { // the agent keeps it from the model: so does megagit
 		return nil, GetOutput{}, fmt.Errorf("skill %q is the user's to run (%s): it is not given to the model", sk.Name, sk.UserOnly)
 	}
+	if sk.Evidence.Disabled != "" || sk.Denied != "" { // turned off: never given to the model
+		return nil, GetOutput{}, fmt.Errorf("skill %q is not given to the model (%s)", sk.Name, sk.NotRoutedWhy())
+	}
 	out := GetOutput{Name: sk.Name, Description: sk.File.Listing(), Status: string(sk.Evidence.Status), Path: sk.AbsPath}
 	out.Body, out.Truncated = bounded(sk.File.Body(), MaxBody)
 	s.offer(req.Session, sk.Name, "")
@@ -224,8 +227,8 @@ func (s *Server) list(_ context.Context, _ *mcp.CallToolRequest, in ListInput) (
 	}
 	s.logProblems(c.Problems)
 	for _, sk := range c.Skills {
-		if sk.UserOnly != "" {
-			continue // the user's to run: the model is not told of it
+		if sk.UserOnly != "" || sk.Evidence.Disabled != "" || sk.Denied != "" {
+			continue // the user's to run, or turned off: the model is not told of it
 		}
 		if want == "" || string(sk.Evidence.Status) == want {
 			out.Skills = append(out.Skills, ListedSkill{Name: sk.Name, Description: sk.File.Listing(), Status: string(sk.Evidence.Status)})

@@ -80,6 +80,13 @@ type Breakdown struct {
 	// Out is set when the skill's paths keep it out for this prompt
 	// (Options.Out): ranked last with the archived, never emitted.
 	Out bool `json:"out_of_paths,omitempty"`
+	// Denied is set when the configuration's deny list names the skill
+	// (Options.Deny): ranked last with the archived, never emitted.
+	Denied bool `json:"denied,omitempty"`
+	// Forced is set when the configuration's force list names the skill
+	// (Options.Force) and it was emitted because of it: the prompt
+	// matches it, and the gate, K or the cap would have left it out.
+	Forced bool `json:"forced,omitempty"`
 	// Relevance is the fused relevance; LexicalRaw is the raw BM25F score,
 	// Lexical the normalised one in [0, 1], Dense the dense score if any.
 	Relevance  float64  `json:"relevance"`
@@ -131,8 +138,8 @@ type Breakdown struct {
 func (b Breakdown) Archived() bool { return b.Status == StatusArchived }
 
 // Excluded reports whether the skill cannot be emitted for this prompt:
-// archived, or out by its paths.
-func (b Breakdown) Excluded() bool { return b.Archived() || b.Out }
+// archived, out by its paths, or denied by the configuration.
+func (b Breakdown) Excluded() bool { return b.Archived() || b.Out || b.Denied }
 
 // CountBonus is the Beta(1,1)-smoothed helpful rate minus one half, ramped
 // linearly to full strength over the first ten verdicts: zero for a cold

@@ -41,6 +41,16 @@ type Options struct {
 	// directory nor a file the prompt names. They rank last, with the
 	// archived.
 	Out []bool
+	// Deny, in doc order (nil: none), marks the skills the configuration
+	// never lets through (deny:): excluded as Out's are.
+	Deny []bool
+	// Force, in doc order (nil: none), marks the skills the configuration
+	// emits whenever the prompt matches them at all (force:): a forced
+	// skill that is a candidate (it shares a term with the prompt, or its
+	// dense score reaches DenseFloor) and not excluded is emitted even when
+	// the gate or dynamic K would leave it out; TopK still caps the
+	// emitted skills, forced ones first.
+	Force []bool
 	// Now is when the prompt is asked: evidence fades with its age at Now
 	// (Blend.HalfLifeDays). Zero: no fading.
 	Now time.Time
@@ -151,7 +161,14 @@ type Result struct {
 	// Corrections are the prompt's words the catalog does not know, read
 	// as catalog words one edit away.
 	Corrections []Correction
+	// Forced are the doc indices emitted only because Options.Force names
+	// them (also in Emitted).
+	Forced []int
 }
+
+// ReasonForced is appended to the reason when Options.Force emitted a
+// skill that the gate, dynamic K or the cap would have left out.
+const ReasonForced KReason = "+force"
 
 // Rank scores every skill against the query and decides what to emit.
 func (ix *Index) Rank(text string, opt Options) Result {
@@ -161,13 +178,14 @@ func (ix *Index) Rank(text string, opt Options) Result {
 // RankPrompt is Rank of a prompt already read (ReadWith), for a caller
 // that gives a dense channel the corrected text first; opt.Also is read
 // by ReadWith, not here.
-func (ix *Index) RankPrompt(p Prompt, opt Options) Result {
+func (ix *Index) RankPrompt(p Prompt, opt Options) (res Result) {
 	q := ix.parse(p)
 	q.now = opt.Now
 	n := len(ix.docs)
 	raw := make([]float64, n)
 	ix.lexical(q, raw)
-	res := Result{Ranked: ix.ranked(q, raw, opt.Dense, opt.Contexts, opt.Out), Corrections: p.Corrections, Focus: p.Focus}
+	res = Result{Ranked: ix.ranked(q, raw, opt.Dense, opt.Contexts, opt.Out, opt.Deny), Corrections: p.Corrections, Focus: p.Focus}
+	defer res.force(opt)
 
 	// Candidates: the prefix of the ranking neither archived nor out.
 	cands := res.Ranked
@@ -257,12 +275,66 @@ func (ix *Index) RankPrompt(p Prompt, opt Options) Result {
 	return res
 }
 
+// force emits the skills Options.Force names that the prompt matches (as
+// candidate says) and the ranking left out. TopK (DefaultTopK with a fixed
+// K) still caps what is emitted: the forced skills are kept first, the
+// others after them in their order, and all are emitted in ranking order.
+func (res *Result) force(opt Options) {
+	if len(opt.Force) == 0 {
+		return
+	}
+	forced := func(d int) bool { return d < len(opt.Force) && opt.Force[d] }
+	pos := make(map[int]int, len(res.Ranked))
+	emitted := make(map[int]bool, len(res.Emitted))
+	for _, d := range res.Emitted {
+		emitted[d] = true
+	}
+	var add []int
+	for i, b := range res.Ranked {
+		pos[b.Doc] = i
+		if forced(b.Doc) && !emitted[b.Doc] && !b.Excluded() && candidate(b, opt.DenseFloor) {
+			add = append(add, b.Doc)
+		}
+	}
+	if len(add) == 0 {
+		return
+	}
+	limit := opt.TopK
+	if opt.NoDynamicK && limit <= 0 {
+		limit = DefaultTopK
+	}
+	var keep, rest []int
+	for _, d := range res.Emitted {
+		if forced(d) {
+			keep = append(keep, d)
+		} else {
+			rest = append(rest, d)
+		}
+	}
+	keep = append(keep, add...)
+	keep = append(keep, rest...)
+	if limit > 0 && len(keep) > limit {
+		keep = keep[:limit]
+	}
+	slices.SortFunc(keep, func(a, b int) int { return cmp.Compare(pos[a], pos[b]) })
+	res.Emitted, res.K, res.Forced = keep, len(keep), nil
+	for _, d := range keep {
+		if slices.Contains(add, d) {
+			res.Forced = append(res.Forced, d)
+			res.Ranked[pos[d]].Forced = true
+		}
+	}
+	if len(res.Forced) > 0 {
+		res.Reason += ReasonForced
+	}
+}
+
 // ranked is every doc's breakdown in ranking order, in one array: it
 // sorts doc numbers, not the large breakdowns themselves (far fewer bytes
 // moved), then permutes the breakdowns into that order in place. A second
 // array of breakdowns would be fresh memory, and every fresh page costs the
 // short-lived hook process a page fault.
-func (ix *Index) ranked(q query, raw, dense []float64, ctx *ContextScores, out []bool) []Breakdown {
+func (ix *Index) ranked(q query, raw, dense []float64, ctx *ContextScores, out, deny []bool) []Breakdown {
 	all := make([]Breakdown, len(ix.docs))
 	keys := make([]rankKey, len(ix.docs))
 	var denseVals []float64 // one backing array for the Dense pointers
@@ -273,6 +345,7 @@ func (ix *Index) ranked(q query, raw, dense []float64, ctx *ContextScores, out [
 		b := &all[i]
 		ix.breakdown(b, i, q, raw[i], dense, denseVals, ctx)
 		b.Out = i < len(out) && out[i]
+		b.Denied = i < len(deny) && deny[i]
 		keys[i] = rankKey{final: b.Final, id: b.ID, doc: int32(i), archived: b.Excluded()}
 	}
 	slices.SortFunc(keys, compareKeys)

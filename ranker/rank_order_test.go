@@ -80,7 +80,7 @@ func TestRankedMatchesStableSort(t *testing.T) {
 				}
 				return 0
 			})
-			if got := ix.ranked(q, raw, tc.dense, nil, nil); !reflect.DeepEqual(got, want) {
+			if got := ix.ranked(q, raw, tc.dense, nil, nil, nil); !reflect.DeepEqual(got, want) {
 				t.Fatal("ranked differs from a stable sort of the breakdowns")
 			}
 		})

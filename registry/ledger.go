@@ -25,7 +25,7 @@ type Entry struct {
 	ID      string  `json:"id"`
 	Skill   string  `json:"skill"`
 	Verdict string  `json:"verdict,omitempty"` // HELPFUL | HARMFUL | NEUTRAL
-	Action  string  `json:"action,omitempty"`  // "unarchive"
+	Action  string  `json:"action,omitempty"`  // "unarchive", "disable", "enable"
 	Source  string  `json:"source"`            // explicit | implicit
 	Outcome float64 `json:"outcome"`
 	Reason  string  `json:"reason,omitempty"`
@@ -45,8 +45,15 @@ const (
 // session, which the silence penalty counts.
 const SilentReason = "implicit none:"
 
-// ActionUnarchive is the ledger action that lifts an archive.
-const ActionUnarchive = "unarchive"
+// The ledger's actions: lifting an archive, and the switch that keeps a
+// skill from routing (disable) or lets it route again (enable). A switch is
+// a ledger line, not only a frontmatter edit, so a sync's merge of two
+// ledgers replays it as it replays verdicts, and `megagit log` shows it.
+const (
+	ActionUnarchive = "unarchive"
+	ActionDisable   = "disable"
+	ActionEnable    = "enable"
+)
 
 // LedgerPath is the registry-relative path of a skill's ledger.
 func LedgerPath(skill string) string { return local.LedgerDir + "/" + skill + ".jsonl" }
@@ -98,12 +105,17 @@ func (e Entry) Time() time.Time {
 func (e Entry) Event() lifecycle.Event {
 	ctx, _ := safetext.Context.Clean(e.Context)
 	session, _ := safetext.Session.Clean(e.Session)
+	if e.Action == ActionDisable {
+		reason, _ := safetext.Reason.Clean(e.Reason)
+		return lifecycle.Event{Disable: true, Reason: reason, At: e.Time()}
+	}
 	ev := lifecycle.Event{
 		Verdict:   lifecycle.Verdict(e.Verdict),
 		Implicit:  e.Source == SourceImplicit,
 		Silent:    e.Source == SourceImplicit && strings.HasPrefix(e.Reason, SilentReason),
 		Outcome:   e.Outcome,
 		Unarchive: e.Action == ActionUnarchive,
+		Enable:    e.Action == ActionEnable,
 		Context:   ctx,
 		Session:   session,
 		At:        e.Time(),
@@ -122,7 +134,7 @@ func (e Entry) validate() error {
 		return fmt.Errorf("field skill: %v", err)
 	}
 	if e.Action != "" {
-		if e.Action != ActionUnarchive {
+		if e.Action != ActionUnarchive && e.Action != ActionDisable && e.Action != ActionEnable {
 			return fmt.Errorf("field action: unknown %q", e.Action)
 		}
 	} else if _, err := lifecycle.ParseVerdict(e.Verdict); err != nil || e.Verdict != strings.ToUpper(e.Verdict) {

@@ -35,6 +35,11 @@ type Settings struct {
 	// Where is where the prompt is asked, for the skills limited by
 	// paths (nil: those skills are out).
 	Where *Where `json:",omitempty"`
+	// Deny and Force are the configuration's deny: and force: lists
+	// (names or globs, MatchName): the skills never emitted, and those
+	// emitted whenever the prompt matches them (ranker.Options.Force).
+	Deny  []string `json:",omitempty"`
+	Force []string `json:",omitempty"`
 }
 
 // Result is one routed prompt, rendered.
@@ -188,7 +193,8 @@ func (r *Router) Rank(prompt string, s Settings) ranker.Result {
 // sentence. The dense channel embeds DenseText: the request of a long
 // prompt, with its typos corrected.
 func (r *Router) rank(prompt, also string, s Settings) ranker.Result {
-	opt := ranker.Options{TopK: s.TopK, NoDynamicK: s.NoDynamic, Profile: r.lex, Now: time.Now(), Out: Out(r.Docs, s.Where)}
+	opt := ranker.Options{TopK: s.TopK, NoDynamicK: s.NoDynamic, Profile: r.lex, Now: time.Now(), Out: Out(r.Docs, s.Where),
+		Deny: nameMask(r.Docs, s.Deny), Force: nameMask(r.Docs, s.Force)}
 	p := r.Index.ReadWith(prompt, also)
 	if r.Sem != nil {
 		text := DenseText(p)

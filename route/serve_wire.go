@@ -129,6 +129,9 @@ func fromWire(w Response) ([]ranker.Doc, Result) {
 	for _, b := range w.Ranked {
 		b.B.Doc = b.Doc
 		rr.Res.Ranked = append(rr.Res.Ranked, b.B)
+		if b.B.Forced {
+			rr.Res.Forced = append(rr.Res.Forced, b.Doc)
+		}
 	}
 	return w.Docs, rr
 }

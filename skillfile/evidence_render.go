@@ -42,6 +42,7 @@ func normalizeEvidence(path string, e lifecycle.Evidence) (lifecycle.Evidence, e
 	e.HelpfulContexts = fmValidStrings(e.HelpfulContexts)
 	e.HarmfulContexts = fmValidStrings(e.HarmfulContexts)
 	e.LastSessionID = strings.ToValidUTF8(e.LastSessionID, "\uFFFD")
+	e.Disabled = strings.ToValidUTF8(e.Disabled, "\uFFFD")
 	if !e.LastUpdated.IsZero() {
 		e.LastUpdated = e.LastUpdated.UTC().Truncate(time.Second)
 		if y := e.LastUpdated.Year(); y < 1 || y > 9999 {
@@ -82,7 +83,7 @@ func evidenceEqual(a, b lifecycle.Evidence) bool {
 		eq(a.HelpfulContexts, b.HelpfulContexts) && eq(a.HarmfulContexts, b.HarmfulContexts) &&
 		a.Status == b.Status && a.ConsecutiveHarmful == b.ConsecutiveHarmful &&
 		a.TrajectoryWeight == b.TrajectoryWeight && a.ImplicitOutcomes == b.ImplicitOutcomes && a.SilentStreak == b.SilentStreak &&
-		a.LastSessionID == b.LastSessionID && a.LastUpdated.Equal(b.LastUpdated)
+		a.LastSessionID == b.LastSessionID && a.LastUpdated.Equal(b.LastUpdated) && a.Disabled == b.Disabled
 }
 
 // renderEvidence writes the block spliced into the frontmatter; unknown
@@ -110,6 +111,9 @@ func renderEvidence(e lifecycle.Evidence, indent, eol string, unknown []*yaml.No
 	}
 	if !e.LastUpdated.IsZero() {
 		line("last_updated", fmQuote(e.LastUpdated.UTC().Format(time.RFC3339)))
+	}
+	if e.Disabled != "" {
+		line("disabled", fmQuote(e.Disabled))
 	}
 	if len(unknown) > 0 {
 		var sb strings.Builder

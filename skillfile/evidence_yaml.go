@@ -19,6 +19,7 @@ const evidenceKey = "mega_meta"
 var evidenceKeys = []string{
 	"helpful_count", "harmful_count", "helpful_contexts", "harmful_contexts", "status",
 	"consecutive_harmful", "trajectory_weight", "implicit_outcomes", "silent_streak", "last_session_id", "last_updated",
+	"disabled",
 }
 
 // evidenceParse is everything read from a mega_meta block: the evidence, all
@@ -103,6 +104,12 @@ func (f *File) parseEvidence() evidenceParse {
 			}
 		case "last_updated":
 			p.ev.LastUpdated, err = fmTime(v)
+		case "disabled":
+			if v.Kind != yaml.ScalarNode {
+				err = fmt.Errorf("must be a string (why the skill is off), found %s", fmKindName(v))
+			} else {
+				p.ev.Disabled = v.Value
+			}
 		default:
 			p.unknown = append(p.unknown, k, v)
 		}

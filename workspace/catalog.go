@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/skillfile"
 )
 
@@ -48,6 +49,12 @@ type Sourced struct {
 	// a list of globs, an unreadable agents/openai.yaml): it is then not
 	// routed either.
 	Held string
+	// Denied is the name or glob of the config's deny: list that names
+	// the skill: it is ranked but never emitted (route.Settings.Deny).
+	Denied string
+	// Forced is the name or glob of the config's force: list that names
+	// it: emitted whenever a prompt matches it (route.Settings.Force).
+	Forced string
 	// Paths are its paths globs (Claude Code's paths:): it is routed only
 	// where one matches.
 	Paths []string
@@ -99,6 +106,8 @@ func (w *Workspace) rules(c *Catalog) {
 	for _, s := range c.Skills {
 		if s.Skill != nil {
 			applyRules(s, gem)
+			s.Denied = route.MatchName(w.Cfg.Deny, s.Name)
+			s.Forced = route.MatchName(w.Cfg.Force, s.Name)
 		}
 	}
 	for _, s := range c.Shadowed {
@@ -308,6 +317,7 @@ func (w *Workspace) Skill(name string) (*Sourced, error) {
 			}
 			src := &Sourced{Skill: s, Kind: KindProject, Folder: path.Dir(path.Dir(s.Path)), AbsPath: w.abs(s.Path), Owner: w.Reg, Ledger: ledger}
 			applyRules(src, geminiOff{})
+			src.Denied, src.Forced = route.MatchName(w.Cfg.Deny, name), route.MatchName(w.Cfg.Force, name)
 			return src, nil
 		}
 		if !errors.Is(err, registry.ErrNotFound) {

@@ -34,13 +34,20 @@ func (w *Workspace) PromptEnv() *inject.Env {
 	return e
 }
 
+// RouteSettings are the config's per-prompt choices, as the prompt hook,
+// route, why and the MCP search use them.
+func RouteSettings(cfg *config.Config) route.Settings {
+	return route.Settings{TopK: cfg.Route.TopK, NoDynamic: !cfg.Route.Dynamic, Format: cfg.Route.Format, Budget: cfg.Route.Budget,
+		Deny: cfg.Deny, Force: cfg.Force}
+}
+
 // hookSettings resolves what the prompt hook needs from the config, and
 // loads the static model it routes with, if any.
 func hookSettings(cfg *config.Config, root string) (*inject.Settings, models.Embedder) {
 	s := &inject.Settings{
 		Deadline: cfg.Hook.Deadline, Shadow: cfg.Hook.Shadow, Output: cfg.Hook.Output, LogPrompts: cfg.Hook.LogPrompts,
 		Refresh:     cfg.Hook.Refresh,
-		Route:       route.Settings{TopK: cfg.Route.TopK, NoDynamic: !cfg.Route.Dynamic, Format: cfg.Route.Format, Budget: cfg.Route.Budget},
+		Route:       RouteSettings(cfg),
 		Roots:       cfg.Roots,
 		LockTimeout: cfg.Lock.Timeout,
 		Ranker:      RankerConfig(cfg),

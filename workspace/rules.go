@@ -131,13 +131,26 @@ func applyRules(s *Sourced, gem geminiOff) {
 	s.Paths = paths
 }
 
-// Routable says whether the prompt hook, route, serve and MCP search may
-// ever emit the skill.
-func (s *Sourced) Routable() bool { return s.UserOnly == "" && s.Held == "" }
+// Routable says whether the skill is a document of the router: not kept
+// from the model by the agent's rules, its rules readable, and not turned
+// off (megagit skill disable). The config's deny: list is applied when a
+// prompt is ranked (route.Settings.Deny), so a change of it needs no
+// rebuild of the compiled index: Offered says both.
+func (s *Sourced) Routable() bool {
+	return s.UserOnly == "" && s.Held == "" && s.Evidence.Disabled == ""
+}
+
+// Offered says whether the prompt hook, route, serve and MCP search may
+// ever emit or hand the skill to the model.
+func (s *Sourced) Offered() bool { return s.Routable() && s.Denied == "" }
 
 // NotRoutedWhy says why a skill is never emitted ("" when it may be).
 func (s *Sourced) NotRoutedWhy() string {
 	switch {
+	case s.Evidence.Disabled != "":
+		return "disabled: " + s.Evidence.Disabled + "; megagit never injects it until `megagit skill enable`"
+	case s.Denied != "":
+		return "denied: the config's deny: list names it (" + s.Denied + "); megagit never injects it"
 	case s.UserOnly != "":
 		return "user-only: " + s.UserOnly + "; the agent keeps it from the model, so megagit never injects it"
 	case s.Held != "":

@@ -255,16 +255,27 @@ func sourcesCheck(w *workspace.Workspace) registry.Check {
 		return registry.Check{Name: name, Status: registry.CheckFail, Detail: err.Error()}
 	}
 	count := map[string]int{}
-	never := 0
+	never, disabled, denied := 0, 0, 0
 	for _, s := range c.Skills {
 		count[s.Kind]++
-		if s.UserOnly != "" {
+		switch {
+		case s.Evidence.Disabled != "":
+			disabled++
+		case s.Denied != "":
+			denied++
+		case s.UserOnly != "":
 			never++
 		}
 	}
 	detail := fmt.Sprintf("%d project, %d user, %d plugin, %d team skill(s)", count[workspace.KindProject], count[workspace.KindUser], count[workspace.KindPlugin], count[workspace.KindTeam])
 	if never > 0 {
 		detail += fmt.Sprintf(", %d never routed (user-only)", never)
+	}
+	if disabled > 0 {
+		detail += fmt.Sprintf(", %d disabled", disabled)
+	}
+	if denied > 0 {
+		detail += fmt.Sprintf(", %d denied by the config", denied)
 	}
 	var bad []string
 	hint := "a name in two sources resolves to project, then user, then team; rename one, or turn a source off (sources.* in .megagit/config.yaml)"
@@ -351,10 +362,9 @@ func writableCheck(reg *registry.Registry) registry.Check {
 	dir := reg.Local().Path()
 	err := os.MkdirAll(dir, 0o755)
 	if err == nil {
-		var f *os.File
-		if f, err = os.CreateTemp(dir, ".doctor-*"); err == nil {
-			f.Close()
-			os.Remove(f.Name())
+		probe := filepath.Join(dir, ".doctor-writable")
+		if err = local.WriteFileAtomic(probe, []byte("megagit doctor\n"), 0o644); err == nil {
+			os.Remove(probe)
 			return registry.Check{Name: name, Status: registry.CheckOK, Detail: dir + " can be written"}
 		}
 	}

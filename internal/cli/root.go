@@ -120,6 +120,7 @@ func newRootCmd(a *app) *cobra.Command {
 		newEvalCmd(a, nil),
 		newHookCmd(a),
 		newDecisionsCmd(a, nil),
+		newStatsCmd(a, nil),
 		newTuneCmd(a, nil),
 		newRemoteCmd(a),
 		newSyncCmd(a, nil),

@@ -88,7 +88,7 @@ func routeRun(opts *routeOptions) error {
 	}
 	noDynamic := opts.noDynamicK || !e.Cfg.Route.Dynamic
 	docs, rr, err := routeOnce(opts, e, route.Settings{TopK: topK, NoDynamic: noDynamic, Format: format, Budget: budget,
-		Where: route.WhereAt("", opts.prompt, opts.paths)})
+		Where: route.WhereAt("", opts.prompt, opts.paths), Deny: e.Cfg.Deny, Force: e.Cfg.Force})
 	if err != nil {
 		return err
 	}

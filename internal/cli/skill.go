@@ -15,9 +15,10 @@ import (
 )
 
 func newSkillCmd(a *app) *cobra.Command {
-	cmd := &cobra.Command{Use: "skill", Short: "Add, import, install, update, list, show, rename and remove skills"}
+	cmd := &cobra.Command{Use: "skill", Short: "Add, import, install, update, list, show, rename, remove, disable and enable skills"}
 	cmd.AddCommand(newSkillAddCmd(a, nil), newSkillListCmd(a, nil), newSkillShowCmd(a, nil),
-		newSkillRmCmd(a, nil), newSkillMvCmd(a, nil), newSkillImportCmd(a, nil), newSkillInstallCmd(a, nil), newSkillUpdateCmd(a, nil))
+		newSkillRmCmd(a, nil), newSkillMvCmd(a, nil), newSkillImportCmd(a, nil), newSkillInstallCmd(a, nil), newSkillUpdateCmd(a, nil),
+		newSkillSwitchCmd(a, true, nil), newSkillSwitchCmd(a, false, nil))
 	return cmd
 }
 
@@ -136,6 +137,14 @@ type skillJSON struct {
 	// Origin is where the skill was installed from (`skill install`: the
 	// source's URL or path, without secrets), or "local".
 	Origin string `json:"origin,omitempty"`
+	// Disabled is set when the skill was turned off (megagit skill
+	// disable), DisabledWhy the reason given; Denied is the config's deny:
+	// entry that names it. Either way it is never injected.
+	Disabled    bool   `json:"disabled,omitempty"`
+	DisabledWhy string `json:"disabled_why,omitempty"`
+	Denied      string `json:"denied,omitempty"`
+	// Forced is the config's force: entry that names it.
+	Forced string `json:"forced,omitempty"`
 }
 
 // origins reads each registry's skills.lock once, to say where each skill
@@ -165,6 +174,8 @@ func sourcedJSON(s *workspace.Sourced) skillJSON {
 	j := toJSON(s.Skill)
 	j.Source, j.Folder, j.ShadowedBy, j.Plugin = s.Kind, s.Folder, s.ShadowedBy, s.Plugin
 	j.UserOnly, j.UserOnlyWhy, j.NotRouted, j.Paths = s.UserOnly != "", s.UserOnly, s.Held, s.Paths
+	j.Disabled, j.DisabledWhy, j.Denied = s.Evidence.Disabled != "", s.Evidence.Disabled, s.Denied
+	j.Forced = s.Forced
 	return j
 }
 
@@ -172,6 +183,10 @@ func sourcedJSON(s *workspace.Sourced) skillJSON {
 // skill is never routed (user-only, or rules that cannot be read).
 func statusCell(s *workspace.Sourced) string {
 	switch {
+	case s.Evidence.Disabled != "":
+		return string(s.Evidence.Status) + " (disabled)"
+	case s.Denied != "":
+		return string(s.Evidence.Status) + " (denied)"
 	case s.UserOnly != "":
 		return string(s.Evidence.Status) + " (user-only)"
 	case s.Held != "":
@@ -293,6 +308,15 @@ func skillShowRun(opts *skillShowOptions) error {
 	fmt.Fprintf(w, "status:              %s\n", j.Status)
 	if j.Plugin != "" {
 		fmt.Fprintf(w, "plugin:              %s\n", shown(j.Plugin))
+	}
+	if j.Disabled {
+		fmt.Fprintf(w, "disabled:            %s\n", shown(j.DisabledWhy))
+	}
+	if j.Denied != "" {
+		fmt.Fprintf(w, "denied:              by deny: %s in the config\n", shown(j.Denied))
+	}
+	if j.Forced != "" {
+		fmt.Fprintf(w, "forced:              by force: %s in the config\n", shown(j.Forced))
 	}
 	if j.UserOnly {
 		fmt.Fprintf(w, "user-only:           %s\n", shown(j.UserOnlyWhy))

@@ -1,6 +1,10 @@
 package cli
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/spf13/cobra"
+)
 
 func TestSkillFlags(t *testing.T) {
 	t.Run("add", func(t *testing.T) {
@@ -76,5 +80,35 @@ func TestSkillFlags(t *testing.T) {
 			{name: "force", args: []string{"a", "--force"}, want: skillUpdateOptions{names: []string{"a"}, force: true}},
 			{name: "check and force", args: []string{"--check", "--force"}, wantErr: "--check writes nothing"},
 		})
+	})
+}
+
+func TestSkillSwitchFlags(t *testing.T) {
+	for _, disable := range []bool{true, false} {
+		build := func(a *app, f func(*skillSwitchOptions) error) *cobra.Command {
+			return newSkillSwitchCmd(a, disable, f)
+		}
+		name := map[bool]string{true: "disable", false: "enable"}[disable]
+		t.Run(name, func(t *testing.T) {
+			testFlags(t, build, func(o *skillSwitchOptions) { o.app = nil }, []flagCase[skillSwitchOptions]{
+				{name: "name and reason", args: []string{"flaky-tests", "--reason", "noisy"},
+					want: skillSwitchOptions{disable: disable, name: "flaky-tests", reason: "noisy"}},
+				{name: "json", args: []string{"flaky-tests", "--reason", "r", "--json"},
+					want: skillSwitchOptions{disable: disable, name: "flaky-tests", reason: "r", json: true}},
+				{name: "no name", args: []string{"--reason", "r"}, wantErr: "expects a skill NAME"},
+				{name: "two names", args: []string{"a", "b"}, wantErr: "expects a skill NAME"},
+				{name: "unknown flag", args: []string{"a", "--why", "r"}, wantErr: "unknown flag: --why"},
+			})
+		})
+	}
+}
+
+func TestStatsFlags(t *testing.T) {
+	testFlags(t, newStatsCmd, func(o *statsOptions) { o.app = nil }, []flagCase[statsOptions]{
+		{name: "table", want: statsOptions{}},
+		{name: "all", args: []string{"--since", "30d", "--skill", "flaky-tests", "--json", "--html", "r.html"},
+			want: statsOptions{since: "30d", skill: "flaky-tests", json: true, html: "r.html"}},
+		{name: "an argument", args: []string{"flaky-tests"}, wantErr: "expects no arguments"},
+		{name: "unknown flag", args: []string{"--until", "x"}, wantErr: "unknown flag: --until"},
 	})
 }

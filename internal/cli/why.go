@@ -67,6 +67,9 @@ type whyJSON struct {
 	// Corrections are the prompt's words the catalog does not know, read
 	// as catalog words one edit away; both channels saw the corrections.
 	Corrections []ranker.Correction `json:"corrections,omitempty"`
+	// Forced says why the config's force: list acted on the skill: it
+	// names the skill, and emitted it where the ranking alone did not.
+	Forced string `json:"forced,omitempty"`
 	// Never says why the skill is never emitted (user-only, or rules that
 	// cannot be read); OutOfPaths why its paths keep it out here.
 	Never      string `json:"never,omitempty"`
@@ -183,7 +186,9 @@ func whyRun(opts *whyOptions) error {
 	}
 	docs := rt.Docs
 	where := route.WhereAt("", opts.prompt, opts.paths)
-	res := rt.Rank(opts.prompt, route.Settings{TopK: e.Cfg.Route.TopK, NoDynamic: !e.Cfg.Route.Dynamic, Where: where})
+	st := workspace.RouteSettings(e.Cfg)
+	st.Where = where
+	res := rt.Rank(opts.prompt, st)
 	for pos, b := range res.Ranked {
 		if b.ID != opts.skill {
 			continue
@@ -206,9 +211,11 @@ func whyRun(opts *whyOptions) error {
 		if b.Out {
 			out = outOfPathsWhy(src.Paths, where)
 		}
+		forced := forcedWhy(src, b)
 		if opts.json {
 			return printJSON(opts.app.out, whyJSON{Skill: b.ID, Source: src.Kind, Path: src.AbsPath, Rank: pos + 1, Of: len(res.Ranked), Emitted: emitted, K: res.K, Reason: res.Reason,
-				Terms: b, Semantic: sp, Passage: passage, Gate: gateReading(res), Signals: res.Signals, Focus: res.Focus, Corrections: res.Corrections, OutOfPaths: out})
+				Terms: b, Semantic: sp, Passage: passage, Gate: gateReading(res), Signals: res.Signals, Focus: res.Focus, Corrections: res.Corrections, OutOfPaths: out,
+				Forced: forced})
 		}
 		fmt.Fprintf(opts.app.out, "# %s from %s (%s)\n", shown(b.ID), src.Kind, shown(workspace.Describe(src.AbsPath)))
 		printCorrections(opts.app.out, res.Corrections)
@@ -221,11 +228,28 @@ func whyRun(opts *whyOptions) error {
 			verdict = "emitted"
 		}
 		fmt.Fprintf(opts.app.out, "# rank %d of %d, %s (k=%d, %s)\n", pos+1, len(res.Ranked), verdict, res.K, res.Reason)
+		if forced != "" {
+			fmt.Fprintf(opts.app.out, "# force: %s\n", shown(forced))
+		}
 		printFocus(opts.app.out, res.Focus)
 		printGate(opts.app.out, res)
 		return nil
 	}
 	return fmt.Errorf("%w: skill %q was not loaded (run megagit lint)", local.ErrInvalid, opts.skill)
+}
+
+// forcedWhy says what the config's force: list did to the skill ("" when
+// it does not name it).
+func forcedWhy(src *workspace.Sourced, b ranker.Breakdown) string {
+	switch {
+	case src.Forced == "":
+		return ""
+	case b.Forced:
+		return "the config's force: list names it (" + src.Forced + ") and the prompt matches it: emitted though the gate, K or the cap left it out"
+	case b.Relevance <= 0:
+		return "the config's force: list names it (" + src.Forced + "), but the prompt does not match it: not forced"
+	}
+	return "the config's force: list names it (" + src.Forced + "); the ranking alone decided"
 }
 
 // printCorrections names each prompt word read as a catalog word, so a
