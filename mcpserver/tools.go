@@ -12,6 +12,7 @@ import (
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/safetext"
 	"github.com/megagit/megagit/workspace"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -175,8 +176,8 @@ func (s *Server) get(_ context.Context, req *mcp.CallToolRequest, in GetInput) (
 	if sk.Evidence.Disabled != "" || sk.Denied != "" { // turned off: never given to the model
 		return nil, GetOutput{}, fmt.Errorf("skill %q is not given to the model (%s)", sk.Name, sk.NotRoutedWhy())
 	}
-	out := GetOutput{Name: sk.Name, Description: sk.File.Listing(), Status: string(sk.Evidence.Status), Path: sk.AbsPath}
-	out.Body, out.Truncated = bounded(sk.File.Body(), MaxBody)
+	out := GetOutput{Name: sk.Name, Description: safetext.Line(safetext.Injected(sk.File.Listing())), Status: string(sk.Evidence.Status), Path: sk.AbsPath}
+	out.Body, out.Truncated = bounded(safetext.Injected(sk.File.Body()), MaxBody)
 	s.offer(req.Session, sk.Name, "")
 	text := fmt.Sprintf("# %s (%s)\n%s\n\n%s", out.Name, out.Status, out.Path, out.Body)
 	if out.Truncated {
@@ -231,7 +232,7 @@ func (s *Server) list(_ context.Context, _ *mcp.CallToolRequest, in ListInput) (
 			continue // the user's to run, or turned off: the model is not told of it
 		}
 		if want == "" || string(sk.Evidence.Status) == want {
-			out.Skills = append(out.Skills, ListedSkill{Name: sk.Name, Description: sk.File.Listing(), Status: string(sk.Evidence.Status)})
+			out.Skills = append(out.Skills, ListedSkill{Name: sk.Name, Description: safetext.Line(safetext.Injected(sk.File.Listing())), Status: string(sk.Evidence.Status)})
 		}
 	}
 	var b strings.Builder

@@ -9,7 +9,9 @@ package safetext
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -100,8 +102,27 @@ func Hidden(r rune) bool {
 		return true
 	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
 		return true
+	case r >= 0x200B && r <= 0x200F, r == 0x2060, r == 0xFEFF, r == 0x061C:
+		return true // zero-width characters and marks: text a reader cannot see
 	}
 	return false
+}
+
+// tagRE finds what would read as a megagit tag (`<skill-used ...>`, also
+// its closing form, any case and spacing).
+var tagRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)<(\s*/?\s*)(skill-used)`) })
+
+// Injected is a skill's text as megagit injects or prints it (its
+// description, its body): every Hidden character removed, tabs a space,
+// newlines kept, and anything that would read as a megagit tag
+// (`<skill-used .../>`) defused with a look-alike bracket, so a skill
+// cannot forge a verdict in the agent's context.
+func Injected(s string) string {
+	s = Message(s)
+	if strings.Contains(strings.ToLower(s), "skill-used") {
+		s = tagRE().ReplaceAllString(s, "\u2039$1$2")
+	}
+	return s
 }
 
 // Escape shows s for a terminal: every Hidden character and invalid byte

@@ -28,6 +28,12 @@ fail() {
   say "--- hook.log:"; tail -20 "$work/proj/.megagit/local/hook.log" 2>/dev/null || true
 }
 
+# Without npm's registry there is nothing to test against: say so, fast.
+if ! command -v npm >/dev/null 2>&1 || ! timeout 20 npm ping >/dev/null 2>&1; then
+  say "SKIPPED: npm's registry cannot be reached (npm ping failed)"
+  exit 0
+fi
+
 # The agents, pinned, installed once into the cache.
 if [ "$("$cache/node_modules/.bin/claude" --version 2>/dev/null | cut -d' ' -f1)" != "$CLAUDE_CODE_VERSION" ] ||
   [ "$("$cache/node_modules/.bin/gemini" --version 2>/dev/null)" != "$GEMINI_CLI_VERSION" ] ||

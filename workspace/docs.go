@@ -7,6 +7,7 @@ import (
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/safetext"
 )
 
 // RankerConfig maps settings onto the ranker's knobs; a zero lexical setting
@@ -101,8 +102,10 @@ func SkillDocs(skills []*registry.Skill, ledgers map[string][]registry.Entry) []
 	for i, s := range skills {
 		ev := s.Evidence
 		d := ranker.Doc{
-			ID: s.Name, Path: s.Path, Description: s.File.Listing(),
-			Headings: s.File.Headings(), Triggers: s.File.Triggers(), Body: s.File.Body(),
+			// What a skill says is injected and printed: cleaned here, once,
+			// for every reader of the documents (safetext.Injected).
+			ID: s.Name, Path: s.Path, Description: safetext.Line(safetext.Injected(s.File.Listing())),
+			Headings: injectedLines(s.File.Headings()), Triggers: injectedLines(s.File.Triggers()), Body: safetext.Injected(s.File.Body()),
 			HelpfulContexts: ev.HelpfulContexts, HarmfulContexts: ev.HarmfulContexts,
 			HelpfulCount: ev.HelpfulCount, HarmfulCount: ev.HarmfulCount,
 			Status: string(ev.Status), Weight: ev.WeightMultiplier(),
@@ -125,4 +128,12 @@ func SkillDocs(skills []*registry.Skill, ledgers map[string][]registry.Entry) []
 		docs[i] = d
 	}
 	return docs
+}
+
+// injectedLines is lines each cleaned as safetext.Injected, on one line.
+func injectedLines(lines []string) []string {
+	for i, l := range lines {
+		lines[i] = safetext.Line(safetext.Injected(l))
+	}
+	return lines
 }
