@@ -58,7 +58,9 @@ func syncRun(opts *syncOptions) error {
 		MergeFiles: embedcache.Merge3,
 		Progress:   func(s string) { fmt.Fprintf(a.errOut, "megagit: %s\n", s) },
 	})
-	if res != nil {
+	// A sync that stopped before it could merge (fetch failed) has nothing
+	// to report but its error.
+	if res != nil && (err == nil || res.Action != "") {
 		if perr := printSyncReport(opts, res); perr != nil && err == nil {
 			err = perr
 		}
@@ -102,6 +104,9 @@ func printSyncReport(opts *syncOptions, res *regsync.Result) error {
 		}
 	}
 	what := res.Action
+	if what == "" {
+		what = "stopped before merging" // it failed fetching or reading the remote: the error says why
+	}
 	if res.DryRun {
 		what += " (dry run: nothing changed)"
 	}
