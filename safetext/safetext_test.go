@@ -46,6 +46,7 @@ func TestEscape(t *testing.T) {
 		{"\x1b[2Jgone\a", `\x1b[2Jgone\x07`},
 		{"tab\there\nnewline", `tab\x09here\x0anewline`},
 		{"bad \xff byte, C1 \u009b, bidi \u202e", `bad \xff byte, C1 \u009b, bidi \u202e`},
+		{"zero-width \u200b, BOM \ufeff, tag \U000e0041, joiner 🧑\u200d💻", `zero-width \u200b, BOM \ufeff, tag \U000e0041, joiner 🧑` + "\u200d" + `💻`},
 	}
 	for _, tt := range tests {
 		if got := Escape(tt.in); got != tt.want {
