@@ -85,7 +85,11 @@ func scriptRules(file, text string, ix *lineIndex, where string) []Finding {
 				if comment(text, ix, loc[0]) {
 					continue
 				}
-				what := strings.TrimSpace(strings.Trim(text[loc[0]:loc[1]], " \t;&|()`$\"'>"))
+				start := loc[0]
+				for start > 0 && !strings.ContainsRune(" \t\n\"'(=", rune(text[start-1])) {
+					start-- // the whole path: ~/.ssh, $HOME/.aws/credentials
+				}
+				what := strings.TrimSpace(strings.Trim(text[start:loc[1]], " \t;&|()`\"'>"))
 				out = append(out, Finding{File: file, Line: ix.line(loc[0]), Rule: RuleExfil, Severity: High,
 					Message: where + fmt.Sprintf("reads %s and sends data out (line %d: %s)", what, sendLine, clip(oneLine(lineAt(text, ix, sendLine)), 60))})
 			}
