@@ -94,7 +94,7 @@ var Rules = []Rule{
 	{RuleUnread, Low, "a file the audit did not read: a symlink, not a regular file, past the size or file cap"},
 }
 
-// Rule returns the rule of id, and whether there is one.
+// RuleOf returns the rule of id, and whether there is one.
 func RuleOf(id string) (Rule, bool) {
 	for _, r := range Rules {
 		if r.ID == id {

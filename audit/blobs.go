@@ -13,7 +13,7 @@ import (
 // encoded, longer than a hash, a key id or a JWT header.
 const minBlob = 200
 
-var blobRE = regexp.MustCompile(`[A-Za-z0-9+/]{200,}={0,2}|[A-Za-z0-9_-]{200,}={0,2}`)
+var blobRE = regexp.MustCompile(fmt.Sprintf(`[A-Za-z0-9+/]{%d,}={0,2}|[A-Za-z0-9_-]{%[1]d,}={0,2}`, minBlob))
 
 // blobs reports long base64 runs: decoding to binary (an image inlined
 // as a data: URI, say), low; to text, medium, which the audit then reads
