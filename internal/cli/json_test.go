@@ -75,6 +75,7 @@ func TestEveryResultHasJSON(t *testing.T) {
 		{"megagit skill mv", jsonCase{args: []string{"skill", "mv", "imported", "moved", "--json"}, keys: []string{"from", "to", "path", "ledger", "commit", "files"}}},
 		{"megagit skill rm", jsonCase{args: []string{"skill", "rm", "moved", "--json"}, keys: []string{"name", "commit", "ledger", "files"}}},
 		{"megagit lint", jsonCase{args: []string{"lint", "--json"}, list: true}},
+		{"megagit audit", jsonCase{args: []string{"audit", "--json"}, keys: []string{"skill", "source", "findings"}, list: true}},
 		{"megagit adopt", jsonCase{args: []string{"adopt", "--dry-run", "--json"}, keys: []string{"restore", "dry_run", "done", "skipped"}}},
 		{"megagit config", jsonCase{args: []string{"config", "--json"}, keys: []string{"key", "value", "source"}, list: true}},
 		{"megagit model list", jsonCase{args: []string{"model", "list", "--json"}, keys: []string{"id", "kind"}, list: true}},
