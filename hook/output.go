@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/megagit/megagit/safetext"
 )
 
 // Output modes of the prompt hook (config hook.output).
@@ -43,7 +45,7 @@ func InjectionText(rendered string, already []string, instruct bool) string {
 		b.WriteString("\n")
 	}
 	if len(already) > 0 {
-		fmt.Fprintf(&b, "megagit: already loaded in this session (see above): %s\n", strings.Join(already, ", "))
+		fmt.Fprintf(&b, "megagit: already loaded in this session (see above): %s\n", safetext.Injected(strings.Join(already, ", ")))
 	}
 	if instruct {
 		b.WriteString(ReportInstruction)

@@ -127,8 +127,8 @@ func (s *Server) search(_ context.Context, req *mcp.CallToolRequest, in SearchIn
 	out.Reason, out.Skills = string(rr.Res.Reason), []FoundSkill{}
 	for _, d := range rr.Res.Emitted {
 		doc := rt.Docs[d]
-		out.Skills = append(out.Skills, FoundSkill{Name: doc.ID, Description: doc.Description,
-			Score: ranker.Round4(score[d]), Path: s.abs(doc.Path)})
+		out.Skills = append(out.Skills, FoundSkill{Name: safetext.Injected(doc.ID), Description: safetext.Injected(doc.Description),
+			Score: ranker.Round4(score[d]), Path: safetext.Injected(s.abs(doc.Path))})
 		s.offer(req.Session, doc.ID, in.Query)
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: searchText(out)}}}, out, nil
@@ -176,8 +176,11 @@ func (s *Server) get(_ context.Context, req *mcp.CallToolRequest, in GetInput) (
 	if sk.Evidence.Disabled != "" || sk.Denied != "" { // turned off: never given to the model
 		return nil, GetOutput{}, fmt.Errorf("skill %q is not given to the model (%s)", sk.Name, sk.NotRoutedWhy())
 	}
-	out := GetOutput{Name: sk.Name, Description: safetext.Line(safetext.Injected(sk.File.Listing())), Status: string(sk.Evidence.Status), Path: sk.AbsPath}
-	out.Body, out.Truncated = bounded(safetext.Injected(sk.File.Body()), MaxBody)
+	// What a skill wrote reaches the agent as safetext.Injected makes it.
+	out := GetOutput{Name: safetext.Injected(sk.Name), Description: safetext.Injected(sk.File.Listing()),
+		Status: string(sk.Evidence.Status), Path: safetext.Injected(sk.AbsPath)}
+	out.Body, out.Truncated = bounded(sk.File.Body(), MaxBody)
+	out.Body = safetext.Injected(out.Body)
 	s.offer(req.Session, sk.Name, "")
 	text := fmt.Sprintf("# %s (%s)\n%s\n\n%s", out.Name, out.Status, out.Path, out.Body)
 	if out.Truncated {
@@ -232,7 +235,8 @@ func (s *Server) list(_ context.Context, _ *mcp.CallToolRequest, in ListInput) (
 			continue // the user's to run, or turned off: the model is not told of it
 		}
 		if want == "" || string(sk.Evidence.Status) == want {
-			out.Skills = append(out.Skills, ListedSkill{Name: sk.Name, Description: safetext.Line(safetext.Injected(sk.File.Listing())), Status: string(sk.Evidence.Status)})
+			out.Skills = append(out.Skills, ListedSkill{Name: safetext.Injected(sk.Name), Description: safetext.Injected(sk.File.Listing()),
+				Status: string(sk.Evidence.Status)})
 		}
 	}
 	var b strings.Builder

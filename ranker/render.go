@@ -3,6 +3,8 @@ package ranker
 import (
 	"regexp"
 	"strings"
+
+	"github.com/megagit/megagit/safetext"
 )
 
 // Rendered is injection text and its token count, so hosts and `eval` agree
@@ -24,19 +26,20 @@ const (
 	composeHeader = "megagit: multi-skill context\n"
 )
 
-// catalogEntry is one skill's catalog line: name, description and path.
+// catalogEntry is one skill's catalog line: name, description and path,
+// each as safe to inject (safetext.Injected).
 func catalogEntry(d Doc) string {
-	desc := strings.Join(strings.Fields(d.Description), " ")
+	desc := strings.Join(strings.Fields(safetext.Injected(d.Description)), " ")
 	var b strings.Builder
 	b.WriteString("- ")
-	b.WriteString(d.ID)
+	b.WriteString(safetext.Injected(d.ID))
 	if desc != "" {
 		b.WriteString(": ")
 		b.WriteString(desc)
 	}
 	if d.Path != "" {
 		b.WriteString(" (")
-		b.WriteString(d.Path)
+		b.WriteString(safetext.Injected(d.Path))
 		b.WriteString(")")
 	}
 	b.WriteString("\n")
@@ -48,8 +51,8 @@ func fits(b *strings.Builder, s string, budget int) bool {
 	return budget <= 0 || Tokens(b.String()+s) <= budget
 }
 
-// RenderCatalog lists the emitted skills (name, description, path), in
-// order, stopping before the first entry that would exceed the token budget;
+// RenderCatalog lists the emitted skills (name, description, path, each
+// made safe to inject: safetext.Injected), in order, stopping before the first entry that would exceed the token budget;
 // an entry is never cut. budget <= 0 means unlimited. Nothing emitted, or
 // nothing that fits, renders as empty text.
 func RenderCatalog(docs []Doc, emitted []int, budget int) Rendered {
@@ -114,7 +117,10 @@ const MaxSecondary = 2
 // skills that have one, and the names of the rest, all within the token
 // budget (<= 0: unlimited). It degrades gracefully: a primary body that does
 // not fit falls back to its catalog entry, a Gotchas section that does not
-// fit to the skill's name, and names that do not fit are left out.
+// fit to the skill's name, and names that do not fit are left out. Every
+// text a skill wrote is made safe to inject (safetext.Injected): no
+// control, bidi or zero-width character, and no `<skill-used` tag the
+// agent could mistake for its own.
 func RenderCompose(docs []Doc, emitted []int, budget int) Rendered {
 	var r Rendered
 	if len(emitted) == 0 {
@@ -123,9 +129,10 @@ func RenderCompose(docs []Doc, emitted []int, budget int) Rendered {
 	var b strings.Builder
 	b.WriteString(composeHeader)
 	p := docs[emitted[0]]
-	full := "\n## " + p.ID + "\n" + strings.TrimSpace(p.Body) + "\n"
+	body := strings.TrimSpace(safetext.Injected(p.Body))
+	full := "\n## " + safetext.Injected(p.ID) + "\n" + body + "\n"
 	switch {
-	case strings.TrimSpace(p.Body) != "" && fits(&b, full, budget):
+	case body != "" && fits(&b, full, budget):
 		b.WriteString(full)
 	case fits(&b, catalogEntry(p), budget):
 		b.WriteString(catalogEntry(p))
@@ -136,8 +143,8 @@ func RenderCompose(docs []Doc, emitted []int, budget int) Rendered {
 	var rest []int
 	secondary := 0
 	for _, i := range emitted[1:] {
-		g := Gotchas(docs[i].Body)
-		sec := "\n## " + docs[i].ID + " — Gotchas\n" + g + "\n"
+		g := Gotchas(safetext.Injected(docs[i].Body))
+		sec := "\n## " + safetext.Injected(docs[i].ID) + " — Gotchas\n" + g + "\n"
 		if secondary < MaxSecondary && g != "" && fits(&b, sec, budget) {
 			b.WriteString(sec)
 			r.Included = append(r.Included, i)
@@ -151,10 +158,11 @@ func RenderCompose(docs []Doc, emitted []int, budget int) Rendered {
 		if k == 0 {
 			prefix = "\nAlso relevant: "
 		}
-		if !fits(&b, prefix+docs[i].ID+"\n", budget) {
+		id := safetext.Injected(docs[i].ID)
+		if !fits(&b, prefix+id+"\n", budget) {
 			break
 		}
-		b.WriteString(prefix + docs[i].ID)
+		b.WriteString(prefix + id)
 		r.Included = append(r.Included, i)
 	}
 	if len(rest) > 0 && len(r.Included) > secondary+1 {

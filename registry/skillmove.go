@@ -249,6 +249,22 @@ type importDir struct {
 	ledger    []Entry
 }
 
+// ImportDirs are the skill folders ImportSkills takes from sources, in
+// its order, absolute: so a caller can read them first (the audit).
+func ImportDirs(sources []string) ([]string, error) {
+	var out []string
+	for _, src := range sources {
+		dirs, err := skillDirs(src)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range dirs {
+			out = append(out, d.dir)
+		}
+	}
+	return out, nil
+}
+
 // skillDirs is src itself when it holds a SKILL.md, else its sub-folders
 // that do, sorted by name.
 func skillDirs(src string) ([]importDir, error) {

@@ -9,9 +9,7 @@ package safetext
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -94,35 +92,24 @@ func Message(s string) string {
 }
 
 // Hidden reports whether r is a character a terminal acts on instead of
-// showing: a control character (C0, DEL, C1, which include ESC and BEL) or
-// a bidirectional embedding, override or isolate.
+// showing, or that shows as nothing: a control character (C0, DEL, C1,
+// which include ESC and BEL), a bidirectional embedding, override,
+// isolate or mark, or an invisible format character (zero-width space,
+// word joiner and the invisible operators, the byte-order mark, the tag
+// characters that spell ASCII no one sees but a model reads). The
+// joiners U+200C and U+200D are not Hidden: emoji sequences and the
+// scripts that join letters need them.
 func Hidden(r rune) bool {
 	switch {
 	case r < 0x20, r >= 0x7F && r < 0xA0:
 		return true
 	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
 		return true
-	case r >= 0x200B && r <= 0x200F, r == 0x2060, r == 0xFEFF, r == 0x061C:
-		return true // zero-width characters and marks: text a reader cannot see
+	case r == 0x200B, r == 0x200E, r == 0x200F, r == 0x061C, r == 0x180E,
+		r >= 0x2060 && r <= 0x2064, r == 0xFEFF, r >= 0xE0000 && r <= 0xE007F:
+		return true
 	}
 	return false
-}
-
-// tagRE finds what would read as a megagit tag (`<skill-used ...>`, also
-// its closing form, any case and spacing).
-var tagRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)<(\s*/?\s*)(skill-used)`) })
-
-// Injected is a skill's text as megagit injects or prints it (its
-// description, its body): every Hidden character removed, tabs a space,
-// newlines kept, and anything that would read as a megagit tag
-// (`<skill-used .../>`) defused with a look-alike bracket, so a skill
-// cannot forge a verdict in the agent's context.
-func Injected(s string) string {
-	s = Message(s)
-	if strings.Contains(strings.ToLower(s), "skill-used") {
-		s = tagRE().ReplaceAllString(s, "\u2039$1$2")
-	}
-	return s
 }
 
 // Escape shows s for a terminal: every Hidden character and invalid byte
@@ -139,6 +126,8 @@ func Escape(s string) string {
 			fmt.Fprintf(&b, `\x%02x`, s[i])
 		case r < 0x80 && Hidden(r):
 			fmt.Fprintf(&b, `\x%02x`, r)
+		case Hidden(r) && r > 0xFFFF:
+			fmt.Fprintf(&b, `\U%08x`, r)
 		case Hidden(r):
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/megagit/megagit/audit"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/skillfile"
@@ -73,6 +74,9 @@ type AdoptOptions struct {
 	Agent, Scope string
 	DryRun       bool
 	Now          time.Time
+	// Allow are the audit rules whose high findings do not keep a skill
+	// where it is (`--allow`).
+	Allow []string
 }
 
 // AdoptResult is what adopt or restore did (or, dry, would do).
@@ -282,7 +286,7 @@ func (w *Workspace) adoptRoot(o AdoptOptions, agent, scope, root, base string, r
 // commit of them all with the evidence each brings (as src reads it),
 // then marked done.
 func (w *Workspace) adoptFolder(o AdoptOptions, src *Workspace, agent, scope, base, dir, first string, shadow map[string]string, res *AdoptResult) error {
-	plan, err := w.planFolder(agent, scope, base, dir, first, shadow, res)
+	plan, err := w.planFolder(o, agent, scope, base, dir, first, shadow, res)
 	if err != nil || len(plan) == 0 {
 		return err
 	}
@@ -329,8 +333,8 @@ func (w *Workspace) adoptFolder(o AdoptOptions, src *Workspace, agent, scope, ba
 // planFolder lists the skills of a native folder adopt takes, and those
 // it leaves (in res.Skipped): a symlink, a name the registry (w; nil: none
 // yet) or, for a personal skill, the project has, a SKILL.md that does
-// not pass lint.
-func (w *Workspace) planFolder(agent, scope, base, dir, first string, shadow map[string]string, res *AdoptResult) ([]Adoption, error) {
+// not pass lint, a folder the audit finds high that o.Allow does not allow.
+func (w *Workspace) planFolder(o AdoptOptions, agent, scope, base, dir, first string, shadow map[string]string, res *AdoptResult) ([]Adoption, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -376,6 +380,10 @@ func (w *Workspace) planFolder(agent, scope, base, dir, first string, shadow map
 			skip(msg + ": left in place")
 			continue
 		}
+		if b := audit.Blocking(audit.Skill(from), o.Allow); len(b) > 0 {
+			skip(auditRefusal(from, b) + ": left in place (`--allow " + b[0].Rule + "` adopts it all the same)")
+			continue
+		}
 		modes, err := fileModes(from)
 		if err != nil {
 			skip(err.Error() + ": left in place")
@@ -399,6 +407,17 @@ func lintError(name, file string, data []byte) string {
 		}
 	}
 	return ""
+}
+
+// auditRefusal says why the audit keeps a skill folder out: its first
+// high finding, and how many more.
+func auditRefusal(dir string, high []audit.Finding) string {
+	f := high[0]
+	msg := fmt.Sprintf("audit: %s:%d: %s (high): %s", describe(filepath.Join(dir, filepath.FromSlash(f.File))), f.Line, f.Rule, f.Message)
+	if n := len(high) - 1; n > 0 {
+		msg += fmt.Sprintf(" (and %d more high finding(s))", n)
+	}
+	return msg
 }
 
 // fileModes are the modes of a skill folder's files that are not 0644, by

@@ -15,7 +15,9 @@ import (
 // roots (named as Describe names them); then what the agents' rules ask
 // of each skill that parses (its paths globs), the files those rules are
 // read from (Gemini CLI's settings, Claude Code's plugin record), and the
-// skills shadowed by another of their name. checked counts the SKILL.md
+// skills shadowed by another of their name; and what the audit finds in
+// each skill's folder (audit.Skill: high an error, medium a warning).
+// checked counts the SKILL.md
 // files read, as route sees them.
 func (w *Workspace) Lint() (problems []skillfile.Problem, checked int) {
 	problems, checked = w.Reg.Lint(w.Cfg.Roots)
@@ -76,6 +78,7 @@ func (w *Workspace) Lint() (problems []skillfile.Problem, checked int) {
 				Message: err.Error() + " (the skill is not routed)"})
 		}
 	}
+	problems = append(problems, auditProblems(w.audit(append(append([]*Sourced(nil), c.Skills...), c.Shadowed...)))...)
 	for _, sh := range c.Shadowed {
 		problems = append(problems, skillfile.Problem{File: describe(sh.AbsPath), Field: "name", Severity: skillfile.SeverityWarning,
 			Message: fmt.Sprintf("%s skill %q is shadowed by %s (not routed)", sh.Kind, sh.Name, describe(sh.ShadowedBy))})

@@ -199,3 +199,17 @@ func TestOneAtomicWriter(t *testing.T) {
 		}
 	}
 }
+
+// audit sits below registry and workspace, which call it before they
+// trust a skill: it imports local and the pure rooms only.
+func TestAuditStaysLow(t *testing.T) {
+	p := loadModule(t)[module+"/audit"]
+	if p == nil {
+		t.Fatal("package audit not found")
+	}
+	for im := range p.imports {
+		if strings.HasPrefix(im, module+"/") && im != module+"/local" && !slices.Contains(pure, strings.TrimPrefix(im, module+"/")) {
+			t.Errorf("audit imports %s: it imports local and the pure rooms only", im)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/megagit/megagit/audit"
 	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
@@ -15,6 +16,7 @@ type adoptOptions struct {
 	restore bool
 	dryRun  bool
 	json    bool
+	allow   []string
 }
 
 // newAdoptCmd parses `megagit adopt` into options and hands them to runF,
@@ -43,7 +45,8 @@ only the few a prompt needs. --scope says whose skills, and where they go:
   all      both, each to its own registry
 
 Symlinked skills, names the destination registry already has, SKILL.md files
-that do not pass lint, and personal skills whose name this project has (its
+that do not pass lint, skill folders in which megagit audit finds something
+high (unless --allow names its rule), and personal skills whose name this project has (its
 skill shadows yours here) are left where they are, each with why. The
 verdicts megagit recorded for a skill while it sat in the agent's folder
 become its ledger and evidence in the registry.
@@ -67,6 +70,9 @@ journaled first: after a kill, megagit doctor reports it and doctor --fix
 			default:
 				return usageError{fmt.Errorf("--scope %q: want project, user or all", opts.scope)}
 			}
+			if err := audit.CheckAllow(opts.allow); err != nil {
+				return usageError{err}
+			}
 			return orRun(runF, adoptRun)(opts)
 		},
 	}
@@ -76,6 +82,7 @@ journaled first: after a kill, megagit doctor reports it and doctor --fix
 	f.BoolVar(&opts.restore, "restore", false, "put adopted skills back in the agents' folders")
 	f.BoolVar(&opts.dryRun, "dry-run", false, "say what would move and change nothing")
 	f.BoolVar(&opts.json, "json", false, "print JSON: restore, dry_run, done, skipped")
+	f.StringArrayVar(&opts.allow, "allow", nil, "adopt skills whose high audit findings are of this `RULE` all the same (repeatable; `megagit audit --help` lists the rules)")
 	return cmd
 }
 
@@ -85,7 +92,7 @@ func adoptRun(opts *adoptOptions) error {
 	if err != nil {
 		return err
 	}
-	o := workspace.AdoptOptions{Agent: opts.agent, Scope: opts.scope, DryRun: opts.dryRun, Now: a.now()}
+	o := workspace.AdoptOptions{Agent: opts.agent, Scope: opts.scope, DryRun: opts.dryRun, Now: a.now(), Allow: opts.allow}
 	if o.Agent == "all" {
 		o.Agent = ""
 	}

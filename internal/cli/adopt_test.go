@@ -11,5 +11,7 @@ func TestAdoptFlags(t *testing.T) {
 		{name: "unknown agent", args: []string{"--agent", "vim"}, wantErr: `--agent "vim": want claude, codex, gemini or all`},
 		{name: "bad scope", args: []string{"--scope", "team"}, wantErr: `--scope "team": want project, user or all`},
 		{name: "an argument", args: []string{"claude"}, wantErr: "expects no arguments"},
+		{name: "allow a rule", args: []string{"--allow", "download-exec"}, want: adoptOptions{agent: "all", allow: []string{"download-exec"}}},
+		{name: "allow a typo", args: []string{"--allow", "curl"}, wantErr: `--allow "curl": not an audit rule`},
 	})
 }

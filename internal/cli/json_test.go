@@ -92,6 +92,7 @@ func TestEveryResultHasJSON(t *testing.T) {
 		{"megagit skill install", jsonCase{args: []string{"skill", "install", "file://" + upstream, "--json"}, keys: []string{"source", "ref", "source_commit", "skills", "commit", "warnings"}}},
 		{"megagit skill update", jsonCase{args: []string{"skill", "update", "--json"}, keys: []string{"skills", "commit"}}},
 		{"megagit lint", jsonCase{args: []string{"lint", "--json"}, list: true}},
+		{"megagit audit", jsonCase{args: []string{"audit", "--json"}, keys: []string{"skill", "source", "findings"}, list: true}},
 		{"megagit adopt", jsonCase{args: []string{"adopt", "--dry-run", "--json"}, keys: []string{"restore", "dry_run", "done", "skipped"}}},
 		{"megagit config", jsonCase{args: []string{"config", "--json"}, keys: []string{"key", "value", "source"}, list: true}},
 		{"megagit model list", jsonCase{args: []string{"model", "list", "--json"}, keys: []string{"id", "kind"}, list: true}},

@@ -10,3 +10,11 @@ func TestLintFlags(t *testing.T) {
 		{name: "unknown flag", args: []string{"--fix"}, wantErr: "unknown flag: --fix"},
 	})
 }
+
+func TestAuditFlags(t *testing.T) {
+	testFlags(t, newAuditCmd, func(o *auditOptions) { o.app = nil }, []flagCase[auditOptions]{
+		{name: "every skill", want: auditOptions{names: []string{}}},
+		{name: "names and json", args: []string{"a", "b", "--json"}, want: auditOptions{names: []string{"a", "b"}, json: true}},
+		{name: "unknown flag", args: []string{"--allow", "x"}, wantErr: "unknown flag: --allow"},
+	})
+}

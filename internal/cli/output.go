@@ -48,6 +48,20 @@ func shownLines(s string) string {
 	return strings.Join(lines, "\n")
 }
 
+// shownText is shown for a text of lines that keeps its newlines and
+// tabs (an injection, a skill's body): everything else hidden is escaped.
+func shownText(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		cells := strings.Split(l, "\t")
+		for j, c := range cells {
+			cells[j] = safetext.Escape(strings.ReplaceAll(c, "\r", ""))
+		}
+		lines[i] = strings.Join(cells, "\t")
+	}
+	return strings.Join(lines, "\n")
+}
+
 // printTable writes rows as a table on a terminal, tab-separated otherwise;
 // every cell is shown.
 func printTable(w io.Writer, header []string, rows [][]string) error {

@@ -105,6 +105,7 @@ func newRootCmd(a *app) *cobra.Command {
 		newLayoutCmd(a, nil),
 		newSkillCmd(a),
 		newLintCmd(a, nil),
+		newAuditCmd(a, nil),
 		newVerdictCmd(a, nil),
 		newLogCmd(a, nil),
 		newUnarchiveCmd(a, nil),

@@ -122,10 +122,12 @@ func routeRun(opts *routeOptions) error {
 	if out.K == 0 {
 		fmt.Fprintf(opts.app.errOut, "megagit: k=0 (%s): nothing worth injecting\n", out.Reason)
 	} else {
-		fmt.Fprintf(opts.app.errOut, "megagit: k=%d (%s): %s; %d tokens\n", out.K, out.Reason, strings.Join(names, ", "), out.Tokens)
+		fmt.Fprintf(opts.app.errOut, "megagit: k=%d (%s): %s; %d tokens\n", out.K, out.Reason, shown(strings.Join(names, ", ")), out.Tokens)
 	}
 	if out.Text != "" {
-		fmt.Fprint(opts.app.out, strings.TrimRight(out.Text, "\n")+"\n")
+		// The rendered text holds no control character but newline and
+		// tab (safetext.Injected); a served answer is escaped all the same.
+		fmt.Fprint(opts.app.out, shownText(strings.TrimRight(out.Text, "\n"))+"\n")
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/megagit/megagit/audit"
+	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/skillfile"
 	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
@@ -102,6 +104,7 @@ func skillMvRun(opts *skillMvOptions) error {
 type skillImportOptions struct {
 	app     *app
 	sources []string
+	allow   []string
 	json    bool
 }
 
@@ -120,10 +123,14 @@ func newSkillImportCmd(a *app, runF func(*skillImportOptions) error) *cobra.Comm
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.sources = args
+			if err := audit.CheckAllow(opts.allow); err != nil {
+				return usageError{err}
+			}
 			return orRun(runF, skillImportRun)(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: commit, skills (name, from, path, files), warnings")
+	cmd.Flags().StringArrayVar(&opts.allow, "allow", nil, "import skills whose high audit findings are of this `RULE` all the same (repeatable; `megagit audit --help` lists the rules)")
 	return cmd
 }
 
@@ -139,6 +146,13 @@ func skillImportRun(opts *skillImportOptions) error {
 	a := opts.app
 	e, err := a.open(nil)
 	if err != nil {
+		return err
+	}
+	dirs, err := registry.ImportDirs(opts.sources)
+	if err != nil {
+		return err
+	}
+	if err := refuseAudited(a, dirs, opts.allow); err != nil {
 		return err
 	}
 	moved, warnings, hash, err := e.Reg.ImportSkills(opts.sources)

@@ -61,6 +61,8 @@ func TestSkillFlags(t *testing.T) {
 			{name: "paths and json", args: []string{"a", "b", "--json"}, want: skillImportOptions{sources: []string{"a", "b"}, json: true}},
 			{name: "no path", wantErr: "expects at least one PATH"},
 			{name: "unknown flag", args: []string{"a", "--into", "x"}, wantErr: "unknown flag: --into"},
+			{name: "allow rules", args: []string{"a", "--allow", "bidi-char", "--allow", "raw-ip"}, want: skillImportOptions{sources: []string{"a"}, allow: []string{"bidi-char", "raw-ip"}}},
+			{name: "allow a typo", args: []string{"a", "--allow", "bidi"}, wantErr: `--allow "bidi": not an audit rule`},
 		})
 	})
 	t.Run("install", func(t *testing.T) {

@@ -1,0 +1,108 @@
+package audit
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"sort"
+
+	"github.com/megagit/megagit/local"
+)
+
+// Caps on what one skill's audit reads: a file's first MaxFileBytes, at
+// most MaxFiles files. A skill folder holds instructions and a few
+// scripts; what lies past a cap is named by an `unread` finding.
+const (
+	MaxFileBytes = 4 << 20
+	MaxFiles     = 2000
+)
+
+// Skill audits the skill folder dir: its SKILL.md and every text file
+// under it (binary files — a NUL byte among their first 8 KiB — are
+// skipped), files named relative to dir. Symlinks are not followed and
+// what cannot be read is an `unread` finding: the audit never fails, it
+// says what it did not see.
+func Skill(dir string) []Finding {
+	var out []Finding
+	unread := func(rel, why string) {
+		out = append(out, Finding{File: rel, Line: 0, Rule: RuleUnread, Severity: Low, Message: why})
+	}
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		rel := relSlash(dir, p)
+		if err != nil {
+			unread(rel, "not read: "+err.Error())
+			if d != nil && d.IsDir() && p != dir {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		switch {
+		case d.IsDir():
+			if d.Name() == ".git" && p != dir {
+				return fs.SkipDir
+			}
+		case d.Type()&fs.ModeSymlink != 0:
+			unread(rel, "a symlink: not followed")
+		case !d.Type().IsRegular():
+			unread(rel, "not a regular file: not read")
+		default:
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		unread(".", "not read: "+err.Error())
+	}
+	sort.Strings(files)
+	if len(files) > MaxFiles {
+		unread(relSlash(dir, files[MaxFiles]), fmt.Sprintf("the folder holds %d files: the audit read the first %d", len(files), MaxFiles))
+		files = files[:MaxFiles]
+	}
+	for _, p := range files {
+		rel := relSlash(dir, p)
+		data, clipped, err := readHead(p)
+		if err != nil {
+			unread(rel, "not read: "+err.Error())
+			continue
+		}
+		if bytes.IndexByte(data[:min(len(data), 8<<10)], 0) >= 0 {
+			continue // binary: an image, an archive
+		}
+		if clipped {
+			unread(rel, fmt.Sprintf("larger than %s: the audit read its beginning", local.Size(MaxFileBytes)))
+		}
+		out = append(out, File(rel, data)...)
+	}
+	sortFindings(out)
+	return out
+}
+
+// readHead reads a regular file's first MaxFileBytes, and whether there
+// was more.
+func readHead(p string) ([]byte, bool, error) {
+	f, _, err := local.OpenRegular(p)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, false, err
+	}
+	if len(data) > MaxFileBytes {
+		return data[:MaxFileBytes], true, nil
+	}
+	return data, false, nil
+}
+
+// relSlash is p relative to dir, slash-separated ("." for dir).
+func relSlash(dir, p string) string {
+	rel, err := filepath.Rel(dir, p)
+	if err != nil {
+		return filepath.ToSlash(p)
+	}
+	return filepath.ToSlash(rel)
+}
