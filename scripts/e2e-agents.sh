@@ -123,18 +123,28 @@ PY
 }
 verdicts() { git log --format=%s | grep -c '^verdict(' || true; }
 
-say "Claude Code $(claude --version 2>/dev/null)"
-before=$(verdicts)
-claude_ask "my go tests fail randomly on CI but pass locally [[tag flaky-tests HELPFUL]]"
-sent 'in this session megagit may suggest skills' && pass "claude: the session instruction reaches the model" || fail "claude: no session instruction in the request"
-sent 'skills that may help with this prompt\\n- flaky-tests:' && pass "claude: the prompt's skill reaches the model" || fail "claude: flaky-tests not injected"
-sent 'mcp__megagit__search_skills' && pass "claude: megagit's MCP tools are in the request's tool list" || fail "claude: no megagit MCP tool in the request"
-after=$(verdicts)
-[ "$((after - before))" -eq 1 ] && git log -1 --format=%B | grep -q '^Megagit-Verdict: HELPFUL' \
-  && pass "claude: a <skill-used> tag made exactly one verdict commit" || fail "claude: $((after - before)) verdict commit(s), want 1"
+# agent_checks AGENT ASK SKILL PROMPT TOOL...: what every agent must show.
+# ASK runs one headless session; PROMPT should fetch SKILL, and the mock
+# answers it with a HELPFUL tag for SKILL; each TOOL is a string of the
+# request that names one of megagit's MCP tools.
+agent_checks() {
+  local agent=$1 ask=$2 skill=$3 prompt=$4 before after ok=1 t
+  shift 4
+  before=$(verdicts)
+  "$ask" "$prompt [[tag $skill HELPFUL]]"
+  sent 'in this session megagit may suggest skills' && pass "$agent: the session instruction reaches the model" || fail "$agent: no session instruction in the request"
+  sent "skills that may help with this prompt\\\\n- $skill:" && pass "$agent: the prompt's skill reaches the model" || fail "$agent: $skill not injected"
+  for t in "$@"; do sent "$t" || ok=0; done
+  [ "$ok" = 1 ] && pass "$agent: megagit's MCP tools are in the request's tool list" || fail "$agent: no megagit MCP tool in the request"
+  after=$(verdicts)
+  [ "$((after - before))" -eq 1 ] && git log -1 --format=%s | grep -q "^verdict($skill): HELPFUL" \
+    && pass "$agent: a <skill-used> tag made exactly one verdict commit" || fail "$agent: $((after - before)) verdict commit(s), want 1"
+  "$ask" "hi there, how are you today?"
+  ! sent 'skills that may help' && pass "$agent: small talk gets no skill" || fail "$agent: small talk got a skill"
+}
 
-claude_ask "hi there, how are you today?"
-! sent 'skills that may help' && pass "claude: small talk gets no skill" || fail "claude: small talk got a skill"
+say "Claude Code $(claude --version 2>/dev/null)"
+agent_checks claude claude_ask flaky-tests "my go tests fail randomly on CI but pass locally" mcp__megagit__search_skills
 
 # adopt: Claude Code's own listing no longer carries the project's skill,
 # megagit's injection does; restore brings it back.
@@ -154,16 +164,7 @@ gemini_ask() {
     timeout 120 gemini --approval-mode yolo -p "$1" >"$work/gemini.out" 2>"$work/gemini.err" || { say "gemini exited $?"; grep -v '^    at ' "$work/gemini.err" | tail -5; }
 }
 say "Gemini CLI $(gemini --version 2>/dev/null)"
-before=$(verdicts)
-gemini_ask "my docker image is huge, shrink it [[tag docker-slim HELPFUL]]"
-sent 'in this session megagit may suggest skills' && pass "gemini: the session instruction reaches the model" || fail "gemini: no session instruction in the request"
-sent 'skills that may help with this prompt\\n- docker-slim:' && pass "gemini: the prompt's skill reaches the model" || fail "gemini: docker-slim not injected"
-sent 'mcp_megagit_search_skills' && pass "gemini: megagit's MCP tools are in the request's tool list" || fail "gemini: no megagit MCP tool in the request"
-after=$(verdicts)
-[ "$((after - before))" -eq 1 ] && git log -1 --format=%s | grep -q '^verdict(docker-slim): HELPFUL' \
-  && pass "gemini: a <skill-used> tag made exactly one verdict commit" || fail "gemini: $((after - before)) verdict commit(s), want 1"
-gemini_ask "hi there, how are you today?"
-! sent 'skills that may help' && pass "gemini: small talk gets no skill" || fail "gemini: small talk got a skill"
+agent_checks gemini gemini_ask docker-slim "my docker image is huge, shrink it" mcp_megagit_search_skills
 
 # Codex: the same, through the OpenAI Responses API; its project hooks run
 # once trusted (--dangerously-bypass-hook-trust is Codex's switch for
@@ -174,16 +175,7 @@ codex_ask() {
     { say "codex exited $?"; tail -5 "$work/codex.out"; }
 }
 say "Codex $(codex --version 2>/dev/null)"
-before=$(verdicts)
-codex_ask "my go tests fail randomly on CI but pass locally [[tag flaky-tests HELPFUL]]"
-sent 'in this session megagit may suggest skills' && pass "codex: the session instruction reaches the model" || fail "codex: no session instruction in the request"
-sent 'skills that may help with this prompt\\n- flaky-tests:' && pass "codex: the prompt's skill reaches the model" || fail "codex: flaky-tests not injected"
-sent '"name":"mcp__megagit"' && sent '"name":"search_skills"' && pass "codex: megagit's MCP tools are in the request's tool list" || fail "codex: no megagit MCP tool in the request"
-after=$(verdicts)
-[ "$((after - before))" -eq 1 ] && git log -1 --format=%s | grep -q '^verdict(flaky-tests): HELPFUL' \
-  && pass "codex: a <skill-used> tag made exactly one verdict commit" || fail "codex: $((after - before)) verdict commit(s), want 1"
-codex_ask "hi there, how are you today?"
-! sent 'skills that may help' && pass "codex: small talk gets no skill" || fail "codex: small talk got a skill"
+agent_checks codex codex_ask flaky-tests "my go tests fail randomly on CI but pass locally" '"name":"mcp__megagit"' '"name":"search_skills"'
 
 cd "$repo"
 if [ "$fails" -gt 0 ]; then say "$fails check(s) failed"; exit 1; fi

@@ -69,19 +69,10 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			Stream   bool `json:"stream"`
 			Model    string
-			Messages []struct {
-				Role    string          `json:"role"`
-				Content json.RawMessage `json:"content"`
-			} `json:"messages"`
+			Messages []turn `json:"messages"`
 		}
 		_ = json.Unmarshal(body, &req)
-		last := ""
-		for _, m := range req.Messages {
-			if m.Role == "user" {
-				last = string(m.Content)
-			}
-		}
-		text := replyText(last)
+		text := replyText(lastUser(req.Messages))
 		if req.Stream {
 			stream(w, req.Model, text, n)
 			return
@@ -91,40 +82,22 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			Stream bool `json:"stream"`
 			Model  string
-			Input  []struct {
-				Role    string          `json:"role"`
-				Content json.RawMessage `json:"content"`
-			} `json:"input"`
+			Input  []turn `json:"input"`
 		}
 		_ = json.Unmarshal(body, &req)
-		last := ""
-		for _, m := range req.Input {
-			if m.Role == "user" {
-				last = string(m.Content)
-			}
-		}
-		responses(w, req.Model, replyText(last), n)
+		responses(w, req.Model, replyText(lastUser(req.Input)), n)
 	case r.Method == http.MethodPost && strings.Contains(r.URL.Path, ":countTokens"):
 		writeJSON(w, map[string]any{"totalTokens": 100})
 	case r.Method == http.MethodPost && (strings.Contains(r.URL.Path, ":streamGenerateContent") || strings.Contains(r.URL.Path, ":generateContent")):
 		var req struct {
-			Contents []struct {
-				Role  string          `json:"role"`
-				Parts json.RawMessage `json:"parts"`
-			} `json:"contents"`
+			Contents         []turn `json:"contents"`
 			GenerationConfig struct {
 				MimeType string         `json:"responseMimeType"`
 				Schema   map[string]any `json:"responseJsonSchema"`
 			} `json:"generationConfig"`
 		}
 		_ = json.Unmarshal(body, &req)
-		last := ""
-		for _, c := range req.Contents {
-			if c.Role == "user" {
-				last = string(c.Parts)
-			}
-		}
-		text := replyText(last)
+		text := replyText(lastUser(req.Contents))
 		if req.GenerationConfig.MimeType == "application/json" {
 			// The agent's own side questions (routing, next speaker) want
 			// JSON of a schema: any value of the right shape will do.
@@ -172,6 +145,25 @@ func fill(s map[string]any) any {
 		return false
 	}
 	return "user"
+}
+
+// turn is one message of a conversation in any of the three APIs: its
+// role and its content (Anthropic, OpenAI) or parts (Gemini), as JSON.
+type turn struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+	Parts   json.RawMessage `json:"parts"`
+}
+
+// lastUser is the raw JSON of the last user turn.
+func lastUser(turns []turn) string {
+	last := ""
+	for _, t := range turns {
+		if t.Role == "user" {
+			last = string(t.Content) + string(t.Parts)
+		}
+	}
+	return last
 }
 
 // replyText is the scripted answer to the last user message.
