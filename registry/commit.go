@@ -28,6 +28,19 @@ type Change struct {
 	Path   string `json:"path"`
 	Data   []byte `json:"data,omitempty"`
 	Delete bool   `json:"delete,omitempty"`
+	// Mode is the file's git mode: filemode.Executable for a script that
+	// runs, filemode.Regular otherwise; zero keeps the mode the file has
+	// in the tree the commit edits (Regular for a new file). The commit
+	// fills it in before the journal records it.
+	Mode filemode.FileMode `json:"mode,omitempty"`
+}
+
+// ExecMode is the Change mode of a file whose executable bit is exec.
+func ExecMode(exec bool) filemode.FileMode {
+	if exec {
+		return filemode.Executable
+	}
+	return filemode.Regular
 }
 
 // journal is the redo log of one commit in flight; see recover.go.
@@ -246,7 +259,11 @@ func (r *Registry) finish(j journal) error {
 			}
 			continue
 		}
-		if err := local.WriteFileAtomic(r.abs(c.Path), c.Data, 0o644); err != nil {
+		perm := os.FileMode(0o644)
+		if c.Mode == filemode.Executable {
+			perm = 0o755
+		}
+		if err := local.WriteFileAtomic(r.abs(c.Path), c.Data, perm); err != nil {
 			return fmt.Errorf("write %s: %w", c.Path, err)
 		}
 	}
@@ -329,7 +346,13 @@ func (r *Registry) editDir(h plumbing.Hash, dir string, byPath map[string]*Chang
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		entries[rest] = object.TreeEntry{Name: rest, Mode: filemode.Regular, Hash: bh}
+		if c.Mode != filemode.Regular && c.Mode != filemode.Executable {
+			c.Mode = filemode.Regular
+			if e, ok := entries[rest]; ok && e.Mode == filemode.Executable {
+				c.Mode = filemode.Executable
+			}
+		}
+		entries[rest] = object.TreeEntry{Name: rest, Mode: c.Mode, Hash: bh}
 	}
 	for name := range subdirs {
 		var sub plumbing.Hash

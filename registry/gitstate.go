@@ -128,6 +128,9 @@ func (r *Registry) updateIndex(changes []Change) error {
 			e := idx.Add(name)
 			e.Hash = plumbing.ComputeHash(plumbing.BlobObject, c.Data)
 			e.Mode = filemode.Regular
+			if c.Mode == filemode.Executable {
+				e.Mode = filemode.Executable
+			}
 			e.Size = uint32(len(c.Data))
 			if st, err := os.Stat(r.abs(c.Path)); err == nil {
 				e.ModifiedAt = st.ModTime()

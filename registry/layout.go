@@ -191,7 +191,7 @@ func (r *Registry) checkoutRegistryBranch() (plumbing.Hash, error) {
 		if err != nil {
 			return err
 		}
-		changes = append(changes, Change{Path: rel, Data: []byte(data)})
+		changes = append(changes, Change{Path: rel, Data: []byte(data), Mode: f.Mode})
 		return nil
 	})
 	if err != nil {

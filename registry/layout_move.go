@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/megagit/megagit/local"
@@ -102,13 +103,13 @@ func (r *Registry) refChanges(tree *object.Tree, config []byte) ([]Change, []str
 	var sources []string
 	moved := map[string]string{}
 	from := map[string]string{} // new path -> source
-	add := func(src, dst string, data []byte) error {
+	add := func(src, dst string, data []byte, mode filemode.FileMode) error {
 		if other, ok := from[dst]; ok {
 			return fmt.Errorf("%w: %s and %s would both move to %s; rename one skill first (megagit skill mv)", ErrExists, other, src, dst)
 		}
 		from[dst] = src
 		sources = append(sources, src)
-		changes = append(changes, Change{Path: dst, Data: data})
+		changes = append(changes, Change{Path: dst, Data: data, Mode: mode})
 		return nil
 	}
 	err := tree.Files().ForEach(func(f *object.File) error {
@@ -143,7 +144,7 @@ func (r *Registry) refChanges(tree *object.Tree, config []byte) ([]Change, []str
 		if err != nil {
 			return err
 		}
-		return add(rel, dst, []byte(data))
+		return add(rel, dst, []byte(data), f.Mode)
 	})
 	if err != nil {
 		return nil, nil, nil, err
@@ -257,7 +258,7 @@ func (r *Registry) branchChanges(regTree, headTree *object.Tree) ([]Change, erro
 			if inHead {
 				clash = append(clash, rel)
 			}
-			changes = append(changes, Change{Path: rel, Data: []byte(data)})
+			changes = append(changes, Change{Path: rel, Data: []byte(data), Mode: f.Mode})
 			return nil
 		}
 		merged := withLines(string(old), strings.Split(strings.TrimSpace(data), "\n")...)

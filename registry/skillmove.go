@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/skillfile"
@@ -350,7 +351,11 @@ func (r *Registry) importOne(d importDir, budget *int64) (Moved, []Change, []ski
 				return err
 			}
 		}
-		changes = append(changes, Change{Path: to, Data: data})
+		mode := filemode.Regular
+		if info, err := e.Info(); err == nil && info.Mode()&0o100 != 0 {
+			mode = filemode.Executable
+		}
+		changes = append(changes, Change{Path: to, Data: data, Mode: mode})
 		m.Files = append(m.Files, to)
 		return nil
 	})
@@ -532,7 +537,11 @@ func (r *Registry) moveFolder(oldDir, newDir string, data func(f string) ([]byte
 			return nil, nil, err
 		}
 		to := newDir + strings.TrimPrefix(f, oldDir)
-		changes = append(changes, Change{Path: f, Delete: true}, Change{Path: to, Data: b})
+		mode := filemode.Regular
+		if st, err := os.Lstat(r.abs(f)); err == nil && st.Mode()&0o100 != 0 {
+			mode = filemode.Executable
+		}
+		changes = append(changes, Change{Path: f, Delete: true}, Change{Path: to, Data: b, Mode: mode})
 		touched = append(touched, f, to)
 	}
 	return changes, touched, nil

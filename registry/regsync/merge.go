@@ -178,6 +178,9 @@ func (m *merger3) path(p string) error {
 			return err
 		}
 		m.set(p, data, false)
+		c := m.out[p]
+		c.Mode = te.mode // theirs as a whole: its executable bit too
+		m.out[p] = c
 		return nil
 	}
 	rel := m.r.RelPath(p)
