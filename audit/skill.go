@@ -68,16 +68,51 @@ func Skill(dir string) []Finding {
 			unread(rel, "not read: "+err.Error())
 			continue
 		}
-		if bytes.IndexByte(data[:min(len(data), 8<<10)], 0) >= 0 {
-			continue // binary: an image, an archive
-		}
-		if clipped {
-			unread(rel, fmt.Sprintf("larger than %s: the audit read its beginning", local.Size(MaxFileBytes)))
-		}
-		out = append(out, File(rel, data)...)
+		out = append(out, fileFindings(rel, data, clipped)...)
 	}
 	sortFindings(out)
 	return out
+}
+
+// Files audits a skill held in memory (a skill fetched by `skill install`
+// before it is written): files maps slash-separated paths relative to the
+// skill's folder to their contents, with the same caps as Skill.
+func Files(files map[string][]byte) []Finding {
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var out []Finding
+	if len(names) > MaxFiles {
+		out = append(out, Finding{File: names[MaxFiles], Rule: RuleUnread, Severity: Low,
+			Message: fmt.Sprintf("the folder holds %d files: the audit read the first %d", len(names), MaxFiles)})
+		names = names[:MaxFiles]
+	}
+	for _, n := range names {
+		data, clipped := files[n], false
+		if len(data) > MaxFileBytes {
+			data, clipped = data[:MaxFileBytes], true
+		}
+		out = append(out, fileFindings(n, data, clipped)...)
+	}
+	sortFindings(out)
+	return out
+}
+
+// fileFindings audits one file's (first) bytes: nothing for a binary file
+// (a NUL byte among its first 8 KiB: an image, an archive), an `unread`
+// finding when only its beginning was read.
+func fileFindings(rel string, data []byte, clipped bool) []Finding {
+	if bytes.IndexByte(data[:min(len(data), 8<<10)], 0) >= 0 {
+		return nil
+	}
+	var out []Finding
+	if clipped {
+		out = append(out, Finding{File: rel, Rule: RuleUnread, Severity: Low,
+			Message: fmt.Sprintf("larger than %s: the audit read its beginning", local.Size(MaxFileBytes))})
+	}
+	return append(out, File(rel, data)...)
 }
 
 // readHead reads a regular file's first MaxFileBytes, and whether there

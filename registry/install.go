@@ -18,6 +18,7 @@ import (
 type Install struct {
 	Name  string            // the skill's name in the registry
 	Files map[string][]byte // each file of the skill's folder in the source, by path inside it
+	Exec  map[string]bool   // the files of Files that are executable in the source
 	Entry LockEntry         // its provenance; InstallSkills fills Files
 }
 
@@ -106,6 +107,28 @@ func (r *Registry) LocalFiles(name string) (map[string]string, error) {
 		out[rel] = FileHash(rel, data)
 	}
 	return out, nil
+}
+
+// LocalFile reads file rel (slash-separated, relative to the skill's
+// folder) of skill name as the lock compares it: a SKILL.md without its
+// evidence (mega_meta), which an update keeps.
+func (r *Registry) LocalFile(name, rel string) ([]byte, error) {
+	s, err := r.Skill(name)
+	if err != nil {
+		return nil, err
+	}
+	data, err := r.readCapped(path.Join(path.Dir(s.Path), rel), maxImportFile)
+	if err != nil {
+		return nil, err
+	}
+	if rel == "SKILL.md" {
+		if f, err := skillfile.Parse(rel, data); err == nil {
+			if bare, err := f.WithoutEvidence(); err == nil {
+				data = bare
+			}
+		}
+	}
+	return data, nil
 }
 
 // InstallSkills writes skills fetched from a source into the registry and
@@ -280,7 +303,7 @@ func (r *Registry) installOne(it Install, lock Lock, opts InstallOptions) (Insta
 			data = write
 		}
 		p := path.Join(dir, name)
-		changes = append(changes, Change{Path: p, Data: data})
+		changes = append(changes, Change{Path: p, Data: data, Mode: ExecMode(it.Exec[name])})
 		in.Files = append(in.Files, p)
 	}
 	if existing != nil {

@@ -103,12 +103,31 @@ func auditRun(opts *auditOptions) error {
 // findings allow does not allow refuse them all (an error naming each,
 // with the hint of --allow); medium ones are warnings on stderr.
 func refuseAudited(a *app, dirs []string, allow []string) error {
+	sets := make([]auditedSet, len(dirs))
+	for i, d := range dirs {
+		sets[i] = auditedSet{findings: audit.Skill(d), name: func(file string) string {
+			return workspace.Describe(filepath.Join(d, filepath.FromSlash(file)))
+		}}
+	}
+	return refuseFindings(a, sets, allow, "imported")
+}
+
+// auditedSet is one skill's findings and how to name its files.
+type auditedSet struct {
+	findings []audit.Finding
+	name     func(file string) string
+}
+
+// refuseFindings reports audit findings of skills about to be written:
+// medium ones as warnings on stderr, high ones allow does not allow as
+// lines on stderr and an error saying nothing was written (verb: imported,
+// installed, updated) and which --allow flags would let them in.
+func refuseFindings(a *app, sets []auditedSet, allow []string, verb string) error {
 	var high []string
 	rules := map[string]bool{}
-	for _, d := range dirs {
-		fs := audit.Skill(d)
-		for _, f := range fs {
-			name := workspace.Describe(filepath.Join(d, filepath.FromSlash(f.File)))
+	for _, set := range sets {
+		for _, f := range set.findings {
+			name := set.name(f.File)
 			switch {
 			case f.Severity == audit.Medium:
 				fmt.Fprintf(a.errOut, "megagit: warning: audit: %s:%d: %s: %s\n", shown(name), f.Line, f.Rule, shown(f.Message))
@@ -130,6 +149,6 @@ func refuseAudited(a *app, dirs []string, allow []string) error {
 			flags += " --allow " + r.ID
 		}
 	}
-	return withHint(fmt.Errorf("%w: the audit found %d high finding(s); nothing was imported", errProblems, len(high)),
+	return withHint(fmt.Errorf("%w: the audit found %d high finding(s); nothing was %s", errProblems, len(high), verb),
 		"read them in the files named above; if you trust them, run it again with"+flags)
 }

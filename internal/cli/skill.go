@@ -218,9 +218,9 @@ func toJSON(s *registry.Skill) skillJSON {
 	return j
 }
 
-func nonNil(s []string) []string {
+func nonNil[T any](s []T) []T {
 	if s == nil {
-		return []string{}
+		return []T{}
 	}
 	return s
 }

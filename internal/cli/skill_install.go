@@ -4,21 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 	"time"
 
+	"github.com/megagit/megagit/audit"
 	"github.com/megagit/megagit/gitauth"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/regsync"
 	"github.com/megagit/megagit/skillfile"
 	"github.com/spf13/cobra"
 )
-
-// installAudit checks a fetched skill's files before `skill install` or
-// `skill update` writes them; an error refuses the whole commit. The lint
-// of every SKILL.md runs in registry.InstallSkills whatever this does: this
-// is where `megagit audit` is to be wired in (nil: lint only).
-var installAudit func(name string, files map[string][]byte) error
 
 type skillInstallOptions struct {
 	app    *app
@@ -28,6 +24,7 @@ type skillInstallOptions struct {
 	ref    string
 	all    bool
 	force  bool
+	allow  []string
 	json   bool
 }
 
@@ -43,9 +40,11 @@ git@host:org/repo, file://) or the path of a local repository. It is fetched
 into memory (never into the registry); every folder of it holding a SKILL.md
 is a skill. Choose which to install by NAME, with --all, or with --path
 (repeatable) limiting the search to folders of the source: when one skill
-is left, it is installed. Each SKILL.md must pass megagit lint; all of them
-go in one commit, with their provenance in .megagit/skills.lock (the source
-without secrets, the ref, the commit, the folder, each file's sha256).
+is left, it is installed. Each SKILL.md must pass megagit lint and every
+file megagit audit (a high finding refuses the install unless --allow RULE;
+a medium one is a warning); all of them go in one commit, with their
+provenance in .megagit/skills.lock (the source without secrets, the ref,
+the commit, the folder, each file's sha256).
 
 A name the registry has already is refused, unless it was installed from
 the same source: then it is updated (see megagit skill update).`,
@@ -60,6 +59,9 @@ the same source: then it is updated (see megagit skill update).`,
 			if opts.all && len(opts.names) > 0 {
 				return usageError{fmt.Errorf("%s: give skill NAMEs or --all, not both", cmd.CommandPath())}
 			}
+			if err := audit.CheckAllow(opts.allow); err != nil {
+				return usageError{err}
+			}
 			return orRun(runF, skillInstallRun)(opts)
 		},
 	}
@@ -67,17 +69,19 @@ the same source: then it is updated (see megagit skill update).`,
 	cmd.Flags().StringVar(&opts.ref, "ref", "", "the branch, tag or commit to install from (`R`; default: the source's default branch)")
 	cmd.Flags().BoolVar(&opts.all, "all", false, "install every skill found")
 	cmd.Flags().BoolVar(&opts.force, "force", false, "update a skill installed from the same source even if it was edited here")
-	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: source, ref, commit, skills (name, path, source_path, status, files), registry commit, warnings")
+	cmd.Flags().StringArrayVar(&opts.allow, "allow", nil, "install skills whose high audit findings are of this `RULE` all the same (repeatable; `megagit audit --help` lists the rules)")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: source, ref, commit, skills (name, path, source_path, status, files, audit), registry commit, warnings")
 	return cmd
 }
 
 // installedJSON is one skill in `megagit skill install --json`.
 type installedJSON struct {
-	Name       string   `json:"name"`
-	Path       string   `json:"path"`
-	SourcePath string   `json:"source_path"`
-	Status     string   `json:"status"` // installed, updated, unchanged
-	Files      []string `json:"files"`
+	Name       string          `json:"name"`
+	Path       string          `json:"path"`
+	SourcePath string          `json:"source_path"`
+	Status     string          `json:"status"` // installed, updated, unchanged
+	Files      []string        `json:"files"`
+	Audit      []audit.Finding `json:"audit"` // files named relative to the skill's folder
 }
 
 func skillInstallRun(opts *skillInstallOptions) error {
@@ -112,6 +116,15 @@ func skillInstallRun(opts *skillInstallOptions) error {
 	if err != nil {
 		return err
 	}
+	findings := make([][]audit.Finding, len(items))
+	sets := make([]auditedSet, len(items))
+	for i, it := range items {
+		findings[i] = nonNil(audit.Files(it.Files))
+		sets[i] = auditedSet{findings: findings[i], name: inSource(it.Entry.Path)}
+	}
+	if err := refuseFindings(a, sets, opts.allow, "installed"); err != nil {
+		return err
+	}
 	done, warnings, hash, err := e.Reg.InstallSkills(items, registry.InstallOptions{Force: opts.force, Action: "install"})
 	if err != nil {
 		return withHint(err, installHint(err)...)
@@ -128,7 +141,7 @@ func skillInstallRun(opts *skillInstallOptions) error {
 		case d.Update:
 			status = "updated"
 		}
-		out[i] = installedJSON{Name: d.Name, Path: d.Path, SourcePath: chosen[i].Path, Status: status, Files: nonNil(d.Files)}
+		out[i] = installedJSON{Name: d.Name, Path: d.Path, SourcePath: chosen[i].Path, Status: status, Files: nonNil(d.Files), Audit: findings[i]}
 		rows[i] = []string{d.Name, status, d.Path, chosen[i].Path}
 		if !d.Unchanged {
 			names = append(names, d.Name)
@@ -214,8 +227,8 @@ func printFound(a *app, found []regsync.FoundSkill) {
 	_ = printTable(a.out, []string{"SKILL", "PATH", "DESCRIPTION"}, rows)
 }
 
-// fetchedItems reads each chosen skill's files from the source, runs the
-// audit hook on them, and makes them registry.Install items.
+// fetchedItems reads each chosen skill's files from the source and makes
+// them registry.Install items.
 func fetchedItems(src *regsync.Source, chosen []regsync.FoundSkill, ref string) ([]registry.Install, error) {
 	items := make([]registry.Install, 0, len(chosen))
 	for _, c := range chosen {
@@ -223,16 +236,21 @@ func fetchedItems(src *regsync.Source, chosen []regsync.FoundSkill, ref string) 
 		if err != nil {
 			return nil, err
 		}
-		if installAudit != nil {
-			if err := installAudit(c.Name, files); err != nil {
-				return nil, fmt.Errorf("skill %s from %s: %w", c.Name, gitauth.Redact(src.URL), err)
-			}
+		exec, err := src.Executables(c.Path)
+		if err != nil {
+			return nil, err
 		}
-		items = append(items, registry.Install{Name: c.Name, Files: files, Entry: registry.LockEntry{
+		items = append(items, registry.Install{Name: c.Name, Files: files, Exec: exec, Entry: registry.LockEntry{
 			Source: src.URL, Ref: ref, Commit: src.Commit.String(), CommitTime: src.Time.UTC().Format(time.RFC3339), Path: c.Path,
 		}})
 	}
 	return items, nil
+}
+
+// inSource names a file of the skill at folder dir of a source, as the
+// audit's findings about it are shown.
+func inSource(dir string) func(string) string {
+	return func(file string) string { return path.Join(dir, file) }
 }
 
 // installHint is what to do about an install or update that was refused.

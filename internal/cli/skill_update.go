@@ -1,13 +1,20 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/go-git/go-git/v5/utils/diff"
+	"github.com/sergi/go-diff/diffmatchpatch"
+
+	"github.com/megagit/megagit/audit"
 	"github.com/megagit/megagit/gitauth"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
@@ -25,6 +32,7 @@ type skillUpdateOptions struct {
 	names []string
 	check bool
 	force bool
+	allow []string
 	json  bool
 }
 
@@ -37,10 +45,12 @@ func newSkillUpdateCmd(a *app, runF func(*skillUpdateOptions) error) *cobra.Comm
 		Short: "Bring installed skills up to date with their sources, in one commit that keeps their evidence",
 		Long: `Fetch the source of each installed skill (every one in .megagit/skills.lock,
 or the NAMEs given) at the ref it was installed from, show what changed
-upstream (files added, removed, changed; the description), and apply it in
-one commit. The skill's evidence stays: its ledger, and mega_meta in its
-SKILL.md. A skill edited here since it was installed is never overwritten
-without --force (nothing is written; its edited files are named).
+upstream (files added, removed, changed; the description; megagit audit's
+findings in the new files), and apply it in one commit. The skill's evidence
+stays: its ledger, and mega_meta in its SKILL.md. A high audit finding
+refuses the update unless --allow RULE. A skill edited here since it was
+installed is never overwritten without --force (nothing is written; its
+edited files are named, with the lines the update would replace).
 
 --check only reports, and exits 11 when an update is available.`,
 		ValidArgsFunction: completeSkillArg(a, 0),
@@ -49,12 +59,16 @@ without --force (nothing is written; its edited files are named).
 			if opts.check && opts.force {
 				return usageError{fmt.Errorf("%s: --check writes nothing; drop --force", cmd.CommandPath())}
 			}
+			if err := audit.CheckAllow(opts.allow); err != nil {
+				return usageError{err}
+			}
 			return orRun(runF, skillUpdateRun)(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.check, "check", false, "report only; exit 11 when an update is available (for CI)")
 	cmd.Flags().BoolVar(&opts.force, "force", false, "overwrite skills edited here since they were installed (their evidence stays)")
-	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: skills (name, source, ref, from, to, status, upstream, local, description), commit")
+	cmd.Flags().StringArrayVar(&opts.allow, "allow", nil, "update skills whose high audit findings are of this `RULE` all the same (repeatable; `megagit audit --help` lists the rules)")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: skills (name, source, ref, from, to, status, upstream, local, description, audit), commit")
 	return cmd
 }
 
@@ -77,7 +91,11 @@ type updateJSON struct {
 	Upstream    registry.FileDiff `json:"upstream"` // installed -> source now
 	Local       registry.FileDiff `json:"local"`    // installed -> here
 	Description *descDiff         `json:"description,omitempty"`
-	item        *registry.Install
+	Audit       []audit.Finding   `json:"audit"` // in the source's files now; files relative to the skill's folder
+	// LocalDiff is, for each file edited here and changed by the update,
+	// its lines the update replaces ("- ") and brings ("+ ").
+	LocalDiff map[string][]string `json:"local_diff,omitempty"`
+	item      *registry.Install
 }
 
 type descDiff struct {
@@ -168,12 +186,14 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 		fmt.Fprintf(a.errOut, "megagit: %d skill(s) up to date\n", len(report))
 		return nil
 	}
-	for i := range items {
-		if installAudit != nil {
-			if err := installAudit(items[i].Name, items[i].Files); err != nil {
-				return fmt.Errorf("skill %s from %s: %w", items[i].Name, gitauth.Redact(items[i].Entry.Source), err)
-			}
+	var sets []auditedSet
+	for _, u := range report {
+		if u.item != nil {
+			sets = append(sets, auditedSet{findings: u.Audit, name: inSource(u.item.Entry.Path)})
 		}
+	}
+	if err := refuseFindings(a, sets, opts.allow, "updated"); err != nil {
+		return err
 	}
 	done, warnings, hash, err := e.Reg.InstallSkills(items, registry.InstallOptions{Force: opts.force, Action: "update"})
 	if err != nil {
@@ -200,7 +220,7 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 // planUpdate compares one installed skill with its source now: what
 // changed upstream, what changed here, and the item that would update it.
 func planUpdate(reg *registry.Registry, name string, entry registry.LockEntry, src *regsync.Source, force bool) (updateJSON, error) {
-	u := updateJSON{Name: name, Source: gitauth.Redact(entry.Source), Ref: entry.Ref, From: entry.Commit, To: src.Commit.String()}
+	u := updateJSON{Name: name, Source: gitauth.Redact(entry.Source), Ref: entry.Ref, From: entry.Commit, To: src.Commit.String(), Audit: []audit.Finding{}}
 	files, err := src.Files(entry.Path)
 	if errors.Is(err, registry.ErrNotFound) {
 		return u, fmt.Errorf("%w: skill %s is no longer at %s in %s (commit %s); `megagit skill install` it from where it is now",
@@ -218,16 +238,28 @@ func planUpdate(reg *registry.Registry, name string, entry registry.LockEntry, s
 	}
 	u.Upstream = registry.DiffHashes(entry.Files, registry.HashFiles(files))
 	u.Local = registry.DiffHashes(entry.Files, here)
-	switch {
-	case u.Upstream.Empty():
+	if u.Upstream.Empty() {
 		u.Status = updUpToDate
 		return u, nil
+	}
+	u.Audit = nonNil(audit.Files(files))
+	switch {
 	case !u.Local.Empty() && !force:
 		u.Status = updEdited
 	case !u.Local.Empty():
 		u.Status = updForced
 	default:
 		u.Status = updUpdate
+	}
+	if !u.Local.Empty() {
+		u.LocalDiff = map[string][]string{}
+		for _, f := range u.Local.Changed {
+			here, err := reg.LocalFile(name, f)
+			if err != nil {
+				continue // unreadable here: named as edited all the same
+			}
+			u.LocalDiff[f] = lineDiff(here, files[f], maxDiffLines)
+		}
 	}
 	old := ""
 	if s, err := reg.Skill(name); err == nil {
@@ -236,8 +268,12 @@ func planUpdate(reg *registry.Registry, name string, entry registry.LockEntry, s
 	if f, err := skillfile.Parse("SKILL.md", files["SKILL.md"]); err == nil && f.Description() != old {
 		u.Description = &descDiff{Old: old, New: f.Description()}
 	}
+	exec, err := src.Executables(entry.Path)
+	if err != nil {
+		return u, err
+	}
 	entry.Commit, entry.CommitTime = src.Commit.String(), src.Time.UTC().Format(time.RFC3339)
-	u.item = &registry.Install{Name: name, Files: files, Entry: entry}
+	u.item = &registry.Install{Name: name, Files: files, Exec: exec, Entry: entry}
 	return u, nil
 }
 
@@ -260,8 +296,17 @@ func printUpdates(w io.Writer, report []updateJSON) {
 			fmt.Fprintf(w, "  description: - %s\n", shown(u.Description.Old))
 			fmt.Fprintf(w, "               + %s\n", shown(u.Description.New))
 		}
+		for _, f := range u.Audit {
+			fmt.Fprintf(w, "  audit: %s:%d: %s (%s): %s\n", shown(f.File), f.Line, f.Rule, f.Severity, shown(f.Message))
+		}
 		if !u.Local.Empty() {
 			printDiff(w, "  edited here", u.Local)
+			for _, f := range slices.Sorted(maps.Keys(u.LocalDiff)) {
+				fmt.Fprintf(w, "  %s, here -> upstream:\n", shown(f))
+				for _, l := range u.LocalDiff[f] {
+					fmt.Fprintf(w, "    %s\n", shown(l))
+				}
+			}
 		}
 	}
 }
@@ -283,4 +328,43 @@ func short(h string) string {
 		return h[:12]
 	}
 	return h
+}
+
+// maxDiffLines bounds the lines shown of one file's local diff.
+const maxDiffLines = 20
+
+// lineDiff lists the lines of here that there replaces ("- ") and the
+// lines it brings ("+ "), at most max of them then how many more; a
+// binary file is one line saying so.
+func lineDiff(here, there []byte, max int) []string {
+	if bytes.IndexByte(here, 0) >= 0 || bytes.IndexByte(there, 0) >= 0 {
+		return []string{"(binary file)"}
+	}
+	var out []string
+	more := 0
+	for _, d := range diff.Do(string(here), string(there)) {
+		sign := ""
+		switch d.Type {
+		case diffmatchpatch.DiffDelete:
+			sign = "- "
+		case diffmatchpatch.DiffInsert:
+			sign = "+ "
+		default:
+			continue
+		}
+		for _, l := range strings.SplitAfter(d.Text, "\n") {
+			if l == "" {
+				continue
+			}
+			if len(out) == max {
+				more++
+				continue
+			}
+			out = append(out, sign+strings.TrimSuffix(l, "\n"))
+		}
+	}
+	if more > 0 {
+		out = append(out, fmt.Sprintf("(%d more lines)", more))
+	}
+	return out
 }

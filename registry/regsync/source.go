@@ -368,3 +368,32 @@ func (s *Source) Files(dir string) (map[string][]byte, error) {
 		out[name] = data
 	}
 }
+
+// Executables lists which files of folder dir (paths relative to it, as
+// Files gives them) are executable in the source: an installed script
+// keeps its executable bit.
+func (s *Source) Executables(dir string) (map[string]bool, error) {
+	t := s.tree
+	if dir != "." {
+		sub, err := s.tree.Tree(dir)
+		if err != nil {
+			return nil, fmt.Errorf("%w: no folder %s in %s at %s", registry.ErrNotFound, dir, gitauth.Redact(s.URL), s.Commit.String()[:12])
+		}
+		t = sub
+	}
+	out := map[string]bool{}
+	w := object.NewTreeWalker(t, true, nil)
+	defer w.Close()
+	for {
+		name, e, err := w.Next()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if e.Mode == filemode.Executable {
+			out[name] = true
+		}
+	}
+}
