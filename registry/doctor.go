@@ -67,6 +67,7 @@ func (r *Registry) Doctor() []Check {
 	out = append(out, r.historyCheck())
 	out = append(out, debrisCheck(r.TempDebris()))
 	out = append(out, r.refsCheck())
+	out = append(out, r.installedCheck())
 	return out
 }
 

@@ -118,6 +118,11 @@ func doctorRun(opts *doctorOptions) error {
 			return fmt.Errorf("fix: %w", err)
 		}
 		fmt.Fprintf(a.errOut, "megagit: fix: rebuilt the evidence of %d skill(s) from the ledger\n", len(results))
+		if gone, _, err := e.Reg.ForgetMissingInstalls(); err != nil {
+			fmt.Fprintf(a.errOut, "megagit: fix: %s: %v\n", registry.LockFile, err)
+		} else if len(gone) > 0 {
+			fmt.Fprintf(a.errOut, "megagit: fix: dropped from %s the entries of skills no longer in the registry: %s\n", registry.LockFile, strings.Join(gone, ", "))
+		}
 		if _, _, _, err := e.Compiled(a.say, false); err != nil {
 			return fmt.Errorf("fix: compiled route index: %w", err)
 		}

@@ -126,6 +126,10 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 	}
 	for _, n := range names {
 		if _, ok := lock.Skills[n]; ok {
+			if _, err := e.Reg.Skill(n); errors.Is(err, registry.ErrNotFound) {
+				return withHint(fmt.Errorf("%w: skill %q is in %s but not in the registry (deleted by hand or with plain git)", registry.ErrNotFound, n, registry.LockFile),
+					"`megagit doctor --fix` drops its entry; `megagit skill install SOURCE "+n+"` puts it back")
+			}
 			continue
 		}
 		if _, err := e.Reg.Skill(n); err != nil {
