@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -157,4 +158,42 @@ func isCleanLine(s string) bool {
 		}
 	}
 	return true
+}
+
+// JSON rewrites every Hidden character left raw in encoded JSON (DEL, C1,
+// bidirectional controls, invisible format characters: encoding/json
+// escapes only C0) as a \u escape, so `--json` output shown on a terminal
+// carries none of them, while a JSON reader decodes the same strings.
+// Such characters can only stand inside strings, where \u is valid; the
+// layout's newlines and tabs are left alone.
+func JSON(b []byte) []byte {
+	if !needsJSONEscape(b) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+32)
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			out = append(out, `\ufffd`...) // encoding/json never writes one; be safe
+		case r < 0x7F || !Hidden(r):
+			out = append(out, b[i:i+size]...)
+		case r > 0xFFFF:
+			r1, r2 := utf16.EncodeRune(r)
+			out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
+		default:
+			out = fmt.Appendf(out, `\u%04x`, r)
+		}
+		i += size
+	}
+	return out
+}
+
+func needsJSONEscape(b []byte) bool {
+	for _, r := range string(b) {
+		if r >= 0x7F && (r == utf8.RuneError || Hidden(r)) {
+			return true
+		}
+	}
+	return false
 }

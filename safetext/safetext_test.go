@@ -1,6 +1,7 @@
 package safetext
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -52,5 +53,29 @@ func TestEscape(t *testing.T) {
 		if got := Escape(tt.in); got != tt.want {
 			t.Errorf("Escape(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+func TestJSONEscapesHiddenCharacters(t *testing.T) {
+	in := map[string]string{"d": "a\u202eb\u200bc\u009bd\x7fe\U000E0041f é 😀"}
+	raw, err := json.MarshalIndent(in, "", "\t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := JSON(raw)
+	for _, r := range string(got) {
+		if Hidden(r) && r != '\n' && r != '\t' {
+			t.Fatalf("JSON left %U raw in %s", r, got)
+		}
+	}
+	var back map[string]string
+	if err := json.Unmarshal(got, &back); err != nil {
+		t.Fatalf("JSON made invalid JSON: %v: %s", err, got)
+	}
+	if back["d"] != in["d"] {
+		t.Fatalf("decoded %q, want %q", back["d"], in["d"])
+	}
+	if !strings.Contains(string(got), `\u202e`) || !strings.Contains(string(got), `\udb40\udc41`) {
+		t.Fatalf("want \\u escapes, got %s", got)
 	}
 }
