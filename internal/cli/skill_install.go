@@ -36,7 +36,8 @@ func newSkillInstallCmd(a *app, runF func(*skillInstallOptions) error) *cobra.Co
 		Use:   "install SOURCE [NAME...] [--path P]... [--ref R] [--all]",
 		Short: "Install skills from a git repository (URL or local path) in one commit, recorded in .megagit/skills.lock",
 		Long: `Install skills from a git repository: SOURCE is a git URL (https, ssh,
-git@host:org/repo, file://) or the path of a local repository. It is fetched
+git@host:org/repo, file://), OWNER/REPO of GitHub (when no folder has that
+path here), or the path of a local repository. It is fetched
 into memory (never into the registry); every folder of it holding a SKILL.md
 is a skill. Choose which to install by NAME, with --all, or with --path
 (repeatable) limiting the search to folders of the source: when one skill

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -50,7 +51,8 @@ type FoundSkill struct {
 
 // SourceURL tells a source's URL from a local path: a URL (https, ssh,
 // git@host:path, file://) is fetched as given and stored with its secrets
-// stripped; a path is made absolute and must exist.
+// stripped; a path is made absolute and must exist, except OWNER/REPO
+// with no such folder here, which is GitHub's https URL.
 func SourceURL(source string) (fetch, stored string, err error) {
 	if strings.TrimSpace(source) == "" {
 		return "", "", fmt.Errorf("%w: an empty source", local.ErrInvalid)
@@ -67,10 +69,18 @@ func SourceURL(source string) (fetch, stored string, err error) {
 		return "", "", err
 	}
 	if _, err := os.Stat(abs); err != nil {
-		return "", "", fmt.Errorf("%w: source %s: no such repository (give a git URL or the path of a local repository)", local.ErrInvalid, source)
+		if gitHubShorthand.MatchString(source) {
+			u := "https://github.com/" + strings.TrimSuffix(source, ".git") + ".git"
+			return u, u, nil
+		}
+		return "", "", fmt.Errorf("%w: source %s: no such repository (give a git URL, OWNER/REPO of GitHub, or the path of a local repository)", local.ErrInvalid, source)
 	}
 	return abs, abs, nil
 }
+
+// gitHubShorthand is OWNER/REPO, which names a GitHub repository when no
+// local folder has that path (as other skill installers read it).
+var gitHubShorthand = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
 
 // FetchSource fetches one commit of a source into memory: ref names a
 // branch, a tag or a commit ("" for the source's default branch).

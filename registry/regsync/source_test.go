@@ -131,3 +131,30 @@ func TestPickRef(t *testing.T) {
 		t.Errorf("without HEAD: %s", got)
 	}
 }
+
+func TestSourceURLReadsOwnerRepoAsGitHub(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if err := os.MkdirAll("acme/skills", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"anthropics/skills", "https://github.com/anthropics/skills.git"},
+		{"anthropics/skills.git", "https://github.com/anthropics/skills.git"},
+		{"git@example.com:team/skills.git", "git@example.com:team/skills.git"},
+	} {
+		got, stored, err := SourceURL(tc.in)
+		if err != nil || got != tc.want || stored != tc.want {
+			t.Errorf("SourceURL(%q) = %q, %q, %v; want %q", tc.in, got, stored, err, tc.want)
+		}
+	}
+	// A folder of that name here is the local repository, not GitHub.
+	got, _, err := SourceURL("acme/skills")
+	if err != nil || !filepath.IsAbs(got) {
+		t.Errorf("SourceURL(acme/skills) with the folder here = %q, %v; want its absolute path", got, err)
+	}
+	for _, bad := range []string{"a/b/c", "./nope", "-x/y"} {
+		if _, _, err := SourceURL(bad); err == nil {
+			t.Errorf("SourceURL(%q): want an error (no such folder, not OWNER/REPO)", bad)
+		}
+	}
+}
