@@ -233,11 +233,7 @@ func printFound(a *app, found []regsync.FoundSkill) {
 func fetchedItems(src *regsync.Source, chosen []regsync.FoundSkill, ref string) ([]registry.Install, error) {
 	items := make([]registry.Install, 0, len(chosen))
 	for _, c := range chosen {
-		files, err := src.Files(c.Path)
-		if err != nil {
-			return nil, err
-		}
-		exec, err := src.Executables(c.Path)
+		files, exec, err := src.Files(c.Path)
 		if err != nil {
 			return nil, err
 		}

@@ -225,7 +225,7 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 // changed upstream, what changed here, and the item that would update it.
 func planUpdate(reg *registry.Registry, name string, entry registry.LockEntry, src *regsync.Source, force bool) (updateJSON, error) {
 	u := updateJSON{Name: name, Source: gitauth.Redact(entry.Source), Ref: entry.Ref, From: entry.Commit, To: src.Commit.String(), Audit: []audit.Finding{}}
-	files, err := src.Files(entry.Path)
+	files, exec, err := src.Files(entry.Path)
 	if errors.Is(err, registry.ErrNotFound) {
 		return u, fmt.Errorf("%w: skill %s is no longer at %s in %s (commit %s); `megagit skill install` it from where it is now",
 			registry.ErrNotFound, name, entry.Path, gitauth.Redact(entry.Source), src.Commit.String()[:12])
@@ -271,10 +271,6 @@ func planUpdate(reg *registry.Registry, name string, entry registry.LockEntry, s
 	}
 	if f, err := skillfile.Parse("SKILL.md", files["SKILL.md"]); err == nil && f.Description() != old {
 		u.Description = &descDiff{Old: old, New: f.Description()}
-	}
-	exec, err := src.Executables(entry.Path)
-	if err != nil {
-		return u, err
 	}
 	entry.Commit, entry.CommitTime = src.Commit.String(), src.Time.UTC().Format(time.RFC3339)
 	u.item = &registry.Install{Name: name, Files: files, Exec: exec, Entry: entry}

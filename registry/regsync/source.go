@@ -330,80 +330,64 @@ func CleanSourcePath(p string) string {
 }
 
 // Files reads every file of a skill folder of the source, by path inside
-// it. A symlink or a submodule is refused: a skill is plain files.
-func (s *Source) Files(dir string) (map[string][]byte, error) {
-	t := s.tree
-	if dir != "." {
-		sub, err := s.tree.Tree(dir)
-		if err != nil {
-			return nil, fmt.Errorf("%w: no folder %s in %s at %s", registry.ErrNotFound, dir, gitauth.Redact(s.URL), s.Commit.String()[:12])
-		}
-		t = sub
+// it, and which of them are executable (an installed script keeps its
+// executable bit). A symlink or a submodule is refused: a skill is plain
+// files.
+func (s *Source) Files(dir string) (files map[string][]byte, exec map[string]bool, err error) {
+	t, err := s.folder(dir)
+	if err != nil {
+		return nil, nil, err
 	}
-	out := map[string][]byte{}
+	out, exec := map[string][]byte{}, map[string]bool{}
 	w := object.NewTreeWalker(t, true, nil)
 	defer w.Close()
 	for {
 		name, e, err := w.Next()
 		if errors.Is(err, io.EOF) {
-			return out, nil
+			return out, exec, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		switch e.Mode {
 		case filemode.Dir:
 			continue
 		case filemode.Regular, filemode.Executable, filemode.Deprecated:
 		default:
-			return nil, fmt.Errorf("%w: %s in %s is a symlink or a submodule; a skill installs plain files only",
+			return nil, nil, fmt.Errorf("%w: %s in %s is a symlink or a submodule; a skill installs plain files only",
 				local.ErrInvalid, path.Join(dir, name), gitauth.Redact(s.URL))
 		}
 		blob, err := s.repo.BlobObject(e.Hash)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if blob.Size > maxSourceFile {
-			return nil, fmt.Errorf("%w: %s in %s is %d bytes, over the %d-byte limit for a skill's file", local.ErrInvalid, path.Join(dir, name), gitauth.Redact(s.URL), blob.Size, maxSourceFile)
+			return nil, nil, fmt.Errorf("%w: %s in %s is %d bytes, over the %d-byte limit for a skill's file", local.ErrInvalid, path.Join(dir, name), gitauth.Redact(s.URL), blob.Size, maxSourceFile)
 		}
 		rd, err := blob.Reader()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		data, err := io.ReadAll(rd)
 		rd.Close()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out[name] = data
+		if e.Mode == filemode.Executable {
+			exec[name] = true
+		}
 	}
 }
 
-// Executables lists which files of folder dir (paths relative to it, as
-// Files gives them) are executable in the source: an installed script
-// keeps its executable bit.
-func (s *Source) Executables(dir string) (map[string]bool, error) {
-	t := s.tree
-	if dir != "." {
-		sub, err := s.tree.Tree(dir)
-		if err != nil {
-			return nil, fmt.Errorf("%w: no folder %s in %s at %s", registry.ErrNotFound, dir, gitauth.Redact(s.URL), s.Commit.String()[:12])
-		}
-		t = sub
+// folder is the tree of folder dir of the source ("." for its top).
+func (s *Source) folder(dir string) (*object.Tree, error) {
+	if dir == "." {
+		return s.tree, nil
 	}
-	out := map[string]bool{}
-	w := object.NewTreeWalker(t, true, nil)
-	defer w.Close()
-	for {
-		name, e, err := w.Next()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if e.Mode == filemode.Executable {
-			out[name] = true
-		}
+	sub, err := s.tree.Tree(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: no folder %s in %s at %s", registry.ErrNotFound, dir, gitauth.Redact(s.URL), s.Commit.String()[:12])
 	}
+	return sub, nil
 }
