@@ -58,6 +58,13 @@ type Options struct {
 	// outside the long prompt's sentences (the project's name, which the
 	// prompt hook adds): text + "\n" + Also is the query of a short prompt.
 	Also string
+	// Head, when > 0, asks for the head of the ranking only: Result.Ranked
+	// still holds every skill, but only its first Head (at least; more when
+	// the decisions read further) are in ranking order, the rest follow
+	// in doc order, those not excluded first. A caller that reads the
+	// head (the prompt hook: what it emits, the top scores it logs) spares
+	// sorting thousands of skills. 0: the whole ranking is in order.
+	Head int
 }
 
 // ContextScores are per-skill similarities of a prompt to the skill's
@@ -164,6 +171,9 @@ type Result struct {
 	// Forced are the doc indices emitted only because Options.Force names
 	// them (also in Emitted).
 	Forced []int
+	// sorted is how many of Ranked's first breakdowns are in ranking
+	// order (Options.Head).
+	sorted int
 }
 
 // ReasonForced is appended to the reason when Options.Force emitted a
@@ -184,7 +194,8 @@ func (ix *Index) RankPrompt(p Prompt, opt Options) (res Result) {
 	n := len(ix.docs)
 	raw := make([]float64, n)
 	ix.lexical(q, raw)
-	res = Result{Ranked: ix.ranked(q, raw, opt.Dense, opt.Contexts, opt.Out, opt.Deny), Corrections: p.Corrections, Focus: p.Focus}
+	ranked, sorted, ds := ix.ranked(q, raw, opt.Dense, opt.Contexts, opt.Out, opt.Deny, opt.Head)
+	res = Result{Ranked: ranked, sorted: sorted, Corrections: p.Corrections, Focus: p.Focus}
 	defer res.force(opt)
 
 	// Candidates: the prefix of the ranking neither archived nor out.
@@ -192,7 +203,7 @@ func (ix *Index) RankPrompt(p Prompt, opt Options) (res Result) {
 	for len(cands) > 0 && cands[len(cands)-1].Excluded() {
 		cands = cands[:len(cands)-1]
 	}
-	res.Signals = signals(q, cands)
+	res.Signals = signalsSummed(q, cands, ds)
 	scores := make([]float64, len(cands))
 	anyRelevant := false
 	for i, b := range cands {
@@ -247,10 +258,14 @@ func (ix *Index) RankPrompt(p Prompt, opt Options) (res Result) {
 	}
 	var pick []int
 	seen := 0
-	for i, b := range cands {
+	for i := range cands {
 		if seen == k || len(pick) == limit {
 			break
 		}
+		if i+1 >= res.sorted {
+			res.sortRest() // the window reaches past the head (a backup's gate reads the one after it)
+		}
+		b := cands[i]
 		if !candidate(b, opt.DenseFloor) {
 			continue
 		}
@@ -283,6 +298,7 @@ func (res *Result) force(opt Options) {
 	if len(opt.Force) == 0 {
 		return
 	}
+	res.sortRest() // a forced skill may rank anywhere
 	forced := func(d int) bool { return d < len(opt.Force) && opt.Force[d] }
 	pos := make(map[int]int, len(res.Ranked))
 	emitted := make(map[int]bool, len(res.Emitted))
@@ -333,28 +349,119 @@ func (res *Result) force(opt Options) {
 // sorts doc numbers, not the large breakdowns themselves (far fewer bytes
 // moved), then permutes the breakdowns into that order in place. A second
 // array of breakdowns would be fresh memory, and every fresh page costs the
-// short-lived hook process a page fault.
-func (ix *Index) ranked(q query, raw, dense []float64, ctx *ContextScores, out, deny []bool) []Breakdown {
-	all := make([]Breakdown, len(ix.docs))
+// short-lived hook process a page fault. With head > 0 only the best head
+// skills not excluded are picked and sorted (a bounded heap: a comparison
+// or two per skill instead of a sort of thousands); the rest follow in
+// doc order, those not excluded first. sorted is how many lead in order;
+// ds sums the dense scores of the skills not excluded, in doc order.
+func (ix *Index) ranked(q query, raw, dense []float64, ctx *ContextScores, out, deny []bool, head int) (all []Breakdown, sorted int, ds denseSums) {
+	all = make([]Breakdown, len(ix.docs))
 	keys := make([]rankKey, len(ix.docs))
 	var denseVals []float64 // one backing array for the Dense pointers
 	if dense != nil {
 		denseVals = make([]float64, len(ix.docs))
 	}
+	if head > 0 {
+		head = max(head, zWindow+1) // dynamic K reads the top zWindow scores
+	}
+	live := 0
 	for i := range ix.docs {
 		b := &all[i]
 		ix.breakdown(b, i, q, raw[i], dense, denseVals, ctx)
 		b.Out = i < len(out) && out[i]
 		b.Denied = i < len(deny) && deny[i]
 		keys[i] = rankKey{final: b.Final, id: b.ID, doc: int32(i), archived: b.Excluded()}
+		if !b.Excluded() {
+			live++
+			if b.Dense != nil {
+				ds.add(*b.Dense)
+			}
+		}
+	}
+	if head <= 0 || live <= 2*head {
+		slices.SortFunc(keys, compareKeys)
+		order := make([]int32, len(keys))
+		for k, key := range keys {
+			order[k] = key.doc
+		}
+		permute(all, order)
+		return all, len(all), ds
+	}
+	best := topKeys(keys, head)
+	order := make([]int32, 0, len(keys))
+	inHead := make([]bool, len(keys))
+	for _, key := range best {
+		order = append(order, key.doc)
+		inHead[key.doc] = true
+	}
+	for _, excluded := range []bool{false, true} {
+		for i, key := range keys {
+			if key.archived == excluded && !inHead[i] {
+				order = append(order, key.doc)
+			}
+		}
+	}
+	permute(all, order)
+	return all, len(best), ds
+}
+
+// topKeys is the best n keys not excluded (archived set), in ranking
+// order: a heap of the n best so far, its worst at the root.
+func topKeys(keys []rankKey, n int) []rankKey {
+	h := make([]rankKey, 0, n)
+	worse := func(a, b int) bool { return compareKeys(h[a], h[b]) > 0 }
+	down := func(i int) {
+		for {
+			w := i
+			if l := 2*i + 1; l < len(h) && worse(l, w) {
+				w = l
+			}
+			if r := 2*i + 2; r < len(h) && worse(r, w) {
+				w = r
+			}
+			if w == i {
+				return
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	for _, key := range keys {
+		switch {
+		case key.archived:
+		case len(h) < n:
+			h = append(h, key)
+			for i := len(h) - 1; i > 0 && worse(i, (i-1)/2); i = (i - 1) / 2 {
+				h[i], h[(i-1)/2] = h[(i-1)/2], h[i]
+			}
+		case compareKeys(key, h[0]) < 0:
+			h[0] = key
+			down(0)
+		}
+	}
+	slices.SortFunc(h, compareKeys)
+	return h
+}
+
+// sortRest puts the whole ranking in order, when only its head was
+// (Options.Head): the head holds the best skills, so sorting what follows
+// it gives the order a full sort would.
+func (res *Result) sortRest() {
+	if res.sorted >= len(res.Ranked) {
+		return
+	}
+	rest := res.Ranked[res.sorted:]
+	keys := make([]rankKey, len(rest))
+	for i := range rest {
+		keys[i] = rankKey{final: rest[i].Final, id: rest[i].ID, doc: int32(i), archived: rest[i].Excluded()}
 	}
 	slices.SortFunc(keys, compareKeys)
 	order := make([]int32, len(keys))
 	for k, key := range keys {
 		order[k] = key.doc
 	}
-	permute(all, order)
-	return all
+	permute(rest, order)
+	res.sorted = len(res.Ranked)
 }
 
 // rankKey is what orders a breakdown (see less), gathered once per doc

@@ -39,8 +39,33 @@ type Signals struct {
 }
 
 // signals gathers Signals from the ranked candidates (non-archived, in
-// ranking order).
+// ranking order), their dense scores summed in that order.
 func signals(q query, cands []Breakdown) Signals {
+	var ds denseSums
+	for _, b := range cands {
+		if b.Dense != nil {
+			ds.add(*b.Dense)
+		}
+	}
+	return signalsSummed(q, cands, ds)
+}
+
+// denseSums are the sums of the candidates' dense scores and of their
+// squares. Rank adds them in doc order, so that a ranking whose tail is
+// not in order (Options.Head) gives the same bits as a full one.
+type denseSums struct {
+	sum, sum2 float64
+	n         int
+}
+
+func (ds *denseSums) add(d float64) {
+	ds.sum += d
+	ds.sum2 += d * d
+	ds.n++
+}
+
+// signalsSummed is signals with the dense sums given.
+func signalsSummed(q query, cands []Breakdown, ds denseSums) Signals {
 	s := Signals{Skills: len(cands), Terms: q.nterms, Known: q.known}
 	if len(cands) > 0 {
 		s.Top = cands[0].Final
@@ -55,24 +80,18 @@ func signals(q query, cands []Breakdown) Signals {
 	if len(top) > 0 {
 		s.Mean10 /= float64(len(top))
 	}
-	var sum, sum2 float64
-	n := 0
 	for _, b := range cands {
 		s.Lexical = math.Max(s.Lexical, b.Lexical)
 		lex, dense := standing(cands[0], b)
 		s.LeadLexRank += b2i(lex)
 		s.LeadDenseRank += b2i(dense)
 		if b.Dense != nil {
-			d := *b.Dense
-			s.Dense = math.Max(s.Dense, d)
-			sum += d
-			sum2 += d * d
-			n++
+			s.Dense = math.Max(s.Dense, *b.Dense)
 		}
 	}
-	if n > 0 {
-		s.DenseMean = sum / float64(n)
-		s.DenseSD = math.Sqrt(math.Max(0, sum2/float64(n)-s.DenseMean*s.DenseMean))
+	if n := ds.n; n > 0 {
+		s.DenseMean = ds.sum / float64(n)
+		s.DenseSD = math.Sqrt(math.Max(0, ds.sum2/float64(n)-s.DenseMean*s.DenseMean))
 	}
 	if len(cands) > 0 && cands[0].Dense != nil {
 		s.LeadDense = *cands[0].Dense
