@@ -9,6 +9,7 @@ package route
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 	"time"
 
@@ -303,11 +304,27 @@ func (r *Router) RouteWithProject(prompt, project string, s Settings) Result {
 		texts = append(texts, DenseText(pw))
 	}
 	dense := r.scoreDense(texts)
+	if project == "" {
+		return r.result(r.rankRead(p, dense[0], s, rankHead), s)
+	}
+	// The ranking with the project's name counts only when the prompt's
+	// own emits something; with a core to spare it is ranked meanwhile.
+	var with Result
+	rankWith := func() { with = r.result(r.rankRead(pw, dense[1], s, rankHead), s) }
+	wait := func() {}
+	if runtime.GOMAXPROCS(0) > 1 {
+		wait = goSafe(rankWith)
+	}
 	rr := r.result(r.rankRead(p, dense[0], s, rankHead), s)
-	if project != "" && rr.Res.K > 0 {
-		if with := r.result(r.rankRead(pw, dense[1], s, rankHead), s); with.Res.K > 0 {
-			rr = projectFiltered(rr, with)
-		}
+	wait()
+	if rr.Res.K == 0 {
+		return rr
+	}
+	if runtime.GOMAXPROCS(0) == 1 {
+		rankWith()
+	}
+	if with.Res.K > 0 {
+		rr = projectFiltered(rr, with)
 	}
 	return rr
 }

@@ -4,7 +4,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/megagit/megagit/ranker"
 )
@@ -75,16 +74,15 @@ func (v *Vectors) ScoresMany(qs [][]float32) [][]float64 {
 	}
 	workers := min(runtime.GOMAXPROCS(0), n/scoreChunk+1)
 	per := (n + workers - 1) / workers
-	var wg sync.WaitGroup
+	waits := make([]func(), 0, workers)
 	for w := 1; w < workers; w++ {
-		wg.Add(1)
-		go func(lo int) {
-			defer wg.Done()
-			run(lo, min(lo+per, n))
-		}(w * per)
+		lo := w * per
+		waits = append(waits, goSafe(func() { run(lo, min(lo+per, n)) }))
 	}
 	run(0, min(per, n))
-	wg.Wait()
+	for _, wait := range waits {
+		wait()
+	}
 	return out
 }
 
