@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -139,6 +140,7 @@ type outcome struct {
 // logged nothing because this process cannot answer (see ErrStale).
 func Run(opts Options) (stdin []byte, err error) {
 	defer hookGC()()
+	defer hookProcs()()
 	defer route.MapIndexFiles()()
 	st := &state{deadline: make(chan time.Duration, 1), guard: newCacheGuard()}
 	done := make(chan outcome, 1)
@@ -229,6 +231,24 @@ func hookGC() (restore func()) {
 		debug.SetMemoryLimit(limit)
 		debug.SetGCPercent(pct)
 	}
+}
+
+// hookMaxProcs is how many cores the prompt hook's work can use at once:
+// its worker and one helper (the model's load, half the vectors, the
+// ranking with the project's name).
+const hookMaxProcs = 2
+
+// hookProcs fits GOMAXPROCS to the prompt hook's work (hookMaxProcs) and
+// returns what restores it: on a machine of many cores, every goroutine
+// the hook starts would otherwise wake idle processors that spin looking
+// for work, system calls that buy nothing in a process this short.
+func hookProcs() (restore func()) {
+	was := runtime.GOMAXPROCS(0)
+	if was <= hookMaxProcs {
+		return func() {}
+	}
+	runtime.GOMAXPROCS(hookMaxProcs)
+	return func() { runtime.GOMAXPROCS(was) }
 }
 
 // openEvent reads the agent's event from stdin (kept in *input for a
