@@ -82,25 +82,20 @@ func TestRankedMatchesStableSort(t *testing.T) {
 				}
 				return 0
 			})
-			if got, sorted, _ := ix.ranked(q, raw, tc.dense, nil, nil, nil, 0); !reflect.DeepEqual(got, want) || sorted != len(got) {
+			if got := ix.ranked(q, raw, tc.dense, nil, nil, nil, 0); !reflect.DeepEqual(got.ranked, want) || got.full != nil {
 				t.Fatal("ranked differs from a stable sort of the breakdowns")
 			}
-			// Only the head in order: it is the full ranking's head, and
-			// sorting the rest gives the full ranking.
+			// Only the head: it is the full ranking's head, and ranking
+			// them all gives the full ranking.
 			for _, head := range []int{1, 21, 32, 100, 300} {
-				got, sorted, _ := ix.ranked(q, raw, tc.dense, nil, nil, nil, head)
-				if sorted < min(head, len(got)) || !reflect.DeepEqual(got[:sorted], want[:sorted]) {
-					t.Fatalf("head %d: the first %d of the ranking differ from the full ranking's", head, sorted)
+				got := ix.ranked(q, raw, tc.dense, nil, nil, nil, head)
+				if len(got.ranked) < min(head, len(want)) || !reflect.DeepEqual(got.ranked, want[:len(got.ranked)]) {
+					t.Fatalf("head %d: the first %d of the ranking differ from the full ranking's", head, len(got.ranked))
 				}
-				for i := sorted; i+1 < len(got); i++ {
-					if got[i].Excluded() && !got[i+1].Excluded() {
-						t.Fatalf("head %d: an excluded skill before one that is not, at %d", head, i)
-					}
-				}
-				res := Result{Ranked: got, sorted: sorted}
-				res.sortRest()
+				res := Result{Ranked: got.ranked, pool: got.pool, full: got.full}
+				res.rankAll()
 				if !reflect.DeepEqual(res.Ranked, want) {
-					t.Fatalf("head %d: the head and the rest sorted differ from the full ranking", head)
+					t.Fatalf("head %d: ranking them all differs from the full ranking", head)
 				}
 			}
 		})
@@ -166,8 +161,13 @@ func TestRankHeadDecidesAsTheFullRanking(t *testing.T) {
 					t.Fatalf("%q: with a head of 32 emitted %v (K %d, %s, %+v %+v), the full ranking %v (K %d, %s, %+v %+v)",
 						q, head.Emitted, head.K, head.Reason, head.Signals, head.Decision, full.Emitted, full.K, full.Reason, full.Signals, full.Decision)
 				}
-				if head.sorted < 32 || !reflect.DeepEqual(head.Ranked[:head.sorted], full.Ranked[:head.sorted]) {
-					t.Fatalf("%q: the head (%d) differs from the full ranking's", q, head.sorted)
+				if len(head.Ranked) < 32 || !reflect.DeepEqual(head.Ranked, full.Ranked[:len(head.Ranked)]) {
+					t.Fatalf("%q: the head (%d) differs from the full ranking's", q, len(head.Ranked))
+				}
+				for d := 0; d < len(docs); d += 7 {
+					if head.Matched(d) != full.Matched(d) {
+						t.Fatalf("%q: doc %d matched %v with a head, %v in full", q, d, head.Matched(d), full.Matched(d))
+					}
 				}
 			}
 		})

@@ -47,7 +47,7 @@ func signals(q query, cands []Breakdown) Signals {
 			ds.add(*b.Dense)
 		}
 	}
-	return signalsSummed(q, cands, ds)
+	return signalsSummed(q, cands, &pool{bs: cands}, ds)
 }
 
 // denseSums are the sums of the candidates' dense scores and of their
@@ -64,9 +64,10 @@ func (ds *denseSums) add(d float64) {
 	ds.n++
 }
 
-// signalsSummed is signals with the dense sums given.
-func signalsSummed(q query, cands []Breakdown, ds denseSums) Signals {
-	s := Signals{Skills: len(cands), Terms: q.nterms, Known: q.known}
+// signalsSummed is signals of the ranking's head (cands, in order) and
+// all its candidates (f), with the dense sums given.
+func signalsSummed(q query, cands []Breakdown, f *pool, ds denseSums) Signals {
+	s := Signals{Skills: f.size(), Terms: q.nterms, Known: q.known}
 	if len(cands) > 0 {
 		s.Top = cands[0].Final
 	}
@@ -80,14 +81,17 @@ func signalsSummed(q query, cands []Breakdown, ds denseSums) Signals {
 	if len(top) > 0 {
 		s.Mean10 /= float64(len(top))
 	}
-	for _, b := range cands {
-		s.Lexical = math.Max(s.Lexical, b.Lexical)
-		lex, dense := standing(cands[0], b)
-		s.LeadLexRank += b2i(lex)
-		s.LeadDenseRank += b2i(dense)
-		if b.Dense != nil {
-			s.Dense = math.Max(s.Dense, *b.Dense)
-		}
+	if len(cands) > 0 {
+		lead := cands[0]
+		f.each(func(c cand) {
+			s.Lexical = math.Max(s.Lexical, c.lex)
+			lex, dense := standing(lead, c)
+			s.LeadLexRank += b2i(lex)
+			s.LeadDenseRank += b2i(dense)
+			if c.dense != nil {
+				s.Dense = math.Max(s.Dense, *c.dense)
+			}
+		})
 	}
 	if n := ds.n; n > 0 {
 		s.DenseMean = ds.sum / float64(n)
@@ -99,10 +103,10 @@ func signalsSummed(q query, cands []Breakdown, ds denseSums) Signals {
 	return s
 }
 
-// standing says whether b beats lead on lexical score alone and on dense
+// standing says whether c beats lead on lexical score alone and on dense
 // score alone (a candidate never beats itself).
-func standing(lead, b Breakdown) (lex, dense bool) {
-	return b.Lexical > lead.Lexical, lead.Dense != nil && b.Dense != nil && *b.Dense > *lead.Dense
+func standing(lead Breakdown, c cand) (lex, dense bool) {
+	return c.lex > lead.Lexical, lead.Dense != nil && c.dense != nil && *c.dense > *lead.Dense
 }
 
 func b2i(b bool) int {
@@ -114,22 +118,26 @@ func b2i(b bool) int {
 
 // leadRanks sets the leader's own dense score and its rank in each
 // channel alone, for the candidate at rank i as the leader.
-func (s *Signals) leadRanks(cands []Breakdown, i int) {
+func (s *Signals) leadRanks(cands []Breakdown, i int, f *pool) {
 	lead := cands[i]
 	s.LeadDense, s.LeadDenseRank, s.LeadLexRank = 0, 0, 0
 	if lead.Dense != nil {
 		s.LeadDense = *lead.Dense
 	}
-	for _, b := range cands {
-		lex, dense := standing(lead, b)
+	f.each(func(c cand) {
+		lex, dense := standing(lead, c)
 		s.LeadLexRank += b2i(lex)
 		s.LeadDenseRank += b2i(dense)
-	}
+	})
 }
 
 // asLeader is s as it would be if the candidate at rank i (from 0) led:
-// its own scores, and its margins to what ranks below it.
-func (s Signals) asLeader(cands []Breakdown, i int) Signals {
+// its own scores, and its margins to what ranks below it. cands are the
+// ranking's head, in order, past i; f all the candidates (nil: cands).
+func (s Signals) asLeader(cands []Breakdown, i int, f *pool) Signals {
+	if f == nil {
+		f = &pool{bs: cands}
+	}
 	b := cands[i]
 	s.Top, s.Lexical, s.Dense = b.Final, b.Lexical, 0
 	if b.Dense != nil {
@@ -139,6 +147,6 @@ func (s Signals) asLeader(cands []Breakdown, i int) Signals {
 	if i+1 < len(cands) {
 		s.Second = cands[i+1].Final
 	}
-	s.leadRanks(cands, i)
+	s.leadRanks(cands, i, f)
 	return s
 }

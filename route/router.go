@@ -267,13 +267,7 @@ func (r *Router) Route(prompt string, s Settings) Result {
 // result renders a ranking.
 func (r *Router) result(res ranker.Result, s Settings) Result {
 	out := Render(r.Docs, res.Emitted, s)
-	n := 0
-	for _, b := range res.Ranked {
-		if !b.Excluded() {
-			n++
-		}
-	}
-	return Result{Res: res, Rendered: out, Candidates: n}
+	return Result{Res: res, Rendered: out, Candidates: res.Signals.Skills}
 }
 
 // rankHead is how much of its rankings RouteWithProject keeps in order:
@@ -293,8 +287,8 @@ const rankHead = servedHead
 // The prompt is scored once in the dense channel, with and without the
 // project's name, in one pass over the skills' vectors (most of what a
 // prompt costs at thousands of skills), and only the head of each ranking
-// is sorted (ranker.Options.Head): Result.Res.Ranked is in order only as
-// far as the prompt hook, MCP and a served answer read it.
+// is ranked (ranker.Options.Head): Result.Res.Ranked holds as much of it
+// as the prompt hook, MCP and a served answer read.
 func (r *Router) RouteWithProject(prompt, project string, s Settings) Result {
 	p := r.Index.ReadWith(prompt, "")
 	texts := []string{DenseText(p)}
@@ -333,15 +327,9 @@ func (r *Router) RouteWithProject(prompt, project string, s Settings) Result {
 // the emitted skills the prompt alone matches (relevance > 0); if none is
 // left the prompt's own ranking stands.
 func projectFiltered(plain, with Result) Result {
-	matched := make([]bool, len(plain.Res.Ranked)) // by doc
-	for _, b := range plain.Res.Ranked {
-		if b.Relevance > 0 && !b.Excluded() {
-			matched[b.Doc] = true
-		}
-	}
 	var keep []int
 	for _, d := range with.Res.Emitted {
-		if matched[d] {
+		if plain.Res.Matched(d) {
 			keep = append(keep, d)
 		}
 	}
