@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/megagit/megagit/hook/inject"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/workspace"
@@ -151,12 +152,14 @@ func routeOnce(opts *routeOptions, e *workspace.Workspace, s route.Settings) ([]
 	return routeMapped(func() (*route.Router, error) { return opts.app.router(e, s.Format == "compose") }, opts.prompt, s)
 }
 
-// routeMapped routes a prompt through the router open builds, reading the
-// compiled index as the prompt hook does: mapped, not copied into memory
+// routeMapped routes a prompt through the router open builds, as the
+// prompt hook does: no garbage collection in a process this short
+// (inject.NoGC), and the compiled index mapped, not copied into memory
 // (at thousands of skills, tens of megabytes a call would copy). megagit
 // replaces the index file, never truncates it, so the mapping stays whole;
 // should a fault on it happen all the same, it is an error, not a crash.
 func routeMapped(open func() (*route.Router, error), prompt string, s route.Settings) (docs []ranker.Doc, rr route.Result, err error) {
+	defer inject.NoGC()()
 	defer route.MapIndexFiles()()
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
