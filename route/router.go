@@ -9,7 +9,6 @@ package route
 
 import (
 	"errors"
-	"runtime"
 	"strings"
 	"time"
 
@@ -285,10 +284,14 @@ const rankHead = servedHead
 // pull release-notes and python-packaging otherwise.
 //
 // The prompt is scored once in the dense channel, with and without the
-// project's name, in one pass over the skills' vectors (most of what a
-// prompt costs at thousands of skills), and only the head of each ranking
-// is ranked (ranker.Options.Head): Result.Res.Ranked holds as much of it
-// as the prompt hook, MCP and a served answer read.
+// project's name, in one pass over the skills' vectors (reading them is
+// most of what a prompt costs at thousands of skills), and only the head
+// of each ranking is ranked (ranker.Options.Head): Result.Res.Ranked
+// holds as much of it as the prompt hook, MCP and a served answer read.
+// The ranking with the project's name is made only when the prompt's own
+// emits something: ranked meanwhile on the other core, it measured no
+// faster on a busy two-core machine, and cost the prompts that emit
+// nothing a ranking.
 func (r *Router) RouteWithProject(prompt, project string, s Settings) Result {
 	p := r.Index.ReadWith(prompt, "")
 	texts := []string{DenseText(p)}
@@ -298,25 +301,11 @@ func (r *Router) RouteWithProject(prompt, project string, s Settings) Result {
 		texts = append(texts, DenseText(pw))
 	}
 	dense := r.scoreDense(texts)
-	if project == "" {
-		return r.result(r.rankRead(p, dense[0], s, rankHead), s)
-	}
-	// The ranking with the project's name counts only when the prompt's
-	// own emits something; with a core to spare it is ranked meanwhile.
-	var with Result
-	rankWith := func() { with = r.result(r.rankRead(pw, dense[1], s, rankHead), s) }
-	wait := func() {}
-	if runtime.GOMAXPROCS(0) > 1 {
-		wait = goSafe(rankWith)
-	}
 	rr := r.result(r.rankRead(p, dense[0], s, rankHead), s)
-	wait()
-	if rr.Res.K == 0 {
+	if project == "" || rr.Res.K == 0 {
 		return rr
 	}
-	if runtime.GOMAXPROCS(0) == 1 {
-		rankWith()
-	}
+	with := r.result(r.rankRead(pw, dense[1], s, rankHead), s)
 	if with.Res.K > 0 {
 		rr = projectFiltered(rr, with)
 	}
