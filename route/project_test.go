@@ -47,10 +47,10 @@ func routeWithProjectTwice(r *Router, prompt, project string, s Settings) Result
 	return rr
 }
 
-// TestRouteWithProjectScoresOnce checks RouteWithProject, which embeds the
-// prompt with and without the project's name and scores both in one pass
-// over the vectors, sorting only each ranking's head, decides exactly as
-// two full rankings do: the same skills emitted, K, reason, signals,
+// TestRouteWithProjectScoresOnce checks RouteWithProject, which ranks only
+// each ranking's head and, with large vectors, embeds the prompt with and
+// without the project's name and scores both in one pass over them,
+// decides exactly as two full rankings do: the same skills emitted, K, reason, signals,
 // rendered text and head of the ranking; lexical and with a dense channel
 // (helpful and harmful contexts included), on a catalog large enough that
 // the head is a small part of it and the vectors are split between cores.
@@ -100,11 +100,14 @@ func TestRouteWithProjectScoresOnce(t *testing.T) {
 	}
 	prompts = append(prompts, "", "thanks, have a nice weekend!", "my stripe webhook signature check keeps failing",
 		strings.Repeat("Yesterday we had an outage and everyone is tired after the long review. ", 5)+"Roll back the kafka consumer deploy.")
+	defer func(was int) { onePassBytes = was }(onePassBytes)
 	for _, tc := range []struct {
-		name string
-		sem  Dense
-	}{{"lexical", nil}, {"dense", sem}} {
+		name    string
+		sem     Dense
+		onePass int
+	}{{"lexical", nil, onePassBytes}, {"dense", sem, onePassBytes}, {"dense in one pass", sem, 0}} {
 		t.Run(tc.name, func(t *testing.T) {
+			onePassBytes = tc.onePass
 			r, _ := New(docs, ranker.DefaultConfig(), tc.sem, DynamicKOverride{}, nil)
 			for i, p := range prompts {
 				project := []string{"", "payments-api", "kafka tools", "zebra"}[i%4]

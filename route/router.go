@@ -236,6 +236,11 @@ var errNoDense = errors.New("no dense channel")
 // without the project's name.
 type manyDense interface {
 	scoresMany(texts []string) []denseScores
+	// onePass says whether the vectors are too large for the processor's
+	// cache: then reading them twice costs more than scoring the prompt
+	// with the project's name for nothing when the prompt's own ranking
+	// emits nothing (most prompts a catalog has no skill for).
+	onePass() bool
 }
 
 // rankRead ranks a prompt already read, with its dense scores; head > 0
@@ -283,20 +288,20 @@ const rankHead = servedHead
 // examples/demo, a project called "release-notes-bot" made a pytest prompt
 // pull release-notes and python-packaging otherwise.
 //
-// The prompt is scored once in the dense channel, with and without the
-// project's name, in one pass over the skills' vectors (reading them is
-// most of what a prompt costs at thousands of skills), and only the head
-// of each ranking is ranked (ranker.Options.Head): Result.Res.Ranked
-// holds as much of it as the prompt hook, MCP and a served answer read.
-// The ranking with the project's name is made only when the prompt's own
-// emits something: ranked meanwhile on the other core, it measured no
-// faster on a busy two-core machine, and cost the prompts that emit
-// nothing a ranking.
+// Only the head of each ranking is ranked (ranker.Options.Head):
+// Result.Res.Ranked holds as much of it as the prompt hook, MCP and a
+// served answer read. The ranking with the project's name is made only
+// when the prompt's own emits something. When the skills' vectors do not
+// fit in the processor's cache (thousands of skills), the prompt is
+// scored in the dense channel with and without the project's name in one
+// pass over them, reading them once; below that, scoring it with the
+// project's name only when needed measured cheaper.
 func (r *Router) RouteWithProject(prompt, project string, s Settings) Result {
 	p := r.Index.ReadWith(prompt, "")
 	texts := []string{DenseText(p)}
 	var pw ranker.Prompt
-	if project != "" {
+	md, fuse := r.Sem.(manyDense)
+	if fuse = fuse && project != "" && md.onePass(); fuse {
 		pw = r.Index.ReadWith(prompt, project)
 		texts = append(texts, DenseText(pw))
 	}
@@ -304,6 +309,10 @@ func (r *Router) RouteWithProject(prompt, project string, s Settings) Result {
 	rr := r.result(r.rankRead(p, dense[0], s, rankHead), s)
 	if project == "" || rr.Res.K == 0 {
 		return rr
+	}
+	if !fuse {
+		pw = r.Index.ReadWith(prompt, project)
+		dense = append(dense, r.scoreDense([]string{DenseText(pw)})...)
 	}
 	with := r.result(r.rankRead(pw, dense[1], s, rankHead), s)
 	if with.Res.K > 0 {

@@ -191,6 +191,15 @@ func (s *Semantic) ScoresWithContexts(prompt string) ([]float64, *ranker.Context
 	return s.Vecs.Scores(q), s.Vecs.ContextScores(q, s.Prof.AbsFloor), nil
 }
 
+// onePassBytes is the size of the vectors above which scoring several
+// prompts in one pass over them pays (manyDense): beyond the share of a
+// processor's cache a process gets, about 4,000 skills of the built-in
+// model's 256 dimensions.
+var onePassBytes = 8 << 20
+
+// onePass implements manyDense.
+func (s *Semantic) onePass() bool { return s.Vecs != nil && 4*len(s.Vecs.Rows) > onePassBytes }
+
 // scoresMany implements manyDense: each text's scores and its contexts',
 // each text embedded once and every text scored in one pass.
 func (s *Semantic) scoresMany(texts []string) []denseScores {
