@@ -42,10 +42,16 @@ type svec []entry
 // Index is an immutable, query-ready view of a set of skills. Build it once
 // per registry load with NewIndex; Rank is safe for concurrent use.
 type Index struct {
-	docs  []Doc
-	cfg   Config
-	terms map[string]int32
-	idf   []float64
+	docs []Doc
+	cfg  Config
+	// terms maps each index term to its id while NewIndex builds the
+	// index; an index restored from a snapshot finds a term in termHash
+	// (typoTable's table over termList, the terms in id order) instead:
+	// filling a map of every term costs more than the prompt's few lookups.
+	terms    map[string]int32
+	termList []string
+	termHash []uint32
+	idf      []float64
 	// idfOOV is the idf of a term no skill contains (df = 0).
 	idfOOV   float64
 	postings [][]posting
@@ -61,6 +67,18 @@ type Index struct {
 	typoHash  []uint32
 	// dict holds the words of the language, never corrected (nil: none).
 	dict func(word string) bool
+}
+
+// termID is term t's id, if some skill has it.
+func (ix *Index) termID(t string) (int32, bool) {
+	if ix.terms != nil {
+		id, ok := ix.terms[t]
+		return id, ok
+	}
+	if k := lookupWord(ix.termHash, ix.termList, t); k >= 0 {
+		return int32(k), true
+	}
+	return 0, false
 }
 
 // NewIndex tokenises every skill and precomputes BM25F statistics and the
@@ -385,13 +403,13 @@ func (ix *Index) parse(p Prompt) query {
 	var norm float64
 	have := make(map[int32]bool, len(toks))
 	for _, t := range toks {
-		if id, ok := ix.terms[t]; ok {
+		if id, ok := ix.termID(t); ok {
 			have[id] = true
 		}
 	}
 	for i, t := range toks {
 		idf, weight := ix.idfOOV, 1.0
-		id, ok := ix.terms[t]
+		id, ok := ix.termID(t)
 		if c := p.correction(t); !ok && c != nil {
 			if have[c.term] {
 				continue // a repeat of a word the prompt names

@@ -189,8 +189,8 @@ func (g *Gate) Terms(s Signals) [nGateFeatures]float64 {
 
 // admits reports whether the candidate at rank i would pass the gate as
 // the leader: a backup is emitted only when it is a confident match itself.
-func (g *Gate) admits(s Signals, cands []Breakdown, i int) bool {
-	return g.Prob(s.asLeader(cands, i)) >= g.Threshold
+func (g *Gate) admits(s Signals, cands []Breakdown, i int, f *pool) bool {
+	return g.Prob(s.asLeader(cands, i, f)) >= g.Threshold
 }
 
 // GateSample is one benchmark prompt for fitting: its signals, and whether

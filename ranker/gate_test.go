@@ -212,7 +212,7 @@ func TestSignalsLeaderStanding(t *testing.T) {
 	}
 	// As the leader, the third candidate is best by dense score and second
 	// by lexical score.
-	b := s.asLeader(cands, 2)
+	b := s.asLeader(cands, 2, nil)
 	if b.LeadLexRank != 1 || b.LeadDenseRank != 0 || b.LeadDense != 0.7 {
 		t.Errorf("third as leader: lexical rank %d, dense rank %d, dense %v; want 1, 0, 0.7", b.LeadLexRank, b.LeadDenseRank, b.LeadDense)
 	}

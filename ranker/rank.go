@@ -58,6 +58,14 @@ type Options struct {
 	// outside the long prompt's sentences (the project's name, which the
 	// prompt hook adds): text + "\n" + Also is the query of a short prompt.
 	Also string
+	// Head, when > 0, asks for the head of the ranking only: Result.Ranked
+	// then holds the first Head skills in ranking order (at least; all of
+	// them when the catalog is small, or the decisions read further), and
+	// what the decisions read of the others is kept as a few numbers per
+	// skill. A caller that reads the head (the prompt hook: what it emits,
+	// the top scores it logs) spares sorting thousands of skills and
+	// filling a breakdown for each. 0: Ranked holds every skill in order.
+	Head int
 }
 
 // ContextScores are per-skill similarities of a prompt to the skill's
@@ -164,6 +172,20 @@ type Result struct {
 	// Forced are the doc indices emitted only because Options.Force names
 	// them (also in Emitted).
 	Forced []int
+	// pool is every candidate, as the decisions read them; full, when
+	// only the head was ranked (Options.Head), ranks them all.
+	pool *pool
+	full func() []Breakdown
+}
+
+// Matched reports whether the prompt matches the skill doc (its fused
+// relevance is above 0) and it is a candidate (neither archived, out nor
+// denied), wherever it ranks.
+func (res *Result) Matched(doc int) bool {
+	if res.pool == nil {
+		return false
+	}
+	return res.pool.matched(doc)
 }
 
 // ReasonForced is appended to the reason when Options.Force emitted a
@@ -184,21 +206,19 @@ func (ix *Index) RankPrompt(p Prompt, opt Options) (res Result) {
 	n := len(ix.docs)
 	raw := make([]float64, n)
 	ix.lexical(q, raw)
-	res = Result{Ranked: ix.ranked(q, raw, opt.Dense, opt.Contexts, opt.Out, opt.Deny), Corrections: p.Corrections, Focus: p.Focus}
+	rk := ix.ranked(q, raw, opt.Dense, opt.Contexts, opt.Out, opt.Deny, opt.Head)
+	res = Result{Ranked: rk.ranked, pool: rk.pool, full: rk.full, Corrections: p.Corrections, Focus: p.Focus}
 	defer res.force(opt)
 
 	// Candidates: the prefix of the ranking neither archived nor out.
-	cands := res.Ranked
-	for len(cands) > 0 && cands[len(cands)-1].Excluded() {
-		cands = cands[:len(cands)-1]
-	}
-	res.Signals = signals(q, cands)
-	scores := make([]float64, len(cands))
-	anyRelevant := false
+	cands := candidates(res.Ranked)
+	res.Signals = signalsSummed(q, cands, res.pool, rk.ds)
+	scores := make([]float64, res.pool.size()) // dynamic K reads the head's (zWindow)
 	for i, b := range cands {
 		scores[i] = b.Final
-		anyRelevant = anyRelevant || b.Relevance > 0
 	}
+	anyRelevant := false
+	res.pool.each(func(c cand) { anyRelevant = anyRelevant || c.rel > 0 })
 
 	var k int
 	var gate *Gate // the gate backups must pass, if any
@@ -227,7 +247,7 @@ func (ix *Index) RankPrompt(p Prompt, opt Options) (res Result) {
 		} else {
 			floor = prof.AbsFloor
 		}
-		if w, ok := ix.dominant(cands); ok && res.Reason != ReasonGate && (opt.Dense == nil || !res.Reason.IsGapCut()) {
+		if w, ok := ix.dominant(res.pool); ok && res.Reason != ReasonGate && (opt.Dense == nil || !res.Reason.IsGapCut()) {
 			res.Reason = ReasonLexicalDominant
 			res.Emitted = []int{w}
 			res.K = 1
@@ -247,15 +267,22 @@ func (ix *Index) RankPrompt(p Prompt, opt Options) (res Result) {
 	}
 	var pick []int
 	seen := 0
-	for i, b := range cands {
+	for i := 0; i < len(cands); i++ {
 		if seen == k || len(pick) == limit {
 			break
 		}
+		if i+1 >= len(cands) && res.full != nil {
+			// The window reaches past the head (a backup's gate reads
+			// the one after it): rank them all.
+			res.rankAll()
+			cands = candidates(res.Ranked)
+		}
+		b := cands[i]
 		if !candidate(b, opt.DenseFloor) {
 			continue
 		}
 		seen++
-		if len(pick) > 0 && (gate != nil && !gate.admits(res.Signals, cands, i) || b.Final < floor) {
+		if len(pick) > 0 && (gate != nil && !gate.admits(res.Signals, cands, i, res.pool) || b.Final < floor) {
 			continue
 		}
 		pick = append(pick, b.Doc)
@@ -283,6 +310,7 @@ func (res *Result) force(opt Options) {
 	if len(opt.Force) == 0 {
 		return
 	}
+	res.rankAll() // a forced skill may rank anywhere
 	forced := func(d int) bool { return d < len(opt.Force) && opt.Force[d] }
 	pos := make(map[int]int, len(res.Ranked))
 	emitted := make(map[int]bool, len(res.Emitted))
@@ -329,24 +357,85 @@ func (res *Result) force(opt Options) {
 	}
 }
 
-// ranked is every doc's breakdown in ranking order, in one array: it
-// sorts doc numbers, not the large breakdowns themselves (far fewer bytes
-// moved), then permutes the breakdowns into that order in place. A second
-// array of breakdowns would be fresh memory, and every fresh page costs the
+// ranking is what ranked returns: the ranking (all of it in order, or
+// with a head asked for, its head), every candidate as the decisions read
+// them, what ranks them all when only the head was (nil: it was), and the
+// candidates' dense sums in doc order.
+type ranking struct {
+	ranked []Breakdown
+	pool   *pool
+	full   func() []Breakdown
+	ds     denseSums
+}
+
+// candidates is the prefix of a ranking neither archived nor out.
+func candidates(ranked []Breakdown) []Breakdown {
+	for len(ranked) > 0 && ranked[len(ranked)-1].Excluded() {
+		ranked = ranked[:len(ranked)-1]
+	}
+	return ranked
+}
+
+// ranked ranks every doc. With head <= 0, or a catalog too small for it
+// to matter, it is every doc's breakdown in ranking order, in one array:
+// it sorts doc numbers, not the large breakdowns themselves (far fewer
+// bytes moved), then permutes the breakdowns into that order in place.
+// With head > 0 only the best head candidates are picked (a bounded heap:
+// a comparison or two per skill instead of a sort of thousands) and only
+// theirs are kept as breakdowns; of the rest, the pool keeps the scores
+// the decisions read. A second array of breakdowns, or one per skill the
+// hook never reads, would be fresh memory, and every fresh page costs the
 // short-lived hook process a page fault.
-func (ix *Index) ranked(q query, raw, dense []float64, ctx *ContextScores, out, deny []bool) []Breakdown {
-	all := make([]Breakdown, len(ix.docs))
-	keys := make([]rankKey, len(ix.docs))
+func (ix *Index) ranked(q query, raw, dense []float64, ctx *ContextScores, out, deny []bool, head int) ranking {
+	n := len(ix.docs)
+	keys := make([]rankKey, n)
 	var denseVals []float64 // one backing array for the Dense pointers
 	if dense != nil {
-		denseVals = make([]float64, len(ix.docs))
+		denseVals = make([]float64, n)
 	}
-	for i := range ix.docs {
-		b := &all[i]
+	fill := func(b *Breakdown, i int) {
 		ix.breakdown(b, i, q, raw[i], dense, denseVals, ctx)
 		b.Out = i < len(out) && out[i]
 		b.Denied = i < len(deny) && deny[i]
+	}
+	var r ranking
+	live := 0
+	if head > 0 {
+		head = max(head, zWindow+1) // dynamic K reads the top zWindow scores
+		f := &pool{keys: keys, lex: make([]float64, n), raw: make([]float64, n), rel: make([]float64, n), dense: denseVals}
+		var b Breakdown
+		for i := range ix.docs {
+			fill(&b, i)
+			keys[i] = rankKey{final: b.Final, id: b.ID, doc: int32(i), archived: b.Excluded()}
+			f.lex[i], f.raw[i], f.rel[i] = b.Lexical, b.LexicalRaw, b.Relevance
+			if !b.Excluded() {
+				live++
+				if b.Dense != nil {
+					r.ds.add(*b.Dense)
+				}
+			}
+		}
+		if live > 2*head {
+			f.n = live
+			r.pool = f
+			r.ranked = make([]Breakdown, 0, head)
+			for _, key := range topKeys(keys, head) {
+				r.ranked = append(r.ranked, Breakdown{})
+				fill(&r.ranked[len(r.ranked)-1], int(key.doc))
+			}
+			r.full = func() []Breakdown { return ix.ranked(q, raw, dense, ctx, out, deny, 0).ranked }
+			return r
+		}
+		r.ds = denseSums{}
+	}
+	all := make([]Breakdown, n)
+	for i := range ix.docs {
+		b := &all[i]
+		fill(b, i)
 		keys[i] = rankKey{final: b.Final, id: b.ID, doc: int32(i), archived: b.Excluded()}
+		if !b.Excluded() && b.Dense != nil {
+			r.ds.add(*b.Dense)
+		}
 	}
 	slices.SortFunc(keys, compareKeys)
 	order := make([]int32, len(keys))
@@ -354,7 +443,56 @@ func (ix *Index) ranked(q query, raw, dense []float64, ctx *ContextScores, out, 
 		order[k] = key.doc
 	}
 	permute(all, order)
-	return all
+	r.ranked, r.pool = all, &pool{bs: candidates(all)}
+	return r
+}
+
+// topKeys is the best n keys not excluded (archived set), in ranking
+// order: a heap of the n best so far, its worst at the root.
+func topKeys(keys []rankKey, n int) []rankKey {
+	h := make([]rankKey, 0, n)
+	worse := func(a, b int) bool { return compareKeys(h[a], h[b]) > 0 }
+	down := func(i int) {
+		for {
+			w := i
+			if l := 2*i + 1; l < len(h) && worse(l, w) {
+				w = l
+			}
+			if r := 2*i + 2; r < len(h) && worse(r, w) {
+				w = r
+			}
+			if w == i {
+				return
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	for _, key := range keys {
+		switch {
+		case key.archived:
+		case len(h) < n:
+			h = append(h, key)
+			for i := len(h) - 1; i > 0 && worse(i, (i-1)/2); i = (i - 1) / 2 {
+				h[i], h[(i-1)/2] = h[(i-1)/2], h[i]
+			}
+		case compareKeys(key, h[0]) < 0:
+			h[0] = key
+			down(0)
+		}
+	}
+	slices.SortFunc(h, compareKeys)
+	return h
+}
+
+// rankAll ranks every skill, when only the head was (Options.Head): a
+// decision that reads past the head, or a forced skill, needs them all.
+func (res *Result) rankAll() {
+	if res.full == nil {
+		return
+	}
+	res.Ranked, res.full = res.full(), nil
+	res.pool = &pool{bs: candidates(res.Ranked)}
 }
 
 // rankKey is what orders a breakdown (see less), gathered once per doc
@@ -492,33 +630,35 @@ func (ix *Index) breakdown(b *Breakdown, i int, q query, raw float64, dense, den
 // dominant is the lexical fast path: the non-archived skill with the highest
 // raw BM25F score, if it reaches FastPath.Min and leads the runner-up by
 // FastPath.Margin. Off when FastPath.Min <= 0.
-func (ix *Index) dominant(cands []Breakdown) (int, bool) {
+func (ix *Index) dominant(f *pool) (int, bool) {
 	fp := ix.cfg.FastPath
-	if fp.Min <= 0 || len(cands) == 0 {
+	if fp.Min <= 0 || f.size() == 0 {
 		return 0, false
 	}
-	first, second := -1, -1
-	better := func(a, b int) bool {
-		if cands[a].LexicalRaw != cands[b].LexicalRaw {
-			return cands[a].LexicalRaw > cands[b].LexicalRaw
+	var first, second cand
+	have := 0
+	better := func(a, b cand) bool {
+		if a.raw != b.raw {
+			return a.raw > b.raw
 		}
-		return cands[a].ID < cands[b].ID
+		return a.id < b.id
 	}
-	for i := range cands {
+	f.each(func(c cand) {
 		switch {
-		case first < 0 || better(i, first):
-			first, second = i, first
-		case second < 0 || better(i, second):
-			second = i
+		case have == 0 || better(c, first):
+			first, second = c, first
+			have++
+		case have == 1 || better(c, second):
+			second = c
+			have = 2
 		}
-	}
-	top := cands[first].LexicalRaw
+	})
 	runner := 0.0
-	if second >= 0 {
-		runner = cands[second].LexicalRaw
+	if have > 1 {
+		runner = second.raw
 	}
-	if top >= fp.Min && top-runner >= fp.Margin {
-		return cands[first].Doc, true
+	if first.raw >= fp.Min && first.raw-runner >= fp.Margin {
+		return first.doc, true
 	}
 	return 0, false
 }

@@ -39,9 +39,35 @@ type Signals struct {
 }
 
 // signals gathers Signals from the ranked candidates (non-archived, in
-// ranking order).
+// ranking order), their dense scores summed in that order.
 func signals(q query, cands []Breakdown) Signals {
-	s := Signals{Skills: len(cands), Terms: q.nterms, Known: q.known}
+	var ds denseSums
+	for _, b := range cands {
+		if b.Dense != nil {
+			ds.add(*b.Dense)
+		}
+	}
+	return signalsSummed(q, cands, &pool{bs: cands}, ds)
+}
+
+// denseSums are the sums of the candidates' dense scores and of their
+// squares. Rank adds them in doc order, so that a ranking whose tail is
+// not in order (Options.Head) gives the same bits as a full one.
+type denseSums struct {
+	sum, sum2 float64
+	n         int
+}
+
+func (ds *denseSums) add(d float64) {
+	ds.sum += d
+	ds.sum2 += d * d
+	ds.n++
+}
+
+// signalsSummed is signals of the ranking's head (cands, in order) and
+// all its candidates (f), with the dense sums given.
+func signalsSummed(q query, cands []Breakdown, f *pool, ds denseSums) Signals {
+	s := Signals{Skills: f.size(), Terms: q.nterms, Known: q.known}
 	if len(cands) > 0 {
 		s.Top = cands[0].Final
 	}
@@ -55,24 +81,21 @@ func signals(q query, cands []Breakdown) Signals {
 	if len(top) > 0 {
 		s.Mean10 /= float64(len(top))
 	}
-	var sum, sum2 float64
-	n := 0
-	for _, b := range cands {
-		s.Lexical = math.Max(s.Lexical, b.Lexical)
-		lex, dense := standing(cands[0], b)
-		s.LeadLexRank += b2i(lex)
-		s.LeadDenseRank += b2i(dense)
-		if b.Dense != nil {
-			d := *b.Dense
-			s.Dense = math.Max(s.Dense, d)
-			sum += d
-			sum2 += d * d
-			n++
-		}
+	if len(cands) > 0 {
+		lead := cands[0]
+		f.each(func(c cand) {
+			s.Lexical = math.Max(s.Lexical, c.lex)
+			lex, dense := standing(lead, c)
+			s.LeadLexRank += b2i(lex)
+			s.LeadDenseRank += b2i(dense)
+			if c.dense != nil {
+				s.Dense = math.Max(s.Dense, *c.dense)
+			}
+		})
 	}
-	if n > 0 {
-		s.DenseMean = sum / float64(n)
-		s.DenseSD = math.Sqrt(math.Max(0, sum2/float64(n)-s.DenseMean*s.DenseMean))
+	if n := ds.n; n > 0 {
+		s.DenseMean = ds.sum / float64(n)
+		s.DenseSD = math.Sqrt(math.Max(0, ds.sum2/float64(n)-s.DenseMean*s.DenseMean))
 	}
 	if len(cands) > 0 && cands[0].Dense != nil {
 		s.LeadDense = *cands[0].Dense
@@ -80,10 +103,10 @@ func signals(q query, cands []Breakdown) Signals {
 	return s
 }
 
-// standing says whether b beats lead on lexical score alone and on dense
+// standing says whether c beats lead on lexical score alone and on dense
 // score alone (a candidate never beats itself).
-func standing(lead, b Breakdown) (lex, dense bool) {
-	return b.Lexical > lead.Lexical, lead.Dense != nil && b.Dense != nil && *b.Dense > *lead.Dense
+func standing(lead Breakdown, c cand) (lex, dense bool) {
+	return c.lex > lead.Lexical, lead.Dense != nil && c.dense != nil && *c.dense > *lead.Dense
 }
 
 func b2i(b bool) int {
@@ -95,22 +118,26 @@ func b2i(b bool) int {
 
 // leadRanks sets the leader's own dense score and its rank in each
 // channel alone, for the candidate at rank i as the leader.
-func (s *Signals) leadRanks(cands []Breakdown, i int) {
+func (s *Signals) leadRanks(cands []Breakdown, i int, f *pool) {
 	lead := cands[i]
 	s.LeadDense, s.LeadDenseRank, s.LeadLexRank = 0, 0, 0
 	if lead.Dense != nil {
 		s.LeadDense = *lead.Dense
 	}
-	for _, b := range cands {
-		lex, dense := standing(lead, b)
+	f.each(func(c cand) {
+		lex, dense := standing(lead, c)
 		s.LeadLexRank += b2i(lex)
 		s.LeadDenseRank += b2i(dense)
-	}
+	})
 }
 
 // asLeader is s as it would be if the candidate at rank i (from 0) led:
-// its own scores, and its margins to what ranks below it.
-func (s Signals) asLeader(cands []Breakdown, i int) Signals {
+// its own scores, and its margins to what ranks below it. cands are the
+// ranking's head, in order, past i; f all the candidates (nil: cands).
+func (s Signals) asLeader(cands []Breakdown, i int, f *pool) Signals {
+	if f == nil {
+		f = &pool{bs: cands}
+	}
 	b := cands[i]
 	s.Top, s.Lexical, s.Dense = b.Final, b.Lexical, 0
 	if b.Dense != nil {
@@ -120,6 +147,6 @@ func (s Signals) asLeader(cands []Breakdown, i int) Signals {
 	if i+1 < len(cands) {
 		s.Second = cands[i+1].Final
 	}
-	s.leadRanks(cands, i)
+	s.leadRanks(cands, i, f)
 	return s
 }

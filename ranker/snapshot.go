@@ -82,7 +82,7 @@ func (ix *Index) Snapshot() *Snapshot {
 	n := len(ix.docs)
 	s := &Snapshot{
 		Version: SnapshotVersion, Fields: ix.cfg.Fields, Docs: n,
-		Terms: make([]string, len(ix.terms)), Vocab: len(ix.postings),
+		Terms: ix.termList, Vocab: len(ix.postings),
 		IDF: ix.idf, IDFOOV: ix.idfOOV,
 		PostStart: make([]int32, 0, len(ix.postings)+1),
 		VecStart:  []int32{0},
@@ -90,8 +90,11 @@ func (ix *Index) Snapshot() *Snapshot {
 		NRelHelp: make([]int32, n), NRelHarm: make([]int32, n),
 		TypoMinLen: ix.cfg.Typos.MinLen, Words: ix.typoWords, WordTerms: ix.typoTerms, WordHash: ix.typoHash,
 	}
-	for t, id := range ix.terms {
-		s.Terms[id] = t
+	if s.Terms == nil {
+		s.Terms = make([]string, len(ix.terms))
+		for t, id := range ix.terms {
+			s.Terms[id] = t
+		}
 	}
 	for _, ps := range ix.postings {
 		s.PostStart = append(s.PostStart, int32(len(s.Post)))
@@ -152,16 +155,13 @@ func NewIndexFromSnapshot(docs []Doc, cfg Config, s *Snapshot) (*Index, error) {
 		return none
 	}
 	ix := &Index{
-		docs: docs, cfg: cfg, terms: make(map[string]int32, len(s.Terms)),
+		docs: docs, cfg: cfg, termList: s.Terms, termHash: typoTable(s.Terms),
 		idf: s.IDF, idfOOV: s.IDFOOV,
 		postings: make([][]posting, s.Vocab),
 		docVec:   make([]svec, n),
 		help:     perDoc(s.NHelp), harm: perDoc(s.NHarm),
 		relHelp: perDoc(s.NRelHelp), relHarm: perDoc(s.NRelHarm),
 		typoWords: s.Words, typoTerms: s.WordTerms, typoHash: s.WordHash,
-	}
-	for id, t := range s.Terms {
-		ix.terms[t] = int32(id)
 	}
 	var all []posting
 	if len(s.Post) > 0 {

@@ -67,7 +67,7 @@ func (ix *Index) Read(text string) Prompt {
 		}
 		seen[s] = true
 		p.terms = append(p.terms, s)
-		if _, known := ix.terms[s]; known || ix.dict != nil && ix.dict(w) {
+		if _, known := ix.termID(s); known || ix.dict != nil && ix.dict(w) {
 			return
 		}
 		if to, term, ok := ix.correct(w); ok {
@@ -242,13 +242,37 @@ func typoTable(words []string) []uint32 {
 	t := make([]uint32, size)
 	mask := uint32(size - 1)
 	for i, w := range words {
-		h := fnv1a([]byte(w)) & mask
+		h := fnv1aString(w) & mask
 		for t[h] != 0 {
 			h = (h + 1) & mask
 		}
 		t[h] = uint32(i + 1)
 	}
 	return t
+}
+
+// lookupWord is the index of w in words through their typoTable t, or -1.
+func lookupWord(t []uint32, words []string, w string) int {
+	if len(t) == 0 {
+		return -1
+	}
+	mask := uint32(len(t) - 1)
+	for h := fnv1aString(w) & mask; ; h = (h + 1) & mask {
+		k := int(t[h]) - 1
+		if k < 0 || words[k] == w {
+			return k
+		}
+	}
+}
+
+// fnv1aString is fnv1a of a string.
+func fnv1aString(s string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(s); i++ {
+		h ^= uint32(s[i])
+		h *= 16777619
+	}
+	return h
 }
 
 // typoTableSize is the size of typoTable's table for n words.

@@ -146,7 +146,9 @@ func Refresh(dir local.Dir, root string, roots []string, rc ranker.Config, src S
 		kc <- keyed{quick, stamps, err}
 	}()
 	rkey := RankerKey(rc)
-	want := Want{Bodies: !src.NoBodies, Vectors: src.VecKey != "", Stamps: true}
+	// The stamps of the last build matter only to a rebuild (which files
+	// changed), read below when one follows.
+	want := Want{Bodies: !src.NoBodies, Vectors: src.VecKey != ""}
 	c, ok := ReadCompiled(dir, rkey, want)
 	k := <-kc
 	if k.err != nil {
@@ -162,12 +164,13 @@ func Refresh(dir local.Dir, root string, roots []string, rc ranker.Config, src S
 		if fresh && c.Index != nil && vecsFresh && c.Quick == k.quick {
 			return c, nil, nil
 		}
-		if !ok || want.Bodies {
+		if !ok || want.Bodies && want.Stamps {
 			break
 		}
 		// A rebuild and a write follow: both keep the bodies (and their
-		// terms) of the skills that did not change, so read them after all.
-		want.Bodies = true
+		// terms) of the skills that did not change, and the stamps say
+		// which changed, so read them after all.
+		want.Bodies, want.Stamps = true, true
 		c, ok = ReadCompiled(dir, rkey, want)
 	}
 	// Parsing SKILL.md files and analysing every skill makes garbage,

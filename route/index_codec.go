@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sync/atomic"
 	"unsafe"
 
@@ -142,6 +143,18 @@ func ReadCompiled(dir local.Dir, rkey string, want Want) (c Compiled, ok bool) {
 			return c, false
 		}
 	}
+	// The vectors, most of a large index's bytes, are checked on another
+	// core while the documents and the snapshot are.
+	var vecWait func()
+	vecOK := false
+	if want.Vectors && h.vecLen > 0 {
+		vecWait = goSafe(func() { vecOK = crc32.ChecksumIEEE(buf[h.vecOff():h.vecOff()+h.vecLen]) == h.crcVec })
+		defer func() {
+			if vecWait != nil {
+				vecWait() // never leave it reading a buffer the caller may drop
+			}
+		}()
+	}
 	if crc32.ChecksumIEEE(buf[indexHeaderLen:h.snapOff()+h.snapLen]) != h.crcMain {
 		return c, false
 	}
@@ -157,11 +170,13 @@ func ReadCompiled(dir local.Dir, rkey string, want Want) (c Compiled, ok bool) {
 		}
 		c.Index = s
 	}
-	if want.Vectors && h.vecLen > 0 {
-		b := buf[h.vecOff() : h.vecOff()+h.vecLen]
-		if crc32.ChecksumIEEE(b) != h.crcVec {
+	if vecWait != nil {
+		vecWait()
+		vecWait = nil
+		if !vecOK {
 			return Compiled{}, false
 		}
+		b := buf[h.vecOff() : h.vecOff()+h.vecLen]
 		if c.Vectors, ok = decodeVectors(b, len(docs)); !ok {
 			return Compiled{}, false
 		}
@@ -211,6 +226,25 @@ func mapIndex(f *os.File, n uint64) []byte {
 		return nil
 	}
 	return m
+}
+
+// goSafe runs f on a goroutine of its own and returns what waits for it.
+// A goroutine that reads the compiled index's mapping must turn a fault
+// on it into a panic as the hook's worker does (see mapIndex); wait
+// panics again with what f panicked with, in the caller's goroutine,
+// which recovers it.
+func goSafe(f func()) (wait func()) {
+	done := make(chan any, 1)
+	go func() {
+		debug.SetPanicOnFault(true)
+		defer func() { done <- recover() }()
+		f()
+	}()
+	return func() {
+		if p := <-done; p != nil {
+			panic(p)
+		}
+	}
 }
 
 // mapIndexFile says whether ReadCompiled may map the compiled index; set

@@ -8,6 +8,7 @@
 package route
 
 import (
+	"errors"
 	"strings"
 	"time"
 
@@ -193,23 +194,63 @@ func (r *Router) Rank(prompt string, s Settings) ranker.Result {
 // sentence. The dense channel embeds DenseText: the request of a long
 // prompt, with its typos corrected.
 func (r *Router) rank(prompt, also string, s Settings) ranker.Result {
-	opt := ranker.Options{TopK: s.TopK, NoDynamicK: s.NoDynamic, Profile: r.lex, Now: time.Now(), Out: Out(r.Docs, s.Where),
-		Deny: nameMask(r.Docs, s.Deny), Force: nameMask(r.Docs, s.Force)}
 	p := r.Index.ReadWith(prompt, also)
-	if r.Sem != nil {
-		text := DenseText(p)
-		var dense []float64
-		var err error
-		if cd, ok := r.Sem.(ContextDense); ok {
-			dense, opt.Contexts, err = cd.ScoresWithContexts(text)
-		} else {
-			dense, err = r.Sem.Scores(text)
+	return r.rankRead(p, r.scoreDense([]string{DenseText(p)})[0], s, 0)
+}
+
+// denseScores are one prompt's scores in the dense channel: its scores
+// and its contexts' (nil: lexical routing), or why there are none.
+type denseScores struct {
+	scores []float64
+	ctx    *ranker.ContextScores
+	err    error
+}
+
+// scoreDense scores each text in the dense channel (none without one),
+// in one pass over the vectors when the channel can (manyDense).
+func (r *Router) scoreDense(texts []string) []denseScores {
+	out := make([]denseScores, len(texts))
+	switch sem := r.Sem.(type) {
+	case nil:
+		for i := range out {
+			out[i].err = errNoDense
 		}
-		if err == nil {
-			opt.Dense, opt.DenseFloor, opt.Profile = dense, r.Sem.DenseProfile().AbsFloor, r.prof
-		} else {
-			opt.Contexts = nil // lexical fallback for this prompt
+	case manyDense:
+		return sem.scoresMany(texts)
+	case ContextDense:
+		for i, t := range texts {
+			out[i].scores, out[i].ctx, out[i].err = sem.ScoresWithContexts(t)
 		}
+	default:
+		for i, t := range texts {
+			out[i].scores, out[i].err = sem.Scores(t)
+		}
+	}
+	return out
+}
+
+var errNoDense = errors.New("no dense channel")
+
+// manyDense is a dense channel that scores several prompts in one pass
+// over its vectors (Semantic): the prompt hook ranks a prompt with and
+// without the project's name.
+type manyDense interface {
+	scoresMany(texts []string) []denseScores
+	// onePass says whether the vectors are too large for the processor's
+	// cache: then reading them twice costs more than scoring the prompt
+	// with the project's name for nothing when the prompt's own ranking
+	// emits nothing (most prompts a catalog has no skill for).
+	onePass() bool
+}
+
+// rankRead ranks a prompt already read, with its dense scores; head > 0
+// asks for the head of the ranking only (ranker.Options.Head).
+func (r *Router) rankRead(p ranker.Prompt, d denseScores, s Settings, head int) ranker.Result {
+	opt := ranker.Options{TopK: s.TopK, NoDynamicK: s.NoDynamic, Profile: r.lex, Now: time.Now(), Out: Out(r.Docs, s.Where),
+		Deny: nameMask(r.Docs, s.Deny), Force: nameMask(r.Docs, s.Force), Head: head}
+	if r.Sem != nil && d.err == nil {
+		// Else a lexical fallback for this prompt.
+		opt.Dense, opt.Contexts, opt.DenseFloor, opt.Profile = d.scores, d.ctx, r.Sem.DenseProfile().AbsFloor, r.prof
 	}
 	return r.Index.RankPrompt(p, opt)
 }
@@ -224,20 +265,19 @@ func DenseText(p ranker.Prompt) string {
 
 // Route ranks and renders what would be injected, within the budget.
 func (r *Router) Route(prompt string, s Settings) Result {
-	return r.route(prompt, "", s)
+	return r.result(r.rank(prompt, "", s), s)
 }
 
-func (r *Router) route(prompt, also string, s Settings) Result {
-	res := r.rank(prompt, also, s)
+// result renders a ranking.
+func (r *Router) result(res ranker.Result, s Settings) Result {
 	out := Render(r.Docs, res.Emitted, s)
-	n := 0
-	for _, b := range res.Ranked {
-		if !b.Excluded() {
-			n++
-		}
-	}
-	return Result{Res: res, Rendered: out, Candidates: n}
+	return Result{Res: res, Rendered: out, Candidates: res.Signals.Skills}
 }
+
+// rankHead is how much of its rankings RouteWithProject keeps in order:
+// what a served answer carries (servedHead), more than the prompt hook
+// reads (what it emits, the top 20 scores it logs).
+const rankHead = servedHead
 
 // RouteWithProject routes a prompt the way the prompt hook does: the
 // project's name joins the query, as plain words, because a prompt in
@@ -247,12 +287,36 @@ func (r *Router) route(prompt, also string, s Settings) Result {
 // does not match, nor turn "nothing" into something: measured on
 // examples/demo, a project called "release-notes-bot" made a pytest prompt
 // pull release-notes and python-packaging otherwise.
+//
+// Only the head of each ranking is ranked (ranker.Options.Head):
+// Result.Res.Ranked holds as much of it as the prompt hook, MCP and a
+// served answer read. The ranking with the project's name is made only
+// when the prompt's own emits something. When the skills' vectors do not
+// fit in the processor's cache (thousands of skills), the prompt is
+// scored in the dense channel with and without the project's name in one
+// pass over them, reading them once; below that, scoring it with the
+// project's name only when needed measured cheaper.
 func (r *Router) RouteWithProject(prompt, project string, s Settings) Result {
-	rr := r.Route(prompt, s)
-	if project != "" && rr.Res.K > 0 {
-		if with := r.route(prompt, project, s); with.Res.K > 0 {
-			rr = projectFiltered(rr, with)
-		}
+	p := r.Index.ReadWith(prompt, "")
+	texts := []string{DenseText(p)}
+	var pw ranker.Prompt
+	md, fuse := r.Sem.(manyDense)
+	if fuse = fuse && project != "" && md.onePass(); fuse {
+		pw = r.Index.ReadWith(prompt, project)
+		texts = append(texts, DenseText(pw))
+	}
+	dense := r.scoreDense(texts)
+	rr := r.result(r.rankRead(p, dense[0], s, rankHead), s)
+	if project == "" || rr.Res.K == 0 {
+		return rr
+	}
+	if !fuse {
+		pw = r.Index.ReadWith(prompt, project)
+		dense = append(dense, r.scoreDense([]string{DenseText(pw)})...)
+	}
+	with := r.result(r.rankRead(pw, dense[1], s, rankHead), s)
+	if with.Res.K > 0 {
+		rr = projectFiltered(rr, with)
 	}
 	return rr
 }
@@ -261,15 +325,9 @@ func (r *Router) RouteWithProject(prompt, project string, s Settings) Result {
 // the emitted skills the prompt alone matches (relevance > 0); if none is
 // left the prompt's own ranking stands.
 func projectFiltered(plain, with Result) Result {
-	matched := make([]bool, len(plain.Res.Ranked)) // by doc
-	for _, b := range plain.Res.Ranked {
-		if b.Relevance > 0 && !b.Excluded() {
-			matched[b.Doc] = true
-		}
-	}
 	var keep []int
 	for _, d := range with.Res.Emitted {
-		if matched[d] {
+		if plain.Res.Matched(d) {
 			keep = append(keep, d)
 		}
 	}

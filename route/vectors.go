@@ -2,6 +2,8 @@ package route
 
 import (
 	"math"
+	"runtime"
+	"slices"
 
 	"github.com/megagit/megagit/ranker"
 )
@@ -50,12 +52,43 @@ func (v *Vectors) Parts(q []float32, doc int) (full, name float64) {
 // Scores is every document's semantic score for the prompt vector q:
 // the larger of its two cosines.
 func (v *Vectors) Scores(q []float32) []float64 {
-	out := make([]float64, v.Docs())
-	for i := range out {
-		out[i] = math.Max(v.dot(q, 2*i), v.dot(q, 2*i+1))
+	return v.ScoresMany([][]float32{q})[0]
+}
+
+// ScoresMany is Scores of each prompt vector, in one pass over the rows:
+// at thousands of skills the rows are tens of megabytes, and reading them
+// is most of the work, so each is read once for every prompt while it is
+// in the cache. Large catalogs are split between the cores.
+func (v *Vectors) ScoresMany(qs [][]float32) [][]float64 {
+	n := v.Docs()
+	out := make([][]float64, len(qs))
+	for k := range out {
+		out[k] = make([]float64, n)
+	}
+	run := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			for k, q := range qs {
+				out[k][i] = math.Max(v.dot(q, 2*i), v.dot(q, 2*i+1))
+			}
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), n/scoreChunk+1)
+	per := (n + workers - 1) / workers
+	waits := make([]func(), 0, workers)
+	for w := 1; w < workers; w++ {
+		lo := w * per
+		waits = append(waits, goSafe(func() { run(lo, min(lo+per, n)) }))
+	}
+	run(0, min(per, n))
+	for _, wait := range waits {
+		wait()
 	}
 	return out
 }
+
+// scoreChunk is how many documents' rows (two of Dim float32s each) are
+// worth a goroutine of their own: a few megabytes.
+const scoreChunk = 2048
 
 // ContextScores is every document's best similarity of the prompt vector
 // q to its helpful and to its harmful contexts, and to the reasons of its
@@ -156,6 +189,47 @@ func (s *Semantic) ScoresWithContexts(prompt string) ([]float64, *ranker.Context
 		return nil, nil, err
 	}
 	return s.Vecs.Scores(q), s.Vecs.ContextScores(q, s.Prof.AbsFloor), nil
+}
+
+// onePassBytes is the size of the vectors above which scoring several
+// prompts in one pass over them pays (manyDense): beyond the share of a
+// processor's cache a process gets, about 4,000 skills of the built-in
+// model's 256 dimensions.
+var onePassBytes = 8 << 20
+
+// onePass implements manyDense.
+func (s *Semantic) onePass() bool { return s.Vecs != nil && 4*len(s.Vecs.Rows) > onePassBytes }
+
+// scoresMany implements manyDense: each text's scores and its contexts',
+// each text embedded once and every text scored in one pass.
+func (s *Semantic) scoresMany(texts []string) []denseScores {
+	out := make([]denseScores, len(texts))
+	var qs [][]float32
+	at := make([]int, len(texts)) // each text's vector in qs
+	for i, t := range texts {
+		if j := slices.Index(texts[:i], t); j >= 0 {
+			at[i], out[i].err = at[j], out[j].err
+			continue
+		}
+		q, err := s.Embed(t)
+		if err != nil {
+			out[i].err = err
+			continue
+		}
+		at[i] = len(qs)
+		qs = append(qs, q)
+	}
+	scores := s.Vecs.ScoresMany(qs)
+	ctx := make([]*ranker.ContextScores, len(qs))
+	for k, q := range qs {
+		ctx[k] = s.Vecs.ContextScores(q, s.Prof.AbsFloor)
+	}
+	for i := range out {
+		if out[i].err == nil {
+			out[i].scores, out[i].ctx = scores[at[i]], ctx[at[i]]
+		}
+	}
+	return out
 }
 
 // DenseProfile implements Dense.

@@ -295,6 +295,44 @@ func TestOutOfDate(t *testing.T) {
 	setShadow(false)
 }
 
+// TestSeesRemovalsAndVerdicts checks the prompt after a skill is removed,
+// or after verdicts committed, sees the change, and that megagit-hook
+// answers alone (no hand-over) throughout: the change shows in the quick
+// stamp (the skills folder, the ledger folder, git's refs and index), so
+// the index is refreshed by megagit before the answer, never by a stat of
+// every skill in the hook's own process.
+func TestSeesRemovalsAndVerdicts(t *testing.T) {
+	f := newFixture(t)
+	f.env = append(f.env, "MEGAGIT_HOOK_REFRESH=wait")
+	f.skill("image-shrinker", "Shrink docker images: 2GB images made smaller with distroless bases.")
+	f.hook(bin, prompts[1]) // megagit saves the settings and the index
+	if got := f.hook(lone, prompts[1]); !strings.Contains(got, "image-shrinker") || !strings.Contains(got, "docker-slim") {
+		t.Fatalf("the docker prompt did not get both docker skills:\n%s", got)
+	}
+
+	f.megagit("-C", f.root, "skill", "rm", "image-shrinker")
+	if got := f.hook(bin, prompts[1]); strings.Contains(got, "image-shrinker") || !strings.Contains(got, "docker-slim") {
+		t.Errorf("the prompt after a skill was removed:\n%s\nwant docker-slim alone", got)
+	}
+	if want := f.hook("full", prompts[1]); f.hook(lone, prompts[1]) != want {
+		t.Errorf("after a skill was removed megagit-hook and megagit differ")
+	}
+
+	// Three harmful verdicts in a row archive a skill: one commit each.
+	for range 3 {
+		f.megagit("-C", f.root, "verdict", "docker-slim", "HARMFUL", "--reason", "wrong tool")
+	}
+	if got := f.hook(bin, prompts[1]); strings.Contains(got, "docker-slim") {
+		t.Errorf("the prompt after docker-slim was archived by verdicts still gets it:\n%s", got)
+	}
+	if want := f.hook("full", prompts[1]); f.hook(lone, prompts[1]) != want {
+		t.Errorf("after the verdicts megagit-hook and megagit differ")
+	}
+	if strings.Contains(f.hookLog(), "hand") {
+		t.Errorf("hook.log mentions a hand-over:\n%s", f.hookLog())
+	}
+}
+
 // TestBadSettingInTheEnvironment checks a variable that does not parse
 // never silences the hook: megagit-hook hands the prompt to megagit, which
 // sets the value aside for the default and says why in hook.log, and then

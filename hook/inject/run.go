@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -138,7 +139,8 @@ type outcome struct {
 // returns ErrStale, with what it read from stdin, when it printed and
 // logged nothing because this process cannot answer (see ErrStale).
 func Run(opts Options) (stdin []byte, err error) {
-	defer hookGC()()
+	defer NoGC()()
+	defer hookProcs()()
 	defer route.MapIndexFiles()()
 	st := &state{deadline: make(chan time.Duration, 1), guard: newCacheGuard()}
 	done := make(chan outcome, 1)
@@ -211,24 +213,43 @@ func refreshAfter(opts Options, st *state) {
 }
 
 // hookMemoryLimit is the heap size at which the prompt hook collects
-// garbage after all (see hookGC): above what a warm call allocates at
-// 10,000 skills (peak RSS 35 MB lexical, 175 MB with the built-in model),
-// a bound should a registry be larger still.
+// garbage after all (see NoGC): above what a warm call allocates at
+// 10,000 skills (peak RSS 40 MB with the built-in model, most of it the
+// mapped index), a bound should a registry be larger still.
 const hookMemoryLimit = 256 << 20
 
-// hookGC turns the garbage collector off for the prompt hook, up to
-// hookMemoryLimit, and returns what restores the settings. A warm call is
-// short-lived and allocates a few megabytes that stay live to the end, so
-// collecting would only take a core from the work, and reusing memory saves
-// no page faults; the limit keeps a runaway heap bounded. (Rebuilding the
-// compiled index turns it back on: see route.Load.)
-func hookGC() (restore func()) {
+// NoGC turns the garbage collector off for a process that answers one
+// call and exits (the prompt hook, megagit route), up to hookMemoryLimit,
+// and returns what restores the settings. A warm call allocates a few
+// megabytes that stay live to the end, so collecting would only take a
+// core from the work, and reusing memory saves no page faults; the limit
+// keeps a runaway heap bounded. (Rebuilding the compiled index turns it
+// back on: see route.Refresh.)
+func NoGC() (restore func()) {
 	pct := debug.SetGCPercent(-1)
 	limit := debug.SetMemoryLimit(hookMemoryLimit)
 	return func() {
 		debug.SetMemoryLimit(limit)
 		debug.SetGCPercent(pct)
 	}
+}
+
+// hookMaxProcs is how many cores the prompt hook's work can use at once:
+// its worker and one helper (the model's load, half the vectors, the
+// ranking with the project's name).
+const hookMaxProcs = 2
+
+// hookProcs fits GOMAXPROCS to the prompt hook's work (hookMaxProcs) and
+// returns what restores it: on a machine of many cores, every goroutine
+// the hook starts would otherwise wake idle processors that spin looking
+// for work, system calls that buy nothing in a process this short.
+func hookProcs() (restore func()) {
+	was := runtime.GOMAXPROCS(0)
+	if was <= hookMaxProcs {
+		return func() {}
+	}
+	runtime.GOMAXPROCS(hookMaxProcs)
+	return func() { runtime.GOMAXPROCS(was) }
 }
 
 // openEvent reads the agent's event from stdin (kept in *input for a

@@ -3,9 +3,11 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"time"
 
+	"github.com/megagit/megagit/hook/inject"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/workspace"
@@ -147,11 +149,29 @@ func routeOnce(opts *routeOptions, e *workspace.Workspace, s route.Settings) ([]
 			fmt.Fprintf(opts.app.errOut, "megagit: warning: %v; routing here\n", err)
 		}
 	}
-	rt, err := opts.app.router(e, s.Format == "compose")
+	return routeMapped(func() (*route.Router, error) { return opts.app.router(e, s.Format == "compose") }, opts.prompt, s)
+}
+
+// routeMapped routes a prompt through the router open builds, as the
+// prompt hook does: no garbage collection in a process this short
+// (inject.NoGC), and the compiled index mapped, not copied into memory
+// (at thousands of skills, tens of megabytes a call would copy). megagit
+// replaces the index file, never truncates it, so the mapping stays whole;
+// should a fault on it happen all the same, it is an error, not a crash.
+func routeMapped(open func() (*route.Router, error), prompt string, s route.Settings) (docs []ranker.Doc, rr route.Result, err error) {
+	defer inject.NoGC()()
+	defer route.MapIndexFiles()()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("reading the compiled route index: %v; run the command again", p)
+		}
+	}()
+	rt, err := open()
 	if err != nil {
 		return nil, route.Result{}, err
 	}
-	return rt.Docs, rt.Route(opts.prompt, s), nil
+	return rt.Docs, rt.Route(prompt, s), nil
 }
 
 // round4 rounds a score for output (see ranker.Round4).

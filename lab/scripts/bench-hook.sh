@@ -2,14 +2,14 @@
 # Measure megagit's per-prompt cost at several registry sizes (BENCHMARKS.md,
 # "What does a prompt cost?"; lab/NOTEBOOK.md has the history).
 #
-#   scripts/bench-hook.sh --pairs FILE [--sizes "100 1000 10000"] [--runs N] [--keep DIR]
+#   scripts/bench-hook.sh --pairs FILE [--sizes "100 1000 10000"] [--runs N] [--keep DIR] [--rows LIST]
 #
 # See usage() below. The Markdown table goes to stdout, progress to stderr.
 set -euo pipefail
 
 usage() {
   cat <<'EOF'
-usage: scripts/bench-hook.sh --pairs FILE [--sizes "100 1000 10000"] [--runs N] [--warmup N] [--keep DIR]
+usage: scripts/bench-hook.sh --pairs FILE [--sizes "100 1000 10000"] [--runs N] [--warmup N] [--keep DIR] [--rows LIST]
 
 Builds megagit, megagit-hook and a hello-world Go binary from this checkout
 as releases are built (CGO_ENABLED=0 go build -trimpath -ldflags '-s -w'),
@@ -17,8 +17,13 @@ then for each size a registry of that many skills (one per pair of FILE, a
 gzipped JSONL file of {"a": name, "b": description, ...} lines, such as
 `megagit model train --pairs` reads), and times with hyperfine (p50):
 
-  1. megagit-hook prompt --agent claude, default config (built-in model), warm
-  2. the same with MEGAGIT_MODEL_ID=none (lexical only)
+  1. megagit-hook prompt --agent claude, default config (built-in model),
+     warm, prompts back to back
+  1s. the same, one prompt every 1.5 s (a person typing: each prompt comes
+     after the once-a-second full check is due, which the hook leaves to
+     the `megagit index --background` it starts after answering)
+  2. the same with MEGAGIT_MODEL_ID=none (lexical only), back to back
+  2s. the same, one prompt every 1.5 s
   3. the same answered by a running `megagit serve`
   4. the first prompt after a SKILL.md's description changed
   5. megagit route --json PROMPT, one process per call
@@ -29,19 +34,28 @@ for the hook rows who answered: megagit-hook itself, megagit (handed over)
 or megagit serve. Prompts rotate over 20 texts: descriptions of pairs that
 are not skills, and paraphrases of 4 of the registry's skills.
 
+A second table counts, for one default-config hook call at each size made
+1.5 s after the last (so the full check is due), the system calls of the
+hook's own process (strace -f, leaving the background refresh it starts at
+its execve): stat calls (newfstatat, statx, stat, lstat, fstatat64),
+nanosleep and futex (idle processors spinning, the garbage collector's
+workers), all of them; and the garbage-collection cycles it ran
+(GODEBUG=gctrace=1). strace is optional: without it those columns say "–".
+
   --pairs FILE   the pairs (required)
   --sizes LIST   registry sizes (default "100 1000 10000")
   --runs N       timed runs per command (default 20)
   --warmup N     warm-up runs per command (default 3)
   --keep DIR     build the registries in DIR/registry-N and keep them
                  (DIR/registry-N must not exist yet)
+  --rows LIST    the rows to time (default "1 1s 2 2s 3 4 5 6")
 
 Needs go, git and hyperfine. The Markdown table is printed on stdout,
 progress on stderr.
 EOF
 }
 
-pairs="" sizes="100 1000 10000" runs=20 warmup=3 keep=""
+pairs="" sizes="100 1000 10000" runs=20 warmup=3 keep="" rows_wanted="1 1s 2 2s 3 4 5 6"
 while [ $# -gt 0 ]; do
   case "$1" in
     --pairs) pairs=${2:?--pairs needs a file}; shift 2 ;;
@@ -54,6 +68,8 @@ while [ $# -gt 0 ]; do
     --warmup=*) warmup=${1#*=}; shift ;;
     --keep) keep=${2:?--keep needs a folder}; shift 2 ;;
     --keep=*) keep=${1#*=}; shift ;;
+    --rows) rows_wanted=${2:?--rows needs a list}; shift 2 ;;
+    --rows=*) rows_wanted=${1#*=}; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "bench-hook: unknown argument: $1" >&2; usage >&2; exit 2 ;;
   esac
@@ -94,6 +110,13 @@ trap 'exit 130' INT TERM
 
 say() { echo "bench-hook: $*" >&2; }
 
+# want ROW: whether --rows asks for ROW.
+want() { [[ " $rows_wanted " == *" $1 "* ]]; }
+
+# spaced: the pause before each call of a spaced row, longer than the once
+# a second the hook's full check waits for.
+spaced=1.5
+
 # Commits need an identity; keep the user's if there is one.
 if [ -z "$(git -C "$tmp" config user.email 2>/dev/null || true)" ]; then
   export GIT_AUTHOR_NAME=${GIT_AUTHOR_NAME:-megagit-bench} GIT_AUTHOR_EMAIL=${GIT_AUTHOR_EMAIL:-bench@megagit.invalid}
@@ -120,7 +143,9 @@ cp "$bin/megagit-hook" "$tmp/probe/megagit-hook"
 
 mg=$bin/megagit hookbin=$bin/megagit-hook helper=$bin/benchreg hello=$bin/hello
 rows=$tmp/rows.tsv
+calls=$tmp/calls.tsv
 : > "$rows"
+: > "$calls"
 
 # bench N ROW LABEL CMD [hyperfine options...]: time hello world, then CMD
 # (through bash, whose start hyperfine measures and subtracts; hello world
@@ -160,6 +185,28 @@ peak_rss() {
     [ "$r" -gt "$max" ] && max=$r
   done
   echo "$max"
+}
+
+# one_call N: the system calls and GC cycles of one default-config hook
+# call at N skills, 1.5 s after the last call (the full check is due), as
+# a row of the second table.
+one_call() {
+  local n=$1 st=$tmp/strace-$n.txt stats="–" sleeps="–" futex="–" total="–" gcs
+  if command -v strace >/dev/null 2>&1; then
+    eval "$next"
+    sleep "$spaced"
+    # --detach-on=execve: the background refresh the hook starts is a
+    # process of its own, not the hook's cost.
+    strace -f -c --detach-on=execve -o "$st" "$hookbin" prompt --agent claude < "$prompts/cur.json" > /dev/null 2>&1
+    stats=$(awk '$NF ~ /^(newfstatat|statx|stat|lstat|fstatat64)$/ { n += ($4 ~ /^[0-9]+$/ ? $4 : 0) } END { print n + 0 }' "$st")
+    sleeps=$(awk '$NF == "nanosleep" { print $4 }' "$st")
+    futex=$(awk '$NF == "futex" { print $4 }' "$st")
+    total=$(awk '$NF == "total" { print $4 }' "$st")
+  fi
+  eval "$next"
+  sleep "$spaced"
+  gcs=$(GODEBUG=gctrace=1 "$hookbin" prompt --agent claude < "$prompts/cur.json" 2>&1 >/dev/null | grep -c '^gc ' || true)
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$stats" "${sleeps:-0}" "${futex:-0}" "$total" "$gcs" >> "$calls"
 }
 
 # who_answers PREPARE: run the probe hook on every prompt (PREPARE before
@@ -207,21 +254,25 @@ for n in $sizes; do
   # goes on in the background: wait for it, as the next prompts would.
   "$mg" -C "$reg" index >/dev/null
 
-  # 1. Default config.
+  # 1. Default config, back to back and spaced.
   ANSWERED=$(who_answers "$next")
   RSS=$(peak_rss "$next" "$hookbin" prompt --agent claude)
-  bench "$n" 1 "megagit-hook prompt, default config (built-in model)" "$hook" --prepare "$next"
+  want 1 && bench "$n" 1 "megagit-hook prompt, default config (built-in model)" "$hook" --prepare "$next"
+  want 1s && bench "$n" 1s "megagit-hook prompt, default config, one every ${spaced} s" "$hook" --prepare "$next; sleep $spaced"
+  one_call "$n"
 
-  # 2. Lexical only.
+  # 2. Lexical only, back to back and spaced.
   export MEGAGIT_MODEL_ID=none
   "$hookbin" prompt --agent claude < "$prompts/cur.json" >/dev/null
   ANSWERED=$(who_answers "$next")
   RSS=$(peak_rss "$next" "$hookbin" prompt --agent claude)
-  bench "$n" 2 "megagit-hook prompt, MEGAGIT_MODEL_ID=none" "$hook" --prepare "$next"
+  want 2 && bench "$n" 2 "megagit-hook prompt, MEGAGIT_MODEL_ID=none" "$hook" --prepare "$next"
+  want 2s && bench "$n" 2s "megagit-hook prompt, MEGAGIT_MODEL_ID=none, one every ${spaced} s" "$hook" --prepare "$next; sleep $spaced"
   unset MEGAGIT_MODEL_ID
   "$hookbin" prompt --agent claude < "$prompts/cur.json" >/dev/null
 
   # 3. A warm server (default config).
+  if want 3; then
   "$mg" -C "$reg" serve 2> "$tmp/serve-$n.log" &
   serve_pid=$!
   for i in $(seq 1 300); do
@@ -237,27 +288,34 @@ for n in $sizes; do
   kill "$serve_pid"
   wait "$serve_pid" 2>/dev/null || true
   serve_pid=""
+  fi
 
   # 4. First prompt after a skill's description changed.
+  if want 4; then
   editprep="\"$helper\" prepare -prompts \"$prompts\" -edit \"$reg/$edit\""
   ANSWERED=$(who_answers "$editprep")
   RSS=$(peak_rss "$editprep" "$hookbin" prompt --agent claude)
   bench "$n" 4 "megagit-hook prompt after editing one SKILL.md" "$hook" --prepare "$editprep"
   git -C "$reg" checkout -q -- "$edit"
   "$hookbin" prompt --agent claude < "$prompts/cur.json" >/dev/null
+  fi
 
   # 5. megagit route, one process per call (no server running).
   # cur.sh sets $1 to the prompt: no subshell in the timed command.
+  if want 5; then
   route=". \"$prompts/cur.sh\" && exec \"$mg\" -C \"$reg\" route --json \"\$1\""
   ANSWERED="–"
   RSS=$(peak_rss ":" "$mg" -C "$reg" route --json "$(< "$prompts/cur.txt")")
   bench "$n" 5 "megagit route --json PROMPT" "$route" --prepare "$next"
+  fi
 
   # 6. One verdict, one commit.
+  if want 6; then
   verdict="\"$mg\" -C \"$reg\" verdict \"$vskill\" NEUTRAL --reason bench"
   RSS=$(peak_rss ":" "$mg" -C "$reg" verdict "$vskill" NEUTRAL --reason bench)
   bench "$n" 6 "megagit verdict SKILL NEUTRAL" "$verdict"
   [ -z "$(git -C "$reg" status --porcelain)" ] || say "warning: $reg is not clean after the verdicts"
+  fi
 done
 
 commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -265,3 +323,11 @@ commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
 echo "megagit $commit; $(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc 2>/dev/null || echo '?') cores $(uname -m), $(go version | cut -d' ' -f3-); $(hyperfine --version); p50 of $runs runs after $warmup warm-ups; load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
 echo
 "$helper" table "$rows"
+echo
+echo "One default-config hook call, ${spaced} s after the last (its own process; the background refresh it starts left out):"
+echo
+echo "| skills | stat calls | nanosleep | futex | system calls | GC cycles |"
+echo "|---:|---:|---:|---:|---:|---:|"
+while IFS=$'\t' read -r n stats sleeps futex total gcs; do
+  echo "| $n | $stats | $sleeps | $futex | $total | $gcs |"
+done < "$calls"
