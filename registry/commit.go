@@ -36,6 +36,10 @@ type journal struct {
 	Parent  string   `json:"parent"` // "" when the branch was unborn
 	Commit  string   `json:"commit"`
 	Changes []Change `json:"changes"`
+	// Layout names the layout a `megagit layout` move leaves the registry
+	// in, when this commit is one: replaying the journal then also
+	// finishes the change of layout (recover.go).
+	Layout Layout `json:"layout,omitempty"`
 }
 
 func (r *Registry) journalPath() string { return filepath.Join(r.LocalDir(), local.JournalFile) }
@@ -209,7 +213,7 @@ func (r *Registry) writeCommit(tree *object.Tree, changes []Change, message, wha
 // journalAndFinish records the commit about to be applied (the redo log
 // recover.go replays), then applies it: work-tree files, index, branch.
 func (r *Registry) journalAndFinish(branch plumbing.ReferenceName, parent, commit plumbing.Hash, changes []Change) error {
-	j, err := r.writeJournal(branch, parent, commit, changes)
+	j, err := r.writeJournal(branch, parent, commit, changes, "")
 	if err != nil {
 		return err
 	}
@@ -217,8 +221,8 @@ func (r *Registry) journalAndFinish(branch plumbing.ReferenceName, parent, commi
 }
 
 // writeJournal records the commit about to be applied.
-func (r *Registry) writeJournal(branch plumbing.ReferenceName, parent, commit plumbing.Hash, changes []Change) (journal, error) {
-	j := journal{Branch: branch.String(), Commit: commit.String(), Changes: changes}
+func (r *Registry) writeJournal(branch plumbing.ReferenceName, parent, commit plumbing.Hash, changes []Change, layout Layout) (journal, error) {
+	j := journal{Branch: branch.String(), Commit: commit.String(), Changes: changes, Layout: layout}
 	if !parent.IsZero() {
 		j.Parent = parent.String()
 	}
