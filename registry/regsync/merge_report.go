@@ -93,8 +93,8 @@ func (m *merger3) countVerdicts(s *SkillSync, gitPath string) error {
 	if err != nil {
 		return err
 	}
-	inO, inT := ledgerIDs(splitLedger(ours)), ledgerIDs(splitLedger(theirs))
-	for id := range ledgerIDs(splitLedger(final)) {
+	inO, inT := ledgerIDs(splitLedger(gitPath, ours)), ledgerIDs(splitLedger(gitPath, theirs))
+	for id := range ledgerIDs(splitLedger(gitPath, final)) {
 		if !inO[id] {
 			s.Received++
 		}
