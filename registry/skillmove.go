@@ -215,7 +215,7 @@ func (r *Registry) importDirs(found []importDir, subject string) ([]Moved, []ski
 			}
 			for _, p := range problems {
 				if p.Severity == skillfile.SeverityError {
-					errs = append(errs, fmt.Sprintf("%s:%d: field %s: %s", p.File, p.Line, p.Field, p.Message))
+					errs = append(errs, (&skillfile.FieldError{File: p.File, Line: p.Line, Field: p.Field, Msg: p.Message}).Error())
 				} else {
 					warnings = append(warnings, p)
 				}
@@ -345,7 +345,8 @@ func (r *Registry) importOne(d importDir, budget *int64) (Moved, []Change, []ski
 			return err
 		}
 		if to == m.Path {
-			problems = skillfile.Lint(d.name, m.Path, data)
+			// The problems name the file to fix: the one imported from.
+			problems = skillfile.Lint(d.name, p, data)
 			if data, err = withLedgerEvidence(m.Path, data, d.ledger); err != nil {
 				return err
 			}
