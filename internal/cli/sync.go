@@ -117,7 +117,7 @@ func printSyncReport(opts *syncOptions, res *regsync.Result) error {
 		what += " (dry run: nothing changed)"
 	}
 	fmt.Fprintf(a.errOut, "megagit: sync with %s/%s: %s; %d new, %d updated, %d unchanged, %d conflict",
-		res.Remote, res.Branch, what, counts[regsync.SyncNew], counts[regsync.SyncUpdated], counts[regsync.SyncUnchanged], counts[regsync.SyncConflict])
+		res.Remote, res.Branch, what, counts[regsync.SyncNew], counts[regsync.SyncUpdated], counts[regsync.SyncUnchanged], conflicts(res, counts[regsync.SyncConflict]))
 	if res.Pushed {
 		fmt.Fprintf(a.errOut, "; pushed %s", short12(res.After))
 	}
@@ -134,4 +134,26 @@ func short12(h string) string {
 		return h[:12]
 	}
 	return h
+}
+
+// conflicts is what a sync report counts as conflicts: the skills in
+// conflict, and each file in conflict that is no skill's (config.yaml, a
+// symlink outside the skill folders), so a sync that stopped on a
+// conflict never reports none.
+func conflicts(res *regsync.Result, skills int) int {
+	inSkill := map[string]bool{}
+	for _, s := range res.Skills {
+		if s.Status == regsync.SyncConflict {
+			for _, p := range s.Paths {
+				inSkill[p] = true
+			}
+		}
+	}
+	n := skills
+	for _, p := range res.Conflicts {
+		if !inSkill[p] {
+			n++
+		}
+	}
+	return n
 }

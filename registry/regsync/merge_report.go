@@ -61,7 +61,9 @@ func (m *merger3) report(paths []string) error {
 			}
 		}
 	}
-	for _, p := range m.plan.conflicts {
+	// A symlink a teammate added is refused like a conflict: its skill is
+	// one, so a report's counts agree with its action.
+	for _, p := range append(append([]string(nil), m.plan.conflicts...), m.plan.links...) {
 		if name := m.r.skillOf(m.r.RelPath(p)); name != "" && skillfile.ValidateName(name) == nil {
 			s := get(name)
 			s.Status = SyncConflict

@@ -213,6 +213,7 @@ func (r reg) syncStep(branch plumbing.ReferenceName, theirs plumbing.Hash, remot
 		for _, l := range plan.links {
 			rels = append(rels, r.RelPath(l))
 		}
+		res.Conflicts = append(res.Conflicts, rels...)
 		return syncStep{}, fmt.Errorf("%w: %s/%s adds or changes %s as a symlink (or a submodule), which megagit never writes from a remote because it could point anywhere on this machine; nothing local was changed: replace it with the file itself on the remote (or merge with git yourself), then sync again",
 			registry.ErrConflict, res.Remote, res.Branch, strings.Join(rels, ", "))
 	}
