@@ -59,7 +59,7 @@ func doctorRun(opts *doctorOptions) error {
 	a := opts.app
 	root, err := registryRoot(a)
 	if err != nil {
-		return withHint(err, "create one with `megagit init`, or point at one with -C DIR")
+		return notRegistry(a, err)
 	}
 	journal := registry.JournalPending(root)
 	e, err := a.open(nil) // finishes an interrupted write when no writer is alive
