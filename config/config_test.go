@@ -352,3 +352,35 @@ func TestDefaultsAreGood(t *testing.T) {
 		}
 	}
 }
+
+// TestNoFloatTakesNaNOrInf: every float setting refuses YAML's .nan, .inf
+// and -.inf in the file, naming the file and the key, for a command and
+// for a hook (which sets the value aside).
+func TestNoFloatTakesNaNOrInf(t *testing.T) {
+	n := 0
+	for _, f := range fields {
+		if f.typ.Kind() != reflect.Float64 {
+			continue
+		}
+		n++
+		section, key, nested := strings.Cut(f.key, ".")
+		for _, bad := range []string{".nan", ".inf", "-.inf", ".NaN"} {
+			body := section + ": " + bad + "\n"
+			if nested {
+				body = section + ":\n  " + key + ": " + bad + "\n"
+			}
+			_, _, file, err := load(t, body, nil)
+			want := "config: field " + f.key + " (from file " + file + "): "
+			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "is not a number") {
+				t.Errorf("%s: %s: Load: %v, want an error starting %q", f.key, bad, err, want)
+			}
+			_, problems, err := LoadHook(file)
+			if err != nil || len(problems) != 1 || !strings.Contains(problems[0].Error(), want) {
+				t.Errorf("%s: %s: LoadHook: %v, %v", f.key, bad, problems, err)
+			}
+		}
+	}
+	if n < 20 {
+		t.Fatalf("only %d float settings", n)
+	}
+}

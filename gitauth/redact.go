@@ -32,6 +32,12 @@ func Redact(s string) string {
 }
 
 func redactURL(u string) string {
+	// Punctuation after a URL in a sentence ("clone URL: Get ...") is not
+	// part of it: kept after the URL, never taken as part of a secret.
+	trimmed := strings.TrimRight(u, ":,.")
+	if trimmed != u && strings.Contains(trimmed, "://") {
+		return redactURL(trimmed) + u[len(trimmed):]
+	}
 	i := strings.Index(u, "://") + 3
 	host := len(u)
 	if j := strings.IndexAny(u[i:], "/?#"); j >= 0 {

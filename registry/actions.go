@@ -8,6 +8,7 @@ import (
 	"path"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/megagit/megagit/lifecycle"
@@ -20,6 +21,11 @@ import (
 func (r *Registry) AddSkill(name, description, body string) (string, plumbing.Hash, error) {
 	if err := skillfile.ValidateName(name); err != nil {
 		return "", plumbing.ZeroHash, err // names the skill and says what is wrong (exit 5)
+	}
+	// Bytes that are not UTF-8 would be written as U+FFFD: refused, not
+	// changed unseen.
+	if !utf8.ValidString(description) {
+		return "", plumbing.ZeroHash, fmt.Errorf("%w: field description: not valid UTF-8; give the text in UTF-8", local.ErrInvalid)
 	}
 	// The description is the agents' text too: no control characters.
 	description = safetext.Message(description)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/megagit/megagit/local"
@@ -49,6 +50,10 @@ type journal struct {
 	Parent  string   `json:"parent"` // "" when the branch was unborn
 	Commit  string   `json:"commit"`
 	Changes []Change `json:"changes"`
+	// Layout names the layout a `megagit layout` move leaves the registry
+	// in, when this commit is one: replaying the journal then also
+	// finishes the change of layout (recover.go).
+	Layout Layout `json:"layout,omitempty"`
 }
 
 func (r *Registry) journalPath() string { return filepath.Join(r.LocalDir(), local.JournalFile) }
@@ -121,8 +126,11 @@ func (r *Registry) blobAt(tree *object.Tree, rel string) ([]byte, bool, error) {
 
 // checkClean refuses to overwrite a file whose working copy differs from
 // HEAD: those are the user's own edits and megagit must not commit them.
+// The error says what to do with each kind: edits of tracked files (commit
+// or stash), untracked files (commit or move), files git ignores (move or
+// delete: git stash would not take them).
 func (r *Registry) checkClean(tree *object.Tree, paths []string) error {
-	var dirty []string
+	var dirty, untracked, ignored []string
 	for _, p := range paths {
 		if !r.onDisk(p) {
 			continue
@@ -139,10 +147,24 @@ func (r *Registry) checkClean(tree *object.Tree, paths []string) error {
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
-		if exists != inHead || !bytes.Equal(committed, onDisk) {
+		switch {
+		case exists && !inHead && r.gitIgnores(p):
+			ignored = append(ignored, p)
+		case exists && !inHead:
+			untracked = append(untracked, p)
+		case exists != inHead || !bytes.Equal(committed, onDisk):
 			dirty = append(dirty, p)
 		}
 	}
+	// git stash sets aside edits of tracked files only: files git ignores
+	// or does not track yet need another word.
+	if len(ignored) > 0 {
+		return fmt.Errorf("%w: git ignores %s, so neither a commit nor git stash takes them; move them out of the skill's folder or delete them, then run the command again", ErrDirty, strings.Join(ignored, ", "))
+	}
+	if len(untracked) > 0 && r.ref == "" {
+		return fmt.Errorf("%w: %s not committed yet, so megagit would have to commit them; commit them (git add, git commit) or move them away, then run the command again", ErrDirty, strings.Join(untracked, ", "))
+	}
+	dirty = append(dirty, untracked...)
 	if len(dirty) > 0 && r.ref != "" {
 		return fmt.Errorf("%w in %s: they differ from branch %s, where megagit keeps the registry; commit them there (in a worktree of it: `git worktree add ../megagit-edit %s`) or undo them, then run the command again", ErrDirty, strings.Join(dirty, ", "), r.ref.Short(), r.ref.Short())
 	}
@@ -222,7 +244,7 @@ func (r *Registry) writeCommit(tree *object.Tree, changes []Change, message, wha
 // journalAndFinish records the commit about to be applied (the redo log
 // recover.go replays), then applies it: work-tree files, index, branch.
 func (r *Registry) journalAndFinish(branch plumbing.ReferenceName, parent, commit plumbing.Hash, changes []Change) error {
-	j, err := r.writeJournal(branch, parent, commit, changes)
+	j, err := r.writeJournal(branch, parent, commit, changes, "")
 	if err != nil {
 		return err
 	}
@@ -230,8 +252,8 @@ func (r *Registry) journalAndFinish(branch plumbing.ReferenceName, parent, commi
 }
 
 // writeJournal records the commit about to be applied.
-func (r *Registry) writeJournal(branch plumbing.ReferenceName, parent, commit plumbing.Hash, changes []Change) (journal, error) {
-	j := journal{Branch: branch.String(), Commit: commit.String(), Changes: changes}
+func (r *Registry) writeJournal(branch plumbing.ReferenceName, parent, commit plumbing.Hash, changes []Change, layout Layout) (journal, error) {
+	j := journal{Branch: branch.String(), Commit: commit.String(), Changes: changes, Layout: layout}
 	if !parent.IsZero() {
 		j.Parent = parent.String()
 	}
@@ -382,4 +404,19 @@ func (r *Registry) editDir(h plumbing.Hash, dir string, byPath map[string]*Chang
 		return plumbing.ZeroHash, err
 	}
 	return r.repo.Storer.SetEncodedObject(obj)
+}
+
+// gitIgnores reports whether the project's git ignores the registry file
+// rel (its .gitignore files and .git/info/exclude). Read only when a file
+// is in the way, so the whole work tree's rules are read then.
+func (r *Registry) gitIgnores(rel string) bool {
+	wt, err := r.repo.Worktree()
+	if err != nil {
+		return false
+	}
+	ps, err := gitignore.ReadPatterns(wt.Filesystem, nil)
+	if err != nil {
+		return false
+	}
+	return gitignore.NewMatcher(ps).Match(strings.Split(r.GitPath(rel), "/"), false)
 }

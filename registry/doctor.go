@@ -130,8 +130,8 @@ func (r *Registry) ledgerChecks(skills []*Skill) []Check {
 	}
 	switch {
 	case len(bad) > 0:
-		out = append(out, Check{Name: "ledger", Status: CheckWarn, Detail: fmt.Sprintf("%d verdict(s) read; %d unreadable line(s) skipped: %s", lines, len(bad), strings.Join(bad, "; ")),
-			Hint: "unreadable lines are ignored; remove them by hand (git log -p shows where they came from)"})
+		out = append(out, Check{Name: "ledger", Status: CheckWarn, Detail: fmt.Sprintf("%d verdict(s) read; %d unreadable or misplaced line(s) skipped: %s", lines, len(bad), strings.Join(bad, "; ")),
+			Hint: "skipped lines count as nothing; remove them by hand (git log -p shows where they came from)"})
 	default:
 		out = append(out, Check{Name: "ledger", Status: CheckOK, Detail: fmt.Sprintf("%d verdict(s) in %d ledger(s)", lines, len(ledgers))})
 	}

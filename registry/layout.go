@@ -205,6 +205,49 @@ func (r *Registry) checkoutRegistryBranch() (plumbing.Hash, error) {
 	return head, nil
 }
 
+// BranchNotCheckedOut names the registry branch of the repository around
+// dir when dir's work tree has no registry: "megagit", or "origin/megagit"
+// when only a remote's is there (a fresh clone, before `megagit init`).
+// It is what a linked worktree of a ref-layout project lacks: .megagit/ is
+// ignored by the project, so `git worktree add` never writes it. "" when
+// the repository has no such branch.
+func BranchNotCheckedOut(dir string) string {
+	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if err != nil {
+		return ""
+	}
+	holds := func(h plumbing.Hash) bool {
+		c, err := repo.CommitObject(h)
+		if err != nil {
+			return false
+		}
+		tree, err := c.Tree()
+		if err != nil {
+			return false
+		}
+		_, err = tree.File(local.ConfigPath)
+		return err == nil
+	}
+	if ref, err := repo.Reference(RegistryBranch, true); err == nil && holds(ref.Hash()) {
+		return RegistryBranch.Short()
+	}
+	refs, err := repo.References()
+	if err != nil {
+		return ""
+	}
+	defer refs.Close()
+	found := ""
+	_ = refs.ForEach(func(ref *plumbing.Reference) error {
+		if ref.Name().IsRemote() && strings.HasSuffix(ref.Name().Short(), "/"+RegistryBranch.Short()) && holds(ref.Hash()) {
+			if found == "" || strings.HasPrefix(ref.Name().Short(), "origin/") {
+				found = ref.Name().Short()
+			}
+		}
+		return nil
+	})
+	return found
+}
+
 // remoteRegistryBranch is the registry branch as a remote has it (origin
 // first, else the first remote that has one), or zero.
 func (r *Registry) remoteRegistryBranch() (plumbing.Hash, error) {

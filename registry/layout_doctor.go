@@ -2,6 +2,7 @@ package registry
 
 import (
 	"fmt"
+	"os"
 	"path"
 	"sort"
 	"strings"
@@ -33,11 +34,29 @@ func (r *Registry) layoutCheck() Check {
 			}
 		}
 		if len(outside) > 0 {
+			if r.InterruptedMoveToRef() {
+				return Check{Name: name, Status: CheckFail,
+					Detail: fmt.Sprintf("an interrupted `megagit layout ref`: branch %s has no commit yet and the skill root(s) %s are still the project's", r.ref.Short(), strings.Join(outside, ", ")),
+					Hint:   "`megagit layout ref` (or `megagit doctor --fix`) finishes it"}
+			}
 			return Check{Name: name, Status: CheckFail,
 				Detail: fmt.Sprintf("skill root(s) %s are outside %s/: verdicts would edit files of the project's branch", strings.Join(outside, ", "), local.MetaDir),
 				Hint:   "set `roots: [" + RefSkillsRoot + "]` in " + local.ConfigPath + " and move the skills there"}
 		}
-		return Check{Name: name, Status: CheckOK, Detail: "ref: skills, ledgers and evidence on branch " + r.ref.Short() + ", in " + local.MetaDir + "/ (ignored by the project)"}
+		ok := Check{Name: name, Status: CheckOK, Detail: "ref: skills, ledgers and evidence on branch " + r.ref.Short() + ", in " + local.MetaDir + "/ (ignored by the project)"}
+		if meta, skills := r.trackedByProject(); meta || len(skills) > 0 {
+			var steps []string
+			if meta {
+				steps = append(steps, "git rm -r -q --cached "+local.MetaDir)
+			}
+			if len(skills) > 0 { // their copies are in RefSkillsRoot
+				steps = append(steps, "git rm -r -q "+strings.Join(skills, " "))
+			}
+			return Check{Name: name, Status: CheckWarn,
+				Detail: ok.Detail + "; but the checked-out branch still tracks the registry's old files",
+				Hint:   "remove them from the project, on its main branch: `" + strings.Join(steps, " && ") + ` && git commit -m "megagit: the registry moved to its own branch"` + "`"}
+		}
+		return ok
 	}
 	branch, head, err := r.Head()
 	if err != nil || head.IsZero() {
@@ -98,4 +117,55 @@ func (r *Registry) isDefaultBranch(branch plumbing.ReferenceName) bool {
 		return true
 	}
 	return false
+}
+
+// InterruptedMoveToRef reports the state an older megagit killed during
+// `megagit layout ref` left (it wrote RefFile before its journal): the
+// ref layout, its branch without a commit, and skill roots outside
+// .megagit/, as the config of the branch layout had them. Running the move
+// again finishes it. (Init makes the first commit of a ref layout's branch,
+// so a branch without one is a move that never finished.)
+func (r *Registry) InterruptedMoveToRef() bool {
+	if r.ref == "" {
+		return false
+	}
+	if _, h, err := r.Head(); err != nil || !h.IsZero() {
+		return false
+	}
+	for _, root := range r.opts.Roots {
+		if !strings.HasPrefix(path.Clean(root)+"/", local.MetaDir+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// trackedByProject says what the checked-out branch of a ref-layout
+// registry still tracks of the registry after `megagit layout ref`:
+// .megagit/ itself, and the old folders (in the default roots) of skills
+// now in RefSkillsRoot.
+func (r *Registry) trackedByProject() (meta bool, skills []string) {
+	_, head, err := r.checkedOut()
+	if err != nil || head.IsZero() {
+		return false, nil
+	}
+	tree, err := r.CommitTree(head)
+	if err != nil || tree == nil {
+		return false, nil
+	}
+	_, err = tree.FindEntry(r.GitPath(local.MetaDir))
+	meta = err == nil
+	mine, err := os.ReadDir(r.abs(RefSkillsRoot))
+	if err != nil {
+		return meta, nil
+	}
+	for _, root := range DefaultRoots {
+		for _, e := range mine {
+			old := path.Join(root, e.Name())
+			if _, err := tree.FindEntry(r.GitPath(path.Join(old, "SKILL.md"))); err == nil {
+				skills = append(skills, old)
+			}
+		}
+	}
+	return meta, skills
 }

@@ -75,16 +75,18 @@ func (r *Registry) MoveToRef(config []byte) (LayoutMove, error) {
 	if err != nil {
 		return LayoutMove{}, err
 	}
-	// The ref layout first: a process killed after this is finished (the
-	// journal names the registry branch) or discarded by the next command,
-	// and `megagit layout ref` may run again while the branch is unborn.
-	for _, f := range []struct{ rel, data string }{{refIgnoreFile, refIgnoreData}, {RefFile, RegistryBranch.String() + "\n"}} {
-		if err := local.WriteFileAtomic(r.abs(f.rel), []byte(f.data), 0o644); err != nil {
-			return LayoutMove{}, err
-		}
+	// The journal first, naming the layout: a process killed before it
+	// changed nothing (the commit is an unreferenced object); killed after
+	// it, anywhere, the next command (or doctor --fix) replays it, which
+	// writes the layout files and finishes the commit (recover.go).
+	j, err := r.writeJournal(RegistryBranch, plumbing.ZeroHash, commit, changes, LayoutRef)
+	if err != nil {
+		return LayoutMove{}, err
 	}
-	r.ref = RegistryBranch
-	if err := r.journalAndFinish(RegistryBranch, plumbing.ZeroHash, commit, changes); err != nil {
+	if err := r.enterRefLayout(RegistryBranch); err != nil {
+		return LayoutMove{}, err
+	}
+	if err := r.finish(j); err != nil {
 		return LayoutMove{}, err
 	}
 	untrack := []string{local.MetaDir}
@@ -211,21 +213,16 @@ func (r *Registry) MoveToBranch() (LayoutMove, error) {
 	if err != nil {
 		return LayoutMove{}, err
 	}
-	// Journal as the branch layout, then leave the ref layout, then apply:
-	// killed before the layout files go, the next command (still in the
-	// ref layout) drops the journal and nothing changed; killed after,
-	// it finishes the commit.
-	saved := r.ref
-	r.ref = ""
-	j, err := r.writeJournal(branch, head, commit, changes)
+	// Journal, naming the layout, then leave the ref layout, then apply:
+	// killed anywhere after the journal, the next command (or doctor
+	// --fix) replays it, which leaves the ref layout if it has not yet and
+	// finishes the commit (recover.go).
+	j, err := r.writeJournal(branch, head, commit, changes, LayoutBranch)
 	if err != nil {
-		r.ref = saved
 		return LayoutMove{}, err
 	}
-	for _, p := range []string{r.abs(RefFile), r.abs(refIgnoreFile), r.checkoutPath()} {
-		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return LayoutMove{}, err
-		}
+	if err := r.leaveRefLayout(); err != nil {
+		return LayoutMove{}, err
 	}
 	if err := r.finish(j); err != nil {
 		return LayoutMove{}, err
@@ -279,4 +276,33 @@ func (r *Registry) branchChanges(regTree, headTree *object.Tree) ([]Change, erro
 		return nil, fmt.Errorf("%w: the checked-out branch already has %s; remove them from it first", ErrExists, strings.Join(clash, ", "))
 	}
 	return changes, nil
+}
+
+// enterRefLayout writes the files that make this checkout the ref layout,
+// committing to branch: the ignore rule first, so the registry is never in
+// the ref layout without it, then RefFile. Writing them again is harmless.
+func (r *Registry) enterRefLayout(branch plumbing.ReferenceName) error {
+	if !r.ignoresMetaDir() {
+		if err := local.WriteFileAtomic(r.abs(refIgnoreFile), []byte(refIgnoreData), 0o644); err != nil {
+			return err
+		}
+	}
+	if err := local.WriteFileAtomic(r.abs(RefFile), []byte(branch.String()+"\n"), 0o644); err != nil {
+		return err
+	}
+	r.ref = branch
+	return nil
+}
+
+// leaveRefLayout removes the ref layout's files: RefFile first (the
+// registry is then in the branch layout), then the ignore rule and the
+// note of what .megagit/ reflects. Removing them again is harmless.
+func (r *Registry) leaveRefLayout() error {
+	for _, p := range []string{r.abs(RefFile), r.abs(refIgnoreFile), r.checkoutPath()} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	r.ref = ""
+	return nil
 }

@@ -152,29 +152,59 @@ func (e Entry) validate() error {
 	return nil
 }
 
+// maxFutureSkew is how far past the reader's clock a ledger line may be
+// dated and still count: a teammate's clock may run ahead by minutes, not
+// by a day. A line dated later (year 9999) would sort after every verdict
+// to come and never fade, so it is skipped, with a warning, until then.
+const maxFutureSkew = 24 * time.Hour
+
+// clock is the reader's clock ParseLedger compares dates with (tests set it).
+var clock = time.Now
+
+// ledgerOwner is the skill a ledger file belongs to, from its name:
+// NAME.jsonl, or a read-only skill's NAME@SHA.jsonl (plugin+skill for
+// plugin:skill). "" when file is no ledger's name: then any skill goes.
+func ledgerOwner(file string) string {
+	base := file[strings.LastIndexAny(file, `/\`)+1:]
+	name, ok := strings.CutSuffix(base, ".jsonl")
+	if !ok {
+		return ""
+	}
+	if key, _, native := strings.Cut(name, "@"); native {
+		name = strings.Replace(key, "+", ":", 1)
+	}
+	return name
+}
+
+// belongs refuses a valid entry that must not count in the ledger of
+// owner: one naming another skill, or dated past maxFutureSkew.
+func (e Entry) belongs(owner string, now time.Time) error {
+	if owner != "" && e.Skill != owner {
+		return fmt.Errorf("field skill: names %q, but this is the ledger of %q", e.Skill, owner)
+	}
+	if at := e.Time(); at.After(now.Add(maxFutureSkew)) {
+		return fmt.Errorf("field at: %s is in the future", e.At)
+	}
+	return nil
+}
+
 // ParseLedger reads a ledger file. Lines that are not valid entries (a torn
-// last line, junk, a merge-conflict marker) are skipped and reported, never
-// dropping a good line; an id seen twice (a union merge of the same verdict)
-// counts once.
+// last line, junk, a merge-conflict marker), and valid ones that must not
+// count (naming a skill other than the one file is the ledger of, or dated
+// more than a day ahead of the clock), are skipped and reported with file
+// and line, never dropping a good line; an id seen twice (a union merge of
+// the same verdict) counts once.
 func ParseLedger(file string, data []byte) (entries []Entry, problems []string) {
 	seen := map[string]bool{}
+	owner, now := ledgerOwner(file), clock()
 	for n, line := range bytes.Split(data, []byte("\n")) {
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			continue
 		}
-		var e Entry
-		dec := json.NewDecoder(bytes.NewReader(line))
-		dec.DisallowUnknownFields()
-		err := dec.Decode(&e)
-		if err == nil && dec.More() {
-			err = fmt.Errorf("trailing data")
-		}
-		if err == nil {
-			err = e.validate()
-		}
+		e, err := parseLine(line, owner, now)
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s:%d: skipped unreadable ledger line: %v", file, n+1, err))
+			problems = append(problems, fmt.Sprintf("%s:%d: %v", file, n+1, err))
 			continue
 		}
 		if seen[e.ID] {
@@ -185,6 +215,32 @@ func ParseLedger(file string, data []byte) (entries []Entry, problems []string) 
 	}
 	SortEntries(entries)
 	return entries, problems
+}
+
+// ParseLedgerLine reads one line of the ledger file as ParseLedger does;
+// the error says why it does not count.
+func ParseLedgerLine(file string, line []byte) (Entry, error) {
+	return parseLine(bytes.TrimSpace(line), ledgerOwner(file), clock())
+}
+
+func parseLine(line []byte, owner string, now time.Time) (Entry, error) {
+	var e Entry
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&e)
+	if err == nil && dec.More() {
+		err = fmt.Errorf("trailing data")
+	}
+	if err == nil {
+		err = e.validate()
+	}
+	if err != nil {
+		return e, fmt.Errorf("skipped unreadable ledger line: %v", err)
+	}
+	if err := e.belongs(owner, now); err != nil {
+		return e, fmt.Errorf("skipped ledger line, counted as nothing: %v", err)
+	}
+	return e, nil
 }
 
 // SortEntries orders entries by time, ties by id, so every machine replays

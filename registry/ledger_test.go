@@ -3,6 +3,7 @@ package registry
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 const goodLine = `{"id":"01JB0000000000000000000001","skill":"a","verdict":"HELPFUL","source":"explicit","outcome":1,"at":"2026-01-01T00:00:00Z"}`
@@ -24,21 +25,41 @@ func TestParseLedgerSkipsJunkKeepsGoodLines(t *testing.T) {
 		{"unknown verdict", strings.Replace(goodLine, "HELPFUL", "GREAT", 1), 0, 1},
 		{"unknown field", strings.Replace(goodLine, `"skill"`, `"extra":1,"skill"`, 1), 0, 1},
 		{"bad skill name", strings.Replace(goodLine, `"skill":"a"`, `"skill":"../x"`, 1), 0, 1},
+		{"another skill's verdict", goodLine + "\n" + strings.Replace(second, `"skill":"a"`, `"skill":"b"`, 1), 1, 1},
+		{"dated in year 9999", goodLine + "\n" + strings.Replace(second, "2026-01-01", "9999-01-01", 1), 1, 1},
+		{"a clock an hour ahead counts", goodLine + "\n" + strings.Replace(second, "2026-01-01T00", "2026-01-02T01", 1), 2, 0},
 	}
+	defer func(c func() time.Time) { clock = c }(clock)
+	clock = func() time.Time { return time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC) }
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			entries, problems := ParseLedger("l.jsonl", []byte(tt.data))
+			entries, problems := ParseLedger("a.jsonl", []byte(tt.data))
 			if len(entries) != tt.good || len(problems) != tt.problems {
 				t.Fatalf("got %d entries, %d problems (%v); want %d, %d", len(entries), len(problems), problems, tt.good, tt.problems)
 			}
 			for _, p := range problems {
-				if !strings.HasPrefix(p, "l.jsonl:") {
+				if !strings.HasPrefix(p, "a.jsonl:") {
 					t.Errorf("problem does not name the file and line: %s", p)
 				}
 			}
 		})
 	}
 }
+
+func TestLedgerOwner(t *testing.T) {
+	for file, want := range map[string]string{
+		".megagit/ledger/alpha.jsonl":                         "alpha",
+		".megagit/ledger/native/tools+lint@" + sha + ".jsonl": "tools:lint",
+		".megagit/ledger/native/mine@" + sha + ".jsonl":       "mine",
+		"": "", "f": "",
+	} {
+		if got := ledgerOwner(file); got != want {
+			t.Errorf("ledgerOwner(%q) = %q, want %q", file, got, want)
+		}
+	}
+}
+
+const sha = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 func TestSortEntriesTimeThenID(t *testing.T) {
 	a := Entry{ID: "B", At: "2026-01-01T00:00:00Z"}

@@ -42,6 +42,8 @@ type Registry struct {
 	repo    *git.Repository
 	opts    Options
 	anyLink bool // symlinks may lead outside root (LoadOwnDir)
+	// recovered: Open replayed or discarded a journal (Recovered).
+	recovered bool
 }
 
 // DefaultRoots are used when Options.Roots is empty.

@@ -158,14 +158,17 @@ func renameLedger(data []byte, oldName, newName string) []byte {
 // no name may exist in the registry already.
 func (r *Registry) ImportSkills(sources []string) ([]Moved, []skillfile.Problem, plumbing.Hash, error) {
 	var found []importDir
+	var skipped []skillfile.Problem
 	for _, src := range sources {
-		dirs, err := skillDirs(src)
+		dirs, links, err := skillDirs(src)
 		if err != nil {
 			return nil, nil, plumbing.ZeroHash, err
 		}
 		found = append(found, dirs...)
+		skipped = append(skipped, links...)
 	}
-	return r.importDirs(found, "")
+	moved, warnings, hash, err := r.importDirs(found, "")
+	return moved, append(skipped, warnings...), hash, err
 }
 
 // AdoptSource is one skill folder AdoptSkills takes in, with the verdicts
@@ -216,7 +219,7 @@ func (r *Registry) importDirs(found []importDir, subject string) ([]Moved, []ski
 			}
 			for _, p := range problems {
 				if p.Severity == skillfile.SeverityError {
-					errs = append(errs, fmt.Sprintf("%s:%d: field %s: %s", p.File, p.Line, p.Field, p.Message))
+					errs = append(errs, (&skillfile.FieldError{File: p.File, Line: p.Line, Field: p.Field, Msg: p.Message}).Error())
 				} else {
 					warnings = append(warnings, p)
 				}
@@ -255,7 +258,7 @@ type importDir struct {
 func ImportDirs(sources []string) ([]string, error) {
 	var out []string
 	for _, src := range sources {
-		dirs, err := skillDirs(src)
+		dirs, _, err := skillDirs(src)
 		if err != nil {
 			return nil, err
 		}
@@ -267,43 +270,64 @@ func ImportDirs(sources []string) ([]string, error) {
 }
 
 // skillDirs is src itself when it holds a SKILL.md, else its sub-folders
-// that do, sorted by name.
-func skillDirs(src string) ([]importDir, error) {
+// that do, sorted by name; and a warning for each sub-folder that is a
+// symlink, which import skips: it copies folders, never through a link.
+func skillDirs(src string) ([]importDir, []skillfile.Problem, error) {
 	abs, err := filepath.Abs(src)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	st, err := os.Stat(abs)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", local.ErrInvalid, src, err)
+		return nil, nil, fmt.Errorf("%w: %s: %v", local.ErrInvalid, src, err)
 	}
 	if !st.IsDir() {
-		return nil, fmt.Errorf("%w: %s is not a folder: import a skill folder (with a SKILL.md) or a folder of them", local.ErrInvalid, src)
+		return nil, nil, fmt.Errorf("%w: %s is not a folder: import a skill folder (with a SKILL.md) or a folder of them", local.ErrInvalid, src)
 	}
 	if st, err := os.Stat(filepath.Join(abs, "SKILL.md")); err == nil {
 		if !st.Mode().IsRegular() {
-			return nil, fmt.Errorf("%w: %s is not a file: a skill's SKILL.md must be one", local.ErrInvalid, filepath.Join(src, "SKILL.md"))
+			return nil, nil, fmt.Errorf("%w: %s is not a file: a skill's SKILL.md must be one", local.ErrInvalid, filepath.Join(src, "SKILL.md"))
 		}
-		return []importDir{{dir: abs, name: filepath.Base(abs)}}, nil
+		return []importDir{{dir: abs, name: filepath.Base(abs)}}, nil, nil
 	}
 	ents, err := os.ReadDir(abs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []importDir
+	var skipped []skillfile.Problem
 	for _, e := range ents {
-		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+		if strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		if st, err := os.Stat(filepath.Join(abs, e.Name(), "SKILL.md")); err == nil && st.Mode().IsRegular() {
-			out = append(out, importDir{dir: filepath.Join(abs, e.Name()), name: e.Name()})
+		p := filepath.Join(abs, e.Name())
+		if e.Type()&fs.ModeSymlink != 0 {
+			if st, err := os.Stat(filepath.Join(p, "SKILL.md")); err == nil && st.Mode().IsRegular() {
+				target, _ := os.Readlink(p)
+				skipped = append(skipped, skillfile.Problem{File: filepath.Join(src, e.Name()), Severity: skillfile.SeverityWarning,
+					Message: fmt.Sprintf("skipped: a symlink (to %s), and import copies folders, never through a link; import the folder it points to by its own path", target)})
+			}
+			continue
+		}
+		if !e.IsDir() {
+			continue
+		}
+		if st, err := os.Stat(filepath.Join(p, "SKILL.md")); err == nil && st.Mode().IsRegular() {
+			out = append(out, importDir{dir: p, name: e.Name()})
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: %s holds no SKILL.md, nor do its folders", local.ErrInvalid, src)
+		if len(skipped) > 0 {
+			links := make([]string, len(skipped))
+			for i, p := range skipped {
+				links[i] = p.File
+			}
+			return nil, nil, fmt.Errorf("%w: %s holds no SKILL.md but in folders that are symlinks (%s), which import skips; import the folders they point to by their own paths", local.ErrInvalid, src, strings.Join(links, ", "))
+		}
+		return nil, nil, fmt.Errorf("%w: %s holds no SKILL.md, nor do its folders", local.ErrInvalid, src)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
-	return out, nil
+	return out, skipped, nil
 }
 
 // importOne reads one skill folder into changes under the first root and
@@ -346,7 +370,8 @@ func (r *Registry) importOne(d importDir, budget *int64) (Moved, []Change, []ski
 			return err
 		}
 		if to == m.Path {
-			problems = skillfile.Lint(d.name, m.Path, data)
+			// The problems name the file to fix: the one imported from.
+			problems = skillfile.Lint(d.name, p, data)
 			if data, err = withLedgerEvidence(m.Path, data, d.ledger); err != nil {
 				return err
 			}

@@ -306,3 +306,22 @@ func TestFrontmatterQuote(t *testing.T) {
 		t.Errorf("invalid UTF-8: %q", got)
 	}
 }
+
+// Bytes that are not UTF-8 in the frontmatter name their line, column and
+// top-level key: yaml.v3 alone says neither.
+func TestParseNamesInvalidUTF8(t *testing.T) {
+	tests := []struct{ name, fm, want string }{
+		{"plain", "name: x\ndescription: caf\xe9 time\n", "s/SKILL.md:3: field description: not valid UTF-8 (byte 0xE9 at column 17)"},
+		{"folded, after a multi-byte rune", "name: x\ndescription: >\n  ünd caf\xe9\n", "s/SKILL.md:4: field description: not valid UTF-8 (byte 0xE9 at column 10)"},
+		{"in a list", "name: x\ndescription: ok\nallowed-tools:\n  - \xffbash\n", "s/SKILL.md:5: field allowed-tools: not valid UTF-8 (byte 0xFF at column 5)"},
+		{"in a key", "name: x\n\xfe: y\n", "s/SKILL.md:3: not valid UTF-8 (byte 0xFE at column 1)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("s/SKILL.md", []byte("---\n"+tt.fm+"---\nbody\n"))
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Fatalf("got %v, want %s", err, tt.want)
+			}
+		})
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -24,6 +25,9 @@ func (f *File) parseYAML() (err error) {
 			err = &FieldError{File: f.path, Line: 2, Msg: fmt.Sprintf("malformed YAML frontmatter: %v", r)}
 		}
 	}()
+	if err := f.invalidUTF8(); err != nil {
+		return err
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(f.data[f.fmStart:f.fmEnd]))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -75,6 +79,43 @@ func (f *File) yamlError(err error) error {
 		line, msg = f.fileLine(n), m[2]
 	}
 	return &FieldError{File: f.path, Line: line, Msg: "malformed YAML frontmatter: " + msg}
+}
+
+// invalidUTF8 names the first frontmatter line holding bytes that are not
+// UTF-8, its column and the top-level key it belongs to: yaml.v3 refuses
+// the document without saying where, and text shown with U+FFFD in their
+// place would hide what the file says.
+func (f *File) invalidUTF8() error {
+	fm := f.data[f.fmStart:f.fmEnd]
+	if utf8.Valid(fm) {
+		return nil
+	}
+	key := ""
+	for i, line := range bytes.SplitAfter(fm, []byte("\n")) {
+		if len(line) > 0 && !strings.ContainsRune(" \t-#\r\n", rune(line[0])) {
+			if k, _, ok := bytes.Cut(line, []byte(":")); ok {
+				key = string(bytes.TrimSpace(k))
+			}
+		}
+		if utf8.Valid(line) {
+			continue
+		}
+		col := 0
+		for col < len(line) {
+			r, size := utf8.DecodeRune(line[col:])
+			if r == utf8.RuneError && size == 1 {
+				break
+			}
+			col += size
+		}
+		field := key
+		if !utf8.ValidString(field) {
+			field = ""
+		}
+		return &FieldError{File: f.path, Line: i + 2, Field: field,
+			Msg: fmt.Sprintf("not valid UTF-8 (byte 0x%02X at column %d); save the file as UTF-8", line[col], utf8.RuneCount(line[:col])+1)}
+	}
+	return nil
 }
 
 // fmFindAlias returns the first alias node, so aliases (and with them

@@ -366,6 +366,13 @@ func (w *Workspace) planFolder(o AdoptOptions, agent, scope, base, dir, first st
 			skip("shadowed by the project's skill " + describe(by) + ", which megagit routes here: left in place (adopt it from another project, or rename one of the two)")
 			continue
 		}
+		// Two agents' folders holding one name: the first folder's goes in,
+		// the other's stays. Said from what this run took, so a dry run,
+		// which commits nothing, says what a real adopt will.
+		if prev := w.takenBefore(res, e.Name()); prev != "" {
+			skip("a skill of that name is adopted from " + describe(prev) + " first: left in place (rename one of the two to keep both)")
+			continue
+		}
 		if w != nil {
 			if _, err := w.Reg.Skill(e.Name()); err == nil || !errors.Is(err, registry.ErrNotFound) {
 				skip("the registry " + describe(w.Reg.Root()) + " has a skill of that name: left in place")
@@ -397,6 +404,19 @@ func (w *Workspace) planFolder(o AdoptOptions, agent, scope, base, dir, first st
 			Path: path.Join(first, e.Name(), "SKILL.md"), Key: registry.NativeKey(e.Name(), data), Modes: modes})
 	}
 	return plan, nil
+}
+
+// takenBefore is the folder a skill named name was adopted from into w's
+// registry (nil: the user registry a dry run has not made) earlier in this
+// run, or "".
+func (w *Workspace) takenBefore(res *AdoptResult, name string) string {
+	reg := w.report(Adoption{}, "").Registry
+	for _, d := range res.Done {
+		if d.Name == name && d.Registry == reg {
+			return d.Dir
+		}
+	}
+	return ""
 }
 
 // lintError is the first error lint finds in a SKILL.md, "" for none.

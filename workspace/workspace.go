@@ -43,23 +43,31 @@ func Open(dir string, flags *pflag.FlagSet, warn func(string)) (*Workspace, erro
 	if err != nil {
 		return nil, err
 	}
-	cfg, _, err := config.Load(ConfigFile(root), flags)
-	if err != nil {
-		return nil, err
-	}
 	user, err := config.LoadUser()
 	if err != nil {
 		return nil, err
 	}
-	reg, err := registry.Open(root, registry.Options{
-		Roots:       cfg.Roots,
-		LockTimeout: cfg.Lock.Timeout,
-		Warn:        warn,
-	})
-	if err != nil {
-		return nil, err
+	for again := false; ; again = true {
+		cfg, _, err := config.Load(ConfigFile(root), flags)
+		if err != nil {
+			return nil, err
+		}
+		reg, err := registry.Open(root, registry.Options{
+			Roots:       cfg.Roots,
+			LockTimeout: cfg.Lock.Timeout,
+			Warn:        warn,
+		})
+		if err != nil {
+			return nil, err
+		}
+		// Opening finished a write a killed megagit left, which may have
+		// rewritten the config file read above (a change of layout does):
+		// read it again.
+		if reg.Recovered() && !again {
+			continue
+		}
+		return &Workspace{Reg: reg, Cfg: cfg, User: user}, nil
 	}
-	return &Workspace{Reg: reg, Cfg: cfg, User: user}, nil
 }
 
 // OpenHook opens the registry and its config without printing anything: a
@@ -72,20 +80,25 @@ func OpenHook(dir string) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, problems, cfgErr := config.LoadHook(ConfigFile(root))
-	user, userErr := config.LoadUser()
-	if cfgErr == nil && userErr != nil {
-		cfg, cfgErr = nil, userErr
+	for again := false; ; again = true {
+		cfg, problems, cfgErr := config.LoadHook(ConfigFile(root))
+		user, userErr := config.LoadUser()
+		if cfgErr == nil && userErr != nil {
+			cfg, cfgErr = nil, userErr
+		}
+		opts := registry.Options{Warn: func(string) {}}
+		if cfgErr == nil {
+			opts.Roots, opts.LockTimeout = cfg.Roots, cfg.Lock.Timeout
+		}
+		reg, err := registry.Open(root, opts)
+		if err != nil {
+			return nil, err
+		}
+		if reg.Recovered() && !again {
+			continue // as in Open: the config file may have changed
+		}
+		return &Workspace{Reg: reg, Cfg: cfg, User: user, Problems: problems, hook: true}, cfgErr
 	}
-	opts := registry.Options{Warn: func(string) {}}
-	if cfgErr == nil {
-		opts.Roots, opts.LockTimeout = cfg.Roots, cfg.Lock.Timeout
-	}
-	reg, err := registry.Open(root, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &Workspace{Reg: reg, Cfg: cfg, User: user, Problems: problems, hook: true}, cfgErr
 }
 
 // ConfigFile is the config file of the registry at root.

@@ -39,7 +39,8 @@ func newDoctorCmd(a *app, runF func(*doctorOptions) error) *cobra.Command {
 		Short: "Check the registry: evidence vs ledger, caches, lock, interrupted writes, hooks, remote",
 		Long: `doctor runs every check and prints ok, warn or fail for each. It exits 0
 when nothing fails and 10 when something does. --fix finishes an interrupted
-write and rebuilds evidence from the ledgers (megagit resync), then checks again;
+write (an interrupted change of layout too) and rebuilds evidence from the
+ledgers (megagit resync), then checks again;
 commits that git fsck --strict rejects cannot be repaired in place: --fix
 prints the steps that rewrite the history.`,
 		Args: exactArgs(0, "no arguments"),
@@ -58,7 +59,7 @@ func doctorRun(opts *doctorOptions) error {
 	a := opts.app
 	root, err := registryRoot(a)
 	if err != nil {
-		return withHint(err, "create one with `megagit init`, or point at one with -C DIR")
+		return notRegistry(a, err)
 	}
 	journal := registry.JournalPending(root)
 	e, err := a.open(nil) // finishes an interrupted write when no writer is alive
@@ -76,6 +77,17 @@ func doctorRun(opts *doctorOptions) error {
 		}
 		if _, _, err := user.Reg.Resync(""); err != nil {
 			return fmt.Errorf("fix: user registry: %w", err)
+		}
+	}
+	if opts.fix && e.Reg.InterruptedMoveToRef() {
+		// An older megagit killed during `megagit layout ref` left the ref
+		// layout without its commit: the move, run again, finishes it.
+		fmt.Fprintf(a.errOut, "megagit: fix: finishing an interrupted `megagit layout ref`\n")
+		if _, err := layoutRef(a, e); err != nil {
+			return fmt.Errorf("fix: %w", err)
+		}
+		if e, err = a.open(nil); err != nil { // with the new config's roots
+			return err
 		}
 	}
 	if opts.fix {

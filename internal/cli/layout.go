@@ -7,6 +7,7 @@ import (
 
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -55,34 +56,9 @@ func layoutRun(opts *layoutOptions) error {
 			fmt.Fprintf(a.errOut, "megagit: branch: the registry commits to the checked-out branch %s\n", res.Branch)
 		}
 	case string(registry.LayoutRef):
-		old, err := e.Reg.ReadConfigFile()
-		if err != nil {
+		if res, err = layoutRef(a, e); err != nil {
 			return err
 		}
-		cfg, err := config.Set(old, map[string]any{"roots": []string{registry.RefSkillsRoot}})
-		if err != nil {
-			return fmt.Errorf("%s: %w", e.Reg.ConfigFile(), err)
-		}
-		if res, err = e.Reg.MoveToRef(cfg); err != nil {
-			return err
-		}
-		fmt.Fprintf(a.errOut, "megagit: the registry now keeps its history on its own branch %s (commit %s)\n", res.Branch, res.Commit[:12])
-		moved := make([]string, 0, len(res.Skills))
-		for from, to := range res.Skills {
-			moved = append(moved, from+" -> "+to)
-		}
-		sort.Strings(moved)
-		for _, m := range moved {
-			fmt.Fprintf(a.errOut, "megagit: moved %s\n", m)
-		}
-		fmt.Fprintf(a.errOut, "megagit: your branch still tracks the registry's old files; remove them from the project with git (on its main branch, so later branches lack them too):\n")
-		// .megagit/ stays on disk (the registry's files now); the old
-		// skill folders go (their copies are in .megagit/skills).
-		steps := "git rm -r -q --cached " + res.Untrack[0]
-		if len(res.Untrack) > 1 {
-			steps += " && git rm -r -q " + strings.Join(res.Untrack[1:], " ")
-		}
-		fmt.Fprintf(a.errOut, "  %s && git commit -m \"megagit: the registry moved to its own branch\"\n", steps)
 	case string(registry.LayoutBranch):
 		if res, err = e.Reg.MoveToBranch(); err != nil {
 			return err
@@ -103,4 +79,41 @@ func layoutRun(opts *layoutOptions) error {
 	}
 	fmt.Fprintf(a.out, "%s\t%s\n", res.Layout, res.Branch)
 	return nil
+}
+
+// layoutRef moves the registry of e to the ref layout (its config's roots
+// become RefSkillsRoot) and says on stderr what moved and what the
+// project's branch still tracks. doctor --fix runs it too, to finish a
+// move an older megagit left half done.
+func layoutRef(a *app, e *workspace.Workspace) (registry.LayoutMove, error) {
+	old, err := e.Reg.ReadConfigFile()
+	if err != nil {
+		return registry.LayoutMove{}, err
+	}
+	cfg, err := config.Set(old, map[string]any{"roots": []string{registry.RefSkillsRoot}})
+	if err != nil {
+		return registry.LayoutMove{}, fmt.Errorf("%s: %w", e.Reg.ConfigFile(), err)
+	}
+	res, err := e.Reg.MoveToRef(cfg)
+	if err != nil {
+		return res, err
+	}
+	fmt.Fprintf(a.errOut, "megagit: the registry now keeps its history on its own branch %s (commit %s)\n", res.Branch, res.Commit[:12])
+	moved := make([]string, 0, len(res.Skills))
+	for from, to := range res.Skills {
+		moved = append(moved, from+" -> "+to)
+	}
+	sort.Strings(moved)
+	for _, m := range moved {
+		fmt.Fprintf(a.errOut, "megagit: moved %s\n", m)
+	}
+	fmt.Fprintf(a.errOut, "megagit: your branch still tracks the registry's old files; remove them from the project with git (on its main branch, so later branches lack them too):\n")
+	// .megagit/ stays on disk (the registry's files now); the old
+	// skill folders go (their copies are in .megagit/skills).
+	steps := "git rm -r -q --cached " + res.Untrack[0]
+	if len(res.Untrack) > 1 {
+		steps += " && git rm -r -q " + strings.Join(res.Untrack[1:], " ")
+	}
+	fmt.Fprintf(a.errOut, "  %s && git commit -m \"megagit: the registry moved to its own branch\"\n", steps)
+	return res, nil
 }

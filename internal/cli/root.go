@@ -10,6 +10,7 @@ import (
 
 	"github.com/megagit/megagit/gitauth"
 	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
@@ -213,9 +214,21 @@ func (a *app) workDir() string {
 func (a *app) open(flags flagLookup) (*workspace.Workspace, error) {
 	w, err := workspace.Open(a.workDir(), flags, func(s string) { fmt.Fprintf(a.errOut, "megagit: warning: %s\n", shownLines(s)) })
 	if errors.Is(err, local.ErrNotRegistry) {
-		return nil, withHint(err, "create one with `megagit init`, or point at one with -C DIR")
+		return nil, notRegistry(a, err)
 	}
 	return w, err
+}
+
+// notRegistry is the error of a command run where no registry is found,
+// with the way out: `megagit init`, which in a work tree of a project
+// whose registry lives on its own branch (a linked worktree, a fresh
+// clone) checks that branch out rather than starting another.
+func notRegistry(a *app, err error) error {
+	if branch := registry.BranchNotCheckedOut(a.workDir()); branch != "" {
+		return withHint(fmt.Errorf("%w; this project keeps its registry on branch %s, which this work tree has not checked out into %s/", err, branch, local.MetaDir),
+			"`megagit init` here checks it out into "+local.MetaDir+"/ (no commit made); the registry stays one, on branch "+registry.RegistryBranch.Short())
+	}
+	return withHint(err, "create one with `megagit init`, or point at one with -C DIR")
 }
 
 // say prints one line on stderr: the rooms below cli pass their warnings

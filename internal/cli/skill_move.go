@@ -160,7 +160,7 @@ func skillImportRun(opts *skillImportOptions) error {
 		return withHint(err, "`megagit lint` checks skills the same way; fix the files and import again")
 	}
 	for _, w := range warnings {
-		fmt.Fprintf(a.errOut, "megagit: warning: %s:%d: field %s: %s\n", w.File, w.Line, w.Field, w.Message)
+		fmt.Fprintf(a.errOut, "megagit: warning: %s\n", shown((&skillfile.FieldError{File: w.File, Line: w.Line, Field: w.Field, Msg: w.Message}).Error()))
 	}
 	out := make([]importedJSON, len(moved))
 	names := make([]string, len(moved))

@@ -18,6 +18,8 @@ type syncOptions struct {
 	dryRun bool
 	json   bool
 	all    bool
+	// allowUnrelated merges a remote branch with no commit in common.
+	allowUnrelated bool
 }
 
 // newSyncCmd parses `megagit sync` into options and hands them to runF,
@@ -33,6 +35,8 @@ each touched skill's mega_meta is recomputed from the merged ledger (in time
 order, ties by verdict id), and embedding caches are merged row by row. A
 file changed differently on both sides (a skill's body, config.yaml) is a
 real conflict: sync stops before changing anything and names the files.
+A remote branch that shares no commit with yours (a force-push of another
+history) is refused unless --allow-unrelated.
 Then it pushes; if the remote moved meanwhile it merges again (3 tries).`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -43,6 +47,7 @@ Then it pushes; if the remote moved meanwhile it merges again (3 tries).`,
 	cmd.Flags().BoolVar(&opts.dryRun, "dry-run", false, "fetch and report what would happen; change no branch, file or remote")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the report as JSON")
 	cmd.Flags().BoolVar(&opts.all, "all", false, "list unchanged skills too")
+	cmd.Flags().BoolVar(&opts.allowUnrelated, "allow-unrelated", false, "merge a remote branch that shares no commit with yours (refused otherwise: most often a force-push of another history)")
 	return cmd
 }
 
@@ -53,10 +58,11 @@ func syncRun(opts *syncOptions) error {
 		return err
 	}
 	res, err := regsync.Sync(context.Background(), e.Reg, regsync.Options{
-		Remote:     opts.remote,
-		DryRun:     opts.dryRun,
-		MergeFiles: embedcache.Merge3,
-		Progress:   func(s string) { fmt.Fprintf(a.errOut, "megagit: %s\n", s) },
+		Remote:         opts.remote,
+		DryRun:         opts.dryRun,
+		MergeFiles:     embedcache.Merge3,
+		Progress:       func(s string) { fmt.Fprintf(a.errOut, "megagit: %s\n", s) },
+		AllowUnrelated: opts.allowUnrelated,
 	})
 	// A sync that stopped before it could merge (fetch failed) has nothing
 	// to report but its error.
@@ -111,7 +117,7 @@ func printSyncReport(opts *syncOptions, res *regsync.Result) error {
 		what += " (dry run: nothing changed)"
 	}
 	fmt.Fprintf(a.errOut, "megagit: sync with %s/%s: %s; %d new, %d updated, %d unchanged, %d conflict",
-		res.Remote, res.Branch, what, counts[regsync.SyncNew], counts[regsync.SyncUpdated], counts[regsync.SyncUnchanged], counts[regsync.SyncConflict])
+		res.Remote, res.Branch, what, counts[regsync.SyncNew], counts[regsync.SyncUpdated], counts[regsync.SyncUnchanged], conflicts(res, counts[regsync.SyncConflict]))
 	if res.Pushed {
 		fmt.Fprintf(a.errOut, "; pushed %s", short12(res.After))
 	}
@@ -128,4 +134,26 @@ func short12(h string) string {
 		return h[:12]
 	}
 	return h
+}
+
+// conflicts is what a sync report counts as conflicts: the skills in
+// conflict, and each file in conflict that is no skill's (config.yaml, a
+// symlink outside the skill folders), so a sync that stopped on a
+// conflict never reports none.
+func conflicts(res *regsync.Result, skills int) int {
+	inSkill := map[string]bool{}
+	for _, s := range res.Skills {
+		if s.Status == regsync.SyncConflict {
+			for _, p := range s.Paths {
+				inSkill[p] = true
+			}
+		}
+	}
+	n := skills
+	for _, p := range res.Conflicts {
+		if !inSkill[p] {
+			n++
+		}
+	}
+	return n
 }

@@ -13,6 +13,7 @@ func TestSyncFlags(t *testing.T) {
 		{name: "defaults"},
 		{name: "remote and dry run", args: []string{"--remote", "up", "--dry-run"}, want: syncOptions{remote: "up", dryRun: true}},
 		{name: "json and all", args: []string{"--json", "--all"}, want: syncOptions{json: true, all: true}},
+		{name: "allow unrelated", args: []string{"--allow-unrelated"}, want: syncOptions{allowUnrelated: true}},
 		{name: "an argument", args: []string{"origin"}, wantErr: "expects no arguments"},
 		{name: "unknown flag", args: []string{"--force"}, wantErr: "unknown flag: --force"},
 	})

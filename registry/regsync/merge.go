@@ -218,7 +218,7 @@ func (m *merger3) ledger(p, rel string) error {
 	if err != nil {
 		return err
 	}
-	merged, problems := MergeLedger(base, ours, theirs)
+	merged, problems := MergeLedger(rel, base, ours, theirs)
 	for _, pr := range problems {
 		m.r.warn("%s: %s", rel, pr)
 	}

@@ -23,18 +23,19 @@ type ledgerLine struct {
 	why   string // why it is not
 }
 
-func splitLedger(data []byte) []ledgerLine {
+// splitLedger reads the lines of the ledger file (a registry-relative
+// path; "" for a ledger of any skill), as ParseLedger reads them.
+func splitLedger(file string, data []byte) []ledgerLine {
 	var out []ledgerLine
 	for _, raw := range bytes.Split(data, []byte("\n")) {
 		if len(bytes.TrimSpace(raw)) == 0 {
 			continue
 		}
 		l := ledgerLine{raw: raw}
-		if es, problems := registry.ParseLedger("", raw); len(es) == 1 && len(problems) == 0 {
-			l.entry, l.ok = es[0], true
-		} else if len(problems) > 0 {
-			// ParseLedger's "FILE:LINE: skipped unreadable ledger line: WHY"
-			l.why = problems[0][strings.LastIndex(problems[0], "line: ")+len("line: "):]
+		if e, err := registry.ParseLedgerLine(file, raw); err == nil {
+			l.entry, l.ok = e, true
+		} else {
+			l.why = err.Error()
 		}
 		out = append(out, l)
 	}
@@ -57,8 +58,11 @@ func ledgerIDs(lines []ledgerLine) map[string]bool {
 // and order; lines only the other side has are appended, ordered by (at,
 // id) so every machine writes the same file. Unreadable lines are kept
 // (ours as they are, theirs appended) and reported in problems.
-func MergeLedger(base, ours, theirs []byte) ([]byte, []string) {
-	b, o, t := splitLedger(base), splitLedger(ours), splitLedger(theirs)
+//
+// file is the ledger's registry-relative path: a line naming another skill
+// than its own is a line that cannot count, as one dated far ahead.
+func MergeLedger(file string, base, ours, theirs []byte) ([]byte, []string) {
+	b, o, t := splitLedger(file, base), splitLedger(file, ours), splitLedger(file, theirs)
 	inB, inO, inT := ledgerIDs(b), ledgerIDs(o), ledgerIDs(t)
 	var problems []string
 	var out bytes.Buffer
@@ -98,7 +102,7 @@ func MergeLedger(base, ours, theirs []byte) ([]byte, []string) {
 		case len(l.raw) > maxJunkLine && !oursRaw[string(l.raw)]:
 			problems = append(problems, fmt.Sprintf("left out an unreadable ledger line of %d bytes from the remote (it stays in the remote's history): %s", len(l.raw), clipLine(l.raw)))
 		case !oursRaw[string(l.raw)] && !baseRaw[string(l.raw)]:
-			problems = append(problems, "kept an unreadable ledger line from the remote, counted as nothing ("+l.why+"): "+clipLine(l.raw))
+			problems = append(problems, "kept a ledger line from the remote ("+l.why+"): "+clipLine(l.raw))
 			add = append(add, l)
 		}
 	}

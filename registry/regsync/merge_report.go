@@ -61,7 +61,9 @@ func (m *merger3) report(paths []string) error {
 			}
 		}
 	}
-	for _, p := range m.plan.conflicts {
+	// A symlink a teammate added is refused like a conflict: its skill is
+	// one, so a report's counts agree with its action.
+	for _, p := range append(append([]string(nil), m.plan.conflicts...), m.plan.links...) {
 		if name := m.r.skillOf(m.r.RelPath(p)); name != "" && skillfile.ValidateName(name) == nil {
 			s := get(name)
 			s.Status = SyncConflict
@@ -93,8 +95,8 @@ func (m *merger3) countVerdicts(s *SkillSync, gitPath string) error {
 	if err != nil {
 		return err
 	}
-	inO, inT := ledgerIDs(splitLedger(ours)), ledgerIDs(splitLedger(theirs))
-	for id := range ledgerIDs(splitLedger(final)) {
+	inO, inT := ledgerIDs(splitLedger(gitPath, ours)), ledgerIDs(splitLedger(gitPath, theirs))
+	for id := range ledgerIDs(splitLedger(gitPath, final)) {
 		if !inO[id] {
 			s.Received++
 		}

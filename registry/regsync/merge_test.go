@@ -46,7 +46,7 @@ func TestMergeLedger(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, problems := MergeLedger([]byte(tt.base), []byte(tt.ours), []byte(tt.theirs))
+			got, problems := MergeLedger("", []byte(tt.base), []byte(tt.ours), []byte(tt.theirs))
 			if string(got) != tt.want || len(problems) != tt.problems {
 				t.Fatalf("got\n%s(problems %v)\nwant\n%s", got, problems, tt.want)
 			}
@@ -122,10 +122,10 @@ func FuzzMergeLedger(f *testing.F) {
 	f.Add([]byte(l1+"\n"), []byte(l1+"\n"+l2+"\n"), []byte(""))
 	f.Add([]byte(""), []byte("junk\n"+l1), []byte(l2+"\n{\"id\":"))
 	f.Fuzz(func(t *testing.T, base, ours, theirs []byte) {
-		merged, _ := MergeLedger(base, ours, theirs)
-		b, o, th := ledgerIDs(splitLedger(base)), ledgerIDs(splitLedger(ours)), ledgerIDs(splitLedger(theirs))
+		merged, _ := MergeLedger("", base, ours, theirs)
+		b, o, th := ledgerIDs(splitLedger("", base)), ledgerIDs(splitLedger("", ours)), ledgerIDs(splitLedger("", theirs))
 		got := map[string]int{}
-		for _, l := range splitLedger(merged) {
+		for _, l := range splitLedger("", merged) {
 			if l.ok {
 				got[l.entry.ID]++
 			}
@@ -145,7 +145,7 @@ func FuzzMergeLedger(f *testing.F) {
 				t.Fatalf("lost their new verdict %s", id)
 			}
 		}
-		for _, l := range splitLedger(ours) {
+		for _, l := range splitLedger("", ours) {
 			if !l.ok && !strings.Contains(string(merged), string(l.raw)) {
 				t.Fatalf("dropped our unreadable line %q", l.raw)
 			}

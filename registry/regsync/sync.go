@@ -42,6 +42,10 @@ type Options struct {
 	Attempts int
 	// Progress receives one-line status messages (may be nil).
 	Progress func(string)
+	// AllowUnrelated merges a remote branch that shares no commit with
+	// the local one (over an empty base); without it such a sync is
+	// refused, since it is most often a force-push of another history.
+	AllowUnrelated bool
 
 	beforePush func(attempt int) // tests: move the remote at the worst moment
 }
@@ -187,6 +191,10 @@ func (r reg) syncStep(branch plumbing.ReferenceName, theirs plumbing.Hash, remot
 	if err != nil {
 		return syncStep{}, err
 	}
+	if kind == SyncMerge && base.IsZero() && !opts.AllowUnrelated {
+		return syncStep{}, fmt.Errorf("%w: %s/%s shares no commit with your %s (a force-push of another history, or a registry started apart); nothing local was changed: look at it (`git log %s/%s`), then merge the two with `megagit sync --allow-unrelated` if that is what you want",
+			ErrUnrelated, res.Remote, res.Branch, res.Branch, res.Remote, res.Branch)
+	}
 	trees := [3]*object.Tree{}
 	for i, h := range []plumbing.Hash{base, ours, theirs} {
 		if trees[i], err = r.CommitTree(h); err != nil {
@@ -205,6 +213,7 @@ func (r reg) syncStep(branch plumbing.ReferenceName, theirs plumbing.Hash, remot
 		for _, l := range plan.links {
 			rels = append(rels, r.RelPath(l))
 		}
+		res.Conflicts = append(res.Conflicts, rels...)
 		return syncStep{}, fmt.Errorf("%w: %s/%s adds or changes %s as a symlink (or a submodule), which megagit never writes from a remote because it could point anywhere on this machine; nothing local was changed: replace it with the file itself on the remote (or merge with git yourself), then sync again",
 			registry.ErrConflict, res.Remote, res.Branch, strings.Join(rels, ", "))
 	}
@@ -275,6 +284,11 @@ func conflictError(res *Result, unrelated bool) error {
 	err := fmt.Errorf("%w: %s; nothing local was changed", registry.ErrConflict, what)
 	return &ConflictError{Err: err, Remote: res.Remote, Branch: res.Branch, Paths: res.Conflicts, Unrelated: unrelated}
 }
+
+// ErrUnrelated is a sync refused because the remote branch shares no
+// commit with the local one (Options.AllowUnrelated merges them). It is an
+// ErrConflict for the exit code: two histories to reconcile by choice.
+var ErrUnrelated = fmt.Errorf("%w: unrelated histories", registry.ErrConflict)
 
 // ConflictError names the files in real conflict, so the command
 // layer can explain how to finish with git.

@@ -62,7 +62,7 @@ func ledgerIDSet(t *testing.T, r *registry.Registry) map[string]int {
 	out := map[string]int{}
 	files, _ := filepath.Glob(filepath.Join(r.Root(), ".megagit", "ledger", "*.jsonl"))
 	for _, f := range files {
-		for _, l := range splitLedger([]byte(registrytest.ReadFile(t, f))) {
+		for _, l := range splitLedger("", []byte(registrytest.ReadFile(t, f))) {
 			out[l.entry.ID]++
 		}
 	}
