@@ -30,6 +30,23 @@ const SessionInstruction = `megagit: in this session megagit may suggest skills 
 Leave out skills you did not use.
 `
 
+// GeminiReadNote follows the report instruction for Gemini CLI, whose
+// read_file tool refuses a git-ignored file (a project registry keeps its
+// skills in .megagit/, which git ignores) and a file outside the
+// workspace (the user and team registries' skills): the model is told how
+// else to open the SKILL.md a suggestion names.
+const GeminiReadNote = `megagit: if read_file refuses a suggested SKILL.md (it skips git-ignored folders such as .megagit/ and files outside the workspace), read it with the shell instead: cat PATH.
+`
+
+// Instruction is the report instruction as agent needs it: report for
+// every agent, with GeminiReadNote after it for Gemini CLI.
+func Instruction(agent, report string) string {
+	if agent == AgentGemini {
+		return strings.TrimRight(report, "\n") + "\n" + GeminiReadNote
+	}
+	return report
+}
+
 // InjectionText builds the text added to the model's context: the rendered
 // skills (with their SKILL.md paths), the names of skills already loaded
 // earlier in the session, and, when instruct is set, the report

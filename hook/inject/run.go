@@ -323,6 +323,9 @@ func work(opts Options, st *state) (string, error) {
 	// prompt without a session id cannot be remembered, so it always does.
 	instruct := sess.ID == "" || sess.NeedsInstruction()
 	text := hook.InjectionText(rendered.Text, already, instruct)
+	if instruct && text != "" && opts.Agent == hook.AgentGemini {
+		text += hook.GeminiReadNote
+	}
 	now := opts.Now()
 	if !s.Shadow {
 		sess.Instructed = sess.Instructed || (instruct && text != "")

@@ -75,5 +75,5 @@ func sessionStart(opts Options, st *startState) (string, error) {
 	if in.Compaction() {
 		return "", nil
 	}
-	return hook.RenderEvent(hook.EventSessionStart, opts.Agent, e.Settings.Output, hook.SessionInstruction)
+	return hook.RenderEvent(hook.EventSessionStart, opts.Agent, e.Settings.Output, hook.Instruction(opts.Agent, hook.SessionInstruction))
 }
