@@ -38,19 +38,12 @@ func redactURL(u string) string {
 	if trimmed != u && strings.Contains(trimmed, "://") {
 		return redactURL(trimmed) + u[len(trimmed):]
 	}
-	i := strings.Index(u, "://") + 3
-	host := len(u)
-	if j := strings.IndexAny(u[i:], "/?#"); j >= 0 {
-		host = i + j
-	}
-	if at := strings.LastIndex(u[i:host], "@"); at >= 0 {
-		at += i
-		user, pass, hasPass := strings.Cut(u[i:at], ":")
+	if ui, ok := userInfoOf(u); ok {
 		switch {
-		case hasPass && pass != "":
-			u = u[:i] + user + ":" + Redacted + u[at:]
-		case !hasPass && tokenUserRE.MatchString(user):
-			u = u[:i] + Redacted + u[at:]
+		case ui.hasPass && ui.pass != "":
+			u = u[:ui.start] + ui.user + ":" + Redacted + u[ui.at:]
+		case !ui.hasPass && tokenUserRE.MatchString(ui.user):
+			u = u[:ui.start] + Redacted + u[ui.at:]
 		}
 	}
 	return secretParamRE.ReplaceAllString(u, "${1}"+Redacted)
@@ -92,19 +85,12 @@ func Strip(rawURL string) string {
 		return rawURL
 	}
 	u := rawURL
-	i := strings.Index(u, "://") + 3
-	host := len(u)
-	if j := strings.IndexAny(u[i:], "/?#"); j >= 0 {
-		host = i + j
-	}
-	if at := strings.LastIndex(u[i:host], "@"); at >= 0 {
-		at += i
-		user, _, hasPass := strings.Cut(u[i:at], ":")
+	if ui, ok := userInfoOf(u); ok {
 		switch {
-		case tokenUserRE.MatchString(user) || user == Redacted:
-			u = u[:i] + u[at+1:]
-		case hasPass:
-			u = u[:i] + user + u[at:]
+		case tokenUserRE.MatchString(ui.user) || ui.user == Redacted:
+			u = u[:ui.start] + u[ui.at+1:]
+		case ui.hasPass:
+			u = u[:ui.start] + ui.user + u[ui.at:]
 		}
 	}
 	q := strings.IndexByte(u, '?')
@@ -118,4 +104,29 @@ func Strip(rawURL string) string {
 		return u[:q] + rest
 	}
 	return u[:q] + "?" + rest
+}
+
+// userInfo is the user:password@ part of a URL: where it starts (after
+// "://"), where its @ is, and its user and password.
+type userInfo struct {
+	start, at  int
+	user, pass string
+	hasPass    bool
+}
+
+// userInfoOf finds u's user info (u holds "://"), if it has any: the last
+// @ before the host ends (at the first /, ? or #).
+func userInfoOf(u string) (userInfo, bool) {
+	i := strings.Index(u, "://") + 3
+	host := len(u)
+	if j := strings.IndexAny(u[i:], "/?#"); j >= 0 {
+		host = i + j
+	}
+	at := strings.LastIndex(u[i:host], "@")
+	if at < 0 {
+		return userInfo{}, false
+	}
+	at += i
+	user, pass, hasPass := strings.Cut(u[i:at], ":")
+	return userInfo{start: i, at: at, user: user, pass: pass, hasPass: hasPass}, true
 }
