@@ -7,7 +7,7 @@ lab/scripts/distill-use-teacher.js; zero rows for special tokens). This script
 
   1. centres the non-zero rows and projects them on their first DIM principal
      components (PCA by SVD);
-  2. weighs each row by its token's frequency in FREQ (lab/cmd/tokfreq: one
+  2. optionally (--unit) scales each row to unit length, then weighs it by its token's frequency in FREQ (lab/cmd/tokfreq: one
      count a line, line i for token i):
        sif:  w = a / (a + p), p the token's share of all counted tokens (a = 1e-3)
        zipf: w = ln(1 + rank), rank 1 the most frequent token
@@ -46,6 +46,7 @@ def main():
     ap.add_argument("--freq", required=True)
     ap.add_argument("--weight", choices=["sif", "zipf", "none"], default="sif")
     ap.add_argument("--sif-a", type=float, default=1e-3)
+    ap.add_argument("--unit", action="store_true", help="L2-normalise each PCA row before weighing (the scale of glove-init's rows)")
     ap.add_argument("--dim", type=int, default=256)
     ap.add_argument("--dtype", choices=["float32", "int8"], default="float32")
     ap.add_argument("--id", default="")
@@ -77,6 +78,8 @@ def main():
         w = np.log1p(rank)
     else:
         w = np.ones(n)
+    if args.unit:
+        p /= np.maximum(np.linalg.norm(p, axis=1, keepdims=True), 1e-12)
     table = np.zeros((n, args.dim), dtype=np.float32)
     table[live] = (p * w[live, None]).astype(np.float32)
 
@@ -92,6 +95,7 @@ def main():
             "teacher_vectors_sha256": hashlib.sha256(open(args.teacher, "rb").read()).hexdigest(),
             "pca_dim": args.dim,
             "weight": args.weight,
+            "unit_rows": args.unit,
             "sif_a": args.sif_a if args.weight == "sif" else None,
             "freq_sha256": hashlib.sha256(open(args.freq, "rb").read()).hexdigest(),
             "script": "lab/scripts/distill-static.py",
