@@ -112,3 +112,22 @@ func TestVecKeyFollowsReasons(t *testing.T) {
 		t.Errorf("keys %q, %q, %q: a reason or its polarity left the key alone", before.contexts, helped.contexts, vecKeyOf(d).contexts)
 	}
 }
+
+// BenchmarkScores scores one prompt against 10,000 skills' rows of the
+// built-in model's 256 dimensions (20 MB of float32): the dense scan of a
+// prompt at 10,000 skills, bound by memory bandwidth (lab/perf-33.md).
+func BenchmarkScores(b *testing.B) {
+	const docs, dim = 10000, 256
+	v := &Vectors{Dim: dim, Rows: make([]float32, 2*docs*dim)}
+	for i := range v.Rows {
+		v.Rows[i] = float32(i%97) / 97
+	}
+	q := make([]float32, dim)
+	for i := range q {
+		q[i] = float32(i%13) / 13
+	}
+	b.SetBytes(int64(4 * len(v.Rows)))
+	for b.Loop() {
+		v.ScoresMany([][]float32{q})
+	}
+}
