@@ -50,7 +50,7 @@ func TestMarkersAreMegagits(t *testing.T) {
 		ranker.RenderCompose(docs, []int{0}, 0).Text,
 		hook.ReportInstruction,
 		hook.SessionInstruction,
-		hook.InjectionText("", []string{"a"}, false),
+		hook.InjectionText("", []string{"a"}, ""),
 	}
 	for i, text := range opens {
 		first := strings.ToLower(strings.SplitN(text, "\n", 2)[0])

@@ -49,9 +49,10 @@ func Instruction(agent, report string) string {
 
 // InjectionText builds the text added to the model's context: the rendered
 // skills (with their SKILL.md paths), the names of skills already loaded
-// earlier in the session, and, when instruct is set, the report
-// instruction. Empty when there is nothing to say.
-func InjectionText(rendered string, already []string, instruct bool) string {
+// earlier in the session, and then instruction ("" for none: the
+// SessionStart hook gave it; see Instruction). Empty when there is
+// nothing to say.
+func InjectionText(rendered string, already []string, instruction string) string {
 	rendered = strings.TrimRight(rendered, "\n")
 	if rendered == "" && len(already) == 0 {
 		return ""
@@ -64,8 +65,8 @@ func InjectionText(rendered string, already []string, instruct bool) string {
 	if len(already) > 0 {
 		fmt.Fprintf(&b, "megagit: already loaded in this session (see above): %s\n", safetext.Injected(strings.Join(already, ", ")))
 	}
-	if instruct {
-		b.WriteString(ReportInstruction)
+	if instruction != "" {
+		b.WriteString(strings.TrimRight(instruction, "\n"))
 		b.WriteString("\n")
 	}
 	return b.String()

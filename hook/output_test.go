@@ -77,15 +77,15 @@ func TestRenderContract(t *testing.T) {
 }
 
 func TestInjectionTextInstruction(t *testing.T) {
-	with := InjectionText("megagit: skills\n- a: b (skills/a/SKILL.md)\n", nil, true)
-	without := InjectionText("megagit: skills\n- a: b (skills/a/SKILL.md)\n", []string{"c"}, false)
+	with := InjectionText("megagit: skills\n- a: b (skills/a/SKILL.md)\n", nil, ReportInstruction)
+	without := InjectionText("megagit: skills\n- a: b (skills/a/SKILL.md)\n", []string{"c"}, "")
 	if !strings.Contains(with, ReportInstruction) {
 		t.Errorf("instruct: no instruction in %q", with)
 	}
 	if strings.Contains(without, "skill-used") || !strings.Contains(without, "already loaded in this session (see above): c") {
 		t.Errorf("no instruct: %q", without)
 	}
-	if InjectionText("", nil, true) != "" {
+	if InjectionText("", nil, ReportInstruction) != "" {
 		t.Error("nothing to inject still printed the instruction")
 	}
 }

@@ -322,10 +322,11 @@ func work(opts Options, st *state) (string, error) {
 	// hook gave it, once per session (and again after a compaction); a
 	// prompt without a session id cannot be remembered, so it always does.
 	instruct := sess.ID == "" || sess.NeedsInstruction()
-	text := hook.InjectionText(rendered.Text, already, instruct)
-	if instruct && text != "" && opts.Agent == hook.AgentGemini {
-		text += hook.GeminiReadNote
+	instruction := ""
+	if instruct {
+		instruction = hook.Instruction(opts.Agent, hook.ReportInstruction)
 	}
+	text := hook.InjectionText(rendered.Text, already, instruction)
 	now := opts.Now()
 	if !s.Shadow {
 		sess.Instructed = sess.Instructed || (instruct && text != "")
