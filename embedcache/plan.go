@@ -116,7 +116,7 @@ func (p *Plan) Compute(progress func(done int)) error {
 }
 
 // Files builds the new cache in a temp folder and returns its files by
-// registry-relative path: the anchor row first, then two rows per skill in
+// registry-relative path: the anchor row first, then each skill's rows in
 // the skills' order, so the files depend only on the skills and the model,
 // not on the edit history. Compute must have run.
 func (p *Plan) Files(float16 bool) (map[string][]byte, error) {
@@ -135,7 +135,7 @@ func (p *Plan) Files(float16 bool) (map[string][]byte, error) {
 	c := OpenCache(tmp, CacheKey(p.emb), p.emb.Dim(), nil)
 	c.SetAnchor(anchor)
 	for i, it := range p.items {
-		c.Put(it.Skill, it.Field, TextSHA(it.Text), p.vecs[i])
+		c.Put(RowOf(it), p.vecs[i])
 	}
 	if err := c.Save(float16); err != nil {
 		return nil, err
