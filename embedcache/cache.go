@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -367,6 +368,10 @@ func equalVec(a, b []float32) bool {
 // the file in an error.
 func writeFileAtomic(path string, data []byte) error {
 	if err := local.WriteFileAtomic(path, data, 0o644); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) { // the temp file's name: say the file's
+			err = pe.Err
+		}
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
