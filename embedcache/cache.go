@@ -32,6 +32,7 @@ type Cache struct {
 	bySHA map[string]int // text sha -> a row holding its vector
 	byKey map[string]int // Row.key() -> its row
 	dirty bool
+	older bool // loaded from an index.json older than FormatRows
 }
 
 // DocText is one embedded text of a skill (its description, say). N is
@@ -141,7 +142,7 @@ func (c *Cache) load() error {
 	case err != nil:
 		return err
 	}
-	c.rows = idx.Rows
+	c.rows, c.older = idx.Rows, idx.Format < FormatRows
 	c.vecs = make([][]float32, len(idx.Rows))
 	for i := range c.vecs {
 		c.vecs[i] = data[i*c.dim : (i+1)*c.dim : (i+1)*c.dim]

@@ -90,7 +90,7 @@ func TestOlderCacheGainsItsRows(t *testing.T) {
 	}
 
 	summary, warns := embedInto(t, e, root, items, false)
-	if len(warns) > 0 || !strings.Contains(summary, "(2 of 6 texts computed") {
+	if len(warns) > 0 || !strings.Contains(summary, "(2 of 6 texts computed, rewritten with a row for every text)") {
 		t.Fatalf("embed over the older cache: %s, warnings %v; want only the two replaced texts computed", summary, warns)
 	}
 	if cov, ok := CommittedCoverage(root, e, items); !ok || len(cov.Stale)+len(cov.Missing) != 0 || cov.Skills != 1 {
