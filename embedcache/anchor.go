@@ -33,7 +33,10 @@ const (
 	DriftThreshold = 0.90
 )
 
-var anchorSHA = TextSHA(AnchorText)
+var (
+	anchorSHA = TextSHA(AnchorText)
+	anchorRow = Row{Skill: AnchorSkill, Field: AnchorField, SHA256: anchorSHA}
+)
 
 // EmbedAnchor embeds the anchor sentence with e, as a document.
 func EmbedAnchor(e models.Embedder) ([]float32, error) {
@@ -55,7 +58,7 @@ func EmbedAnchor(e models.Embedder) ([]float32, error) {
 func (c *Cache) Anchor() ([]float32, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	i, ok := c.byKey[AnchorSkill+"\x00"+AnchorField]
+	i, ok := c.byKey[anchorRow.key()]
 	if !ok || c.rows[i].SHA256 != anchorSHA {
 		return nil, false
 	}
@@ -65,7 +68,7 @@ func (c *Cache) Anchor() ([]float32, bool) {
 // SetAnchor stores the anchor vector (of the model the cache's rows come
 // from); a vector of the wrong length is dropped, as Put drops it.
 func (c *Cache) SetAnchor(vec []float32) {
-	c.Put(AnchorSkill, AnchorField, anchorSHA, vec)
+	c.Put(anchorRow, vec)
 }
 
 // ensureAnchor gives a cache that has none the anchor of e; a model that

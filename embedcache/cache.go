@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -28,33 +30,58 @@ type Cache struct {
 	rows  []Row
 	vecs  [][]float32
 	bySHA map[string]int // text sha -> a row holding its vector
-	byKey map[string]int // skill + "\x00" + field -> its row
+	byKey map[string]int // Row.key() -> its row
 	dirty bool
+	older bool // loaded from an index.json older than FormatRows
 }
 
-// DocText is one embedded text of a skill (its description, say).
+// DocText is one embedded text of a skill (its description, say). N is
+// its place among the skill's texts of the same field: a skill has one
+// "full" text but may have several helpful contexts, the second of which
+// is N 1, so each keeps a row of its own.
 type DocText struct {
-	Skill, Field, Text string
+	Skill, Field string
+	N            int
+	Text         string
 }
 
-// Row is one line of index.json: the skill field whose text a row of
-// vectors.npy embeds, and that text's sha256. The drift anchor is a row too
-// (skill AnchorSkill, see anchor.go).
+// Row is one line of index.json: the skill text a row of vectors.npy
+// embeds (its skill, field and place N among that field's texts) and that
+// text's sha256. The drift anchor is a row too (skill AnchorSkill, see
+// anchor.go).
 type Row struct {
 	Skill  string `json:"skill"`
 	Field  string `json:"field"`
+	N      int    `json:"n,omitempty"`
 	SHA256 string `json:"sha256"`
+}
+
+// key is what a row is found by: one row per skill, field and place.
+func (r Row) key() string { return r.Skill + "\x00" + r.Field + "\x00" + strconv.Itoa(r.N) }
+
+// RowOf is the row item's text is stored in.
+func RowOf(it DocText) Row {
+	return Row{Skill: it.Skill, Field: it.Field, N: it.N, SHA256: TextSHA(it.Text)}
 }
 
 // cacheIndex is index.json; VectorsSHA256 ties it to the vectors.npy it
 // was written with, so a crash between the two writes reads as empty.
+// Format is 0 (absent) in the caches of megagit before FormatRows, which
+// kept one row per skill and field: a skill's second helpful context
+// replaced its first. Such a cache is read as it is; the rows it lacks
+// are reported missing and `megagit embed` adds them.
 type cacheIndex struct {
+	Format        int    `json:"format,omitempty"`
 	Model         string `json:"model"`
 	Dim           int    `json:"dim"`
 	Dtype         string `json:"dtype"`
 	VectorsSHA256 string `json:"vectors_sha256"`
 	Rows          []Row  `json:"rows"`
 }
+
+// FormatRows is the index.json format whose rows are keyed by skill, field
+// and place, so every embedded text of a skill has one.
+const FormatRows = 2
 
 // TextSHA is the cache key of an embedded text.
 func TextSHA(text string) string {
@@ -115,7 +142,7 @@ func (c *Cache) load() error {
 	case err != nil:
 		return err
 	}
-	c.rows = idx.Rows
+	c.rows, c.older = idx.Rows, idx.Format < FormatRows
 	c.vecs = make([][]float32, len(idx.Rows))
 	for i := range c.vecs {
 		c.vecs[i] = data[i*c.dim : (i+1)*c.dim : (i+1)*c.dim]
@@ -151,16 +178,18 @@ func (c *Cache) View(sha string) ([]float32, bool) {
 	return c.vecs[i], true
 }
 
-// Put records the vector of a skill field's text, replacing that field's
-// previous row. Vectors of the wrong length are dropped: they would poison
-// every later route.
-func (c *Cache) Put(skill, field, sha string, vec []float32) {
+// Put records the vector of the skill text r names (r.SHA256 its text's
+// sha), replacing the previous row of that skill, field and place.
+// Vectors of the wrong length are dropped: they would poison every later
+// route.
+func (c *Cache) Put(r Row, vec []float32) {
 	if len(vec) != c.dim {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if i, ok := c.byKey[skill+"\x00"+field]; ok {
+	sha := r.SHA256
+	if i, ok := c.byKey[r.key()]; ok {
 		if c.rows[i].SHA256 == sha && equalVec(c.vecs[i], vec) {
 			return
 		}
@@ -172,9 +201,9 @@ func (c *Cache) Put(skill, field, sha string, vec []float32) {
 		c.dirty = true
 		return
 	}
-	c.rows = append(c.rows, Row{Skill: skill, Field: field, SHA256: sha})
+	c.rows = append(c.rows, r)
 	c.vecs = append(c.vecs, append([]float32(nil), vec...))
-	c.byKey[skill+"\x00"+field] = len(c.rows) - 1
+	c.byKey[r.key()] = len(c.rows) - 1
 	if _, ok := c.bySHA[sha]; !ok {
 		c.bySHA[sha] = len(c.rows) - 1
 	}
@@ -205,7 +234,7 @@ func (c *Cache) reindex() {
 	c.bySHA = make(map[string]int, len(c.rows))
 	c.byKey = make(map[string]int, len(c.rows))
 	for i, r := range c.rows {
-		c.byKey[r.Skill+"\x00"+r.Field] = i
+		c.byKey[r.key()] = i
 		if _, ok := c.bySHA[r.SHA256]; !ok {
 			c.bySHA[r.SHA256] = i
 		}
@@ -229,7 +258,7 @@ func (c *Cache) Save(float16 bool) error {
 	for _, v := range c.vecs {
 		flat = append(flat, v...)
 	}
-	idx := cacheIndex{Model: c.model, Dim: c.dim, Dtype: "float32", Rows: c.rows}
+	idx := cacheIndex{Format: FormatRows, Model: c.model, Dim: c.dim, Dtype: "float32", Rows: c.rows}
 	if idx.Rows == nil {
 		idx.Rows = []Row{}
 	}
@@ -291,7 +320,7 @@ func embedDocs(e models.Embedder, c *Cache, items []DocText) ([][]float32, int, 
 		if c != nil {
 			if v, ok := c.Get(shas[i]); ok {
 				out[i] = v
-				c.Put(it.Skill, it.Field, shas[i], v)
+				c.Put(RowOf(it), v)
 				continue
 			}
 		}
@@ -316,7 +345,7 @@ func embedDocs(e models.Embedder, c *Cache, items []DocText) ([][]float32, int, 
 			for _, i := range pending[order[lo+k]] {
 				out[i] = v
 				if c != nil {
-					c.Put(items[i].Skill, items[i].Field, shas[i], v)
+					c.Put(RowOf(items[i]), v)
 				}
 			}
 		}
@@ -340,6 +369,10 @@ func equalVec(a, b []float32) bool {
 // the file in an error.
 func writeFileAtomic(path string, data []byte) error {
 	if err := local.WriteFileAtomic(path, data, 0o644); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) { // the temp file's name: say the file's
+			err = pe.Err
+		}
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

@@ -128,7 +128,7 @@ func TestCacheRoundTrip(t *testing.T) {
 	if v, err := EmbedDocs(e, nil, items); err != nil || len(v) != 3 {
 		t.Fatal(err)
 	}
-	c2.Put("x", "f", "sha", []float32{1}) // wrong dim: ignored
+	c2.Put(Row{Skill: "x", Field: "f", SHA256: "sha"}, []float32{1}) // wrong dim: ignored
 	if c2.Dirty() {
 		t.Fatal("wrong-length Put accepted")
 	}
@@ -238,7 +238,7 @@ func BenchmarkLoadOpenCache(b *testing.B) {
 		for j := range v {
 			v[j] = float32(rng.NormFloat64())
 		}
-		c.Put(fmt.Sprintf("skill-%05d", i/2), []string{"full", "name"}[i%2], TextSHA(fmt.Sprint(i)), v)
+		c.Put(Row{Skill: fmt.Sprintf("skill-%05d", i/2), Field: []string{"full", "name"}[i%2], SHA256: TextSHA(fmt.Sprint(i))}, v)
 	}
 	if err := c.Save(false); err != nil {
 		b.Fatal(err)

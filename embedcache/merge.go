@@ -10,9 +10,10 @@ import (
 )
 
 // Merge3 merges the two sides of one model's cache row by row when a sync
-// finds it changed on both: our rows stay; a (skill, field) only they have
-// is added; when both have it with different texts, theirs wins only if
-// ours is still the base's (they re-embedded a text we did not touch).
+// finds it changed on both: our rows stay; a skill text (skill, field and
+// place) only they have is added; when both have it with different texts,
+// theirs wins only if ours is still the base's (they re-embedded a text we
+// did not touch).
 // Vectors are looked up by text sha, so nothing is ever re-embedded here; a
 // row whose text no longer matches the merged skill is simply recomputed by
 // the next embed. The maps go from file name (index.json, vectors.npy) to
@@ -55,8 +56,8 @@ func Merge3(dir string, base, ours, theirs map[string][]byte) (map[string][]byte
 	}
 	merged := OpenCache(filepath.Join(tmp, "merged"), idx[1].Model, idx[1].Dim, nil)
 	for _, p := range mergeRows(idx, caches) {
-		if vec, found := p.from.Get(p.sha); found {
-			merged.Put(p.skill, p.field, p.sha, vec)
+		if vec, found := p.from.Get(p.row.SHA256); found {
+			merged.Put(p.row, vec)
 		}
 	}
 	if err := merged.Save(idx[1].Dtype == "float16"); err != nil {
@@ -78,37 +79,37 @@ func Merge3(dir string, base, ours, theirs map[string][]byte) (map[string][]byte
 
 // rowPick is one row of a merged cache and the side its vector comes from.
 type rowPick struct {
-	skill, field, sha string
-	from              *Cache
+	row  Row
+	from *Cache
 }
 
 // mergeRows picks the merged rows from the base, ours and theirs indexes
 // (see Merge3), in the order megagit embed writes them: skill by skill in
-// name order, so the next embed finds nothing to rewrite.
+// name order, so the next embed finds nothing to rewrite. A row is one
+// skill text (skill, field and place, Row.key).
 func mergeRows(idx [3]cacheIndex, caches [3]*Cache) []rowPick {
-	key := func(skill, field string) string { return skill + "\x00" + field }
 	shaOf := func(ix cacheIndex) map[string]string {
 		m := map[string]string{}
 		for _, r := range ix.Rows {
-			m[key(r.Skill, r.Field)] = r.SHA256
+			m[r.key()] = r.SHA256
 		}
 		return m
 	}
 	baseSHA, oursSHA, theirsSHA := shaOf(idx[0]), shaOf(idx[1]), shaOf(idx[2])
 	var rows []rowPick
 	for _, row := range idx[1].Rows {
-		k := key(row.Skill, row.Field)
-		p := rowPick{row.Skill, row.Field, row.SHA256, caches[1]}
+		k := row.key()
+		p := rowPick{row, caches[1]}
 		if t, ok := theirsSHA[k]; ok && t != row.SHA256 && row.SHA256 == baseSHA[k] {
-			p.sha, p.from = t, caches[2] // they re-embedded a text we did not touch
+			p.row.SHA256, p.from = t, caches[2] // they re-embedded a text we did not touch
 		}
 		rows = append(rows, p)
 	}
 	for _, row := range idx[2].Rows {
-		if _, ok := oursSHA[key(row.Skill, row.Field)]; !ok {
-			rows = append(rows, rowPick{row.Skill, row.Field, row.SHA256, caches[2]})
+		if _, ok := oursSHA[row.key()]; !ok {
+			rows = append(rows, rowPick{row, caches[2]})
 		}
 	}
-	sort.SliceStable(rows, func(i, j int) bool { return rows[i].skill < rows[j].skill })
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].row.Skill < rows[j].row.Skill })
 	return rows
 }

@@ -3,12 +3,14 @@ package embedcache
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
 
 // cacheFiles saves a cache of model m (dim 2) holding one row per
-// "skill/field=text" and returns its files as a sync hands them to Merge3.
+// "skill/field=text" ("skill/field#N=text": the field's text N) and
+// returns its files as a sync hands them to Merge3.
 func cacheFiles(t *testing.T, model string, rows ...string) map[string][]byte {
 	t.Helper()
 	dir := t.TempDir()
@@ -16,7 +18,9 @@ func cacheFiles(t *testing.T, model string, rows ...string) map[string][]byte {
 	for i, r := range rows {
 		key, text, _ := strings.Cut(r, "=")
 		skill, field, _ := strings.Cut(key, "/")
-		c.Put(skill, field, TextSHA(text), []float32{float32(i + 1), float32(len(text))})
+		field, num, _ := strings.Cut(field, "#")
+		n, _ := strconv.Atoi(num)
+		c.Put(Row{Skill: skill, Field: field, N: n, SHA256: TextSHA(text)}, []float32{float32(i + 1), float32(len(text))})
 	}
 	if err := c.Save(false); err != nil {
 		t.Fatal(err)
@@ -32,7 +36,8 @@ func cacheFiles(t *testing.T, model string, rows ...string) map[string][]byte {
 	return out
 }
 
-// mergedRows opens Merge3's result and lists its rows as "skill/field=sha".
+// mergedRows opens Merge3's result and lists its rows as "skill/field=sha"
+// ("skill/field#N=sha" past a field's first text).
 func mergedRows(t *testing.T, files map[string][]byte) []string {
 	t.Helper()
 	dir := t.TempDir()
@@ -47,7 +52,11 @@ func mergedRows(t *testing.T, files map[string][]byte) []string {
 		if _, ok := c.Get(r.SHA256); !ok {
 			t.Fatalf("row %+v has no vector", r)
 		}
-		out = append(out, r.Skill+"/"+r.Field+"="+r.SHA256)
+		field := r.Field
+		if r.N > 0 {
+			field += "#" + strconv.Itoa(r.N)
+		}
+		out = append(out, r.Skill+"/"+field+"="+r.SHA256)
 	}
 	return out
 }
@@ -71,6 +80,9 @@ func TestMerge3(t *testing.T) {
 		{"no base: ours, then theirs we lack",
 			nil, []string{"b/body=B"}, []string{"a/body=A", "b/body=other"},
 			[]string{row("a/body", "A"), row("b/body", "B")}},
+		{"several texts of one field: each its own row",
+			[]string{"a/help=x"}, []string{"a/help=x", "a/help#1=y"}, []string{"a/help=x", "a/help#1=y", "a/help#2=z", "b/help=w", "b/help#1=v"},
+			[]string{row("a/help", "x"), row("a/help#1", "y"), row("a/help#2", "z"), row("b/help", "w"), row("b/help#1", "v")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -28,6 +28,7 @@ type Plan struct {
 	changed map[string]bool // skills with a text to compute
 	anchor  []float32       // the old cache's anchor, kept while its rows are
 	noteAdd bool            // the old cache predates anchors: one is added
+	older   bool            // the old cache kept one row per skill and field
 	dropped int             // skills of the old cache no longer in the registry
 	drift   string          // why every vector is recomputed, if the anchor moved
 }
@@ -47,6 +48,7 @@ func NewPlan(emb models.Embedder, root string, items []DocText, all bool, warn f
 	if !all {
 		old = OpenCache(dir, CacheKey(emb), emb.Dim(), warn)
 		p.dropped = droppedSkills(old, items)
+		p.older = old.older && old.Len() > 0
 		if old, err = p.checkAnchor(old, warn); err != nil {
 			return nil, err
 		}
@@ -116,7 +118,7 @@ func (p *Plan) Compute(progress func(done int)) error {
 }
 
 // Files builds the new cache in a temp folder and returns its files by
-// registry-relative path: the anchor row first, then two rows per skill in
+// registry-relative path: the anchor row first, then each skill's rows in
 // the skills' order, so the files depend only on the skills and the model,
 // not on the edit history. Compute must have run.
 func (p *Plan) Files(float16 bool) (map[string][]byte, error) {
@@ -135,7 +137,7 @@ func (p *Plan) Files(float16 bool) (map[string][]byte, error) {
 	c := OpenCache(tmp, CacheKey(p.emb), p.emb.Dim(), nil)
 	c.SetAnchor(anchor)
 	for i, it := range p.items {
-		c.Put(it.Skill, it.Field, TextSHA(it.Text), p.vecs[i])
+		c.Put(RowOf(it), p.vecs[i])
 	}
 	if err := c.Save(float16); err != nil {
 		return nil, err
@@ -164,6 +166,9 @@ func (p *Plan) Summary() string {
 		s += ", all recomputed: " + p.drift
 	} else if p.noteAdd {
 		s += ", drift anchor added"
+	}
+	if p.older && p.drift == "" {
+		s += ", rewritten with a row for every text"
 	}
 	return s + ")"
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/megagit/megagit/models"
@@ -35,6 +36,9 @@ type CacheState struct {
 	Orphans   []string `json:"orphans"`
 	Anchor    string   `json:"anchor"` // ok | drifted | none | unchecked
 	Cosine    *float64 `json:"anchor_cosine,omitempty"`
+	// older: index.json is of an older megagit's format, with one row per
+	// skill and field (see cacheIndex).
+	older bool
 }
 
 // Problem is one reason verify fails, and the command that fixes it.
@@ -116,6 +120,7 @@ func inspectCache(kind, root, dir string, emb models.Embedder, items []DocText) 
 	if st.Integrity != IntegrityOK {
 		return st
 	}
+	st.older = ins.Format < FormatRows
 	cov := Compare(ins.Rows, items)
 	st.Skills, st.Stale, st.Missing, st.Orphans = cov.Skills, cov.Stale, cov.Missing, cov.Orphans
 	if ins.Anchor == nil {
@@ -156,11 +161,17 @@ func (r *Report) judgeCommitted(st CacheState, headState func(string, ...string)
 		r.problem(st, fix("megagit embed --all"), "%s drifted: the anchor's cosine with %s is %.2f (< %.2f): this cache must be rebuilt",
 			st.Dir, r.Model, *st.Cosine, DriftThreshold)
 	}
-	if n := len(st.Stale); n > 0 {
-		r.problem(st, fix("megagit embed"), "%d skill(s) changed since the last embed: %s", n, strings.Join(st.Stale, ", "))
-	}
-	if n := len(st.Missing); n > 0 {
-		r.problem(st, fix("megagit embed"), "%d skill(s) not embedded yet: %s", n, strings.Join(st.Missing, ", "))
+	if st.older && len(st.Stale)+len(st.Missing) > 0 {
+		n := len(st.Stale) + len(st.Missing)
+		r.problem(st, fix("megagit embed"), "%s was written by an older megagit, which kept one row per skill and field "+
+			"(a second helpful context replaced the first): %d skill(s) lack rows: %s", st.Dir, n, strings.Join(slices.Sorted(slices.Values(append(slices.Clone(st.Stale), st.Missing...))), ", "))
+	} else {
+		if n := len(st.Stale); n > 0 {
+			r.problem(st, fix("megagit embed"), "%d skill(s) changed since the last embed: %s", n, strings.Join(st.Stale, ", "))
+		}
+		if n := len(st.Missing); n > 0 {
+			r.problem(st, fix("megagit embed"), "%d skill(s) not embedded yet: %s", n, strings.Join(st.Missing, ", "))
+		}
 	}
 	if n := len(st.Orphans); n > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("%s holds rows of %d deleted skill(s) (%s): harmless; the next `megagit embed` drops them",
@@ -263,4 +274,16 @@ func relSlash(root, p string) string {
 		return filepath.ToSlash(p)
 	}
 	return filepath.ToSlash(rel)
+}
+
+// CommittedCoverage is how the committed cache of emb under root covers
+// items, for doctor; ok is false when there is no cache of emb to compare
+// (none committed, corrupt, or another build's), which CheckCommitted and
+// `megagit cache verify` report.
+func CommittedCoverage(root string, emb models.Embedder, items []DocText) (cov Coverage, ok bool) {
+	ins := Inspect(CacheDir(root, emb.ID()))
+	if !ins.Present || ins.Err != nil || ins.Model != CacheKey(emb) || ins.Dim != emb.Dim() {
+		return Coverage{}, false
+	}
+	return Compare(ins.Rows, items), true
 }

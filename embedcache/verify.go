@@ -26,6 +26,7 @@ type Inspection struct {
 	Model   string    // the model key index.json names
 	Dtype   string    // float32 | float16
 	Dim     int       // as index.json says
+	Format  int       // index.json's format: FormatRows, or 0 for an older megagit's
 	Rows    []Row     // every row index.json lists, the anchor's included
 	Anchor  []float32 // the anchor's vector; nil without one or when Err
 	Err     error     // why routing ignores the files; nil when they are sound
@@ -45,7 +46,7 @@ func Inspect(dir string) Inspection {
 	if idx == nil {
 		return ins
 	}
-	ins.Model, ins.Dtype, ins.Dim, ins.Rows = idx.Model, idx.Dtype, idx.Dim, idx.Rows
+	ins.Model, ins.Dtype, ins.Dim, ins.Rows, ins.Format = idx.Model, idx.Dtype, idx.Dim, idx.Rows, idx.Format
 	if err != nil {
 		return ins
 	}
@@ -160,8 +161,9 @@ func readVectors(dir string, idx *cacheIndex) ([]float32, error) {
 	return data, nil
 }
 
-// Coverage compares a cache's rows with the texts routing embeds now
-// (skill + field -> text): what `megagit embed` would change.
+// Coverage compares a cache's rows with the texts routing embeds now (a
+// row per skill, field and place, RowOf): what `megagit embed` would
+// change.
 type Coverage struct {
 	Skills  int      // skills whose every text has an up-to-date row
 	Stale   []string // skills with a row whose text has changed since
@@ -174,16 +176,17 @@ type Coverage struct {
 func Compare(rows []Row, items []DocText) Coverage {
 	have := make(map[string]string, len(rows))
 	for _, r := range rows {
-		have[r.Skill+"\x00"+r.Field] = r.SHA256
+		have[r.key()] = r.SHA256
 	}
 	current := map[string]bool{}
 	stale, missing := map[string]bool{}, map[string]bool{}
 	for _, it := range items {
 		current[it.Skill] = true
-		switch sha, ok := have[it.Skill+"\x00"+it.Field]; {
+		r := RowOf(it)
+		switch sha, ok := have[r.key()]; {
 		case !ok:
 			missing[it.Skill] = true
-		case sha != TextSHA(it.Text):
+		case sha != r.SHA256:
 			stale[it.Skill] = true
 		}
 	}

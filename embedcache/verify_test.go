@@ -78,7 +78,7 @@ func TestCacheAnchorKeptAndAdded(t *testing.T) {
 	dir := t.TempDir()
 	c := OpenCache(dir, e.ID(), e.Dim(), nil)
 	v, _ := e.Embed([]string{"one"}, models.Document)
-	c.Put("skill-a", "description", TextSHA("one"), v[0])
+	c.Put(Row{Skill: "skill-a", Field: "description", SHA256: TextSHA("one")}, v[0])
 	if err := c.Save(false); err != nil {
 		t.Fatal(err)
 	}
@@ -168,10 +168,10 @@ func sha(b []byte) string {
 }
 
 func TestCompare(t *testing.T) {
-	row := func(skill, field, text string) Row { return Row{skill, field, TextSHA(text)} }
-	item := func(skill, field, text string) DocText { return DocText{skill, field, text} }
+	row := func(skill, field, text string) Row { return Row{Skill: skill, Field: field, SHA256: TextSHA(text)} }
+	item := func(skill, field, text string) DocText { return DocText{Skill: skill, Field: field, Text: text} }
 	rows := []Row{
-		{AnchorSkill, AnchorField, TextSHA(AnchorText)},
+		{Skill: AnchorSkill, Field: AnchorField, SHA256: TextSHA(AnchorText)},
 		row("alpha", "full", "alpha: a"), row("alpha", "name", "alpha"),
 		row("beta", "full", "beta: old"), row("beta", "name", "beta"),
 		row("gone", "full", "gone: x"),

@@ -1,6 +1,7 @@
 package local
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -119,7 +120,9 @@ func Size(n int64) string {
 
 // OpenTail opens a regular file (OpenRegular) for reading its last max
 // bytes: when the file is larger, the reader starts at the first whole line
-// of its tail and skipped is how many bytes come before it.
+// of its tail and skipped is how many bytes come before it. The partial
+// line the cut falls in is skipped a buffer at a time, so a tail that
+// begins inside one huge line costs one read per 64 KiB, not one per byte.
 func OpenTail(path string, max int64) (r io.ReadCloser, skipped int64, err error) {
 	f, st, err := OpenRegular(path)
 	if err != nil {
@@ -133,23 +136,25 @@ func OpenTail(path string, max int64) (r io.ReadCloser, skipped int64, err error
 		f.Close()
 		return nil, 0, err
 	}
-	// Drop the partial line the cut fell in.
-	var one [1]byte
+	br := bufio.NewReaderSize(f, 64<<10)
 	var n int64
-	for {
-		if _, err := io.ReadFull(f, one[:]); err != nil {
-			f.Close()
-			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-				return readCloser{strings.NewReader(""), f}, st.Size(), nil
-			}
-			return nil, 0, err
+	for n < max {
+		chunk, err := br.ReadSlice('\n')
+		n += int64(len(chunk))
+		if err == nil {
+			break // the newline that ends the partial line
 		}
-		n++
-		if one[0] == '\n' || n >= max {
-			break
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
 		}
+		f.Close()
+		if errors.Is(err, io.EOF) {
+			return readCloser{strings.NewReader(""), f}, st.Size(), nil
+		}
+		return nil, 0, err
 	}
-	return readCloser{io.LimitReader(f, max-n), f}, start + n, nil
+	n = min(n, max)
+	return readCloser{io.LimitReader(br, max-n), f}, start + n, nil
 }
 
 // invalid is an ErrInvalid error that is also kind, worded once:

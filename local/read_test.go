@@ -71,6 +71,30 @@ func TestOpenTailReadsWholeLinesOfTheEnd(t *testing.T) {
 			t.Errorf("OpenTail(max %d) = %q, skipped %d, %v; want %q, skipped %d", tt.max, data, skipped, err, tt.want, tt.skipped)
 		}
 	}
+	// The cut inside a line longer than the reader's buffer: that line is
+	// skipped to its end; a tail with no newline at all reads empty.
+	long := strings.Repeat("a", 200_000) + "\nlast\n" + strings.Repeat("b", 300_000)
+	if err := os.WriteFile(p, []byte(long), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		max     int64
+		want    string
+		skipped int64
+	}{
+		{400_000, "last\n" + strings.Repeat("b", 300_000), 200_001},
+		{200_000, "", int64(len(long))},
+	} {
+		r, skipped, err := local.OpenTail(p, tt.max)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(r)
+		r.Close()
+		if err != nil || string(data) != tt.want || skipped != tt.skipped {
+			t.Errorf("long lines, OpenTail(max %d) = %d bytes, skipped %d, %v; want %d bytes, skipped %d", tt.max, len(data), skipped, err, len(tt.want), tt.skipped)
+		}
+	}
 	if _, _, err := local.OpenTail("/dev/zero", 10); err == nil || !strings.Contains(err.Error(), "character device") {
 		t.Errorf("OpenTail(/dev/zero) = %v", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -23,8 +24,13 @@ const MaxLine = 4 << 20
 // (garbage, `[]`, `{}`, another version, an object as id, NUL bytes, a line
 // over MaxLine) is answered with a JSON-RPC error, -32700 (not JSON) or
 // -32600 (not a request), and the server reads on; the SDK's own stdio
-// transport ends the connection there. Messages are decoded and encoded
-// by the SDK's jsonrpc package.
+// transport ends the connection there. A message with an id but neither a
+// method nor a result or error (not a request, not a response) is answered
+// -32600 too. When stdin ends, every request already read is finished and
+// answered before the end reaches the SDK, which would otherwise cancel
+// them and drop their replies (a verdict committed without its reply, or
+// not at all). Messages are decoded and encoded by the SDK's jsonrpc
+// package.
 type StdioTransport struct {
 	In  io.Reader
 	Out io.Writer
@@ -32,9 +38,15 @@ type StdioTransport struct {
 	Log func(error)
 }
 
+// drainWait bounds how long the end of stdin waits for the requests read
+// before it to be answered: a tool call takes well under a second, a
+// verdict at most the registry lock's wait.
+const drainWait = time.Minute
+
 // Connect starts reading lines.
 func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
-	c := &lineConn{w: t.Out, log: t.Log, msgs: make(chan readResult), closed: make(chan struct{})}
+	c := &lineConn{w: t.Out, log: t.Log, msgs: make(chan readResult), closed: make(chan struct{}),
+		pending: map[jsonrpc.ID]bool{}, answered: make(chan struct{}, 1)}
 	go c.readLoop(bufio.NewReaderSize(t.In, 64<<10))
 	return c, nil
 }
@@ -51,6 +63,12 @@ type lineConn struct {
 	msgs   chan readResult
 	closed chan struct{}
 	once   sync.Once
+
+	// pending are the ids of the requests read and not answered yet;
+	// answered is signalled when one is.
+	pmu      sync.Mutex
+	pending  map[jsonrpc.ID]bool
+	answered chan struct{}
 }
 
 func (c *lineConn) readLoop(r *bufio.Reader) {
@@ -82,6 +100,10 @@ func (c *lineConn) decode(line []byte) (jsonrpc.Message, bool) {
 		return nil, false
 	}
 	msg, err := jsonrpc.DecodeMessage(line)
+	if r, ok := msg.(*jsonrpc.Response); ok && err == nil && r.Result == nil && r.Error == nil {
+		// The SDK reads this as a reply to a call it never made, and drops it.
+		err = errors.New("a message with an id needs a method (a request), or a result or an error (a response)")
+	}
 	if err == nil {
 		return msg, true
 	}
@@ -89,21 +111,27 @@ func (c *lineConn) decode(line []byte) (jsonrpc.Message, bool) {
 		c.refuse(nil, jsonrpc.CodeParseError, "parse error: not JSON")
 		return nil, false
 	}
-	// Valid JSON, not a message: answer with its id when it has a usable one.
+	c.refuse(lineID(line), jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
+	return nil, false
+}
+
+// lineID is the id of a JSON line that is not a message, when it has one
+// an answer can carry; nil otherwise.
+func lineID(line []byte) json.RawMessage {
 	var probe struct {
 		ID json.RawMessage `json:"id"`
 	}
-	var id json.RawMessage
-	if json.Unmarshal(line, &probe) == nil && len(probe.ID) > 0 {
-		var v any
-		if json.Unmarshal(probe.ID, &v) == nil {
-			if _, err := jsonrpc.MakeID(v); err == nil {
-				id = probe.ID
-			}
-		}
+	if json.Unmarshal(line, &probe) != nil || len(probe.ID) == 0 {
+		return nil
 	}
-	c.refuse(id, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
-	return nil, false
+	var v any
+	if json.Unmarshal(probe.ID, &v) != nil {
+		return nil
+	}
+	if _, err := jsonrpc.MakeID(v); err != nil {
+		return nil
+	}
+	return probe.ID
 }
 
 // refuse answers a line that is not a message with a JSON-RPC error whose
@@ -152,7 +180,44 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	case <-c.closed:
 		return nil, io.EOF
 	case r := <-c.msgs:
-		return r.msg, r.err
+		if r.err != nil {
+			c.drain(ctx)
+			return nil, r.err
+		}
+		if req, ok := r.msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
+			c.pmu.Lock()
+			c.pending[req.ID] = true
+			c.pmu.Unlock()
+		}
+		return r.msg, nil
+	}
+}
+
+// drain waits, at the end of stdin, until every request read has been
+// answered (or drainWait has passed, which is logged): only then may the
+// SDK learn that the input ended.
+func (c *lineConn) drain(ctx context.Context) {
+	timeout := time.NewTimer(drainWait)
+	defer timeout.Stop()
+	for {
+		c.pmu.Lock()
+		n := len(c.pending)
+		c.pmu.Unlock()
+		if n == 0 {
+			return
+		}
+		select {
+		case <-c.answered:
+		case <-ctx.Done():
+			return
+		case <-c.closed:
+			return
+		case <-timeout.C:
+			if c.log != nil {
+				c.log(fmt.Errorf("stdin closed: %d request(s) still unanswered after %s; exiting", n, drainWait))
+			}
+			return
+		}
 	}
 }
 
@@ -161,7 +226,17 @@ func (c *lineConn) Write(_ context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return err
 	}
-	return c.writeLine(data)
+	err = c.writeLine(data)
+	if r, ok := msg.(*jsonrpc.Response); ok {
+		c.pmu.Lock()
+		delete(c.pending, r.ID)
+		c.pmu.Unlock()
+		select {
+		case c.answered <- struct{}{}:
+		default:
+		}
+	}
+	return err
 }
 
 func (c *lineConn) writeLine(data []byte) error {

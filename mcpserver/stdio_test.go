@@ -18,6 +18,7 @@ var badLines = []string{
 	"garbage", "[]", "{}", `{"jsonrpc":"1.0","id":7,"method":"tools/list"}`,
 	`{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}`, "x\x00y", "\x00\x00",
 	`{"jsonrpc":"2.0","id":3,"method":`, "[1,2,3]", `"just a string"`,
+	`{"jsonrpc":"2.0","id":9}`, `{"jsonrpc":"2.0","id":"x","params":{}}`,
 }
 
 // TestBadLinesAreAnsweredNotFatal: after initialize, every bad line gets
@@ -77,7 +78,7 @@ func TestBadLinesAreAnsweredNotFatal(t *testing.T) {
 		if m["jsonrpc"] != "2.0" || code != wantCode {
 			t.Errorf("line %.40q: answered %v, want error %v", l, m, wantCode)
 		}
-		if id, ok := m["id"]; !ok || (l == badLines[3] && id != float64(7)) {
+		if id, ok := m["id"]; !ok || (l == badLines[3] && id != float64(7)) || (l == badLines[10] && id != float64(9)) {
 			t.Errorf("line %.40q: id %v", l, m["id"])
 		}
 	}

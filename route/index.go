@@ -128,7 +128,9 @@ type Source struct {
 // them), the snapshot (when they or the ranker settings changed) and the
 // vectors of the documents whose texts changed (all of them when the
 // model did; a failure to embed leaves the index without vectors and is
-// returned as vecErr: routing stays lexical). The skills are stat'ed on
+// returned as vecErr: routing stays lexical). An index that cannot be
+// written (ErrNotSaved: a full disk, say) is returned whole with that
+// error. The skills are stat'ed on
 // another goroutine while the compiled index is read: on two cores the
 // stats and the read overlap.
 func Refresh(dir local.Dir, root string, roots []string, rc ranker.Config, src Source) (c Compiled, vecErr error, err error) {
@@ -217,7 +219,9 @@ func Refresh(dir local.Dir, root string, roots []string, rc ranker.Config, src S
 		return c, vecErr, nil // only the embedding failed, again: nothing new to save
 	}
 	c.Quick = k.quick
-	WriteCompiled(dir, c)
+	if err := WriteCompiled(dir, c); err != nil {
+		return c, vecErr, err // c is whole: the caller may route with it
+	}
 	return c, vecErr, nil
 }
 

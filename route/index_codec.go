@@ -2,8 +2,11 @@ package route
 
 import (
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -259,15 +262,17 @@ func MapIndexFiles() (restore func()) {
 	return func() { mapIndexFile.Store(was) }
 }
 
-// WriteCompiled saves the compiled index; it is a cache, so failing to
-// write it is not an error.
-func WriteCompiled(dir local.Dir, c Compiled) {
+// WriteCompiled saves the compiled index. An index that cannot be encoded
+// (incomplete keys, vectors of other documents) is not written; a write
+// that fails (a full disk, say) is an error wrapping ErrNotSaved that
+// names the file: the caller still has the index in memory.
+func WriteCompiled(dir local.Dir, c Compiled) error {
 	if len(c.Key) != indexKeyLen || len(c.RankerKey) != indexKeyLen || len(c.Quick) != indexKeyLen ||
 		c.Index == nil || uint64(len(c.Docs)) > math.MaxUint32 {
-		return
+		return nil
 	}
 	if c.Vectors != nil && c.Vectors.Docs() != len(c.Docs) {
-		return
+		return nil
 	}
 	b := make([]byte, indexHeaderLen, 64<<10)
 	b = appendDocs(b, c.Docs)
@@ -276,7 +281,7 @@ func WriteCompiled(dir local.Dir, c Compiled) {
 	snapAt := len(b)
 	b, err := c.Index.AppendBinary(b)
 	if err != nil {
-		return
+		return fmt.Errorf("%w: %v", ErrNotSaved, err)
 	}
 	snapLen := uint64(len(b) - snapAt)
 	b = pad8(b)
@@ -301,10 +306,20 @@ func WriteCompiled(dir local.Dir, c Compiled) {
 		crcStamps: crc32.ChecksumIEEE(b[stampsAt:]),
 	}
 	h.append(b[:0])
-	if dir.WriteCache(IndexFile, b) == nil {
-		_ = os.Remove(filepath.Join(dir.Path(), oldIndexCacheName))
+	if err := dir.WriteCache(IndexFile, b); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) { // the temp file's name: say the index's
+			err = pe.Err
+		}
+		return fmt.Errorf("%w: write %s: %w", ErrNotSaved, filepath.Join(dir.Path(), IndexFile), err)
 	}
+	_ = os.Remove(filepath.Join(dir.Path(), oldIndexCacheName))
+	return nil
 }
+
+// ErrNotSaved is a compiled index that could not be written: it was built
+// all the same, and routes from memory.
+var ErrNotSaved = errors.New("the compiled route index could not be saved")
 
 func pad8(b []byte) []byte {
 	for len(b)%8 != 0 {

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"path"
 	"slices"
 	"strings"
@@ -55,7 +56,9 @@ func dkOverride(dk config.DynamicK) route.DynamicKOverride {
 func (w *Workspace) Router(problems func([]error), say func(line string), bodies bool) (*route.Router, error) {
 	c, sem, bad, err := w.Compiled(say, bodies)
 	problems(bad)
-	if err != nil {
+	if errors.Is(err, route.ErrNotSaved) {
+		say("megagit: warning: " + err.Error() + "; routing from the index built in memory")
+	} else if err != nil {
 		return nil, err
 	}
 	var d route.Dense
@@ -70,7 +73,9 @@ func (w *Workspace) Router(problems func([]error), say func(line string), bodies
 // returns it with the configured model's channel over its vectors (nil:
 // lexical) and the skills that did not parse. Without bodies (for a
 // caller that renders none), the documents of an index that was up to
-// date have no Body: their bodies are most of a large index's bytes.
+// date have no Body: their bodies are most of a large index's bytes. An
+// index that could not be written (route.ErrNotSaved) is returned whole,
+// with its channel, and that error.
 func (w *Workspace) Compiled(say func(line string), bodies bool) (c route.Compiled, sem *route.Semantic, bad []error, err error) {
 	emb, prof := dense.Model(w.Cfg, w.Reg.Root(), say)
 	rebuilt := false
@@ -95,14 +100,14 @@ func (w *Workspace) Compiled(say func(line string), bodies bool) (c route.Compil
 	if !rebuilt && err == nil {
 		bad = loadProblems(w.Reg.Local(), c.Key)
 	}
-	if err != nil {
+	if err != nil && !errors.Is(err, route.ErrNotSaved) {
 		return route.Compiled{}, nil, bad, err
 	}
 	sem = dense.Semantic(emb, prof, c.Vectors)
 	if sem != nil {
 		dense.NoteProfile(emb, prof, say)
 	}
-	return c, sem, bad, nil
+	return c, sem, bad, err
 }
 
 // updateDocs re-reads the skills whose SKILL.md or ledger changed since

@@ -61,6 +61,9 @@ func routePrompt(opts Options, e *Env, st *state, prompt, project string, where 
 	if ix.note != "" {
 		note(opts, e, errors.New(ix.note))
 	}
+	if ix.unsaved != "" {
+		note(opts, e, errors.New(ix.unsaved))
+	}
 	if ix.recheck {
 		st.refresh.Store(true)
 	}
@@ -81,6 +84,7 @@ func (e *Env) Router() (*route.Router, error) {
 type indexState struct {
 	stale, note string
 	recheck     bool
+	unsaved     string // the index this process built could not be written
 }
 
 // router builds the router from the compiled index as it is: it costs no
@@ -101,8 +105,11 @@ func (e *Env) router(guard cacheGuard, refresh func() bool) (*route.Router, inde
 		if !refresh() {
 			return nil, ix, errNoIndex
 		}
-		if c, stale, ok = route.Open(e.Local, e.Root, s.Roots, s.Ranker, want); !ok {
-			return nil, ix, errNoIndex
+		// The refresh ended without an index it could write (a full
+		// disk, say; its line in hook.log says why): megagit builds one in
+		// memory, megagit-hook cannot.
+		if c, stale, ok = route.Open(e.Local, e.Root, s.Roots, s.Ranker, want); !ok && e.Refresh == nil {
+			return nil, ix, errNotWritten
 		}
 	}
 	switch {
@@ -114,7 +121,9 @@ func (e *Env) router(guard cacheGuard, refresh func() bool) (*route.Router, inde
 		var err error
 		c, err = e.Refresh()
 		release()
-		if err != nil {
+		if errors.Is(err, route.ErrNotSaved) {
+			ix.unsaved = fmt.Sprintf("%v: routed from the index built in memory", err)
+		} else if err != nil {
 			return nil, ix, err
 		}
 	case stale:
@@ -133,6 +142,10 @@ func (e *Env) router(guard cacheGuard, refresh func() bool) (*route.Router, inde
 // errNoIndex is logged when there is no compiled index to answer from and
 // building one did not fit in the time.
 var errNoIndex = errors.New("no compiled route index yet, and building it did not fit in the time: printed nothing; `megagit index` goes on building it for the next prompt")
+
+// errNotWritten is logged when the refresh this process waited for ended
+// without writing a compiled index, and this process cannot build one.
+var errNotWritten = errors.New("the refresh of the compiled route index wrote none (its `megagit index` line in this log says why): printed nothing")
 
 // recheckAfter is how long after the last full check of the compiled
 // index the prompt hook starts another after answering, which sees edits

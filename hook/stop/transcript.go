@@ -17,7 +17,8 @@ import (
 // Transcript is a session cut into turns, one per user prompt.
 type Transcript struct {
 	Turns []Turn
-	// Skipped counts lines that were not readable JSON objects.
+	// Skipped counts lines that were not readable JSON objects, or longer
+	// than MaxTranscriptLine.
 	Skipped int
 	// Foreign counts lines of another session, ignored.
 	Foreign int
@@ -77,6 +78,12 @@ type claudeBlock struct {
 // file; see openTranscript).
 const MaxTranscript = local.MaxTranscript
 
+// MaxTranscriptLine bounds one line of a transcript: a longer one (a tool
+// result holding an image or a huge file) is skipped as it is read, never
+// held or decoded; what the stop hook reads (prompts, the assistant's
+// text, tool calls and their exit codes) comes in far shorter lines.
+const MaxTranscriptLine = 8 << 20
+
 var exitCodeRE = lazyRE(`(?i)exit code[: ]+(\d+)`)
 
 // ReadClaudeTranscript reads the lines of session in a Claude Code
@@ -97,8 +104,10 @@ func ReadClaudeTranscript(r io.Reader, session string) (Transcript, error) {
 		return &t.Turns[len(t.Turns)-1]
 	}
 	for n := 0; ; n++ {
-		line, err := br.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
+		line, tooLong, err := readLine(br, MaxTranscriptLine)
+		if tooLong {
+			t.Skipped++
+		} else if len(bytes.TrimSpace(line)) > 0 {
 			var l claudeLine
 			switch {
 			case json.Unmarshal(line, &l) != nil:
@@ -126,6 +135,24 @@ func ReadClaudeTranscript(r io.Reader, session string) (Transcript, error) {
 		}
 	}
 	return t, nil
+}
+
+// readLine reads one line of at most max bytes; a longer one is read to
+// its end, a buffer at a time, and reported as tooLong without its bytes.
+func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > max {
+				tooLong, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, tooLong, err
+		}
+	}
 }
 
 // readUser starts a turn for a typed prompt and records tool results.

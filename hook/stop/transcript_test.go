@@ -93,3 +93,18 @@ func TestReadClaudeTranscriptOtherSession(t *testing.T) {
 		t.Fatalf("tags %+v", tags)
 	}
 }
+
+// A line over MaxTranscriptLine (a huge tool result) is skipped and
+// counted; the lines around it are read.
+func TestReadClaudeTranscriptSkipsHugeLines(t *testing.T) {
+	huge := `{"type":"assistant","message":{"content":[{"type":"text","text":"` + strings.Repeat("x", MaxTranscriptLine) + `<skill-used name=\"a\" verdict=\"HARMFUL\"/>"}]}}`
+	in := `{"type":"user","message":{"role":"user","content":"my prompt"}}` + "\n" + huge + "\n" +
+		`{"type":"assistant","message":{"content":[{"type":"text","text":"done"}]}}` + "\n"
+	tr, err := ReadClaudeTranscript(strings.NewReader(in), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Skipped != 1 || len(tr.Turns) != 1 || len(tr.Turns[0].Texts) != 1 || tr.Turns[0].Texts[0].Text != "done" {
+		t.Fatalf("skipped %d, turns %d: want the huge line skipped, the prompt and the short text read", tr.Skipped, len(tr.Turns))
+	}
+}

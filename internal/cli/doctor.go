@@ -166,6 +166,7 @@ func doctorRun(opts *doctorOptions) error {
 			Detail: "an interrupted write (a killed megagit) was found and finished"})
 	}
 	checks = append(checks, cacheChecks(root)...)
+	checks = append(checks, cacheCoverageCheck(e)...)
 	checks = append(checks, routeIndexCheck(e), sourcesCheck(e), adoptCheck(e), identityCheck(e.Reg), writableCheck(e.Reg))
 	checks = append(checks, install.DoctorCheck(e.Reg.WorkTree()), install.MCPDoctorCheck(e.Reg.WorkTree()))
 	failed := 0

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/megagit/megagit/route"
@@ -32,6 +33,9 @@ func newServeCmd(a *app, runF func(*serveOptions) error) *cobra.Command {
 			"settings differ routes in-process.",
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.idle < 0 {
+				return usageError{fmt.Errorf("--idle %s: want a positive duration, or 0 to never stop", opts.idle)}
+			}
 			if runF != nil {
 				return runF(opts)
 			}

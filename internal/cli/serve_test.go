@@ -70,6 +70,8 @@ func TestServeFlags(t *testing.T) {
 		{name: "none", args: nil, want: serveOptions{}},
 		{name: "idle", args: []string{"--idle", "90s"}, want: serveOptions{idle: 90 * time.Second}},
 		{name: "bad idle", args: []string{"--idle", "soon"}, wantErr: `invalid argument "soon" for "--idle"`},
+		{name: "tiny idle", args: []string{"--idle", "1ns"}, want: serveOptions{idle: time.Nanosecond}},
+		{name: "negative idle", args: []string{"--idle", "-5s"}, wantErr: "--idle -5s: want a positive duration, or 0 to never stop"},
 		{name: "an argument", args: []string{"now"}, wantErr: "expects no arguments"},
 		{name: "unknown flag", args: []string{"--socket", "x"}, wantErr: "unknown flag: --socket"},
 	})

@@ -55,17 +55,18 @@ const ReasonsEmbedded = 3
 
 // EmbedItems are the texts routing embeds per skill, keyed as New
 // keys them, so routing finds every vector `megagit embed` committed: the
-// two of DocTexts, then the skill's helpful and harmful contexts.
+// two of DocTexts, then the skill's helpful and harmful contexts, each
+// numbered within its field (DocText.N) so each keeps its own row.
 func EmbedItems(docs []ranker.Doc) []embedcache.DocText {
 	items := make([]embedcache.DocText, 0, 2*len(docs))
 	for _, d := range docs {
 		full, name := DocTexts(d)
 		items = append(items, embedcache.DocText{Skill: d.ID, Field: "full", Text: full}, embedcache.DocText{Skill: d.ID, Field: "name", Text: name})
-		for _, c := range d.HelpfulContexts {
-			items = append(items, embedcache.DocText{Skill: d.ID, Field: FieldHelp, Text: c})
+		for i, c := range d.HelpfulContexts {
+			items = append(items, embedcache.DocText{Skill: d.ID, Field: FieldHelp, N: i, Text: c})
 		}
-		for _, c := range d.HarmfulContexts {
-			items = append(items, embedcache.DocText{Skill: d.ID, Field: FieldHarm, Text: c})
+		for i, c := range d.HarmfulContexts {
+			items = append(items, embedcache.DocText{Skill: d.ID, Field: FieldHarm, N: i, Text: c})
 		}
 		items = append(items, reasonItems(d)...)
 	}
@@ -88,6 +89,12 @@ func reasonItems(d ranker.Doc) []embedcache.DocText {
 	}
 	help = help[max(0, len(help)-ReasonsEmbedded):]
 	harm = harm[max(0, len(harm)-ReasonsEmbedded):]
+	for i := range help {
+		help[i].N = i
+	}
+	for i := range harm {
+		harm[i].N = i
+	}
 	return append(help, harm...)
 }
 

@@ -57,7 +57,7 @@ func TestSlowModelEmbedsOnlyWhatACacheMisses(t *testing.T) {
 	// The first skill's vectors committed: only the second's are computed.
 	committed := embedcache.OpenCache(dirs[0], emb.ID(), emb.Dim(), nil)
 	for _, it := range items[:2] {
-		committed.Put(it.Skill, it.Field, embedcache.TextSHA(it.Text), []float32{0, 1})
+		committed.Put(embedcache.RowOf(it), []float32{0, 1})
 	}
 	if err := committed.Save(false); err != nil {
 		t.Fatal(err)

@@ -112,16 +112,32 @@ func listenSocket(path string) (net.Listener, error) {
 }
 
 // loop accepts connections until ctx ends or no request came for idle.
+// A temporary accept error (out of file descriptors: EMFILE, ENFILE) is
+// waited out as net/http's server does, 5 ms doubling to 1 s, and never
+// ends the server; at most slots.max connections are open at once (see
+// connSlots).
 func (s *server) loop(ctx context.Context, ln net.Listener, idle time.Duration) error {
 	var last sync.Mutex
 	lastReq := time.Now()
+	done := make(chan struct{})
+	defer close(done)
 	go func() {
-		<-ctx.Done()
+		select {
+		case <-ctx.Done():
+		case <-done:
+		}
 		ln.Close()
 	}()
 	if idle > 0 {
 		go func() {
-			for range time.Tick(idle / 4) {
+			t := time.NewTicker(max(idle/4, time.Millisecond)) // a tick of 0 would never fire
+			defer t.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-t.C:
+				}
 				last.Lock()
 				quiet := time.Since(lastReq)
 				last.Unlock()
@@ -133,29 +149,52 @@ func (s *server) loop(ctx context.Context, ln net.Listener, idle time.Duration) 
 			}
 		}()
 	}
+	slots := newConnSlots(connCap())
+	var delay time.Duration // the wait after a temporary accept error
 	for {
 		c, err := ln.Accept()
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
 				return nil
 			}
+			if temporary(err) {
+				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+				fmt.Fprintf(s.opts.Log, "megagit: accept: %v; retrying in %s\n", err, delay)
+				select {
+				case <-time.After(delay):
+				case <-done:
+				}
+				continue
+			}
 			return err
 		}
+		delay = 0
 		last.Lock()
 		lastReq = time.Now()
 		last.Unlock()
-		go s.handle(c)
+		if !slots.take(c, ctx.Done()) {
+			c.Close()
+			return nil
+		}
+		go func() {
+			defer slots.release(c)
+			s.handle(c, slots)
+		}()
 	}
 }
 
 // handle answers one request; a malformed one just closes the connection.
-func (s *server) handle(c net.Conn) {
+// The request must arrive within requestWait of the connection (a client
+// sends it at once), so an idle connection frees its slot.
+func (s *server) handle(c net.Conn, slots *connSlots) {
 	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+	_ = c.SetDeadline(time.Now().Add(requestWait))
 	req, err := route.ReadRequest(c)
+	slots.busy(c)
 	if err != nil {
 		return
 	}
+	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
 	_ = route.WriteResponse(c, s.answer(req))
 }
 

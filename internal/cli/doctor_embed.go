@@ -1,0 +1,40 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/megagit/megagit/embedcache"
+	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/route/dense"
+	"github.com/megagit/megagit/workspace"
+)
+
+// cacheCoverageCheck says whether the committed embedding cache of the
+// active model holds a row for every text routing embeds: each skill's
+// description and name, and each helpful or harmful context and verdict
+// reason it keeps. A cache that lacks rows still routes (the missing
+// vectors are computed on each machine); `megagit embed` adds them.
+func cacheCoverageCheck(e *workspace.Workspace) []registry.Check {
+	const name = "cache coverage"
+	emb, err := activeEmbedder(e, func(string) {})
+	if err != nil || emb == nil {
+		return nil // lexical routing, or a model that does not load: other checks say so
+	}
+	docs, _, err := e.Docs() // the skills that do not parse: lint's check
+	if err != nil {
+		return nil
+	}
+	cov, ok := embedcache.CommittedCoverage(e.Reg.Root(), emb, dense.EmbedItems(docs))
+	if !ok {
+		return nil
+	}
+	lacking := append(append([]string{}, cov.Stale...), cov.Missing...)
+	if len(lacking) == 0 {
+		return []registry.Check{{Name: name, Status: registry.CheckOK, Detail: fmt.Sprintf("every text of %d skill(s) has its vector", cov.Skills)}}
+	}
+	return []registry.Check{{Name: name, Status: registry.CheckWarn,
+		Detail: fmt.Sprintf("the committed cache of %s lacks vectors of %d skill(s): %s; routing computes them on each machine meanwhile",
+			emb.ID(), len(lacking), strings.Join(lacking, ", ")),
+		Hint: "run `megagit embed`, which adds the missing vectors and commits them (doctor --fix does not embed)"}}
+}
