@@ -95,10 +95,11 @@ func skillInstallRun(opts *skillInstallOptions) error {
 	for _, p := range opts.paths {
 		within = append(within, regsync.CleanSourcePath(p))
 	}
+	useNetwork(e.Cfg)
 	fmt.Fprintf(a.errOut, "megagit: fetching %s\n", gitauth.Redact(opts.source))
 	src, err := regsync.FetchSource(context.Background(), opts.source, opts.ref)
 	if err != nil {
-		return err
+		return netErr(err)
 	}
 	found, err := src.Skills(within)
 	if err != nil {

@@ -113,6 +113,7 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 	if err != nil {
 		return err
 	}
+	useNetwork(e.Cfg)
 	names := opts.names
 	if len(names) == 0 {
 		names = lock.Names()
@@ -147,7 +148,7 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 		if !ok {
 			fmt.Fprintf(a.errOut, "megagit: fetching %s\n", gitauth.Redact(entry.Source))
 			if src, err = regsync.FetchSource(context.Background(), entry.Source, entry.Ref); err != nil {
-				return err
+				return netErr(err)
 			}
 			sources[key] = src
 		}

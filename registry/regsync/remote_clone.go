@@ -19,6 +19,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/memory"
 
 	"github.com/megagit/megagit/gitauth"
+	"github.com/megagit/megagit/gitnet"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
 )
@@ -68,6 +69,7 @@ func Clone(ctx context.Context, rawURL, dir string, opts registry.Options) (*reg
 			}
 		}
 	}
+	w := gitnet.Begin()
 	_, err = git.PlainCloneContext(ctx, abs, false, &git.CloneOptions{URL: rawURL, Auth: auth})
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		// The remote's HEAD names a branch it does not have (a bare repo
@@ -77,7 +79,7 @@ func Clone(ctx context.Context, rawURL, dir string, opts registry.Options) (*reg
 			_, err = git.PlainCloneContext(ctx, abs, false, &git.CloneOptions{URL: rawURL, Auth: auth, ReferenceName: branch, SingleBranch: false})
 		}
 	}
-	err = creds.Done(err)
+	err = creds.Done(w.Err(err))
 	if err != nil {
 		cleanup()
 		if errors.Is(err, transport.ErrEmptyRemoteRepository) {

@@ -22,6 +22,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/memory"
 
 	"github.com/megagit/megagit/gitauth"
+	"github.com/megagit/megagit/gitnet"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/skillfile"
@@ -107,8 +108,9 @@ func FetchSource(ctx context.Context, source, ref string) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
+	w := gitnet.Begin()
 	refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: creds.Auth})
-	if err = creds.Done(err); err != nil {
+	if err = creds.Done(w.Err(err)); err != nil {
 		if errors.Is(err, transport.ErrEmptyRemoteRepository) {
 			return nil, fmt.Errorf("%w: %s is an empty repository: no skills to install", local.ErrInvalid, gitauth.Redact(stored))
 		}
@@ -129,7 +131,8 @@ func FetchSource(ctx context.Context, source, ref string) (*Source, error) {
 	default:
 		return nil, fmt.Errorf("%w: %s has no branch, tag or commit %q", registry.ErrNotFound, gitauth.Redact(stored), ref)
 	}
-	err = rem.FetchContext(ctx, &git.FetchOptions{RefSpecs: specs, Auth: creds.Auth, Depth: depth, Tags: git.NoTags})
+	w = gitnet.Begin()
+	err = w.Err(rem.FetchContext(ctx, &git.FetchOptions{RefSpecs: specs, Auth: creds.Auth, Depth: depth, Tags: git.NoTags}))
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
 		return nil, fail("fetch skills from", err)
 	}
