@@ -88,6 +88,17 @@ var gitHubShorthand = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-
 // Credentials come from gitauth; an error names the source without its
 // secrets.
 func FetchSource(ctx context.Context, source, ref string) (*Source, error) {
+	return fetchSource(ctx, source, ref, false)
+}
+
+// FetchSourceHistory is FetchSource with the history of the ref's commit,
+// so Descends can tell an upstream that moved on from one that was
+// rewritten.
+func FetchSourceHistory(ctx context.Context, source, ref string) (*Source, error) {
+	return fetchSource(ctx, source, ref, true)
+}
+
+func fetchSource(ctx context.Context, source, ref string, history bool) (*Source, error) {
 	fetchURL, stored, err := SourceURL(source)
 	if err != nil {
 		return nil, err
@@ -119,6 +130,9 @@ func FetchSource(ctx context.Context, source, ref string) (*Source, error) {
 	name, ok := pickRef(refs, ref)
 	var specs []config.RefSpec
 	depth := 1
+	if history {
+		depth = 0
+	}
 	switch {
 	case ok:
 		specs = []config.RefSpec{config.RefSpec("+" + name.String() + ":" + name.String())}
@@ -153,6 +167,29 @@ func FetchSource(ctx context.Context, source, ref string) (*Source, error) {
 		return nil, err
 	}
 	return &Source{URL: stored, Ref: ref, Commit: commit.Hash, Time: commit.Committer.When.UTC(), tree: tree, repo: repo}, nil
+}
+
+// Descends reports whether the source's commit is from, or a descendant of
+// it (false for a commit the fetched history does not hold: the ref was
+// force-pushed, or points into another history now). It needs the history
+// (FetchSourceHistory).
+func (s *Source) Descends(from string) (bool, error) {
+	h := plumbing.NewHash(from)
+	if h == s.Commit {
+		return true, nil
+	}
+	old, err := s.repo.CommitObject(h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	now, err := s.repo.CommitObject(s.Commit)
+	if err != nil {
+		return false, err
+	}
+	return old.IsAncestor(now)
 }
 
 // pickRef is the advertised ref a ref names: "" the remote's HEAD (else
