@@ -265,6 +265,6 @@ func installHint(err error) []string {
 
 func printWarnings(a *app, warnings []skillfile.Problem) {
 	for _, w := range warnings {
-		fmt.Fprintf(a.errOut, "megagit: warning: %s:%d: field %s: %s\n", w.File, w.Line, w.Field, w.Message)
+		fmt.Fprintf(a.errOut, "megagit: warning: %s:%d: field %s: %s\n", shown(w.File), w.Line, shown(w.Field), shown(w.Message))
 	}
 }

@@ -303,20 +303,35 @@ func isHexPrefix(s string) bool {
 // Skills lists the source's skills: every folder holding a SKILL.md, under
 // one of within when given (folders in the source; "." is the top), sorted
 // by path. None is an error saying where it looked.
+//
+// The walk lists the names git refuses to check out too (a control
+// character, .git in any spelling): a file so named in one skill's folder
+// refuses that skill when its files are read (Files), naming it, and
+// leaves the others alone.
 func (s *Source) Skills(within []string) ([]FoundSkill, error) {
 	var out []FoundSkill
-	err := s.tree.Files().ForEach(func(f *object.File) error {
-		if path.Base(f.Name) != "SKILL.md" || f.Mode != filemode.Regular && f.Mode != filemode.Executable {
-			return nil
+	w := object.NewTreeWalker(s.tree, true, nil)
+	defer w.Close()
+	w.SkipPathValidation()
+	for {
+		name, e, err := w.Next()
+		if errors.Is(err, io.EOF) {
+			break
 		}
-		dir := path.Dir(f.Name)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s at %s: %v", local.ErrInvalid, gitauth.Redact(s.URL), s.Commit.String()[:12], err)
+		}
+		if path.Base(name) != "SKILL.md" || e.Mode != filemode.Regular && e.Mode != filemode.Executable {
+			continue
+		}
+		dir := path.Dir(name)
 		if !under(dir, within) {
-			return nil
+			continue
 		}
 		fs := FoundSkill{Name: path.Base(dir), Path: dir}
-		if f.Size <= skillfile.MaxSize {
-			if data, err := f.Contents(); err == nil {
-				if sf, err := skillfile.Parse(f.Name, []byte(data)); err == nil {
+		if blob, err := s.repo.BlobObject(e.Hash); err == nil && blob.Size <= skillfile.MaxSize {
+			if data, err := readBlob(blob); err == nil {
+				if sf, err := skillfile.Parse(name, data); err == nil {
 					fs.Description = sf.Description()
 					if dir == "." {
 						fs.Name = sf.Name()
@@ -328,10 +343,6 @@ func (s *Source) Skills(within []string) ([]FoundSkill, error) {
 			fs.Name = CloneDir(s.URL)
 		}
 		out = append(out, fs)
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
 	if len(out) == 0 {
 		where := "anywhere in it"
@@ -387,7 +398,8 @@ func (s *Source) Files(dir string) (files map[string][]byte, exec map[string]boo
 			return out, exec, nil
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("%w: skill folder %s in %s (commit %s) holds a file git refuses to check out (%v: a control character, or .git in some spelling); megagit installs none of that skill",
+				local.ErrInvalid, dir, gitauth.Redact(s.URL), s.Commit.String()[:12], err)
 		}
 		switch e.Mode {
 		case filemode.Dir:
@@ -404,12 +416,7 @@ func (s *Source) Files(dir string) (files map[string][]byte, exec map[string]boo
 		if blob.Size > maxSourceFile {
 			return nil, nil, fmt.Errorf("%w: %s in %s is %d bytes, over the %d-byte limit for a skill's file", local.ErrInvalid, path.Join(dir, name), gitauth.Redact(s.URL), blob.Size, maxSourceFile)
 		}
-		rd, err := blob.Reader()
-		if err != nil {
-			return nil, nil, err
-		}
-		data, err := io.ReadAll(rd)
-		rd.Close()
+		data, err := readBlob(blob)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -418,6 +425,15 @@ func (s *Source) Files(dir string) (files map[string][]byte, exec map[string]boo
 			exec[name] = true
 		}
 	}
+}
+
+func readBlob(blob *object.Blob) ([]byte, error) {
+	rd, err := blob.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	return io.ReadAll(rd)
 }
 
 // folder is the tree of folder dir of the source ("." for its top).
