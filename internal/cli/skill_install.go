@@ -233,8 +233,9 @@ func printFound(a *app, found []regsync.FoundSkill) {
 // them registry.Install items.
 func fetchedItems(src *regsync.Source, chosen []regsync.FoundSkill, ref string) ([]registry.Install, error) {
 	items := make([]registry.Install, 0, len(chosen))
+	budget := regsync.NewBudget()
 	for _, c := range chosen {
-		files, exec, err := src.Files(c.Path)
+		files, exec, err := src.Files(c.Path, budget)
 		if err != nil {
 			return nil, err
 		}

@@ -206,6 +206,7 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 	}
 
 	sources := map[[2]string]*fetched{}
+	budget := regsync.NewBudget()
 	var report []updateJSON
 	var problems updateProblems
 	for _, n := range names {
@@ -246,7 +247,7 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 			report = append(report, u)
 			continue
 		}
-		u, problem, err := planUpdate(e.Reg, n, entry, f.src, opts)
+		u, problem, err := planUpdate(e.Reg, n, entry, f.src, budget, opts)
 		if err != nil {
 			return err
 		}
@@ -333,10 +334,10 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 // changed upstream, what changed here, and the item that would update it;
 // or the problem that keeps it from being updated (it left its source, or
 // the source's history was rewritten).
-func planUpdate(reg *registry.Registry, name string, entry registry.LockEntry, src *regsync.Source, opts *skillUpdateOptions) (updateJSON, *updateProblem, error) {
+func planUpdate(reg *registry.Registry, name string, entry registry.LockEntry, src *regsync.Source, budget *regsync.Budget, opts *skillUpdateOptions) (updateJSON, *updateProblem, error) {
 	u := updateJSON{Name: name, Source: gitauth.Redact(entry.Source), Ref: entry.Ref, From: entry.Commit, To: src.Commit.String(), Audit: []audit.Finding{},
 		Upstream: registry.DiffHashes(nil, nil), Local: registry.DiffHashes(nil, nil)}
-	files, exec, err := src.Files(entry.Path)
+	files, exec, err := src.Files(entry.Path, nil)
 	left := func(err error) (updateJSON, *updateProblem, error) {
 		u.Status = updLeft
 		return u, &updateProblem{err, fmt.Sprintf("`megagit skill install %s --path FOLDER` takes %s from where it is in the source now (its evidence stays), or `megagit skill rm %s` drops it",
@@ -420,6 +421,9 @@ func planUpdate(reg *registry.Registry, name string, entry registry.LockEntry, s
 	}
 	if problem != nil {
 		return u, problem, nil
+	}
+	if err := budget.Take(src, entry.Path, files); err != nil {
+		return u, nil, err
 	}
 	entry.Commit, entry.CommitTime = src.Commit.String(), src.Time.UTC().Format(time.RFC3339)
 	u.item = &registry.Install{Name: name, Files: files, Exec: exec, Entry: entry}
