@@ -52,6 +52,11 @@ func Clone(ctx context.Context, rawURL, dir string, opts registry.Options) (*reg
 	if ents, err := os.ReadDir(abs); err == nil && len(ents) > 0 {
 		return nil, fmt.Errorf("%w: %s is not empty", registry.ErrExists, abs)
 	}
+	// The clone's origin is read from the clone, not from here: a local
+	// path is stored absolute, as git does.
+	if rawURL, err = absoluteLocal(rawURL); err != nil {
+		return nil, err
+	}
 	creds, err := gitauth.Lookup("", rawURL)
 	if err != nil {
 		return nil, err
@@ -119,6 +124,16 @@ func Clone(ctx context.Context, rawURL, dir string, opts registry.Options) (*reg
 		reg{r}.warn(".gitignore does not ignore %s/: add the line /%s/ so per-machine files stay out of commits", local.LocalDirName, local.LocalDirName)
 	}
 	return r, nil
+}
+
+// absoluteLocal is rawURL with a local path (./x, ../r.git, x) made
+// absolute; URLs (file://, ssh, git@host:path, https) are left as given.
+func absoluteLocal(rawURL string) (string, error) {
+	ep, err := transport.NewEndpoint(rawURL)
+	if err != nil || ep.Protocol != "file" || strings.HasPrefix(rawURL, "file://") {
+		return rawURL, nil
+	}
+	return filepath.Abs(rawURL)
 }
 
 // pickBranch lists the remote's branches and picks main, else master, else
