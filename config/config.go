@@ -27,6 +27,7 @@ type Config struct {
 	DynamicK DynamicK `mapstructure:"dynamic_k"`
 	Hook     Hook     `mapstructure:"hook"`
 	Lock     Lock     `mapstructure:"lock"`
+	Network  Network  `mapstructure:"network"`
 	Model    Model    `mapstructure:"model"`
 	Sources  Sources  `mapstructure:"sources"`
 	// Deny and Force name skills (by name or glob, as path.Match reads
@@ -142,6 +143,13 @@ type Hook struct {
 // Lock holds how long a writer waits for the registry lock.
 type Lock struct {
 	Timeout time.Duration `mapstructure:"timeout_ms" default:"30000" help:"how long a writer waits for the registry lock"`
+}
+
+// Network holds how long megagit waits on a git remote.
+type Network struct {
+	// Timeout bounds connecting to a remote and then each silence of it
+	// (no byte either way), in fetch, push, list and clone.
+	Timeout time.Duration `mapstructure:"timeout_ms" default:"60000" check:"positive" help:"how long a git remote may take to connect, or stay silent (no byte either way) while megagit fetches, pushes or clones, before megagit gives up naming it"`
 }
 
 // Setting is one resolved key, for `megagit config`.

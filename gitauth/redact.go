@@ -13,17 +13,17 @@ var (
 	urlRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^\s"'<>` + "`" + `]+`)
 	// secretParamRE finds query parameters that carry a credential.
 	secretParamRE = regexp.MustCompile(`(?i)([?&;](?:access_token|private_token|oauth_token|token|api_key|apikey|key|secret|client_secret|password|passwd|pass|auth|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token)=)[^&#;?\s"'<>()]*`)
-	// tokenUserRE is a user name that is really a token (GitHub, GitLab
-	// and Bitbucket style, or long enough that no person types it).
-	tokenUserRE = regexp.MustCompile(`^(?:gh[pousr]_|github_pat_|glpat-|x-token-auth|x-access-token|oauth2)|^[A-Za-z0-9_\-]{20,}$`)
 )
 
 // Redact strips the secrets from every URL in s, so a remote's URL can be
-// printed in a message, a log line, a table or JSON: the password of
-// https://user:pass@host becomes ***, as does a token used as the user
-// name (https://ghp_xxx@github.com) and a credential in the query string
-// (?access_token=...). Everything else is left as it is; a URL that is
-// already redacted stays the same.
+// printed in a message, a log line, a table or JSON: the user info of an
+// http(s) URL (of any URL but ssh's) becomes *** whole, since a token is
+// often the user name (https://ghp_xxx@github.com, https://TOKEN:x-oauth-basic@...,
+// a JWT) and no rule tells such a name from a person's; the password of an
+// ssh URL becomes *** (its user, git@, is a login, not a secret: the key
+// is); and a credential in the query string (?access_token=...) becomes
+// ***. Everything else is left as it is; a URL that is already redacted
+// stays the same.
 func Redact(s string) string {
 	if !strings.Contains(s, "://") {
 		return s
@@ -40,10 +40,10 @@ func redactURL(u string) string {
 	}
 	if ui, ok := userInfoOf(u); ok {
 		switch {
+		case !ui.ssh:
+			u = u[:ui.start] + Redacted + u[ui.at:]
 		case ui.hasPass && ui.pass != "":
 			u = u[:ui.start] + ui.user + ":" + Redacted + u[ui.at:]
-		case !ui.hasPass && tokenUserRE.MatchString(ui.user):
-			u = u[:ui.start] + Redacted + u[ui.at:]
 		}
 	}
 	return secretParamRE.ReplaceAllString(u, "${1}"+Redacted)
@@ -75,11 +75,12 @@ func (e redactedError) Unwrap() error { return e.err }
 var secretParamDropRE = regexp.MustCompile(`(?i)[?&;](?:access_token|private_token|oauth_token|token|api_key|apikey|key|secret|client_secret|password|passwd|pass|auth|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token)=[^&#;?\s"'<>()]*`)
 
 // Strip is a URL without its secrets, to be stored (a lockfile, a commit)
-// and used again later with credentials from elsewhere: the password of
-// https://user:pass@host goes with its colon, a token used as the user name
-// goes with the @, and a credential in the query string goes with its
-// parameter. A URL without secrets (ssh's git@host:org/repo, a path) is
-// returned as it is.
+// and used again later with credentials from elsewhere (MEGAGIT_GIT_TOKEN,
+// git's credential helpers): the user info of an http(s) URL (of any URL
+// but ssh's) goes with its @, the password of an ssh URL with its colon
+// (the user stays: ssh logs in as it), and a credential in the query
+// string with its parameter. A URL without secrets (ssh's
+// git@host:org/repo, a path) is returned as it is.
 func Strip(rawURL string) string {
 	if !strings.Contains(rawURL, "://") {
 		return rawURL
@@ -87,7 +88,7 @@ func Strip(rawURL string) string {
 	u := rawURL
 	if ui, ok := userInfoOf(u); ok {
 		switch {
-		case tokenUserRE.MatchString(ui.user) || ui.user == Redacted:
+		case !ui.ssh || ui.user == Redacted:
 			u = u[:ui.start] + u[ui.at+1:]
 		case ui.hasPass:
 			u = u[:ui.start] + ui.user + u[ui.at:]
@@ -107,11 +108,13 @@ func Strip(rawURL string) string {
 }
 
 // userInfo is the user:password@ part of a URL: where it starts (after
-// "://"), where its @ is, and its user and password.
+// "://"), where its @ is, its user and password, and whether the URL is
+// ssh's (ssh, git+ssh, ssh+git), whose user is a login name.
 type userInfo struct {
 	start, at  int
 	user, pass string
 	hasPass    bool
+	ssh        bool
 }
 
 // userInfoOf finds u's user info (u holds "://"), if it has any: the last
@@ -128,5 +131,9 @@ func userInfoOf(u string) (userInfo, bool) {
 	}
 	at += i
 	user, pass, hasPass := strings.Cut(u[i:at], ":")
+	switch strings.ToLower(u[:i-3]) {
+	case "ssh", "git+ssh", "ssh+git":
+		return userInfo{start: i, at: at, user: user, pass: pass, hasPass: hasPass, ssh: true}, true
+	}
 	return userInfo{start: i, at: at, user: user, pass: pass, hasPass: hasPass}, true
 }

@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -227,6 +226,7 @@ func (r *Registry) installOne(it Install, lock Lock, opts InstallOptions) (Insta
 	}
 	dir := path.Join(r.opts.Roots[0], it.Name)
 	var existing *Skill
+	edited := false // its files here differ from the lock's (Force: they are overwritten)
 	s, err := r.Skill(it.Name)
 	switch {
 	case err == nil:
@@ -243,9 +243,11 @@ func (r *Registry) installOne(it Install, lock Lock, opts InstallOptions) (Insta
 		if err != nil {
 			return in, nil, nil, err
 		}
-		if d := DiffHashes(prev.Files, here); !d.Empty() && !opts.Force {
+		d := DiffHashes(prev.Files, here)
+		if !d.Empty() && !opts.Force {
 			return in, nil, nil, &LocalEditsError{Skill: it.Name, Diff: d}
 		}
+		edited = !d.Empty()
 		existing, dir, in.Update = s, path.Dir(s.Path), true
 	case errors.Is(err, ErrNotFound):
 		if err := r.refuseTaken(it.Name); err != nil {
@@ -283,7 +285,7 @@ func (r *Registry) installOne(it Install, lock Lock, opts InstallOptions) (Insta
 			return in, nil, nil, err
 		}
 	}
-	if existing != nil && lock.Skills[it.Name].Equal(it.Entry) {
+	if existing != nil && !edited && lock.Skills[it.Name].Equal(it.Entry) {
 		in.Unchanged = true
 		return in, nil, problems, nil
 	}
@@ -363,14 +365,7 @@ func (e *LocalEditsError) Is(target error) bool { return target == ErrLocalEdits
 // dropLockEntry is the change that removes name's lock entry, or none when
 // the lock has no such entry.
 func (r *Registry) dropLockEntry(name string) ([]Change, error) {
-	data, err := r.readCapped(LockFile, maxImportFile)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	lock, err := ParseLock(data)
+	lock, err := r.ReadLock()
 	if err != nil {
 		return nil, err
 	}
@@ -378,9 +373,5 @@ func (r *Registry) dropLockEntry(name string) ([]Change, error) {
 		return nil, nil
 	}
 	delete(lock.Skills, name)
-	out := lock.Format()
-	if bytes.Equal(out, data) {
-		return nil, nil
-	}
-	return []Change{{Path: LockFile, Data: out}}, nil
+	return []Change{{Path: LockFile, Data: lock.Format()}}, nil
 }

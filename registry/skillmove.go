@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -97,9 +98,12 @@ func (r *Registry) RenameSkill(oldName, newName string) (Moved, plumbing.Hash, e
 		oldDir := path.Dir(s.Path)
 		newDir := path.Join(path.Dir(oldDir), newName)
 		m = Moved{Name: newName, From: oldName, Path: path.Join(newDir, "SKILL.md")}
+		var renamed []byte
 		changes, files, err := r.moveFolder(oldDir, newDir, func(f string) ([]byte, error) {
 			if f == s.Path {
-				return s.File.WithName(newName)
+				var err error
+				renamed, err = s.File.WithName(newName)
+				return renamed, err
 			}
 			return r.regularFile(f)
 		})
@@ -117,9 +121,10 @@ func (r *Registry) RenameSkill(oldName, newName string) (Moved, plumbing.Hash, e
 				Change{Path: m.Ledger, Data: renameLedger(old, oldName, newName)})
 			m.Files = append(m.Files, LedgerPath(oldName), m.Ledger)
 		}
-		// A renamed installed skill is no longer its source's (its name:
-		// differs now): it leaves the lock and becomes the registry's own.
-		lockCh, err := r.dropLockEntry(oldName)
+		// An installed skill stays installed under its new name: its lock
+		// entry moves with it, in the same commit, so skill update still
+		// follows its source (and keeps its new name).
+		lockCh, err := r.moveLockEntry(oldName, newName, s.Path, renamed)
 		if err != nil {
 			return "", nil, err
 		}
@@ -131,6 +136,82 @@ func (r *Registry) RenameSkill(oldName, newName string) (Moved, plumbing.Hash, e
 		r.pruneEmptyDirs(m.Files)
 	}
 	return m, hash, err
+}
+
+// moveLockEntry is the change that moves oldName's lock entry to newName,
+// or none when oldName was not installed. The lock hashes a SKILL.md as
+// installed here, its name: included, so the hash becomes that of the
+// installed file with the new name: the file as it is (renamed) when it
+// was not edited since, else the installed version found in the history
+// of skillMD (its old path), renamed; the edit still shows either way.
+func (r *Registry) moveLockEntry(oldName, newName, skillMD string, renamed []byte) ([]Change, error) {
+	lock, err := r.ReadLock()
+	if err != nil {
+		return nil, err
+	}
+	e, ok := lock.Skills[oldName]
+	if !ok {
+		return nil, nil
+	}
+	if _, taken := lock.Skills[newName]; taken {
+		return nil, fmt.Errorf("%w: %s already has an entry for %q, a skill no longer in the registry: `megagit doctor --fix` drops it", ErrExists, LockFile, newName)
+	}
+	want := e.Files["SKILL.md"]
+	installed := renamed
+	if here, err := r.LocalFile(oldName, "SKILL.md"); err != nil || FileHash("SKILL.md", here) != want {
+		installed = nil
+		if old := r.versionHashed(skillMD, want); old != nil {
+			if f, err := skillfile.Parse(skillMD, old); err == nil {
+				installed, _ = f.WithName(newName)
+			}
+		}
+	}
+	if installed != nil {
+		files := make(map[string]string, len(e.Files))
+		for f, h := range e.Files {
+			files[f] = h
+		}
+		files["SKILL.md"] = FileHash("SKILL.md", installed)
+		e.Files = files
+	}
+	delete(lock.Skills, oldName)
+	lock.Skills[newName] = e
+	return []Change{{Path: LockFile, Data: lock.Format()}}, nil
+}
+
+// maxVersionsRead bounds the commits versionHashed reads.
+const maxVersionsRead = 1000
+
+// versionHashed is the version of registry file rel, in the branch's last
+// maxVersionsRead commits, whose lock hash (FileHash) is hash; nil for
+// none.
+func (r *Registry) versionHashed(rel, hash string) []byte {
+	_, head, err := r.Head()
+	if err != nil || head.IsZero() {
+		return nil
+	}
+	iter, err := r.repo.Log(&git.LogOptions{From: head})
+	if err != nil {
+		return nil
+	}
+	defer iter.Close()
+	seen := map[plumbing.Hash]bool{}
+	for range maxVersionsRead {
+		c, err := iter.Next()
+		if err != nil {
+			return nil
+		}
+		f, err := c.File(r.GitPath(rel))
+		if err != nil || seen[f.Hash] || f.Size > skillfile.MaxSize {
+			continue
+		}
+		seen[f.Hash] = true
+		data, err := f.Contents()
+		if err == nil && FileHash(path.Base(rel), []byte(data)) == hash {
+			return []byte(data)
+		}
+	}
+	return nil
 }
 
 // renameLedger rewrites the skill of every readable entry; a line that does

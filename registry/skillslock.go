@@ -78,16 +78,25 @@ func FileHash(name string, data []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// ParseLock reads a lock file's bytes; nil or empty is an empty lock.
+// ParseLock reads a lock file's bytes; nil or empty is an empty lock (a
+// side of a merge without the file). Anything else must be the format:
+// one JSON object with its version (`null`, `{}` or a list is no lock).
 func ParseLock(data []byte) (Lock, error) {
 	l := Lock{Version: lockVersion, Skills: map[string]LockEntry{}}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return l, nil
 	}
+	l.Version = 0
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&l); err != nil {
-		return l, fmt.Errorf("%w: %s: %v", local.ErrInvalid, LockFile, err)
+		return l, fmt.Errorf("%w: %s is not a lock file: %v", local.ErrInvalid, LockFile, err)
+	}
+	if dec.More() {
+		return l, fmt.Errorf("%w: %s is not a lock file: more than one JSON value", local.ErrInvalid, LockFile)
+	}
+	if l.Version < 1 {
+		return l, fmt.Errorf("%w: %s is not a lock file: no \"version\" (megagit writes {\"version\": %d, \"skills\": {...}})", local.ErrInvalid, LockFile, lockVersion)
 	}
 	if l.Version > lockVersion {
 		return l, fmt.Errorf("%w: %s is version %d; this megagit reads up to %d (upgrade megagit)", local.ErrInvalid, LockFile, l.Version, lockVersion)
@@ -123,12 +132,21 @@ func (l Lock) Names() []string {
 	return out
 }
 
-// ReadLock reads the registry's lock file as it is on disk (an empty lock
-// when there is none).
+// ReadLock reads the registry's lock file as it is on disk: an empty lock
+// when there is none, an error naming it when it is there but empty (a
+// lock megagit wrote always holds its version: an emptied one has lost
+// the record of what is installed, which reading it as "nothing" would
+// hide).
 func (r *Registry) ReadLock() (Lock, error) {
 	data, err := r.readCapped(LockFile, maxImportFile)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	if errors.Is(err, os.ErrNotExist) {
+		return ParseLock(nil)
+	}
+	if err != nil {
 		return Lock{}, err
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return Lock{}, fmt.Errorf("%w: %s is empty, so which skills were installed from where is lost: bring it back with `git checkout HEAD -- %s` (or `git log -p -- %s` for an older version), or delete it if none is", local.ErrInvalid, LockFile, LockFile, LockFile)
 	}
 	return ParseLock(data)
 }

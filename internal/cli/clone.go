@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/gitauth"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/regsync"
@@ -51,11 +52,17 @@ func cloneRun(opts *cloneOptions) error {
 	if a.dir != "" {
 		dir = a.dir + "/" + dir
 	}
+	// No registry yet: the timeout comes from the environment.
+	cfg, _, err := config.Load("", nil)
+	if err != nil {
+		return err
+	}
+	useNetwork(cfg)
 	reg, err := regsync.Clone(context.Background(), opts.url, dir, registry.Options{
 		Warn: func(s string) { fmt.Fprintf(a.errOut, "megagit: warning: %s\n", s) },
 	})
 	if err != nil {
-		return err
+		return netErr(err)
 	}
 	opened := *a
 	opened.dir = reg.Root()

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/megagit/megagit/config"
+	"github.com/megagit/megagit/gitnet"
 
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
@@ -25,6 +26,7 @@ const (
 	exitConflict    = 9
 	exitProblems    = 10
 	exitUpdates     = 11
+	exitTimeout     = 12
 )
 
 // errProblems: lint (or a similar check) found problems and printed them.
@@ -55,6 +57,8 @@ func exitCode(err error) int {
 		return exitProblems
 	case errors.Is(err, errUpdatesAvailable):
 		return exitUpdates
+	case errors.Is(err, gitnet.ErrTimeout):
+		return exitTimeout
 	}
 	return exitError
 }
@@ -82,6 +86,8 @@ func exitCodesTopic() *cobra.Command {
   10  problems found: megagit lint, doctor or cache verify reported a failure
   11  updates available: megagit skill update --check found installed skills
       whose source changed
+  12  timed out: a git remote did not connect, or stopped answering, within
+      network.timeout_ms (install, update, sync, clone)
 
 Hook commands (megagit hook ...) always exit 0 and print nothing on failure.`,
 	}

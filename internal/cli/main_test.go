@@ -67,7 +67,7 @@ func TestScripts(t *testing.T) {
 			return os.WriteFile(filepath.Join(home, ".gitconfig"),
 				[]byte("[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"), 0o644)
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"tinymodel": cmdTinyModel, "githttp": cmdGitHTTP, "mcp": cmdMCP, "fulldisk": cmdFullDisk},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"tinymodel": cmdTinyModel, "githttp": cmdGitHTTP, "mcp": cmdMCP, "stall": cmdStall, "sshkey": cmdSSHKey, "fulldisk": cmdFullDisk},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
 			case "onnx":

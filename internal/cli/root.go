@@ -144,6 +144,14 @@ type usageError struct{ err error }
 func (u usageError) Error() string { return u.err.Error() }
 func (u usageError) Unwrap() error { return u.err }
 
+// resultError is an exit status that is the command's answer, not a
+// failure (`skill update --check`: updates available, exit 11): the
+// command printed the answer, so printError prints nothing more.
+type resultError struct{ err error }
+
+func (r resultError) Error() string { return r.err.Error() }
+func (r resultError) Unwrap() error { return r.err }
+
 // hintError carries extra `megagit: hint:` lines.
 type hintError struct {
 	err   error
@@ -188,6 +196,9 @@ func maxArgs(n int, what string) cobra.PositionalArgs {
 // remote's URL). The message is printed as it was worded where it was made
 // (lowercase, no period at the end: internal/archtest checks megagit's own).
 func printError(w io.Writer, err error) {
+	if _, ok := err.(resultError); ok {
+		return
+	}
 	fmt.Fprintf(w, "megagit: error: %s\n", shownLines(gitauth.Redact(err.Error())))
 	var h hintError
 	if errors.As(err, &h) {

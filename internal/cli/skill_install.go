@@ -95,10 +95,11 @@ func skillInstallRun(opts *skillInstallOptions) error {
 	for _, p := range opts.paths {
 		within = append(within, regsync.CleanSourcePath(p))
 	}
+	useNetwork(e.Cfg)
 	fmt.Fprintf(a.errOut, "megagit: fetching %s\n", gitauth.Redact(opts.source))
 	src, err := regsync.FetchSource(context.Background(), opts.source, opts.ref)
 	if err != nil {
-		return err
+		return netErr(err)
 	}
 	found, err := src.Skills(within)
 	if err != nil {
@@ -232,8 +233,9 @@ func printFound(a *app, found []regsync.FoundSkill) {
 // them registry.Install items.
 func fetchedItems(src *regsync.Source, chosen []regsync.FoundSkill, ref string) ([]registry.Install, error) {
 	items := make([]registry.Install, 0, len(chosen))
+	budget := regsync.NewBudget()
 	for _, c := range chosen {
-		files, exec, err := src.Files(c.Path)
+		files, exec, err := src.Files(c.Path, budget)
 		if err != nil {
 			return nil, err
 		}
@@ -264,6 +266,6 @@ func installHint(err error) []string {
 
 func printWarnings(a *app, warnings []skillfile.Problem) {
 	for _, w := range warnings {
-		fmt.Fprintf(a.errOut, "megagit: warning: %s:%d: field %s: %s\n", w.File, w.Line, w.Field, w.Message)
+		fmt.Fprintf(a.errOut, "megagit: warning: %s:%d: field %s: %s\n", shown(w.File), w.Line, shown(w.Field), shown(w.Message))
 	}
 }

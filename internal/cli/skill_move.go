@@ -68,7 +68,7 @@ func newSkillMvCmd(a *app, runF func(*skillMvOptions) error) *cobra.Command {
 	opts := &skillMvOptions{app: a}
 	cmd := &cobra.Command{
 		Use:               "mv OLD NEW",
-		Short:             "Rename a skill: its folder, its name: and its ledger, in one commit",
+		Short:             "Rename a skill: its folder, its name:, its ledger and (installed) its lock entry, in one commit",
 		Args:              exactArgs(2, "the skill's OLD and NEW names"),
 		ValidArgsFunction: completeSkillArg(a, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {

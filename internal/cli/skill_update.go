@@ -24,16 +24,17 @@ import (
 )
 
 // errUpdatesAvailable: `skill update --check` found skills whose source
-// moved on (exit 11, for CI).
+// moved on (exit 11, for CI): an answer, printed as one, not an error.
 var errUpdatesAvailable = errors.New("updates available")
 
 type skillUpdateOptions struct {
-	app   *app
-	names []string
-	check bool
-	force bool
-	allow []string
-	json  bool
+	app            *app
+	names          []string
+	check          bool
+	force          bool
+	allowUnrelated bool
+	allow          []string
+	json           bool
 }
 
 // newSkillUpdateCmd parses `megagit skill update` into options and hands
@@ -41,16 +42,24 @@ type skillUpdateOptions struct {
 func newSkillUpdateCmd(a *app, runF func(*skillUpdateOptions) error) *cobra.Command {
 	opts := &skillUpdateOptions{app: a}
 	cmd := &cobra.Command{
-		Use:   "update [NAME...] [--check] [--force]",
+		Use:   "update [NAME...] [--check] [--force] [--allow-unrelated]",
 		Short: "Bring installed skills up to date with their sources, in one commit that keeps their evidence",
 		Long: `Fetch the source of each installed skill (every one in .megagit/skills.lock,
 or the NAMEs given) at the ref it was installed from, show what changed
 upstream (files added, removed, changed; the description; megagit audit's
-findings in the new files), and apply it in one commit. The skill's evidence
-stays: its ledger, and mega_meta in its SKILL.md. A high audit finding
-refuses the update unless --allow RULE. A skill edited here since it was
-installed is never overwritten without --force (nothing is written; its
-edited files are named, with the lines the update would replace).
+findings in the new files) and what changed here (its files against the
+lock's hashes), and apply the upstream changes in one commit. The skill's
+evidence stays: its ledger, and mega_meta in its SKILL.md. A high audit
+finding refuses the update unless --allow RULE. A skill edited here since it
+was installed is never overwritten without --force (nothing is written; its
+edited files are named, with the lines the update would replace); with
+--force and nothing new upstream, its installed files are put back.
+
+Every skill is checked: one that left its source (its folder is gone from
+it), whose source cannot be reached, or whose source's new commit does not
+descend from the installed one (a force-push, another history; refused
+unless --allow-unrelated) is named with what to do, the others are still
+checked and updated, and the exit code says something was wrong.
 
 --check only reports, and exits 11 when an update is available.`,
 		ValidArgsFunction: completeSkillArg(a, 0),
@@ -67,17 +76,24 @@ edited files are named, with the lines the update would replace).
 	}
 	cmd.Flags().BoolVar(&opts.check, "check", false, "report only; exit 11 when an update is available (for CI)")
 	cmd.Flags().BoolVar(&opts.force, "force", false, "overwrite skills edited here since they were installed (their evidence stays)")
+	cmd.Flags().BoolVar(&opts.allowUnrelated, "allow-unrelated", false, "update skills whose source's new commit does not descend from the installed one (a force-push or another history; refused otherwise)")
 	cmd.Flags().StringArrayVar(&opts.allow, "allow", nil, "update skills whose high audit findings are of this `RULE` all the same (repeatable; `megagit audit --help` lists the rules)")
-	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: skills (name, source, ref, from, to, status, upstream, local, description, audit), commit")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: skills (name, source, ref, from, to, status, upstream, local, description, audit, problem), commit")
 	return cmd
 }
 
 // Update statuses.
 const (
-	updUpToDate = "up to date"
-	updUpdate   = "update"
-	updEdited   = "edited here"
-	updForced   = "update (overwrites local edits)"
+	updUpToDate    = "up to date"
+	updUpdate      = "update"
+	updEdited      = "edited here"
+	updForced      = "update (overwrites local edits)"
+	updLocal       = "edited here, upstream unchanged"
+	updRestore     = "restore (overwrites local edits)"
+	updRewritten   = "upstream rewritten"
+	updLeft        = "left its source"
+	updMissing     = "not in the registry"
+	updUnreachable = "source unreachable"
 )
 
 // updateJSON is one skill in `megagit skill update --json`.
@@ -95,12 +111,65 @@ type updateJSON struct {
 	// LocalDiff is, for each file edited here and changed by the update,
 	// its lines the update replaces ("- ") and brings ("+ ").
 	LocalDiff map[string][]string `json:"local_diff,omitempty"`
-	item      *registry.Install
+	// Problem says why the skill could not be checked or updated, and
+	// what to do.
+	Problem string `json:"problem,omitempty"`
+	item    *registry.Install
 }
 
 type descDiff struct {
 	Old string `json:"old"`
 	New string `json:"new"`
+}
+
+// updateProblem is why one skill (or every skill of a source) could not
+// be checked or updated, and what to do.
+type updateProblem struct {
+	err  error
+	hint string
+}
+
+// updateProblems are the skills an update could not check or update; the
+// exit code is theirs.
+type updateProblems []updateProblem
+
+func (p updateProblems) Error() string {
+	if len(p) == 1 {
+		return p[0].err.Error()
+	}
+	parts := make([]string, len(p))
+	for i, q := range p {
+		parts[i] = q.err.Error()
+	}
+	return fmt.Sprintf("%d problem(s): %s", len(p), strings.Join(parts, "; "))
+}
+
+func (p updateProblems) Unwrap() []error {
+	out := make([]error, len(p))
+	for i, q := range p {
+		out[i] = q.err
+	}
+	return out
+}
+
+// asError is p with each problem's hint, or nil for none.
+func (p updateProblems) asError() error {
+	if len(p) == 0 {
+		return nil
+	}
+	var hints []string
+	for _, q := range p {
+		if q.hint != "" {
+			hints = append(hints, q.hint)
+		}
+	}
+	return withHint(p, hints...)
+}
+
+// fetched is one source at one ref, fetched once for all its skills.
+type fetched struct {
+	src *regsync.Source
+	err error
 }
 
 func skillUpdateRun(opts *skillUpdateOptions) error {
@@ -113,6 +182,7 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 	if err != nil {
 		return err
 	}
+	useNetwork(e.Cfg)
 	names := opts.names
 	if len(names) == 0 {
 		names = lock.Names()
@@ -124,12 +194,9 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 			return nil
 		}
 	}
+	// A NAME asked for that was never installed: nothing to check it against.
 	for _, n := range names {
 		if _, ok := lock.Skills[n]; ok {
-			if _, err := e.Reg.Skill(n); errors.Is(err, registry.ErrNotFound) {
-				return withHint(fmt.Errorf("%w: skill %q is in %s but not in the registry (deleted by hand or with plain git)", registry.ErrNotFound, n, registry.LockFile),
-					"`megagit doctor --fix` drops its entry; `megagit skill install SOURCE "+n+"` puts it back")
-			}
 			continue
 		}
 		if _, err := e.Reg.Skill(n); err != nil {
@@ -138,35 +205,68 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 		return fmt.Errorf("%w: skill %q was not installed from a git source (it is local): nothing to update it from", local.ErrInvalid, n)
 	}
 
-	sources := map[[2]string]*regsync.Source{}
+	sources := map[[2]string]*fetched{}
+	budget := regsync.NewBudget()
 	var report []updateJSON
+	var problems updateProblems
 	for _, n := range names {
 		entry := lock.Skills[n]
-		key := [2]string{entry.Source, entry.Ref}
-		src, ok := sources[key]
-		if !ok {
-			fmt.Fprintf(a.errOut, "megagit: fetching %s\n", gitauth.Redact(entry.Source))
-			if src, err = regsync.FetchSource(context.Background(), entry.Source, entry.Ref); err != nil {
-				return err
-			}
-			sources[key] = src
+		u := updateJSON{Name: n, Source: gitauth.Redact(entry.Source), Ref: entry.Ref, From: entry.Commit, Audit: []audit.Finding{},
+			Upstream: registry.DiffHashes(nil, nil), Local: registry.DiffHashes(nil, nil)}
+		if _, err := e.Reg.Skill(n); errors.Is(err, registry.ErrNotFound) {
+			u.Status = updMissing
+			err := fmt.Errorf("%w: skill %q is in %s but not in the registry (deleted by hand or with plain git)", registry.ErrNotFound, n, registry.LockFile)
+			u.Problem = err.Error()
+			problems = append(problems, updateProblem{err, "`megagit doctor --fix` drops its entry; `megagit skill install SOURCE " + n + "` puts it back"})
+			report = append(report, u)
+			continue
+		} else if err != nil {
+			return err
 		}
-		u, err := planUpdate(e.Reg, n, entry, src, opts.force)
+		key := [2]string{entry.Source, entry.Ref}
+		f, ok := sources[key]
+		if !ok {
+			fmt.Fprintf(a.errOut, "megagit: fetching %s\n", shown(gitauth.Redact(entry.Source)))
+			f = &fetched{}
+			// With its history: an upstream that does not descend from
+			// the installed commit is refused (Descends).
+			f.src, f.err = regsync.FetchSourceHistory(context.Background(), entry.Source, entry.Ref)
+			sources[key] = f
+			if f.err != nil {
+				f.err = netErr(f.err)
+				var h hintError
+				hint := ""
+				if errors.As(f.err, &h) && len(h.hints) > 0 {
+					hint = h.hints[0]
+				}
+				problems = append(problems, updateProblem{f.err, hint})
+			}
+		}
+		if f.err != nil {
+			u.Status, u.Problem = updUnreachable, f.err.Error()
+			report = append(report, u)
+			continue
+		}
+		u, problem, err := planUpdate(e.Reg, n, entry, f.src, budget, opts)
 		if err != nil {
 			return err
+		}
+		if problem != nil {
+			u.Problem = problem.err.Error()
+			problems = append(problems, *problem)
 		}
 		report = append(report, u)
 	}
 
-	pending, edited := 0, []string{}
+	pending, edited := []string{}, []string{}
 	var items []registry.Install
 	for _, u := range report {
 		switch u.Status {
-		case updUpdate, updForced:
-			pending++
+		case updUpdate, updForced, updRestore:
+			pending = append(pending, u.Name)
 			items = append(items, *u.item)
 		case updEdited:
-			pending++
+			pending = append(pending, u.Name)
 			edited = append(edited, u.Name)
 		}
 	}
@@ -179,13 +279,20 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 				return err
 			}
 		}
+		if len(pending) > 0 && (opts.check || len(edited) == 0) {
+			fmt.Fprintf(a.errOut, "megagit: %d of %d skill(s) can be updated: %s\n", len(pending), len(report), strings.Join(pending, ", "))
+		}
 		switch {
 		case len(edited) > 0 && !opts.check:
-			return withHint(fmt.Errorf("%w: nothing updated: %s", registry.ErrLocalEdits, strings.Join(edited, ", ")),
-				"`megagit skill update --force NAME` overwrites a skill's local edits (its evidence stays); name the others to update only them")
-		case pending > 0:
-			fmt.Fprintf(a.errOut, "megagit: %d of %d skill(s) can be updated\n", pending, len(report))
-			return errUpdatesAvailable
+			err := fmt.Errorf("%w: nothing updated: %s", registry.ErrLocalEdits, strings.Join(edited, ", "))
+			if len(problems) > 0 {
+				err = fmt.Errorf("%w; and %w", err, problems)
+			}
+			return withHint(err, "`megagit skill update --force NAME` overwrites a skill's local edits (its evidence stays); name the others to update only them")
+		case len(problems) > 0:
+			return problems.asError()
+		case len(pending) > 0:
+			return resultError{errUpdatesAvailable}
 		}
 		fmt.Fprintf(a.errOut, "megagit: %d skill(s) up to date\n", len(report))
 		return nil
@@ -216,45 +323,50 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 		fmt.Fprintf(a.errOut, "megagit: updated %d skill(s): %s (commit %s)\n", len(updated), strings.Join(updated, ", "), hash.String()[:12])
 	}
 	if opts.json {
-		return printJSON(a.out, map[string]any{"skills": report, "commit": commit})
+		if err := printJSON(a.out, map[string]any{"skills": report, "commit": commit}); err != nil {
+			return err
+		}
 	}
-	return nil
+	return problems.asError()
 }
 
 // planUpdate compares one installed skill with its source now: what
-// changed upstream, what changed here, and the item that would update it.
-func planUpdate(reg *registry.Registry, name string, entry registry.LockEntry, src *regsync.Source, force bool) (updateJSON, error) {
-	u := updateJSON{Name: name, Source: gitauth.Redact(entry.Source), Ref: entry.Ref, From: entry.Commit, To: src.Commit.String(), Audit: []audit.Finding{}}
-	files, exec, err := src.Files(entry.Path)
+// changed upstream, what changed here, and the item that would update it;
+// or the problem that keeps it from being updated (it left its source, or
+// the source's history was rewritten).
+func planUpdate(reg *registry.Registry, name string, entry registry.LockEntry, src *regsync.Source, budget *regsync.Budget, opts *skillUpdateOptions) (updateJSON, *updateProblem, error) {
+	u := updateJSON{Name: name, Source: gitauth.Redact(entry.Source), Ref: entry.Ref, From: entry.Commit, To: src.Commit.String(), Audit: []audit.Finding{},
+		Upstream: registry.DiffHashes(nil, nil), Local: registry.DiffHashes(nil, nil)}
+	files, exec, err := src.Files(entry.Path, nil)
+	left := func(err error) (updateJSON, *updateProblem, error) {
+		u.Status = updLeft
+		return u, &updateProblem{err, fmt.Sprintf("`megagit skill install %s --path FOLDER` takes %s from where it is in the source now (its evidence stays), or `megagit skill rm %s` drops it",
+			shown(gitauth.Redact(entry.Source)), name, name)}, nil
+	}
 	if errors.Is(err, registry.ErrNotFound) {
-		return u, fmt.Errorf("%w: skill %s is no longer at %s in %s (commit %s); `megagit skill install` it from where it is now",
-			registry.ErrNotFound, name, entry.Path, gitauth.Redact(entry.Source), src.Commit.String()[:12])
+		return left(fmt.Errorf("%w: skill %s left its source: no folder %s in %s (commit %s)",
+			registry.ErrNotFound, name, entry.Path, gitauth.Redact(entry.Source), src.Commit.String()[:12]))
 	}
 	if err != nil {
-		return u, err
+		return u, nil, err
 	}
 	if _, ok := files["SKILL.md"]; !ok {
-		return u, fmt.Errorf("%w: %s in %s (commit %s) has no SKILL.md any more", registry.ErrNotFound, entry.Path, gitauth.Redact(entry.Source), src.Commit.String()[:12])
+		return left(fmt.Errorf("%w: skill %s left its source: %s in %s (commit %s) has no SKILL.md any more",
+			registry.ErrNotFound, name, entry.Path, gitauth.Redact(entry.Source), src.Commit.String()[:12]))
+	}
+	// The registry names the skill: one renamed here (skill mv) keeps its
+	// name when its source's SKILL.md says the old one.
+	if f, err := skillfile.Parse("SKILL.md", files["SKILL.md"]); err == nil && f.Name() != name {
+		if renamed, err := f.WithName(name); err == nil {
+			files["SKILL.md"] = renamed
+		}
 	}
 	here, err := reg.LocalFiles(name)
 	if err != nil {
-		return u, err
+		return u, nil, err
 	}
 	u.Upstream = registry.DiffHashes(entry.Files, registry.HashFiles(files))
 	u.Local = registry.DiffHashes(entry.Files, here)
-	if u.Upstream.Empty() {
-		u.Status = updUpToDate
-		return u, nil
-	}
-	u.Audit = nonNil(audit.Files(files))
-	switch {
-	case !u.Local.Empty() && !force:
-		u.Status = updEdited
-	case !u.Local.Empty():
-		u.Status = updForced
-	default:
-		u.Status = updUpdate
-	}
 	if !u.Local.Empty() {
 		u.LocalDiff = map[string][]string{}
 		for _, f := range u.Local.Changed {
@@ -265,6 +377,41 @@ func planUpdate(reg *registry.Registry, name string, entry registry.LockEntry, s
 			u.LocalDiff[f] = lineDiff(here, files[f], maxDiffLines)
 		}
 	}
+	var problem *updateProblem
+	switch {
+	case u.Upstream.Empty() && u.Local.Empty():
+		u.Status = updUpToDate
+		return u, nil, nil
+	case u.Upstream.Empty() && !opts.force:
+		u.Status = updLocal
+		return u, nil, nil
+	case u.Upstream.Empty():
+		u.Status = updRestore
+	default:
+		u.Audit = nonNil(audit.Files(files))
+		switch {
+		case !u.Local.Empty() && !opts.force:
+			u.Status = updEdited
+		case !u.Local.Empty():
+			u.Status = updForced
+		default:
+			u.Status = updUpdate
+		}
+		ok, err := src.Descends(entry.Commit)
+		if err != nil {
+			return u, nil, err
+		}
+		if !ok && !opts.allowUnrelated {
+			u.Status = updRewritten
+			ref := entry.Ref
+			if ref == "" {
+				ref = "its default branch"
+			}
+			problem = &updateProblem{fmt.Errorf("%w: skill %s: %s (%s) is at %s now, which does not descend from the installed %s (a force-push, or another history); nothing of it was updated",
+				registry.ErrConflict, name, gitauth.Redact(entry.Source), ref, short(src.Commit.String()), short(entry.Commit)),
+				"look at the source's history first; `megagit skill update --allow-unrelated " + name + "` takes the new commit all the same"}
+		}
+	}
 	old := ""
 	if s, err := reg.Skill(name); err == nil {
 		old = s.File.Description()
@@ -272,13 +419,19 @@ func planUpdate(reg *registry.Registry, name string, entry registry.LockEntry, s
 	if f, err := skillfile.Parse("SKILL.md", files["SKILL.md"]); err == nil && f.Description() != old {
 		u.Description = &descDiff{Old: old, New: f.Description()}
 	}
+	if problem != nil {
+		return u, problem, nil
+	}
+	if err := budget.Take(src, entry.Path, files); err != nil {
+		return u, nil, err
+	}
 	entry.Commit, entry.CommitTime = src.Commit.String(), src.Time.UTC().Format(time.RFC3339)
 	u.item = &registry.Install{Name: name, Files: files, Exec: exec, Entry: entry}
-	return u, nil
+	return u, nil, nil
 }
 
 // printUpdates writes the per-skill report: a line per skill, then what
-// changed upstream and here.
+// changed upstream and here, or what kept it from being checked.
 func printUpdates(w io.Writer, report []updateJSON) {
 	for _, u := range report {
 		from, to := short(u.From), short(u.To)
@@ -286,11 +439,22 @@ func printUpdates(w io.Writer, report []updateJSON) {
 		if ref == "" {
 			ref = "default branch"
 		}
-		if u.Status == updUpToDate {
+		switch u.Status {
+		case updUpToDate:
 			fmt.Fprintf(w, "%s: up to date (%s, %s at %s)\n", shown(u.Name), shown(u.Source), shown(ref), to)
 			continue
+		case updMissing, updUnreachable, updLeft:
+			fmt.Fprintf(w, "%s: %s (%s, %s)\n", shown(u.Name), u.Status, shown(u.Source), shown(ref))
+			fmt.Fprintf(w, "  %s\n", shown(u.Problem))
+			continue
+		case updLocal:
+			fmt.Fprintf(w, "%s: %s (%s, %s at %s)\n", shown(u.Name), u.Status, shown(u.Source), shown(ref), to)
+		default:
+			fmt.Fprintf(w, "%s: %s %s -> %s (%s, %s)\n", shown(u.Name), u.Status, from, to, shown(u.Source), shown(ref))
 		}
-		fmt.Fprintf(w, "%s: %s %s -> %s (%s, %s)\n", shown(u.Name), u.Status, from, to, shown(u.Source), shown(ref))
+		if u.Problem != "" {
+			fmt.Fprintf(w, "  %s\n", shown(u.Problem))
+		}
 		printDiff(w, "  upstream", u.Upstream)
 		if u.Description != nil {
 			fmt.Fprintf(w, "  description: - %s\n", shown(u.Description.Old))

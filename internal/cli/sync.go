@@ -57,6 +57,7 @@ func syncRun(opts *syncOptions) error {
 	if err != nil {
 		return err
 	}
+	useNetwork(e.Cfg)
 	res, err := regsync.Sync(context.Background(), e.Reg, regsync.Options{
 		Remote:         opts.remote,
 		DryRun:         opts.dryRun,
@@ -87,7 +88,7 @@ func syncRun(opts *syncOptions) error {
 			"to finish with git: `"+pull+c.Remote+" "+c.Branch+"`, resolve those files, `git commit`",
 			"then `megagit resync` (rebuilds evidence from the ledgers) and `megagit sync`")
 	}
-	return err
+	return netErr(err)
 }
 
 func printSyncReport(opts *syncOptions, res *regsync.Result) error {

@@ -10,6 +10,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 
 	"github.com/megagit/megagit/gitauth"
+	"github.com/megagit/megagit/gitnet"
 	"github.com/megagit/megagit/registry"
 )
 
@@ -35,7 +36,9 @@ func PingRemote(rg *registry.Registry, name string, timeout time.Duration) (stri
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
+	w := gitnet.Begin()
 	_, err = rem.ListContext(ctx, &git.ListOptions{Auth: creds.Auth, Timeout: int(timeout / time.Second)})
+	err = w.Err(err)
 	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
 		err = nil
 	}

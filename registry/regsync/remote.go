@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 
 	"github.com/megagit/megagit/gitauth"
+	"github.com/megagit/megagit/gitnet"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
 )
@@ -96,7 +97,8 @@ func (r reg) fetch(ctx context.Context, remote, url string) error {
 	}
 	r.RemoveTornRemoteRefs() // left by an older megagit killed mid-fetch
 	r.dropOrphanPackIndexes()
-	err = r.Repo().FetchContext(ctx, &git.FetchOptions{RemoteName: remote, Auth: creds.Auth})
+	w := gitnet.Begin()
+	err = w.Err(r.Repo().FetchContext(ctx, &git.FetchOptions{RemoteName: remote, Auth: creds.Auth}))
 	if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) || errors.Is(err, transport.ErrEmptyRemoteRepository) {
 		return creds.Done(nil)
 	}
@@ -129,7 +131,8 @@ func (r reg) push(ctx context.Context, remote, url string, branch plumbing.Refer
 		return err
 	}
 	spec := config.RefSpec(hash.String() + ":" + branch.String())
-	err = r.Repo().PushContext(ctx, &git.PushOptions{RemoteName: remote, Auth: creds.Auth, RefSpecs: []config.RefSpec{spec}})
+	w := gitnet.Begin()
+	err = w.Err(r.Repo().PushContext(ctx, &git.PushOptions{RemoteName: remote, Auth: creds.Auth, RefSpecs: []config.RefSpec{spec}}))
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
 		return creds.Done(err)
 	}

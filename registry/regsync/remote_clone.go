@@ -19,6 +19,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/memory"
 
 	"github.com/megagit/megagit/gitauth"
+	"github.com/megagit/megagit/gitnet"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
 )
@@ -51,6 +52,11 @@ func Clone(ctx context.Context, rawURL, dir string, opts registry.Options) (*reg
 	if ents, err := os.ReadDir(abs); err == nil && len(ents) > 0 {
 		return nil, fmt.Errorf("%w: %s is not empty", registry.ErrExists, abs)
 	}
+	// The clone's origin is read from the clone, not from here: a local
+	// path is stored absolute, as git does.
+	if rawURL, err = absoluteLocal(rawURL); err != nil {
+		return nil, err
+	}
 	creds, err := gitauth.Lookup("", rawURL)
 	if err != nil {
 		return nil, err
@@ -68,6 +74,7 @@ func Clone(ctx context.Context, rawURL, dir string, opts registry.Options) (*reg
 			}
 		}
 	}
+	w := gitnet.Begin()
 	_, err = git.PlainCloneContext(ctx, abs, false, &git.CloneOptions{URL: rawURL, Auth: auth})
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		// The remote's HEAD names a branch it does not have (a bare repo
@@ -77,7 +84,7 @@ func Clone(ctx context.Context, rawURL, dir string, opts registry.Options) (*reg
 			_, err = git.PlainCloneContext(ctx, abs, false, &git.CloneOptions{URL: rawURL, Auth: auth, ReferenceName: branch, SingleBranch: false})
 		}
 	}
-	err = creds.Done(err)
+	err = creds.Done(w.Err(err))
 	if err != nil {
 		cleanup()
 		if errors.Is(err, transport.ErrEmptyRemoteRepository) {
@@ -117,6 +124,16 @@ func Clone(ctx context.Context, rawURL, dir string, opts registry.Options) (*reg
 		reg{r}.warn(".gitignore does not ignore %s/: add the line /%s/ so per-machine files stay out of commits", local.LocalDirName, local.LocalDirName)
 	}
 	return r, nil
+}
+
+// absoluteLocal is rawURL with a local path (./x, ../r.git, x) made
+// absolute; URLs (file://, ssh, git@host:path, https) are left as given.
+func absoluteLocal(rawURL string) (string, error) {
+	ep, err := transport.NewEndpoint(rawURL)
+	if err != nil || ep.Protocol != "file" || strings.HasPrefix(rawURL, "file://") {
+		return rawURL, nil
+	}
+	return filepath.Abs(rawURL)
 }
 
 // pickBranch lists the remote's branches and picks main, else master, else

@@ -19,17 +19,56 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/go-git/go-git/v5/storage/memory"
 
 	"github.com/megagit/megagit/gitauth"
+	"github.com/megagit/megagit/gitnet"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/skillfile"
 )
 
-// maxSourceFile bounds one file of a skill fetched from a source, so a
-// stray archive fails clearly instead of filling the registry.
-const maxSourceFile = 32 << 20
+// The caps of what an install or an update reads from its sources: every
+// file is held in memory until the one commit (as a blob, then a git
+// object), so a source of large binaries is refused clearly, before any
+// of it is read, instead of exhausting the machine's memory.
+const (
+	maxSourceFile   = 32 << 20 // one file of a skill
+	maxSkillBytes   = 32 << 20 // the files of one skill
+	maxSkillFiles   = 1000
+	maxInstallBytes = 64 << 20 // the files of every skill of one install or update
+	maxInstallFiles = 5000
+)
+
+// Budget is what one install or update may still read from its sources
+// (Files takes from it).
+type Budget struct {
+	files int
+	bytes int64
+}
+
+// NewBudget is the budget of one install or update.
+func NewBudget() *Budget { return &Budget{files: maxInstallFiles, bytes: maxInstallBytes} }
+
+// Take takes the files of skill folder dir of src, read already, from the
+// budget (an update reads every skill's files to compare them, and writes
+// only some).
+func (b *Budget) Take(src *Source, dir string, files map[string][]byte) error {
+	var size int64
+	for _, data := range files {
+		size += int64(len(data))
+	}
+	return b.take(fmt.Sprintf("skill folder %s in %s (commit %s)", dir, gitauth.Redact(src.URL), src.Commit.String()[:12]), len(files), size)
+}
+
+func (b *Budget) take(where string, files int, size int64) error {
+	if b.files -= files; b.files < 0 {
+		return fmt.Errorf("%w (%w): with %s, the skills to write hold more than %d files, the cap for one install or update; install or update fewer at a time", local.ErrInvalid, local.ErrTooLarge, where, maxInstallFiles)
+	}
+	if b.bytes -= size; b.bytes < 0 {
+		return fmt.Errorf("%w (%w): with %s, the skills to write hold more than %s, the cap for one install or update; install or update fewer at a time", local.ErrInvalid, local.ErrTooLarge, where, local.Size(maxInstallBytes))
+	}
+	return nil
+}
 
 // Source is a git repository skills are installed from, fetched into
 // memory (never into the registry, never onto disk) at one commit.
@@ -87,6 +126,17 @@ var gitHubShorthand = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-
 // Credentials come from gitauth; an error names the source without its
 // secrets.
 func FetchSource(ctx context.Context, source, ref string) (*Source, error) {
+	return fetchSource(ctx, source, ref, false)
+}
+
+// FetchSourceHistory is FetchSource with the history of the ref's commit,
+// so Descends can tell an upstream that moved on from one that was
+// rewritten.
+func FetchSourceHistory(ctx context.Context, source, ref string) (*Source, error) {
+	return fetchSource(ctx, source, ref, true)
+}
+
+func fetchSource(ctx context.Context, source, ref string, history bool) (*Source, error) {
 	fetchURL, stored, err := SourceURL(source)
 	if err != nil {
 		return nil, err
@@ -98,7 +148,7 @@ func FetchSource(ctx context.Context, source, ref string) (*Source, error) {
 	if err != nil {
 		return nil, fail("credentials for", err)
 	}
-	st := memory.NewStorage()
+	st := newBoundedStorage(fetchCap)
 	repo, err := git.Init(st, nil)
 	if err != nil {
 		return nil, err
@@ -107,8 +157,9 @@ func FetchSource(ctx context.Context, source, ref string) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
+	w := gitnet.Begin()
 	refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: creds.Auth})
-	if err = creds.Done(err); err != nil {
+	if err = creds.Done(w.Err(err)); err != nil {
 		if errors.Is(err, transport.ErrEmptyRemoteRepository) {
 			return nil, fmt.Errorf("%w: %s is an empty repository: no skills to install", local.ErrInvalid, gitauth.Redact(stored))
 		}
@@ -117,6 +168,9 @@ func FetchSource(ctx context.Context, source, ref string) (*Source, error) {
 	name, ok := pickRef(refs, ref)
 	var specs []config.RefSpec
 	depth := 1
+	if history {
+		depth = 0
+	}
 	switch {
 	case ok:
 		specs = []config.RefSpec{config.RefSpec("+" + name.String() + ":" + name.String())}
@@ -129,7 +183,11 @@ func FetchSource(ctx context.Context, source, ref string) (*Source, error) {
 	default:
 		return nil, fmt.Errorf("%w: %s has no branch, tag or commit %q", registry.ErrNotFound, gitauth.Redact(stored), ref)
 	}
-	err = rem.FetchContext(ctx, &git.FetchOptions{RefSpecs: specs, Auth: creds.Auth, Depth: depth, Tags: git.NoTags})
+	w = gitnet.Begin()
+	err = w.Err(rem.FetchContext(ctx, &git.FetchOptions{RefSpecs: specs, Auth: creds.Auth, Depth: depth, Tags: git.NoTags}))
+	if err != nil && st.refused != nil {
+		return nil, fmt.Errorf("fetch skills from %s: %w; nothing was installed", gitauth.Redact(stored), st.refused)
+	}
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
 		return nil, fail("fetch skills from", err)
 	}
@@ -150,6 +208,29 @@ func FetchSource(ctx context.Context, source, ref string) (*Source, error) {
 		return nil, err
 	}
 	return &Source{URL: stored, Ref: ref, Commit: commit.Hash, Time: commit.Committer.When.UTC(), tree: tree, repo: repo}, nil
+}
+
+// Descends reports whether the source's commit is from, or a descendant of
+// it (false for a commit the fetched history does not hold: the ref was
+// force-pushed, or points into another history now). It needs the history
+// (FetchSourceHistory).
+func (s *Source) Descends(from string) (bool, error) {
+	h := plumbing.NewHash(from)
+	if h == s.Commit {
+		return true, nil
+	}
+	old, err := s.repo.CommitObject(h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	now, err := s.repo.CommitObject(s.Commit)
+	if err != nil {
+		return false, err
+	}
+	return old.IsAncestor(now)
 }
 
 // pickRef is the advertised ref a ref names: "" the remote's HEAD (else
@@ -263,20 +344,35 @@ func isHexPrefix(s string) bool {
 // Skills lists the source's skills: every folder holding a SKILL.md, under
 // one of within when given (folders in the source; "." is the top), sorted
 // by path. None is an error saying where it looked.
+//
+// The walk lists the names git refuses to check out too (a control
+// character, .git in any spelling): a file so named in one skill's folder
+// refuses that skill when its files are read (Files), naming it, and
+// leaves the others alone.
 func (s *Source) Skills(within []string) ([]FoundSkill, error) {
 	var out []FoundSkill
-	err := s.tree.Files().ForEach(func(f *object.File) error {
-		if path.Base(f.Name) != "SKILL.md" || f.Mode != filemode.Regular && f.Mode != filemode.Executable {
-			return nil
+	w := object.NewTreeWalker(s.tree, true, nil)
+	defer w.Close()
+	w.SkipPathValidation()
+	for {
+		name, e, err := w.Next()
+		if errors.Is(err, io.EOF) {
+			break
 		}
-		dir := path.Dir(f.Name)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s at %s: %v", local.ErrInvalid, gitauth.Redact(s.URL), s.Commit.String()[:12], err)
+		}
+		if path.Base(name) != "SKILL.md" || e.Mode != filemode.Regular && e.Mode != filemode.Executable {
+			continue
+		}
+		dir := path.Dir(name)
 		if !under(dir, within) {
-			return nil
+			continue
 		}
 		fs := FoundSkill{Name: path.Base(dir), Path: dir}
-		if f.Size <= skillfile.MaxSize {
-			if data, err := f.Contents(); err == nil {
-				if sf, err := skillfile.Parse(f.Name, []byte(data)); err == nil {
+		if blob, err := s.repo.BlobObject(e.Hash); err == nil && blob.Size <= skillfile.MaxSize {
+			if data, err := readBlob(blob); err == nil {
+				if sf, err := skillfile.Parse(name, data); err == nil {
 					fs.Description = sf.Description()
 					if dir == "." {
 						fs.Name = sf.Name()
@@ -288,10 +384,6 @@ func (s *Source) Skills(within []string) ([]FoundSkill, error) {
 			fs.Name = CloneDir(s.URL)
 		}
 		out = append(out, fs)
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
 	if len(out) == 0 {
 		where := "anywhere in it"
@@ -332,22 +424,34 @@ func CleanSourcePath(p string) string {
 // Files reads every file of a skill folder of the source, by path inside
 // it, and which of them are executable (an installed script keeps its
 // executable bit). A symlink or a submodule is refused: a skill is plain
-// files.
-func (s *Source) Files(dir string) (files map[string][]byte, exec map[string]bool, err error) {
+// files. The folder's files are counted and sized first: over a cap (of a
+// file, of the skill, or of what budget has left; nil: the skill's caps
+// only) nothing of it is read.
+func (s *Source) Files(dir string, budget *Budget) (files map[string][]byte, exec map[string]bool, err error) {
 	t, err := s.folder(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	out, exec := map[string][]byte{}, map[string]bool{}
+	where := func() string {
+		return fmt.Sprintf("skill folder %s in %s (commit %s)", dir, gitauth.Redact(s.URL), s.Commit.String()[:12])
+	}
+	type entry struct {
+		name string
+		blob *object.Blob
+		exec bool
+	}
+	var entries []entry
+	var size int64
 	w := object.NewTreeWalker(t, true, nil)
 	defer w.Close()
 	for {
 		name, e, err := w.Next()
 		if errors.Is(err, io.EOF) {
-			return out, exec, nil
+			break
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("%w: %s holds a file git refuses to check out (%v: a control character, or .git in some spelling); megagit installs none of that skill",
+				local.ErrInvalid, where(), err)
 		}
 		switch e.Mode {
 		case filemode.Dir:
@@ -362,22 +466,44 @@ func (s *Source) Files(dir string) (files map[string][]byte, exec map[string]boo
 			return nil, nil, err
 		}
 		if blob.Size > maxSourceFile {
-			return nil, nil, fmt.Errorf("%w: %s in %s is %d bytes, over the %d-byte limit for a skill's file", local.ErrInvalid, path.Join(dir, name), gitauth.Redact(s.URL), blob.Size, maxSourceFile)
+			return nil, nil, fmt.Errorf("%w (%w): %s in %s is %s, over the cap of %s for one file of a skill", local.ErrInvalid, local.ErrTooLarge,
+				path.Join(dir, name), gitauth.Redact(s.URL), local.Size(blob.Size), local.Size(maxSourceFile))
 		}
-		rd, err := blob.Reader()
-		if err != nil {
-			return nil, nil, err
-		}
-		data, err := io.ReadAll(rd)
-		rd.Close()
-		if err != nil {
-			return nil, nil, err
-		}
-		out[name] = data
-		if e.Mode == filemode.Executable {
-			exec[name] = true
+		entries = append(entries, entry{name, blob, e.Mode == filemode.Executable})
+		size += blob.Size
+		switch {
+		case len(entries) > maxSkillFiles:
+			return nil, nil, fmt.Errorf("%w (%w): %s holds more than %d files, the cap for one skill; megagit installs none of it", local.ErrInvalid, local.ErrTooLarge, where(), maxSkillFiles)
+		case size > maxSkillBytes:
+			return nil, nil, fmt.Errorf("%w (%w): %s holds more than %s, the cap for one skill's files; megagit installs none of it", local.ErrInvalid, local.ErrTooLarge, where(), local.Size(maxSkillBytes))
 		}
 	}
+	if budget != nil {
+		if err := budget.take(where(), len(entries), size); err != nil {
+			return nil, nil, err
+		}
+	}
+	out, exec := make(map[string][]byte, len(entries)), map[string]bool{}
+	for _, e := range entries {
+		data, err := readBlob(e.blob)
+		if err != nil {
+			return nil, nil, err
+		}
+		out[e.name] = data
+		if e.exec {
+			exec[e.name] = true
+		}
+	}
+	return out, exec, nil
+}
+
+func readBlob(blob *object.Blob) ([]byte, error) {
+	rd, err := blob.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	return io.ReadAll(rd)
 }
 
 // folder is the tree of folder dir of the source ("." for its top).

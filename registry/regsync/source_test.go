@@ -70,7 +70,7 @@ func TestFetchSourceRefs(t *testing.T) {
 	if err != nil || len(found) != 2 || found[0].Path != "skills/a" || found[1].Name != "b" {
 		t.Fatalf("skills: %+v %v", found, err)
 	}
-	files, _, err := src.Files("skills/a")
+	files, _, err := src.Files("skills/a", nil)
 	if err != nil || string(files["x.txt"]) != "2" || len(files) != 2 {
 		t.Fatalf("files: %v %v", files, err)
 	}
@@ -83,7 +83,7 @@ func TestFetchSourceRefs(t *testing.T) {
 	if old.Commit.String() != first {
 		t.Fatalf("commit prefix resolved to %s, want %s", old.Commit, first)
 	}
-	files, _, err = old.Files("skills/a")
+	files, _, err = old.Files("skills/a", nil)
 	if err != nil || string(files["x.txt"]) != "1" {
 		t.Fatalf("old files: %v %v", files, err)
 	}

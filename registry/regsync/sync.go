@@ -149,7 +149,7 @@ func Sync(ctx context.Context, rg *registry.Registry, opts Options) (*Result, er
 			return res, nil
 		}
 		if err := r.fetch(ctx, name, url); err != nil {
-			return res, fmt.Errorf("push to %s: %w (and fetching again failed: %v)", name, redactErr(perr), redactErr(err))
+			return res, fmt.Errorf("push to %s (%s): %w (and fetching again failed: %v)", name, gitauth.Redact(url), redactErr(perr), redactErr(err))
 		}
 		fetched = true
 		now, err := r.remoteHead(name, branch)
