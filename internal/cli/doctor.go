@@ -125,6 +125,11 @@ func doctorRun(opts *doctorOptions) error {
 				fmt.Fprintf(a.errOut, "megagit: fix: recorded %d verdict(s) that were waiting\n", n)
 			}
 		}
+		if untracked, _, err := e.Reg.UntrackLocal(); err != nil {
+			return fmt.Errorf("fix: %w", err)
+		} else if len(untracked) > 0 {
+			fmt.Fprintf(a.errOut, "megagit: fix: stopped tracking %d file(s) under %s/ (kept on disk): %s\n", len(untracked), local.LocalDirName, strings.Join(untracked, ", "))
+		}
 		results, _, err := e.Reg.Resync("")
 		if err != nil {
 			return fmt.Errorf("fix: %w", err)
