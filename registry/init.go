@@ -51,7 +51,7 @@ func InitLayout(dir string, configYAML []byte, layout Layout, opts Options) (*Re
 			return nil, plumbing.ZeroHash, err
 		}
 	}
-	if err := os.MkdirAll(filepath.Join(abs, filepath.FromSlash(local.LocalDirName)), 0o755); err != nil {
+	if err := local.MkdirAll(filepath.Join(abs, filepath.FromSlash(local.LocalDirName))); err != nil {
 		return nil, plumbing.ZeroHash, err
 	}
 	if layout == LayoutRef {

@@ -85,6 +85,16 @@ func (w *Workspace) CreateUserRegistry() (*Workspace, error) {
 	if dir == "" {
 		return nil, fmt.Errorf("%w: no home folder, so no user registry: set %s (or user_registry in %s)", local.ErrInvalid, config.UserRegistryEnv, config.UserFile())
 	}
+	if dir == config.UserRegistryDefault() {
+		// megagit's folder under the user's data folder, and the registry
+		// in it, are the user's alone.
+		if err := local.MkdirPrivate(filepath.Dir(dir)); err != nil {
+			return nil, fmt.Errorf("create the user registry %s: %w", dir, err)
+		}
+		if err := local.MkdirPrivate(dir); err != nil {
+			return nil, fmt.Errorf("create the user registry %s: %w", dir, err)
+		}
+	}
 	if _, _, err := registry.Init(dir, config.DefaultFileRoots("skills"), registry.Options{Warn: w.Reg.Options().Warn}); err != nil {
 		return nil, fmt.Errorf("create the user registry %s: %w", dir, err)
 	}

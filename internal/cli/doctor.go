@@ -382,10 +382,10 @@ func identityCheck(reg *registry.Registry) registry.Check {
 func writableCheck(reg *registry.Registry) registry.Check {
 	const name = "writable"
 	dir := reg.Local().Path()
-	err := os.MkdirAll(dir, 0o755)
+	err := local.MkdirAll(dir)
 	if err == nil {
 		probe := filepath.Join(dir, ".doctor-writable")
-		if err = local.WriteFileAtomic(probe, []byte("megagit doctor\n"), 0o644); err == nil {
+		if err = local.WriteFileAtomic(probe, []byte("megagit doctor\n"), 0o600); err == nil {
 			os.Remove(probe)
 			return registry.Check{Name: name, Status: registry.CheckOK, Detail: dir + " can be written"}
 		}

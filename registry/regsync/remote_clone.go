@@ -114,7 +114,7 @@ func Clone(ctx context.Context, rawURL, dir string, opts registry.Options) (*reg
 		return nil, fmt.Errorf("%w: %s tracks %s: %s/ holds each machine's own state, which megagit never takes from a remote, so it removed the clone: stop tracking it there (`git rm -r --cached %s`, or `megagit doctor --fix` in a clone that has it), commit and push, then clone again",
 			local.ErrInvalid, gitauth.Redact(rawURL), strings.Join(tracked, ", "), local.LocalDirName, local.LocalDirName)
 	}
-	if err := os.MkdirAll(filepath.Join(abs, filepath.FromSlash(local.LocalDirName)), 0o755); err != nil {
+	if err := local.MkdirAll(filepath.Join(abs, filepath.FromSlash(local.LocalDirName))); err != nil {
 		return nil, err
 	}
 	r, err := registry.Open(abs, opts)
