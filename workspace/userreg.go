@@ -61,11 +61,7 @@ func (w *Workspace) openOther(dir, what string) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", what, dir, err)
 	}
-	cfg, err := w.loadOther(ConfigFile(root), what)
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", what, root, err)
-	}
-	reg, err := registry.Open(root, registry.Options{Roots: cfg.Roots, LockTimeout: cfg.Lock.Timeout, Warn: w.Reg.Options().Warn})
+	cfg, reg, err := w.openOtherRoot(root, what)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", what, root, err)
 	}
