@@ -3,7 +3,7 @@
 // not see or should not trust: characters that act on a terminal or hide
 // text, megagit's own tags and markers forged, words addressed to the
 // agent's controller rather than to the task, scripts that run a download
-// or send credentials out, and long base64 blobs. `megagit audit`, `lint`,
+// or send credentials out, long base64 blobs, and programs or libraries. `megagit audit`, `lint`,
 // `skill import` and `adopt` call it; each finding names a file, a line, a
 // rule and a severity, and a high one keeps a skill out of the registry
 // unless the user allows its rule.
@@ -77,6 +77,7 @@ const (
 	RuleExfil     = "secret-exfil"
 	RuleRawIP     = "raw-ip"
 	RuleBase64    = "base64-blob"
+	RuleBinary    = "binary"
 	RuleUnread    = "unread"
 )
 
@@ -91,6 +92,7 @@ var Rules = []Rule{
 	{RuleExfil, High, "a script that reads credentials (~/.ssh, ~/.aws, .netrc, .git-credentials, a kube or docker config) or dumps the environment (env, printenv, os.environ, process.env) and also sends data out (curl or wget with data, nc, /dev/tcp, an HTTP POST)"},
 	{RuleRawIP, Medium, "a script that reaches a public IP address (a URL, /dev/tcp, nc, ssh) instead of a host name; loopback, private and documentation ranges are not flagged"},
 	{RuleBase64, High, "a base64 run of 200 characters or more: decoding to binary (low), to text (medium), to text a rule finds high (high)"},
+	{RuleBinary, High, "a program or a library, known by its first bytes whatever its name: ELF (Linux programs and shared objects), Mach-O, a Windows PE, WebAssembly, a static (ar) archive (high); any other file holding NUL bytes, such as an image, is not read as text (low)"},
 	{RuleUnread, Low, "a file the audit did not read: a symlink, not a regular file, past the size or file cap"},
 }
 

@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"io/fs"
@@ -20,8 +19,9 @@ const (
 )
 
 // Skill audits the skill folder dir: its SKILL.md and every text file
-// under it (binary files — a NUL byte among their first 8 KiB — are
-// skipped), files named relative to dir. Symlinks are not followed and
+// under it (a binary file — a program or library, or a NUL byte among its
+// first 8 KiB — is a `binary` finding, not read as text), files named
+// relative to dir. Symlinks are not followed and
 // what cannot be read is an `unread` finding: the audit never fails, it
 // says what it did not see.
 func Skill(dir string) []Finding {
@@ -100,12 +100,13 @@ func Files(files map[string][]byte) []Finding {
 	return out
 }
 
-// fileFindings audits one file's (first) bytes: nothing for a binary file
-// (a NUL byte among its first 8 KiB: an image, an archive), an `unread`
-// finding when only its beginning was read.
+// fileFindings audits one file's (first) bytes: a binary file (a program
+// or a library, or any file with a NUL byte among its first 8 KiB: an
+// image, an archive) gets a `binary` finding and is not read as text; an
+// `unread` finding when only its beginning was read.
 func fileFindings(rel string, data []byte, clipped bool) []Finding {
-	if bytes.IndexByte(data[:min(len(data), 8<<10)], 0) >= 0 {
-		return nil
+	if out, ok := binaryFindings(rel, data); ok {
+		return out
 	}
 	var out []Finding
 	if clipped {

@@ -1,13 +1,18 @@
-// Package config merges .megagit/config.yaml, the environment and command-line
-// flags into one typed Config. It is the only package that imports viper, so
-// every other package sees plain values and the precedence rules live here:
-// defaults < file < env (MEGAGIT_*, and MEGA_EVAL_* for the blend weights,
-// the names other tools of its kind read) < flags.
+// Package config merges .megagit/config.yaml, the user's own files, the
+// environment and command-line flags into one typed Config. It is the only
+// package that imports viper, so every other package sees plain values and
+// the precedence rules live here: defaults < the registry's committed file
+// < the user config's machine settings < the registry's
+// .megagit/local/config.yaml < env (MEGAGIT_*, and MEGA_EVAL_* for the
+// blend weights, the names other tools of its kind read) < flags. A
+// committed file may not set a machine setting (trust.go).
 //
 // Config's struct tags are the one list of settings (fields.go reads them
 // once): the key (mapstructure), its default, the older environment names
 // besides MEGAGIT_<KEY> (env), the flag that overrides it (flag), the check
-// its value must pass (check) and the help `megagit config` prints.
+// its value must pass (check), scope:"machine" for a setting that names a
+// library, program or model folder of this machine (trust.go) and the help
+// `megagit config` prints.
 package config
 
 import (
@@ -33,8 +38,12 @@ type Config struct {
 	// Deny and Force name skills (by name or glob, as path.Match reads
 	// one) that are never injected, and those injected whenever a prompt
 	// matches them at all (docs/manage-skills.md, "Turn a skill off").
-	Deny  []string `mapstructure:"deny" default:"" check:"globs" help:"skills never injected (hook, route, serve, MCP search), by name or glob such as db-*; still listed"`
-	Force []string `mapstructure:"force" default:"" check:"globs" help:"skills injected whenever the prompt matches them at all (a shared word, or the model's cosine at its floor), even when the gate or K would leave them out; within route.top_k and route.budget"`
+	// Ignored are the settings the registry's committed file sets but may
+	// not (a machine setting, or a gate file outside the registry): each
+	// is left at the value below it, and said (Ignored.Error).
+	Ignored []Ignored `mapstructure:"-"`
+	Deny    []string  `mapstructure:"deny" default:"" check:"globs" help:"skills never injected (hook, route, serve, MCP search), by name or glob such as db-*; still listed"`
+	Force   []string  `mapstructure:"force" default:"" check:"globs" help:"skills injected whenever the prompt matches them at all (a shared word, or the model's cosine at its floor), even when the gate or K would leave them out; within route.top_k and route.budget"`
 }
 
 // Sources says which skill folders besides the registry's own roots are
@@ -59,14 +68,14 @@ type Model struct {
 	// Dir is a local model folder (static or ONNX) that overrides ID as
 	// the model to load; ID, when it names an ONNX profile, is then the
 	// folder's profile (`model use --dir DIR --profile ID`).
-	Dir string `mapstructure:"dir" default:"" help:"a local model folder, static (model.json) or ONNX (model.onnx + tokenizer.json); it overrides model.id, which then names an ONNX folder's profile"`
+	Dir string `mapstructure:"dir" default:"" scope:"machine" help:"a local model folder, static (model.json) or ONNX (model.onnx + tokenizer.json); it overrides model.id, which then names an ONNX folder's profile"`
 	// FusionW overrides the model profile's fusion weight when > 0.
 	FusionW float64 `mapstructure:"fusion_w" default:"0" help:"weight of the semantic channel in relevance; 0 uses the model's profile"`
 	// AbsFloor overrides the model profile's cosine floor when > 0.
 	AbsFloor float64 `mapstructure:"abs_floor" default:"0" help:"semantic channel's cosine floor; 0 uses the model's profile"`
 	// ONNXRuntime is the ONNX Runtime shared library ONNX models load; empty
 	// means the install script's folder (models.RuntimePath resolves it).
-	ONNXRuntime string `mapstructure:"onnxruntime" default:"" env:"MEGAGIT_ONNXRUNTIME_LIB" help:"ONNX Runtime library for ONNX models; empty: ${XDG_DATA_HOME:-~/.local/share}/megagit/onnxruntime/libonnxruntime.so.1, where scripts/install-onnxruntime.sh puts it"`
+	ONNXRuntime string `mapstructure:"onnxruntime" default:"" env:"MEGAGIT_ONNXRUNTIME_LIB" scope:"machine" help:"ONNX Runtime library for ONNX models; empty: ${XDG_DATA_HOME:-~/.local/share}/megagit/onnxruntime/libonnxruntime.so.1, where scripts/install-onnxruntime.sh puts it"`
 	// CacheFloat16 makes `megagit embed` commit float16 vectors (half the
 	// size); --float16 on the command line (embed's alone) overrides it.
 	CacheFloat16 bool `mapstructure:"cache_float16" default:"false" flag:"float16" help:"megagit embed commits float16 vectors (half the size) instead of float32"`

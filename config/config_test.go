@@ -98,7 +98,7 @@ func TestKinds(t *testing.T) {
 
 		{name: "string env", env: map[string]string{"MEGAGIT_MODEL_ID": "none"}, key: "model.id", want: "none"},
 		{name: "string legacy env", env: map[string]string{"MEGAGIT_ONNXRUNTIME_LIB": "/opt/ort.so"}, key: "model.onnxruntime", want: "/opt/ort.so"},
-		{name: "string file number", file: "model:\n  dir: 2024\n", key: "model.dir", want: "2024"},
+		{name: "string file number", file: "model:\n  id: 2024\n", key: "model.id", want: "2024"},
 		{name: "string file list", file: "model:\n  id: [a, b]\n", key: "model.id", err: `file FILE): [a b] is not a single value`},
 		{name: "string oneof", file: "route:\n  format: yaml\n", key: "route.format", err: `file FILE): "yaml" is not catalog or compose`},
 		{name: "string oneof with empty", env: map[string]string{"MEGAGIT_DYNAMIC_K_TIER": "huge"}, key: "dynamic_k.tier", err: `env MEGAGIT_DYNAMIC_K_TIER): "huge" is not strong, medium or weak`},
@@ -110,6 +110,8 @@ func TestKinds(t *testing.T) {
 		{name: "list file one string", file: "roots: x\n", key: "roots", want: []string{"x"}},
 		{name: "list file nested", file: "roots: [[a]]\n", key: "roots", err: `file FILE): [[a]]: [a] is not a single value`},
 		{name: "list escapes", file: "roots: [../elsewhere]\n", key: "roots", err: `file FILE): "../elsewhere" must be a relative path inside the registry`},
+		{name: "list local state", file: "roots: [skills, .megagit/local/x]\n", key: "roots", err: `file FILE): ".megagit/local/x" is git's own folder or .megagit/local (this machine's own state), never a folder of skills`},
+		{name: "list git folder", file: "roots: [./.git]\n", key: "roots", err: `file FILE): "./.git" is git's own folder or .megagit/local (this machine's own state), never a folder of skills`},
 		{name: "list empty", env: map[string]string{"MEGAGIT_ROOTS": ","}, key: "roots", err: `env MEGAGIT_ROOTS): needs at least one folder`},
 
 		{name: "duration env", env: map[string]string{"MEGAGIT_HOOK_DEADLINE_MS": "750"}, key: "hook.deadline_ms", want: int64(750)},

@@ -20,6 +20,10 @@ type field struct {
 	flag  string       // the command-line flag that overrides it, if any
 	help  string
 	check func(reflect.Value) error // nil: any value of its type
+	// machine: the setting names a library, program or model folder of
+	// this machine, so only the user's own files, the environment or a
+	// flag may set it (trust.go).
+	machine bool
 }
 
 // fields are Config's settings, sorted by key: the one list every other
@@ -50,8 +54,19 @@ func walk(t reflect.Type, prefix string, index []int) []field {
 		if !ok {
 			panic(fmt.Sprintf("config: %s has no default", key))
 		}
+		check := sf.Tag.Get("check")
+		if check == "" && sf.Type == durationType {
+			check = "min=0" // no wait, deadline or timeout is negative
+		}
 		f := field{key: key, index: idx, typ: sf.Type, def: def, env: []string{envName(key)},
-			flag: sf.Tag.Get("flag"), help: sf.Tag.Get("help"), check: parseCheck(key, sf.Tag.Get("check"))}
+			flag: sf.Tag.Get("flag"), help: sf.Tag.Get("help"), check: parseCheck(key, check)}
+		switch scope := sf.Tag.Get("scope"); scope {
+		case "":
+		case "machine":
+			f.machine = true
+		default:
+			panic(fmt.Sprintf("config: %s: unknown scope %q", key, scope))
+		}
 		if extra := sf.Tag.Get("env"); extra != "" {
 			f.env = append(f.env, strings.Split(extra, ",")...)
 		}
@@ -104,7 +119,7 @@ func (f *field) in(c *Config) reflect.Value { return reflect.ValueOf(c).Elem().F
 // parseCheck turns a check tag into the check: oneof=a|b (an empty
 // alternative allows the empty string), min=N, positive, fraction (within
 // [0, 1]), relpaths (at least one path, each relative and inside the
-// registry) or globs (skill names or globs path.Match reads).
+// registry, neither .git nor .megagit/local) or globs (skill names or globs path.Match reads).
 func parseCheck(key, tag string) func(reflect.Value) error {
 	name, arg, _ := strings.Cut(tag, "=")
 	switch name {
@@ -170,6 +185,9 @@ func parseCheck(key, tag string) func(reflect.Value) error {
 			for _, r := range roots {
 				if strings.HasPrefix(r, "/") || strings.Contains("/"+r+"/", "/../") {
 					return fmt.Errorf("%q must be a relative path inside the registry", r)
+				}
+				if clean := path.Clean(r); clean == ".git" || strings.HasPrefix(clean, ".git/") || clean == ".megagit/local" || strings.HasPrefix(clean, ".megagit/local/") {
+					return fmt.Errorf("%q is git's own folder or .megagit/local (this machine's own state), never a folder of skills", r)
 				}
 			}
 			return nil

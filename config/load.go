@@ -16,19 +16,24 @@ import (
 	"github.com/spf13/viper"
 )
 
-// Load resolves the settings for a command. file may not exist; flags may
-// be nil. A changed flag named by a setting's flag tag (--top-k for
-// route.top_k) overrides everything else; no other flag does, so a flag
-// of the same name meant for something else (the global --dir) never
-// leaks into a setting. A bad value is an error naming the field, where
-// the value came from and the value.
+// Load resolves the settings for a command from FilesFor(file). file may
+// not exist; flags may be nil. A changed flag named by a setting's flag tag
+// (--top-k for route.top_k) overrides everything else; no other flag does,
+// so a flag of the same name meant for something else (the global --dir)
+// never leaks into a setting. A bad value is an error naming the field,
+// where the value came from and the value.
 func Load(file string, flags *pflag.FlagSet) (*Config, []Setting, error) {
-	r, err := resolve(file, flags)
+	return LoadFiles(FilesFor(file), flags)
+}
+
+// LoadFiles is Load from the files given.
+func LoadFiles(files Files, flags *pflag.FlagSet) (*Config, []Setting, error) {
+	r, err := resolve(files, flags)
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(r.unknown) > 0 {
-		return nil, nil, r.unknownErr()
+	if err := r.unknownErr(); err != nil {
+		return nil, nil, err
 	}
 	if len(r.bad) > 0 {
 		return nil, nil, r.bad[0].err
@@ -41,16 +46,39 @@ func Load(file string, flags *pflag.FlagSet) (*Config, []Setting, error) {
 	return r.cfg, out, nil
 }
 
-// resolution is one reading of the settings: viper with every layer, the
+// resolution is one reading of the settings: viper with every layer, each
 // file's layer alone, the decoded Config and what was wrong with it.
 type resolution struct {
+	files  Files
+	flags  *pflag.FlagSet
+	v      *viper.Viper // defaults < files < env < flags
+	layers []layer      // the files read, lowest first
+	cfg    *Config
+	bad    []badValue // in the order of fields
+}
+
+// layer is one file of the settings.
+type layer struct {
 	file    string
-	flags   *pflag.FlagSet
-	v       *viper.Viper // defaults < file < env < flags
-	inFile  *viper.Viper // the file alone
-	cfg     *Config
-	unknown []string   // keys of the file that are no setting
-	bad     []badValue // in the order of fields
+	v       *viper.Viper
+	unknown []string  // keys that are no setting (not checked in the user config)
+	ignored []Ignored // the committed file's settings it may not set
+	// machineOnly: only the machine settings are taken (the user config,
+	// whose other keys LoadUser reads).
+	machineOnly bool
+}
+
+// sets says whether the layer's value of f counts.
+func (l *layer) sets(f *field) bool {
+	if !l.v.InConfig(f.key) || (l.machineOnly && !f.machine) {
+		return false
+	}
+	for _, ig := range l.ignored {
+		if ig.Key == f.key {
+			return false
+		}
+	}
+	return true
 }
 
 // badValue is a setting whose value does not decode or pass its check.
@@ -59,28 +87,50 @@ type badValue struct {
 	err error // names the field, its source and the value; wraps ErrInvalid
 }
 
-// resolve reads the file and binds the environment and flags; a file that
+// resolve reads the files and binds the environment and flags; a file that
 // cannot be read or is not YAML is an error, a bad value is not (yet).
-func resolve(file string, flags *pflag.FlagSet) (*resolution, error) {
-	r := &resolution{file: file, flags: flags, v: viper.New(), inFile: viper.New()}
-	r.inFile.SetConfigType("yaml")
-	if file != "" {
-		data, err := readConfigFile(file)
+func resolve(files Files, flags *pflag.FlagSet) (*resolution, error) {
+	r := &resolution{files: files, flags: flags, v: viper.New()}
+	for _, lf := range []struct {
+		file        string
+		committed   bool
+		machineOnly bool
+	}{{files.Registry, true, false}, {files.User, false, true}, {files.Local, false, false}} {
+		if lf.file == "" {
+			continue
+		}
+		l := layer{file: lf.file, v: viper.New(), machineOnly: lf.machineOnly}
+		l.v.SetConfigType("yaml")
+		data, err := readConfigFile(lf.file)
 		switch {
 		case err == nil:
-			if err := r.inFile.ReadConfig(bytes.NewReader(data)); err != nil {
-				return nil, fmt.Errorf("%w %s: %v", ErrInvalid, file, err)
+			if err := l.v.ReadConfig(bytes.NewReader(data)); err != nil {
+				if lf.machineOnly { // as LoadUser says it: where, never what
+					return nil, fmt.Errorf("%w %s: not a YAML mapping of megagit settings%s", ErrInvalid, lf.file, yamlLine(err))
+				}
+				return nil, fmt.Errorf("%w %s: %v", ErrInvalid, lf.file, err)
 			}
 		case errors.Is(err, os.ErrNotExist):
+			continue
 		default:
 			return nil, fmt.Errorf("config: %w", err)
 		}
-	}
-	r.unknown = unknownKeys(r.inFile, func(k string) bool { return lookup(k) != nil })
-	// The main viper gets the file's settings only: an unknown key (which
-	// a hook ignores) can then never shadow a known one.
-	if err := r.v.MergeConfigMap(r.fileSettings()); err != nil {
-		return nil, fmt.Errorf("%w %s: %v", ErrInvalid, file, err)
+		if !lf.machineOnly {
+			l.unknown = unknownKeys(l.v, func(k string) bool { return lookup(k) != nil })
+		}
+		if lf.committed {
+			for _, f := range fields {
+				if l.v.InConfig(f.key) && distrusted(&f, l.v.Get(f.key)) {
+					l.ignored = append(l.ignored, Ignored{File: lf.file, Key: f.key})
+				}
+			}
+		}
+		// The main viper gets the file's settings only: an unknown key (which
+		// a hook ignores) can then never shadow a known one.
+		if err := r.v.MergeConfigMap(l.settings()); err != nil {
+			return nil, fmt.Errorf("%w %s: %v", ErrInvalid, lf.file, err)
+		}
+		r.layers = append(r.layers, l)
 	}
 	for i := range fields {
 		f := &fields[i]
@@ -97,11 +147,13 @@ func resolve(file string, flags *pflag.FlagSet) (*resolution, error) {
 	return r, r.decode()
 }
 
-// fileSettings are the file's values of known settings, nested as in the file.
-func (r *resolution) fileSettings() map[string]any {
+// settings are the layer's values of the settings it sets, nested as in
+// the file.
+func (l *layer) settings() map[string]any {
 	out := map[string]any{}
-	for _, f := range fields {
-		if !r.inFile.InConfig(f.key) {
+	for i := range fields {
+		f := &fields[i]
+		if !l.sets(f) {
 			continue
 		}
 		parts := strings.Split(f.key, ".")
@@ -114,9 +166,19 @@ func (r *resolution) fileSettings() map[string]any {
 			}
 			m = next
 		}
-		m[parts[len(parts)-1]] = r.inFile.Get(f.key)
+		m[parts[len(parts)-1]] = l.value(f)
 	}
 	return out
+}
+
+// value is the layer's raw value of f: a machine setting of the user
+// config is a path relative to its folder (or to ~/), made absolute.
+func (l *layer) value(f *field) any {
+	val := l.v.Get(f.key)
+	if s, ok := val.(string); ok && l.machineOnly {
+		val = expandPath(s, filepath.Dir(l.file))
+	}
+	return val
 }
 
 // decode unmarshals the settings into r.cfg and checks them, noting every
@@ -140,13 +202,16 @@ func (r *resolution) decode() error {
 		}
 	}
 	if bad[gateKey] == nil {
-		bad[gateKey] = r.cfg.readGate(r.file)
+		bad[gateKey] = r.cfg.readGate(r.files.Registry)
 	}
 	for i := range fields {
 		if err := bad[fields[i].key]; err != nil {
 			f := &fields[i]
 			r.bad = append(r.bad, badValue{f, fmt.Errorf("%w: field %s (from %s): %v", ErrInvalid, f.key, r.source(f), err)})
 		}
+	}
+	for _, l := range r.layers {
+		r.cfg.Ignored = append(r.cfg.Ignored, l.ignored...)
 	}
 	return nil
 }
@@ -190,14 +255,27 @@ func (r *resolution) source(f *field) string {
 			return "env " + name
 		}
 	}
-	if r.inFile.InConfig(f.key) {
-		return "file " + r.file
+	for i := len(r.layers) - 1; i >= 0; i-- {
+		if r.layers[i].sets(f) {
+			return "file " + r.layers[i].file
+		}
 	}
 	return "default"
 }
 
+// unknownErr names the first file holding a key that is no setting (nil
+// when none does).
 func (r *resolution) unknownErr() error {
-	return fmt.Errorf("%w %s: unknown field %s", ErrInvalid, r.file, strings.Join(r.unknown, ", "))
+	for _, l := range r.layers {
+		if len(l.unknown) > 0 {
+			return l.unknownErr()
+		}
+	}
+	return nil
+}
+
+func (l *layer) unknownErr() error {
+	return fmt.Errorf("%w %s: unknown field %s", ErrInvalid, l.file, strings.Join(l.unknown, ", "))
 }
 
 // unknownKeys are v's keys that known refuses, sorted: a typo must not be

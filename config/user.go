@@ -13,7 +13,8 @@ import (
 )
 
 // User is the user-level config: what every project on this machine
-// shares, from UserFile.
+// shares, from UserFile. Its machine settings (model.onnxruntime,
+// model.dir) are read by Load, below a registry's .megagit/local/config.yaml.
 type User struct {
 	// File is where it was read from ("" when there is none).
 	File string
@@ -30,8 +31,15 @@ type User struct {
 	UserRegistry string
 }
 
-// userKeys are the fields the user config may hold.
-var userKeys = map[string]bool{"team_registry": true, "user_registry": true}
+// userKeys are the fields the user config may hold: the registries, and
+// the machine settings (Load reads those).
+var userKeys = func() map[string]bool {
+	keys := map[string]bool{"team_registry": true, "user_registry": true}
+	for _, k := range MachineKeys() {
+		keys[k] = true
+	}
+	return keys
+}()
 
 // TeamRegistryEnv overrides team_registry of the user config.
 const TeamRegistryEnv = "MEGAGIT_TEAM_REGISTRY"

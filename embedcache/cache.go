@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -284,7 +283,7 @@ func (c *Cache) Save(float16 bool) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+	if err := local.MkdirAll(c.dir); err != nil {
 		return fmt.Errorf("embedding cache: %w", err)
 	}
 	if err := writeFileAtomic(filepath.Join(c.dir, "vectors.npy"), buf.Bytes()); err != nil {

@@ -27,7 +27,7 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 // milliseconds on a busy disk. The temp file is removed on any failure.
 func WriteAtomic(path string, perm os.FileMode, durable bool, write func(io.Writer) error) error {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := MkdirAll(dir); err != nil {
 		return err
 	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
@@ -50,7 +50,7 @@ func WriteAtomic(path string, perm os.FileMode, durable bool, write func(io.Writ
 	if err != nil {
 		return err
 	}
-	if err := os.Chmod(name, perm); err != nil {
+	if err := os.Chmod(name, filePerm(path, perm)); err != nil {
 		return err
 	}
 	return os.Rename(name, path)

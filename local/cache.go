@@ -19,7 +19,7 @@ func (d Dir) WriteCache(name string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	return WriteAtomic(p, 0o644, false, func(w io.Writer) error {
+	return WriteAtomic(p, 0o600, false, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})
@@ -53,7 +53,7 @@ func (d Dir) Prune(dir string, maxAge time.Duration, now time.Time) (int, error)
 		return 0, err
 	}
 	// Mark first: a concurrent hook skips the scan rather than repeat it.
-	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+	if err := os.WriteFile(marker, nil, filePerm(marker, 0o600)); err != nil {
 		return 0, err
 	}
 	if err := os.Chtimes(marker, now, now); err != nil {

@@ -60,7 +60,7 @@ func (d Dir) Write(name string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(p, data, 0o644)
+	return WriteFileAtomic(p, data, 0o600)
 }
 
 // Append appends one line to a local log. When the file grows past
@@ -72,11 +72,11 @@ func (d Dir) Append(name string, line []byte, maxBytes int64) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	if err := MkdirAll(filepath.Dir(p)); err != nil {
 		return err
 	}
 	line = append(bytes.TrimRight(line, "\n"), '\n')
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, filePerm(p, 0o600))
 	if err != nil {
 		return err
 	}
@@ -111,7 +111,7 @@ func (d Dir) trim(p string, keep int64) error {
 			data = data[i+1:]
 		}
 	}
-	return WriteFileAtomic(p, data, 0o644)
+	return WriteFileAtomic(p, data, 0o600)
 }
 
 // IsReadOnly reports whether err is a write refused because the file or

@@ -55,3 +55,46 @@ func mustMkdir(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 }
+
+// TestFindSkipsASkillsOwnMetaDir: a .megagit/ inside a skill's folder (a
+// SKILL.md at or above it, below the enclosing registry) is no registry;
+// a registry nested in another outside any skill is one.
+func TestFindSkipsASkillsOwnMetaDir(t *testing.T) {
+	root := t.TempDir()
+	mustMkdir(t, filepath.Join(root, MetaDir))
+	for _, d := range []string{"skills/helper/.megagit", "skills/helper/deep/.megagit", "vendor/proj/.megagit", "vendor/proj/skills/x/.megagit"} {
+		mustMkdir(t, filepath.Join(root, filepath.FromSlash(d)))
+	}
+	for _, f := range []string{"skills/helper/SKILL.md", "vendor/proj/skills/x/SKILL.md", "SKILL.md"} {
+		if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(f)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for dir, want := range map[string]string{
+		"skills/helper":          root,
+		"skills/helper/deep":     root,
+		"vendor/proj":            filepath.Join(root, "vendor", "proj"),
+		"vendor/proj/skills/x":   filepath.Join(root, "vendor", "proj"),
+		"vendor/proj/skills":     filepath.Join(root, "vendor", "proj"),
+		"skills/helper/.megagit": root,
+	} {
+		if got, err := Find(filepath.Join(root, filepath.FromSlash(dir))); err != nil || got != want {
+			t.Errorf("Find(%s) = %q, %v; want %q", dir, got, err, want)
+		}
+	}
+}
+
+// TestFindNamesAMetaFile: a .megagit that is a file, with no registry
+// above, is said to be one.
+func TestFindNamesAMetaFile(t *testing.T) {
+	dir := t.TempDir()
+	if got, err := Find(filepath.Dir(dir)); err == nil {
+		t.Skipf("a parent of the temp folder is a registry (%s)", got)
+	}
+	if err := os.WriteFile(filepath.Join(dir, MetaDir), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Find(dir); !errors.Is(err, ErrNotRegistry) || !strings.Contains(err.Error(), filepath.Join(dir, MetaDir)+" is a file, not a registry's folder") {
+		t.Fatalf("Find = %v", err)
+	}
+}

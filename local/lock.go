@@ -48,10 +48,10 @@ func (d Dir) AcquireFile(file string, timeout time.Duration) (*Lock, error) {
 }
 
 func (d Dir) acquire(path string, timeout time.Duration) (*Lock, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := MkdirAll(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, filePerm(path, 0o600))
 	if err != nil {
 		return nil, err
 	}

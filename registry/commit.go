@@ -34,6 +34,10 @@ type Change struct {
 	// in the tree the commit edits (Regular for a new file). The commit
 	// fills it in before the journal records it.
 	Mode filemode.FileMode `json:"mode,omitempty"`
+	// TreeOnly changes the commit's tree (and git's index) only, never
+	// the file on disk: `doctor --fix` stops tracking a file of
+	// .megagit/local/ and keeps it.
+	TreeOnly bool `json:"tree_only,omitempty"`
 }
 
 // ExecMode is the Change mode of a file whose executable bit is exec.
@@ -204,9 +208,11 @@ func (r *Registry) cleanTree(h plumbing.Hash, changes []Change) (*object.Tree, e
 	if err != nil {
 		return nil, err
 	}
-	paths := make([]string, len(changes))
-	for i, c := range changes {
-		paths[i] = c.Path
+	paths := make([]string, 0, len(changes))
+	for _, c := range changes {
+		if !c.TreeOnly {
+			paths = append(paths, c.Path)
+		}
 	}
 	return tree, r.checkClean(tree, paths)
 }
@@ -214,6 +220,9 @@ func (r *Registry) cleanTree(h plumbing.Hash, changes []Change) (*object.Tree, e
 // writeCommit stores a commit of tree with changes applied, authored now
 // by the git identity; what names it in a storage error.
 func (r *Registry) writeCommit(tree *object.Tree, changes []Change, message, what string, parents ...plumbing.Hash) (plumbing.Hash, error) {
+	if err := refuseLocalChanges(changes); err != nil {
+		return plumbing.ZeroHash, err
+	}
 	sig, err := r.signature(time.Now())
 	if err != nil {
 		return plumbing.ZeroHash, err
@@ -261,7 +270,7 @@ func (r *Registry) writeJournal(branch plumbing.ReferenceName, parent, commit pl
 	if err != nil {
 		return j, err
 	}
-	if err := local.WriteFileAtomic(r.journalPath(), data, 0o644); err != nil {
+	if err := local.WriteFileAtomic(r.journalPath(), data, 0o600); err != nil {
 		return j, fmt.Errorf("write journal: %w", err)
 	}
 	return j, nil
@@ -272,7 +281,7 @@ func (r *Registry) writeJournal(branch plumbing.ReferenceName, parent, commit pl
 // drops the journal. Every step is idempotent so recovery can rerun it.
 func (r *Registry) finish(j journal) error {
 	for _, c := range j.Changes {
-		if !r.onDisk(c.Path) {
+		if c.TreeOnly || !r.onDisk(c.Path) {
 			continue
 		}
 		if c.Delete {

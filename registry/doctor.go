@@ -68,6 +68,7 @@ func (r *Registry) Doctor() []Check {
 	out = append(out, debrisCheck(r.TempDebris()))
 	out = append(out, r.refsCheck())
 	out = append(out, r.installedCheck())
+	out = append(out, r.localStateCheck())
 	return out
 }
 

@@ -34,7 +34,9 @@ func InitLayout(dir string, configYAML []byte, layout Layout, opts Options) (*Re
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, plumbing.ZeroHash, err
 	}
-	if _, err := os.Stat(filepath.Join(abs, local.MetaDir)); err == nil {
+	if st, err := os.Stat(filepath.Join(abs, local.MetaDir)); err == nil && !st.IsDir() {
+		return nil, plumbing.ZeroHash, fmt.Errorf("%w: %s", local.ErrInvalid, local.MetaFileError(filepath.Join(abs, local.MetaDir)))
+	} else if err == nil {
 		return nil, plumbing.ZeroHash, fmt.Errorf("%w: %s is already a megagit registry", ErrExists, abs)
 	}
 	if _, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{DetectDotGit: true}); errors.Is(err, git.ErrRepositoryNotExists) {
@@ -51,7 +53,7 @@ func InitLayout(dir string, configYAML []byte, layout Layout, opts Options) (*Re
 			return nil, plumbing.ZeroHash, err
 		}
 	}
-	if err := os.MkdirAll(filepath.Join(abs, filepath.FromSlash(local.LocalDirName)), 0o755); err != nil {
+	if err := local.MkdirAll(filepath.Join(abs, filepath.FromSlash(local.LocalDirName))); err != nil {
 		return nil, plumbing.ZeroHash, err
 	}
 	if layout == LayoutRef {

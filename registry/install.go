@@ -323,8 +323,11 @@ func (r *Registry) installOne(it Install, lock Lock, opts InstallOptions) (Insta
 	return in, changes, problems, nil
 }
 
+// nestedMetaDir says why a skill may not carry a .megagit folder.
+const nestedMetaDir = "a skill may not hold a " + local.MetaDir + " folder (megagit run in the skill's folder would take it for a registry)"
+
 // checkFileName refuses a path inside a skill folder that could land
-// outside it or in git's own files.
+// outside it, in git's own files or in a .megagit folder.
 func checkFileName(name string) error {
 	clean := path.Clean(name)
 	if clean != name || path.IsAbs(name) || name == "." || strings.HasPrefix(name, "../") || name == ".." {
@@ -333,6 +336,9 @@ func checkFileName(name string) error {
 	for _, part := range strings.Split(name, "/") {
 		if strings.EqualFold(part, ".git") {
 			return fmt.Errorf("%w: file %q of a skill is inside a .git folder", local.ErrInvalid, name)
+		}
+		if strings.EqualFold(part, local.MetaDir) {
+			return fmt.Errorf("%w: %s: %s", local.ErrInvalid, name, nestedMetaDir)
 		}
 	}
 	return nil

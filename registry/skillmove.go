@@ -427,6 +427,9 @@ func (r *Registry) importOne(d importDir, budget *int64) (Moved, []Change, []ski
 			if e.Name() == ".git" {
 				return filepath.SkipDir
 			}
+			if strings.EqualFold(e.Name(), local.MetaDir) {
+				return fmt.Errorf("%w: %s: %s", local.ErrInvalid, p, nestedMetaDir)
+			}
 			return nil
 		}
 		if !e.Type().IsRegular() {

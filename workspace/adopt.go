@@ -311,7 +311,7 @@ func (w *Workspace) adoptFolder(o AdoptOptions, src *Workspace, agent, scope, ba
 	if err := w.journal(plan...); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(w.abs(batch), 0o755); err != nil {
+	if err := local.MkdirAll(w.abs(batch)); err != nil {
 		return errors.Join(err, w.recoverOne(plan...))
 	}
 	for _, a := range plan {

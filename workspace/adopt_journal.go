@@ -31,7 +31,7 @@ const adoptLockFile = "adopt.lock"
 const restoreSuffix = ".megagit-restore"
 
 func (w *Workspace) lockAdopt() (*local.Lock, error) {
-	if err := os.MkdirAll(w.Reg.LocalDir(), 0o755); err != nil {
+	if err := local.MkdirAll(w.Reg.LocalDir()); err != nil {
 		return nil, err
 	}
 	return w.Reg.Local().AcquireFile(adoptLockFile, w.Reg.Options().LockTimeout)
@@ -130,10 +130,10 @@ func (w *Workspace) writeAdopted(all []Adoption) error {
 		return err
 	}
 	p := w.adoptedPath()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	if err := local.MkdirAll(filepath.Dir(p)); err != nil {
 		return err
 	}
-	return local.WriteFileAtomic(p, append(data, '\n'), 0o644)
+	return local.WriteFileAtomic(p, append(data, '\n'), 0o600)
 }
 
 // base is the folder an adoption's From is relative to: the project's

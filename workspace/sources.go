@@ -124,12 +124,7 @@ func (w *Workspace) Team() (*Workspace, error) {
 		if realPath(root) == realPath(w.Reg.Root()) {
 			return // this registry is the team's: nothing more to read
 		}
-		cfg, err := w.loadOther(ConfigFile(root), "team registry")
-		if err != nil {
-			w.teamErr = fmt.Errorf("team registry %s: %w", root, err)
-			return
-		}
-		reg, err := registry.Open(root, registry.Options{Roots: cfg.Roots, LockTimeout: cfg.Lock.Timeout, Warn: w.Reg.Options().Warn})
+		cfg, reg, err := w.openOtherRoot(root, "team registry")
 		if err != nil {
 			w.teamErr = fmt.Errorf("team registry %s: %w", root, err)
 			return
@@ -139,16 +134,56 @@ func (w *Workspace) Team() (*Workspace, error) {
 	return w.team, w.teamErr
 }
 
-// loadOther reads another registry's config (the team's, the user's; what
-// names it), as w's was read: in a hook, a bad setting is set aside and
-// noted in w.Problems (but for those of the environment, which w's own
-// already note).
-func (w *Workspace) loadOther(file, what string) (*config.Config, error) {
+// openOtherRoot opens another registry at root (the team's, the user's;
+// what names it) with its own config, read as w's was: in a hook, a bad
+// setting is set aside and noted in w.Problems (but for those of the
+// environment, which w's own already note); in a command, a setting its
+// committed config may not set is a warning. Its local config is not read
+// when git tracks it.
+func (w *Workspace) openOtherRoot(root, what string) (*config.Config, *registry.Registry, error) {
+	files := config.FilesFor(ConfigFile(root))
+	for {
+		cfg, err := w.loadOther(files, what)
+		if err != nil {
+			return nil, nil, err
+		}
+		reg, err := registry.Open(root, registry.Options{Roots: cfg.Roots, LockTimeout: cfg.Lock.Timeout, Warn: w.Reg.Options().Warn})
+		if err != nil {
+			return nil, nil, err
+		}
+		if localTracked(reg, files) {
+			w.note(what, trackedLocalNote(files.Local))
+			files.Local = ""
+			continue
+		}
+		if !w.hook {
+			for _, ig := range cfg.Ignored {
+				w.note(what, ig.Error())
+			}
+		}
+		return cfg, reg, nil
+	}
+}
+
+// note records a setting of another registry that was ignored: in the
+// hook's Problems, or as a warning.
+func (w *Workspace) note(what, msg string) {
+	if w.hook {
+		w.Problems = append(w.Problems, config.Problem{Err: fmt.Errorf("%s: %s", what, msg), Instead: "ignored"})
+		return
+	}
+	if warn := w.Reg.Options().Warn; warn != nil {
+		warn(what + ": " + msg + "; ignored")
+	}
+}
+
+// loadOther reads another registry's config from files (see openOtherRoot).
+func (w *Workspace) loadOther(files config.Files, what string) (*config.Config, error) {
 	if !w.hook {
-		cfg, _, err := config.Load(file, nil)
+		cfg, _, err := config.LoadFiles(files, nil)
 		return cfg, err
 	}
-	cfg, problems, err := config.LoadHook(file)
+	cfg, problems, err := config.LoadHookFiles(files)
 	seen := map[string]bool{}
 	for _, p := range w.Problems {
 		seen[p.Err.Error()] = true
@@ -230,14 +265,16 @@ func (w *Workspace) StampRoots() []string {
 }
 
 // WatchFiles are the config files besides the registry's own that decide
-// what the prompt hook reads: the user config and the team registry's.
+// what the prompt hook reads: the user config, this machine's config of
+// the registry (.megagit/local/config.yaml), and the team and user
+// registries' files.
 func (w *Workspace) WatchFiles() []string {
-	out := []string{config.UserFile()}
+	out := []string{config.UserFile(), config.LocalFile(ConfigFile(w.Reg.Root()))}
 	if t, err := w.Team(); err == nil && t != nil {
-		out = append(out, ConfigFile(t.Reg.Root()))
+		out = append(out, ConfigFile(t.Reg.Root()), config.LocalFile(ConfigFile(t.Reg.Root())))
 	}
 	if u, err := w.Personal(); err == nil && u != nil {
-		out = append(out, ConfigFile(u.Reg.Root()))
+		out = append(out, ConfigFile(u.Reg.Root()), config.LocalFile(ConfigFile(u.Reg.Root())))
 	}
 	return out
 }

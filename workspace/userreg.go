@@ -61,11 +61,7 @@ func (w *Workspace) openOther(dir, what string) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", what, dir, err)
 	}
-	cfg, err := w.loadOther(ConfigFile(root), what)
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", what, root, err)
-	}
-	reg, err := registry.Open(root, registry.Options{Roots: cfg.Roots, LockTimeout: cfg.Lock.Timeout, Warn: w.Reg.Options().Warn})
+	cfg, reg, err := w.openOtherRoot(root, what)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", what, root, err)
 	}
@@ -84,6 +80,16 @@ func (w *Workspace) CreateUserRegistry() (*Workspace, error) {
 	dir := w.UserRegistryDir()
 	if dir == "" {
 		return nil, fmt.Errorf("%w: no home folder, so no user registry: set %s (or user_registry in %s)", local.ErrInvalid, config.UserRegistryEnv, config.UserFile())
+	}
+	if dir == config.UserRegistryDefault() {
+		// megagit's folder under the user's data folder, and the registry
+		// in it, are the user's alone.
+		if err := local.MkdirPrivate(filepath.Dir(dir)); err != nil {
+			return nil, fmt.Errorf("create the user registry %s: %w", dir, err)
+		}
+		if err := local.MkdirPrivate(dir); err != nil {
+			return nil, fmt.Errorf("create the user registry %s: %w", dir, err)
+		}
 	}
 	if _, _, err := registry.Init(dir, config.DefaultFileRoots("skills"), registry.Options{Warn: w.Reg.Options().Warn}); err != nil {
 		return nil, fmt.Errorf("create the user registry %s: %w", dir, err)

@@ -5,6 +5,7 @@
 package workspace
 
 import (
+	"errors"
 	"os"
 	"sync"
 
@@ -25,6 +26,9 @@ type Workspace struct {
 	// for the hook log: the registry's, and the team registry's once Team
 	// has read it.
 	Problems []config.Problem
+	// Files are the config files Cfg was read from (config.LoadFiles):
+	// without the local one when git tracks it.
+	Files config.Files
 
 	hook     bool // opened by OpenHook: a bad setting never stops it
 	teamOnce sync.Once
@@ -37,7 +41,8 @@ type Workspace struct {
 
 // Open finds the registry around dir, loads its config (flags override the
 // file, as config.Load does) and opens the registry with it; the registry's
-// warnings go to warn. A dir in no registry is local.ErrNotRegistry.
+// warnings go to warn, and so do the settings its committed config may
+// not set (config.Ignored). A dir in no registry is local.ErrNotRegistry.
 func Open(dir string, flags *pflag.FlagSet, warn func(string)) (*Workspace, error) {
 	root, err := local.Find(dir)
 	if err != nil {
@@ -47,8 +52,9 @@ func Open(dir string, flags *pflag.FlagSet, warn func(string)) (*Workspace, erro
 	if err != nil {
 		return nil, err
 	}
+	files := config.FilesFor(ConfigFile(root))
 	for again := false; ; again = true {
-		cfg, _, err := config.Load(ConfigFile(root), flags)
+		cfg, _, err := config.LoadFiles(files, flags)
 		if err != nil {
 			return nil, err
 		}
@@ -66,22 +72,33 @@ func Open(dir string, flags *pflag.FlagSet, warn func(string)) (*Workspace, erro
 		if reg.Recovered() && !again {
 			continue
 		}
-		return &Workspace{Reg: reg, Cfg: cfg, User: user}, nil
+		if localTracked(reg, files) {
+			warn(trackedLocalNote(files.Local))
+			files.Local = ""
+			continue
+		}
+		for _, ig := range cfg.Ignored {
+			warn(ig.Error() + "; ignored")
+		}
+		return &Workspace{Reg: reg, Cfg: cfg, User: user, Files: files}, nil
 	}
 }
 
 // OpenHook opens the registry and its config without printing anything: a
 // hook's stdout belongs to the agent. A bad setting is set aside for the
-// value below it and kept in Problems (config.LoadHook), so the hook goes
-// on. When the config file itself is broken the workspace still holds the
-// registry (and a nil Cfg), so the error can be logged there.
+// value below it and kept in Problems (config.LoadHook), as is a setting
+// the committed config may not set, so the hook goes on. When the config
+// file itself is broken the workspace still holds the registry (and a nil
+// Cfg), so the error can be logged there.
 func OpenHook(dir string) (*Workspace, error) {
 	root, err := local.Find(dir)
 	if err != nil {
 		return nil, err
 	}
+	files := config.FilesFor(ConfigFile(root))
+	var notes []config.Problem
 	for again := false; ; again = true {
-		cfg, problems, cfgErr := config.LoadHook(ConfigFile(root))
+		cfg, problems, cfgErr := config.LoadHookFiles(files)
 		user, userErr := config.LoadUser()
 		if cfgErr == nil && userErr != nil {
 			cfg, cfgErr = nil, userErr
@@ -97,7 +114,12 @@ func OpenHook(dir string) (*Workspace, error) {
 		if reg.Recovered() && !again {
 			continue // as in Open: the config file may have changed
 		}
-		return &Workspace{Reg: reg, Cfg: cfg, User: user, Problems: problems, hook: true}, cfgErr
+		if localTracked(reg, files) {
+			notes = append(notes, config.Problem{Err: errors.New(trackedLocalNote(files.Local)), Instead: "ignored"})
+			files.Local = ""
+			continue
+		}
+		return &Workspace{Reg: reg, Cfg: cfg, User: user, Files: files, Problems: append(notes, problems...), hook: true}, cfgErr
 	}
 }
 

@@ -52,7 +52,7 @@ func savePending(dir local.Dir, session string, inputs []registry.VerdictInput) 
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Join(dir.Path(), PendingDir), 0o755); err != nil {
+	if err := local.MkdirAll(filepath.Join(dir.Path(), PendingDir)); err != nil {
 		return err
 	}
 	return dir.Write(name, data)

@@ -5,7 +5,6 @@ import (
 
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/local"
-	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -31,11 +30,17 @@ func newConfigCmd(a *app, runF func(*configOptions) error) *cobra.Command {
 }
 
 func configRun(opts *configOptions) error {
-	file := ""
-	if root, err := local.Find(opts.app.workDir()); err == nil {
-		file = workspace.ConfigFile(root)
+	files := config.FilesFor("")
+	if _, err := local.Find(opts.app.workDir()); err == nil {
+		// The registry's files as every command reads them (its local
+		// config left out when git tracks it, with the warnings).
+		w, err := opts.app.open(nil)
+		if err != nil {
+			return err
+		}
+		files = w.Files
 	}
-	_, settings, err := config.Load(file, nil)
+	_, settings, err := config.LoadFiles(files, nil)
 	if err != nil {
 		return err
 	}

@@ -125,6 +125,11 @@ func doctorRun(opts *doctorOptions) error {
 				fmt.Fprintf(a.errOut, "megagit: fix: recorded %d verdict(s) that were waiting\n", n)
 			}
 		}
+		if untracked, _, err := e.Reg.UntrackLocal(); err != nil {
+			return fmt.Errorf("fix: %w", err)
+		} else if len(untracked) > 0 {
+			fmt.Fprintf(a.errOut, "megagit: fix: stopped tracking %d file(s) under %s/ (kept on disk): %s\n", len(untracked), local.LocalDirName, strings.Join(untracked, ", "))
+		}
 		results, _, err := e.Reg.Resync("")
 		if err != nil {
 			return fmt.Errorf("fix: %w", err)
@@ -167,7 +172,7 @@ func doctorRun(opts *doctorOptions) error {
 	}
 	checks = append(checks, cacheChecks(root)...)
 	checks = append(checks, cacheCoverageCheck(e)...)
-	checks = append(checks, routeIndexCheck(e), sourcesCheck(e), adoptCheck(e), identityCheck(e.Reg), writableCheck(e.Reg))
+	checks = append(checks, settingsCheck(e), routeIndexCheck(e), sourcesCheck(e), adoptCheck(e), identityCheck(e.Reg), writableCheck(e.Reg))
 	checks = append(checks, install.DoctorCheck(e.Reg.WorkTree()), install.MCPDoctorCheck(e.Reg.WorkTree()))
 	failed := 0
 	for _, c := range checks {
@@ -212,6 +217,30 @@ func cacheChecks(root string) []registry.Check {
 		out = append(out, registry.Check{Name: name, Status: registry.CheckOK, Detail: "index.json matches vectors.npy"})
 	}
 	return out
+}
+
+// settingsCheck warns of the settings the registry's committed config
+// sets but may not (config.Ignored): each file, and its keys.
+func settingsCheck(w *workspace.Workspace) registry.Check {
+	const name = "settings"
+	var files []string
+	keys := map[string][]string{}
+	for _, ig := range w.Cfg.Ignored {
+		if keys[ig.File] == nil {
+			files = append(files, ig.File)
+		}
+		keys[ig.File] = append(keys[ig.File], ig.Key)
+	}
+	if len(files) == 0 {
+		return registry.Check{Name: name, Status: registry.CheckOK, Detail: "the committed config names no library, program or folder of this machine"}
+	}
+	var parts []string
+	for _, f := range files {
+		parts = append(parts, fmt.Sprintf("%s sets %s", f, strings.Join(keys[f], ", ")))
+	}
+	return registry.Check{Name: name, Status: registry.CheckWarn,
+		Detail: strings.Join(parts, "; ") + ": a committed config may not name a library, program or folder of this machine, so megagit ignores them",
+		Hint:   "remove them from the committed file; set them for this machine in .megagit/local/config.yaml (`megagit model use --dir DIR`), your user config or the environment"}
 }
 
 // builtinKey is the vectors' key of the active built-in model ("" for
@@ -378,10 +407,10 @@ func identityCheck(reg *registry.Registry) registry.Check {
 func writableCheck(reg *registry.Registry) registry.Check {
 	const name = "writable"
 	dir := reg.Local().Path()
-	err := os.MkdirAll(dir, 0o755)
+	err := local.MkdirAll(dir)
 	if err == nil {
 		probe := filepath.Join(dir, ".doctor-writable")
-		if err = local.WriteFileAtomic(probe, []byte("megagit doctor\n"), 0o644); err == nil {
+		if err = local.WriteFileAtomic(probe, []byte("megagit doctor\n"), 0o600); err == nil {
 			os.Remove(probe)
 			return registry.Check{Name: name, Status: registry.CheckOK, Detail: dir + " can be written"}
 		}

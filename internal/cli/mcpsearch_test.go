@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os/exec"
@@ -15,7 +16,7 @@ import (
 // cmdMCP is `mcp TOOL KEY=VALUE...`: it starts `megagit mcp` in the
 // script's folder, as an agent would, calls one tool with the arguments
 // given and prints the tool's text on stdout (an error result on stderr,
-// which fails unless negated).
+// which fails unless negated), and what the server logged on stderr.
 func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) < 1 {
 		ts.Fatalf("usage: mcp TOOL [KEY=VALUE...]")
@@ -39,10 +40,13 @@ func cmdMCP(ts *testscript.TestScript, neg bool, args []string) {
 	for _, k := range []string{"PATH", "HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "GIT_CONFIG_NOSYSTEM", "MEGAGIT_HOOK_DEADLINE_MS", "MEGAGIT_ONNXRUNTIME_LIB"} {
 		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
 	}
+	var logged bytes.Buffer
+	cmd.Stderr = &logged
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "script", Version: "v0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	ts.Check(err)
+	defer func() { fmt.Fprint(ts.Stderr(), logged.String()) }() // once the server is gone
 	defer cs.Close()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: in})
 	ts.Check(err)

@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/megagit/megagit/config"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/route/dense"
+	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -30,7 +34,7 @@ func newModelUseCmd(a *app, runF func(*modelUseOptions) error) *cobra.Command {
 	opts := &modelUseOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "use ID | --dir DIR [--profile ID] | none",
-		Short: "Choose the semantic model for this registry (a committed setting)",
+		Short: "Choose the semantic model: an ID for the registry (committed), a folder for this machine",
 		Args:  maxArgs(1, "one model ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -69,6 +73,9 @@ func modelUseRun(opts *modelUseOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.dir != "" {
+		return modelUseLocal(opts, e, set)
+	}
 	old, err := e.Reg.ReadConfigFile()
 	if err != nil {
 		return err
@@ -86,16 +93,100 @@ func modelUseRun(opts *modelUseOptions) error {
 	} else {
 		fmt.Fprintf(opts.app.errOut, "megagit: %s (commit %s)\n", set.Subject, hash.String()[:12])
 	}
+	// This machine's folder would override the committed id: it goes.
+	if e.Files.Local == "" {
+		// git tracks the local file: megagit does not read it anyway.
+	} else if dropped, err := setLocalConfig(e, map[string]any{"model.dir": nil, "model.id": nil}); err != nil {
+		return err
+	} else if dropped {
+		fmt.Fprintf(opts.app.errOut, "megagit: this machine's model choice is removed from %s\n", config.LocalPath)
+	}
 	for _, n := range set.Notes {
 		fmt.Fprintln(opts.app.errOut, n)
 	}
 	if opts.json {
-		notes := set.Notes
-		if notes == nil {
-			notes = []string{}
-		}
 		return printJSON(opts.app.out, map[string]any{"settings": set.Values, "summary": set.Subject,
-			"commit": commitString(hash), "notes": notes})
+			"commit": commitString(hash), "notes": orEmpty(set.Notes)})
 	}
 	return nil
+}
+
+// modelUseLocal writes a model folder, a path of this machine, to the
+// registry's .megagit/local/config.yaml: a committed config may not name
+// one (config.Ignored), so each clone chooses its own.
+func modelUseLocal(opts *modelUseOptions, e *workspace.Workspace, set dense.Setting) error {
+	changed, err := setLocalConfig(e, set.Values)
+	if err != nil {
+		return err
+	}
+	if changed {
+		fmt.Fprintf(opts.app.errOut, "megagit: %s on this machine (%s, never committed)\n", set.Subject, config.LocalPath)
+	} else {
+		fmt.Fprintln(opts.app.errOut, "megagit: already in use; nothing to change")
+	}
+	for _, n := range set.Notes {
+		fmt.Fprintln(opts.app.errOut, n)
+	}
+	if opts.json {
+		return printJSON(opts.app.out, map[string]any{"settings": set.Values, "summary": set.Subject,
+			"commit": "", "file": config.LocalFile(workspace.ConfigFile(e.Reg.Root())), "notes": orEmpty(set.Notes)})
+	}
+	return nil
+}
+
+// setLocalConfig sets keys of the registry's .megagit/local/config.yaml (a
+// nil value removes one), under the registry lock; it reports whether the
+// file changed. A local config git tracks is refused: it is not this
+// machine's.
+func setLocalConfig(e *workspace.Workspace, values map[string]any) (bool, error) {
+	file := config.LocalFile(workspace.ConfigFile(e.Reg.Root()))
+	if e.Files.Local == "" {
+		return false, withHint(fmt.Errorf("%w: git tracks %s, so it is not this machine's own", config.ErrInvalid, config.LocalPath),
+			"`megagit doctor --fix` stops tracking it, keeping the file")
+	}
+	lock, err := e.Reg.Local().Acquire(e.Reg.Options().LockTimeout)
+	if err != nil {
+		return false, err
+	}
+	defer lock.Release()
+	old, err := local.ReadRegular(file, local.MaxConfig)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return false, err
+	}
+	if old == nil {
+		for _, v := range values {
+			if v != nil {
+				old = []byte("# This machine's own megagit settings for this registry, never committed.\n")
+				break
+			}
+		}
+		if old == nil {
+			return false, nil // nothing to remove
+		}
+	}
+	data, err := config.Set(old, values)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", file, err)
+	}
+	if bytes.Equal(normalYAML(old), normalYAML(data)) {
+		return false, nil
+	}
+	return true, local.WriteFileAtomic(file, data, 0o600)
+}
+
+// normalYAML is a config file's data as config.Set writes it, so that an
+// edit that changes nothing is told from one that does.
+func normalYAML(data []byte) []byte {
+	if out, err := config.Set(data, nil); err == nil {
+		return out
+	}
+	return data
+}
+
+// orEmpty is notes, never nil (a JSON list).
+func orEmpty(notes []string) []string {
+	if notes == nil {
+		return []string{}
+	}
+	return notes
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/route/dense"
-	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -91,12 +90,12 @@ func yesNo(b bool) string {
 // modelConfig is the configuration routing would use here (the registry's
 // when inside one, else the defaults) and the registry root ("" outside).
 func modelConfig(a *app) (*config.Config, string) {
-	file, root := "", ""
+	root := ""
 	if r, err := registryRoot(a); err == nil {
-		file, root = workspace.ConfigFile(r), r
-	}
-	if cfg, _, err := config.Load(file, nil); err == nil {
-		return cfg, root
+		root = r
+		if w, err := a.open(nil); err == nil {
+			return w.Cfg, root
+		}
 	}
 	if cfg, _, err := config.Load("", nil); err == nil {
 		return cfg, root

@@ -115,7 +115,7 @@ func TestModelUseDirWithC(t *testing.T) {
 		t.Skip(err) // a checkout without the model files
 	}
 	mustRun(t, 0, "-C", reg, "model", "use", "--dir", model)
-	data, err := os.ReadFile(filepath.Join(reg, ".megagit", "config.yaml"))
+	data, err := os.ReadFile(filepath.Join(reg, ".megagit", "local", "config.yaml"))
 	if err != nil || !strings.Contains(string(data), "dir: "+model) {
 		t.Fatalf("config after model use --dir: %v\n%s", err, data)
 	}

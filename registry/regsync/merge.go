@@ -60,6 +60,8 @@ type mergePlan struct {
 	changes   []registry.Change
 	conflicts []string
 	links     []string // symlinks or submodules the other side added or changed: never written
+	local     []string // files under .megagit/local/ the other side added, changed or removed: never taken
+	oursLocal []string // files under .megagit/local/ our side tracks: never pushed
 	skills    map[string]*SkillSync
 }
 
@@ -101,6 +103,12 @@ func (r reg) planMerge(base, ours, theirs *object.Tree, merger FileMerger) (*mer
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
+	for p := range o.files {
+		if rel := r.RelPath(p); registry.IsLocalPath(rel) {
+			plan.oursLocal = append(plan.oursLocal, rel)
+		}
+	}
+	sort.Strings(plan.oursLocal)
 	m := &merger3{r: r, b: b, o: o, t: t, plan: plan, caches: map[string]bool{}, recompute: map[string]bool{}, fileMerger: merger}
 	for _, p := range paths {
 		if err := m.path(p); err != nil {
@@ -160,6 +168,12 @@ func (m *merger3) path(p string) error {
 	oursCh := inO != inB || oe != be
 	theirsCh := inT != inB || te != be
 	if !theirsCh || (inO == inT && oe == te) {
+		return nil
+	}
+	if registry.IsLocalPath(m.r.RelPath(p)) {
+		// Each machine's own state (decisions, sessions, its config)
+		// never comes from a teammate, nor is it deleted by one.
+		m.plan.local = append(m.plan.local, m.r.RelPath(p))
 		return nil
 	}
 	if inT && te.mode != filemode.Regular && te.mode != filemode.Executable {

@@ -113,7 +113,15 @@ func Clone(ctx context.Context, rawURL, dir string, opts registry.Options) (*reg
 		return nil, fmt.Errorf("%w: %s holds symlinks that lead out of the registry (%s); megagit does not follow or create them, so it removed the clone: replace them with the files themselves in the remote, then clone again",
 			local.ErrInvalid, gitauth.Redact(rawURL), strings.Join(links, ", "))
 	}
-	if err := os.MkdirAll(filepath.Join(abs, filepath.FromSlash(local.LocalDirName)), 0o755); err != nil {
+	if tracked, err := trackedLocal(abs); err != nil || len(tracked) > 0 {
+		cleanup()
+		if err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %s tracks %s: %s/ holds each machine's own state, which megagit never takes from a remote, so it removed the clone: stop tracking it there (`git rm -r --cached %s`, or `megagit doctor --fix` in a clone that has it), commit and push, then clone again",
+			local.ErrInvalid, gitauth.Redact(rawURL), strings.Join(tracked, ", "), local.LocalDirName, local.LocalDirName)
+	}
+	if err := local.MkdirAll(filepath.Join(abs, filepath.FromSlash(local.LocalDirName))); err != nil {
 		return nil, err
 	}
 	r, err := registry.Open(abs, opts)
@@ -198,5 +206,36 @@ func escapingLinks(root string) ([]string, error) {
 		}
 		return nil
 	})
+	return out, err
+}
+
+// trackedLocal lists the files of the cloned commit (HEAD's tree) at root
+// under .megagit/local/, sorted; checked before the registry is opened,
+// since opening reads that folder.
+func trackedLocal(root string) ([]string, error) {
+	repo, err := git.PlainOpen(root)
+	if err != nil {
+		return nil, err
+	}
+	head, err := repo.Head()
+	if err != nil {
+		return nil, err
+	}
+	c, err := repo.CommitObject(head.Hash())
+	if err != nil {
+		return nil, err
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	err = tree.Files().ForEach(func(f *object.File) error {
+		if registry.IsLocalPath(f.Name) {
+			out = append(out, f.Name)
+		}
+		return nil
+	})
+	sort.Strings(out)
 	return out, err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/megagit/megagit/gitauth"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
 )
 
@@ -207,6 +209,19 @@ func (r reg) syncStep(branch plumbing.ReferenceName, theirs plumbing.Hash, remot
 	}
 	res.Action = kind
 	res.Skills = mergeSkillReports(res.Skills, plan.sortedSkills())
+	if len(plan.local) > 0 {
+		res.Action = SyncConflicted
+		sort.Strings(plan.local)
+		res.Conflicts = append(res.Conflicts, plan.local...)
+		return syncStep{}, fmt.Errorf("%w: %s/%s adds or changes %s: %s/ holds each machine's own state and never travels through sync; nothing local was changed: stop tracking it on the remote (`git rm -r --cached %s` in a clone that has it, or `megagit doctor --fix` there), commit and push, then sync again",
+			registry.ErrConflict, res.Remote, res.Branch, strings.Join(plan.local, ", "), local.LocalDirName, local.LocalDirName)
+	}
+	if len(plan.oursLocal) > 0 && (kind == SyncMerge || kind == SyncPushOnly) {
+		res.Action = SyncConflicted
+		res.Conflicts = append(res.Conflicts, plan.oursLocal...)
+		return syncStep{}, fmt.Errorf("%w: your branch tracks %s: %s/ holds this machine's own state, which megagit never pushes; nothing was pushed: run `megagit doctor --fix`, which stops tracking it (keeping the files), then sync again",
+			registry.ErrConflict, strings.Join(plan.oursLocal, ", "), local.LocalDirName)
+	}
 	if len(plan.links) > 0 {
 		res.Action = SyncConflicted
 		var rels []string

@@ -11,9 +11,11 @@ import (
 	"github.com/megagit/megagit/models"
 )
 
-// Setting is what `model use` commits (config keys to set, nil to
-// remove), its commit subject, and the lines it prints on stderr after
-// the commit.
+// Setting is what `model use` writes (config keys to set, nil to
+// remove): for a model id, to the committed config; for a folder, to this
+// machine's .megagit/local/config.yaml, since a committed config may not
+// name one. Subject says what was chosen; Notes are the lines it prints on
+// stderr after.
 type Setting struct {
 	Values  map[string]any
 	Subject string
@@ -66,7 +68,7 @@ func FolderSetting(root, dir, profile string) (Setting, error) {
 	}
 	stored := abs
 	if rel, err := filepath.Rel(root, abs); err == nil && filepath.IsLocal(rel) {
-		stored = filepath.ToSlash(rel) // inside the registry: share it with the repo
+		stored = filepath.ToSlash(rel) // inside the registry: it moves with it
 	}
 	set := Setting{Values: map[string]any{"model.dir": stored, "model.id": nil}, Subject: "use model folder " + stored}
 	if !isONNXDir(abs) {

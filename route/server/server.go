@@ -55,7 +55,7 @@ type server struct {
 
 	mu      sync.Mutex
 	env     *Registry
-	cfgStat route.Stamp
+	cfgStat [2]route.Stamp
 	cfgKey  string
 	docsKey string
 	rt      *route.Router
@@ -236,7 +236,7 @@ func (s *server) answer(req route.Request) route.Response {
 // same says instead that the watch saw nothing change; watchErr that the
 // watch failed.
 type freshness struct {
-	cfg      route.Stamp
+	cfg      [2]route.Stamp // the committed config and this machine's (.megagit/local/config.yaml)
 	docs     string
 	err      error
 	same     bool
@@ -244,7 +244,8 @@ type freshness struct {
 }
 
 func (s *server) freshness() freshness {
-	f := freshness{cfg: route.StatAll([]string{configFile(s.root)})[0]}
+	st := route.StatAll([]string{configFile(s.root), config.LocalFile(configFile(s.root))})
+	f := freshness{cfg: [2]route.Stamp{st[0], st[1]}}
 	if s.env != nil {
 		f.docs, f.err = route.SkillsKey(s.env.Root, s.env.Roots)
 	}

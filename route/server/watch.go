@@ -125,7 +125,7 @@ func (w *serveWatch) run() {
 
 func (w *serveWatch) event(ev fsnotify.Event) {
 	dir := filepath.Dir(ev.Name)
-	if dir == w.local { // nothing the router is built from, but the barrier
+	if dir == w.local && filepath.Base(ev.Name) != config.FileName { // nothing the router is built from but this machine's config, and the barrier
 		digits, ok := strings.CutPrefix(filepath.Base(ev.Name), barrierPrefix)
 		if n, err := strconv.ParseUint(digits, 10, 64); ok && err == nil && ev.Has(fsnotify.Create) {
 			w.mu.Lock()

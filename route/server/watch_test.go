@@ -276,6 +276,7 @@ func TestServeWatchChecksOnlyAfterChanges(t *testing.T) {
 		{"a ledger written", func() { write(".megagit/ledger/new.jsonl", "") }, true},
 		{"the ledger appended", func() { write(".megagit/ledger/new.jsonl", "\n") }, true},
 		{"the config written", func() { write(".megagit/config.yaml", "route:\n  top_k: 4\n") }, true},
+		{"this machine's config written", func() { write(".megagit/local/config.yaml", "route:\n  top_k: 3\n") }, true},
 		{"touched", func() { now := time.Now(); _ = os.Chtimes(filepath.Join(dir, "skills", "s001", "SKILL.md"), now, now) }, true},
 		{"nothing at last", func() {}, false},
 	}
