@@ -183,6 +183,8 @@ func sourcedJSON(s *workspace.Sourced) skillJSON {
 // skill is never routed (user-only, or rules that cannot be read).
 func statusCell(s *workspace.Sourced) string {
 	switch {
+	case workspace.ArchivedByLedger(s.Evidence, s.Ledger):
+		return "archived (by its ledger; mega_meta says " + string(s.Evidence.Status) + ")"
 	case s.Evidence.Disabled != "":
 		return string(s.Evidence.Status) + " (disabled)"
 	case s.Denied != "":
