@@ -49,7 +49,8 @@ func Find(dir string) (string, error) {
 			return d, nil
 		}
 		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("%w: no %s folder in %s or any parent (run `megagit init`)", ErrNotRegistry, MetaDir, abs)
+			// The way out (`megagit init`, -C) is the command's hint.
+			return "", fmt.Errorf("%w: no %s folder in %s or any parent", ErrNotRegistry, MetaDir, abs)
 		}
 	}
 }
