@@ -77,6 +77,17 @@ func isolate() (func(), error) {
 		// git reads no /etc/gitconfig; its global config is the new home's.
 		"GIT_CONFIG_NOSYSTEM": "1",
 	}
+	// The go command a test runs records no telemetry there: its uploader
+	// outlives the test and would make the folder again once removed.
+	tel := filepath.Join(set["XDG_CONFIG_HOME"], "go", "telemetry")
+	if err := os.MkdirAll(tel, 0o700); err != nil {
+		done()
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(tel, "mode"), []byte("off"), 0o600); err != nil {
+		done()
+		return nil, err
+	}
 	path, err := cleanPath(os.Getenv("PATH"), filepath.Join(home, ".path"))
 	if err != nil {
 		done()
