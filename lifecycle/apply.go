@@ -61,6 +61,9 @@ func Apply(e Evidence, ev Event) Evidence {
 		}
 		return e
 	case ev.Implicit:
+		if e.ImplicitOutcomes == 0 {
+			e.TrajectoryWeight = InitialWeight // the average starts at neutral
+		}
 		e.TrajectoryWeight = UpdateWeight(e.TrajectoryWeight, ev.Outcome)
 		e.ImplicitOutcomes++
 		e.SilentStreak = 0
@@ -109,7 +112,10 @@ func refresh(e Evidence) Status {
 // Replay rebuilds evidence from the ledger in time order, the way resync does:
 // counts, streak, status, weight and last-* come from the events, while the
 // natural-language contexts are kept as they are (a ledger line's context
-// is capped and cleaned; the stored ones may be older and are not rebuilt).
+// is capped and cleaned; the stored ones may be older and are not rebuilt),
+// and so is a weight no outcome made: it does nothing until one comes, so
+// the 0.85 earlier releases stored for a skill without outcomes still
+// agrees with its ledger.
 func Replay(current Evidence, events []Event) Evidence {
 	e := ColdStart()
 	for _, ev := range events {
@@ -117,6 +123,9 @@ func Replay(current Evidence, events []Event) Evidence {
 	}
 	e.HelpfulContexts = append([]string(nil), current.HelpfulContexts...)
 	e.HarmfulContexts = append([]string(nil), current.HarmfulContexts...)
+	if e.ImplicitOutcomes == 0 && current.TrajectoryWeight >= MinWeight && current.TrajectoryWeight <= MaxWeight {
+		e.TrajectoryWeight = current.TrajectoryWeight
+	}
 	return e
 }
 

@@ -162,7 +162,7 @@ func TestTrajectoryWeight(t *testing.T) {
 	}{
 		{"success pulls toward 1.5", 1.0, 1.0, 1.05, 1},
 		{"failure pulls toward 0.5", 1.0, -1.0, 0.95, 1},
-		{"weak positive default", InitialWeight, 0.1, 0.85*0.9 + 1.05*0.1, 1},
+		{"weak positive default", InitialWeight, 0.1, 0.9 + 1.05*0.1, 1},
 		{"converges to the 1.5 ceiling", InitialWeight, 1.0, 1.5, 400},
 		{"never below the 0.5 target", InitialWeight, -1.0, 0.5, 400},
 		{"clamped input outcome", 1.0, 7, 1.05, 1},
@@ -279,5 +279,65 @@ func TestDisableKeepsEvidence(t *testing.T) {
 	}
 	if got := Replay(ColdStart(), []Event{{Verdict: Helpful}, {Disable: true}}); got.Disabled != "disabled" {
 		t.Fatalf("replay: disabled %q, want the default reason", got.Disabled)
+	}
+}
+
+// TestFirstOutcomeMovesTheRightWay: the multiplier is 1 until a skill's
+// first implicit outcome; that outcome never moves it the wrong way (a
+// success never lowers it, a failure never raises it), whether the skill
+// is new or its stored weight is the 0.85 earlier releases began with.
+func TestFirstOutcomeMovesTheRightWay(t *testing.T) {
+	old := ColdStart()
+	old.TrajectoryWeight = 0.85 // what earlier releases stored before any outcome
+	old.HelpfulCount = 2
+	for _, tt := range []struct {
+		name    string
+		start   Evidence
+		outcome float64
+		want    float64
+	}{
+		{"new skill, success", ColdStart(), 1, 1.05},
+		{"new skill, weak success", ColdStart(), 0.1, 1.005},
+		{"new skill, failure", ColdStart(), -1, 0.95},
+		{"new skill, neutral outcome", ColdStart(), 0, 1},
+		{"stored 0.85, success", old, 1, 1.05},
+		{"stored 0.85, failure", old, -1, 0.95},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if m := tt.start.WeightMultiplier(); m != 1 {
+				t.Fatalf("multiplier before any outcome %v, want 1", m)
+			}
+			got := Apply(tt.start, Event{Implicit: true, Outcome: tt.outcome}).WeightMultiplier()
+			if math.Abs(got-tt.want) > 1e-9 {
+				t.Errorf("multiplier after the first outcome %v, want %v", got, tt.want)
+			}
+			if tt.outcome > 0 && got < 1 || tt.outcome < 0 && got > 1 {
+				t.Errorf("outcome %v moved the multiplier from 1 to %v", tt.outcome, got)
+			}
+		})
+	}
+	// Three successes in a row: every one raises it.
+	e, prev := ColdStart(), 1.0
+	for i := 0; i < 3; i++ {
+		e = Apply(e, Event{Implicit: true, Outcome: 1})
+		if m := e.WeightMultiplier(); m <= prev {
+			t.Fatalf("success %d: multiplier %v, not above %v", i+1, m, prev)
+		}
+		prev = e.WeightMultiplier()
+	}
+}
+
+// TestReplayKeepsAnUnusedWeight: a weight no outcome produced does
+// nothing, and replay keeps it as stored, so the 0.85 earlier releases
+// wrote for skills without outcomes still agrees with their ledgers; a
+// ledger with outcomes replays its weight from neutral.
+func TestReplayKeepsAnUnusedWeight(t *testing.T) {
+	cur := ColdStart()
+	cur.TrajectoryWeight = 0.85
+	if got := Replay(cur, []Event{{Verdict: Helpful}}); got.TrajectoryWeight != 0.85 || got.WeightMultiplier() != 1 {
+		t.Errorf("verdicts only: weight %v multiplier %v, want 0.85 kept and 1", got.TrajectoryWeight, got.WeightMultiplier())
+	}
+	if got := Replay(cur, []Event{{Verdict: Helpful}, {Implicit: true, Outcome: 1}}); math.Abs(got.TrajectoryWeight-1.05) > 1e-9 {
+		t.Errorf("with an outcome: weight %v, want 1.05", got.TrajectoryWeight)
 	}
 }

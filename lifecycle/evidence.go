@@ -72,7 +72,12 @@ const (
 // outcomes (alpha 0.1, so about ten sessions move it), kept within
 // [0.3, 1.5] so no run of sessions can silence or crown a skill alone.
 const (
-	InitialWeight = 0.85 // a new skill starts slightly below neutral: it earns trust before it outranks a proven one
+	// InitialWeight is neutral, the multiplier of a skill without
+	// outcomes: the average starts there at the first outcome, so a first
+	// success raises the multiplier and a first failure lowers it.
+	// (Releases before it started the average at 0.85, so a first
+	// success dropped a skill from ×1 to ×0.915.)
+	InitialWeight = 1.0
 	MinWeight     = 0.3
 	MaxWeight     = 1.5
 	WeightAlpha   = 0.1
@@ -108,6 +113,8 @@ type Evidence struct {
 	ConsecutiveHarmful int
 	// TrajectoryWeight is that moving average; it multiplies the score only once
 	// ImplicitOutcomes > 0, so skills without outcome data are never penalised.
+	// Until then it is unused: the first outcome starts from InitialWeight,
+	// whatever is stored (earlier releases stored 0.85).
 	TrajectoryWeight float64
 	ImplicitOutcomes int
 	// SilentStreak counts the sessions in a row that injected the skill and

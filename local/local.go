@@ -87,7 +87,8 @@ func Find(dir string) (string, error) {
 	case file != "":
 		return "", fmt.Errorf("%w: %s", ErrNotRegistry, MetaFileError(file))
 	}
-	return "", fmt.Errorf("%w: no %s folder in %s or any parent (run `megagit init`)", ErrNotRegistry, MetaDir, abs)
+	// The way out (`megagit init`, -C) is the command's hint.
+	return "", fmt.Errorf("%w: no %s folder in %s or any parent", ErrNotRegistry, MetaDir, abs)
 }
 
 // holdsSkill says whether dir holds a SKILL.md: it is a skill's folder.

@@ -42,7 +42,7 @@ func TestFind(t *testing.T) {
 		if !errors.Is(err, ErrNotRegistry) {
 			t.Fatalf("err = %v, want ErrNotRegistry", err)
 		}
-		want := "not a megagit registry: no .megagit folder in " + bare + " or any parent (run `megagit init`)"
+		want := "not a megagit registry: no .megagit folder in " + bare + " or any parent"
 		if err.Error() != want {
 			t.Fatalf("message\n got %q\nwant %q", err, want)
 		}

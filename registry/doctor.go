@@ -140,21 +140,32 @@ func (r *Registry) ledgerChecks(skills []*Skill) []Check {
 		sort.Strings(orphans)
 		out = append(out, Check{Name: "ledger-orphans", Status: CheckWarn, Detail: "ledgers without a skill: " + strings.Join(orphans, ", ")})
 	}
-	var stale []string
+	var stale, unarchived []string
 	for _, s := range skills {
 		entries := ledgers[s.Name]
 		if len(entries) == 0 && !s.File.HasEvidence() {
 			continue
 		}
-		want, err := s.File.WithEvidence(lifecycle.Replay(s.Evidence, ReplayEvents(entries)))
+		replayed := lifecycle.Replay(s.Evidence, ReplayEvents(entries))
+		want, err := s.File.WithEvidence(replayed)
 		if err != nil || !bytes.Equal(want, s.File.Raw()) {
 			stale = append(stale, s.Name)
 		}
+		if replayed.Status == lifecycle.Archived && s.Evidence.Status != lifecycle.Archived {
+			// A hand edit does not lift an archive (the router keeps it
+			// archived): say what does.
+			unarchived = append(unarchived, fmt.Sprintf("%s is archived by its ledger but its mega_meta says %s (edited by hand?): megagit routes it as archived; `megagit unarchive %s --reason R` brings it back",
+				s.Name, s.Evidence.Status, s.Name))
+		}
 	}
 	if len(stale) > 0 {
+		hint := "run `megagit resync` (or `megagit doctor --fix`)"
+		if len(unarchived) > 0 {
+			hint = strings.Join(unarchived, "; ") + "; " + hint + " to put mega_meta back in line with the ledger"
+		}
 		out = append(out, Check{Name: "evidence", Status: CheckFail,
 			Detail: fmt.Sprintf("mega_meta of %d skill(s) disagrees with the ledger: %s", len(stale), strings.Join(stale, ", ")),
-			Hint:   "run `megagit resync` (or `megagit doctor --fix`)"})
+			Hint:   hint})
 	} else {
 		out = append(out, Check{Name: "evidence", Status: CheckOK, Detail: "every skill's mega_meta matches a replay of its ledger"})
 	}

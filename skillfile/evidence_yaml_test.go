@@ -171,7 +171,7 @@ func TestSkillFileWithEvidenceDetails(t *testing.T) {
 	t.Run("cold start block", func(t *testing.T) {
 		out := string(checkRoundTrip(t, "n.md", []byte("---\n---\nbody"), lifecycle.ColdStart()))
 		want := "---\nmega_meta:\n  helpful_count: 0\n  harmful_count: 0\n  helpful_contexts: []\n  harmful_contexts: []\n" +
-			"  status: active\n  consecutive_harmful: 0\n  trajectory_weight: 0.85\n---\nbody"
+			"  status: active\n  consecutive_harmful: 0\n  trajectory_weight: 1\n---\nbody"
 		if out != want {
 			t.Errorf("got\n%q\nwant\n%q", out, want)
 		}

@@ -97,7 +97,7 @@ func TestSkillFileEvidenceFixtures(t *testing.T) {
 		want lifecycle.Evidence
 	}{
 		{"bom.md", lifecycle.ColdStart()},
-		{"comments.md", lifecycle.Evidence{HelpfulCount: 1, Status: lifecycle.Active, TrajectoryWeight: 0.85}},
+		{"comments.md", lifecycle.Evidence{HelpfulCount: 1, Status: lifecycle.Active, TrajectoryWeight: lifecycle.InitialWeight}},
 		{"crlf.md", lifecycle.Evidence{HelpfulCount: 2, HarmfulCount: 1, HelpfulContexts: []string{"a"}, Status: lifecycle.Suspect,
 			ConsecutiveHarmful: 1, TrajectoryWeight: 0.9}},
 		{"middle.md", lifecycle.Evidence{HelpfulCount: 5, HelpfulContexts: []string{"one", "two"}, Status: lifecycle.Active,

@@ -65,6 +65,10 @@ type Adopted struct {
 	// Registry is the root of the registry holding it (adopt) or that
 	// held it (restore).
 	Registry string `json:"registry"`
+	// Kept is the original adopt moved aside, kept after a restore
+	// because it holds something the restored folder has in its place
+	// (returnBackup); "" when it is gone.
+	Kept string `json:"kept,omitempty"`
 }
 
 // AdoptOptions choose the native folders: an agent ("" for all) and a
@@ -256,6 +260,10 @@ func (w *Workspace) adoptRoot(o AdoptOptions, agent, scope, root, base string, r
 		if path.Dir(path.Dir(s.Path)) != root {
 			continue
 		}
+		if why := cannotCarry(w.abs(path.Dir(s.Path))); why != "" {
+			res.Skipped = append(res.Skipped, Skip{s.Name, w.abs(path.Dir(s.Path)), why + ": left in place"})
+			continue
+		}
 		a := Adoption{Name: s.Name, Agent: agent, Scope: scope, Root: root,
 			From: path.Join(root, s.Name), Path: path.Join(first, s.Name, "SKILL.md")}
 		if rel, err := filepath.Rel(base, w.abs(root)); err == nil && filepath.IsLocal(rel) {
@@ -331,7 +339,8 @@ func (w *Workspace) adoptFolder(o AdoptOptions, src *Workspace, agent, scope, ba
 }
 
 // planFolder lists the skills of a native folder adopt takes, and those
-// it leaves (in res.Skipped): a symlink, a name the registry (w; nil: none
+// it leaves (in res.Skipped): a symlink, a folder holding what a commit
+// cannot carry (a .git: cannotCarry), a name the registry (w; nil: none
 // yet) or, for a personal skill, the project has, a SKILL.md that does
 // not pass lint, a folder the audit finds high that o.Allow does not allow.
 func (w *Workspace) planFolder(o AdoptOptions, agent, scope, base, dir, first string, shadow map[string]string, res *AdoptResult) ([]Adoption, error) {
@@ -360,6 +369,10 @@ func (w *Workspace) planFolder(o AdoptOptions, agent, scope, base, dir, first st
 		}
 		if err != nil {
 			skip(err.Error() + ": left in place")
+			continue
+		}
+		if why := cannotCarry(from); why != "" {
+			skip(why + ": left in place")
 			continue
 		}
 		if by := shadow[e.Name()]; by != "" {

@@ -203,20 +203,6 @@ func (w *Workspace) backupOf(a Adoption) string {
 	return w.abs(a.Backup)
 }
 
-// removeBackup deletes an adoption's original and its batch folder once
-// empty.
-func (w *Workspace) removeBackup(a Adoption) error {
-	b := w.backupOf(a)
-	if b == "" {
-		return nil
-	}
-	if err := os.RemoveAll(b); err != nil {
-		return err
-	}
-	os.Remove(filepath.Dir(b)) // the batch folder, once empty
-	return nil
-}
-
 // pruneEmpty removes the folders under dir, and dir, that hold no file:
 // what a move a kill interrupted leaves (its journal's replay writes the
 // files but not the pruning), which would stop a move back.
@@ -347,14 +333,20 @@ func (w *Workspace) recoverRecord(a Adoption) (string, error) {
 			a.State = ""
 			return "still adopted: the restore was undone", w.journal(a)
 		}
+		var kept string
 		if w.Reg.HasSkill(a.Name) {
-			if err := w.finishRestore(a, dest); err != nil {
-				return "", err
-			}
-		} else if err := w.removeBackup(a); err != nil {
+			kept, err = w.finishRestore(a, dest)
+		} else {
+			kept, err = w.returnBackup(a, dest)
+		}
+		if err != nil {
 			return "", err
 		}
-		return "restored to " + describe(dest), w.drop(a.Name)
+		note := "restored to " + describe(dest)
+		if kept != "" {
+			note += "; " + KeptNote(kept)
+		}
+		return note, w.drop(a.Name)
 	}
 }
 

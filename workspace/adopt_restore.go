@@ -83,10 +83,14 @@ func (w *Workspace) restoreFrom(o AdoptOptions, project, user bool, res *AdoptRe
 			res.Left[a.Scope]++
 			continue
 		}
+		var kept keptError
+		if errors.As(err, &kept) {
+			err = nil
+		}
 		if err != nil {
 			return err
 		}
-		r := Adopted{Adoption: a, Dir: dests[i], Registry: w.Reg.Root()}
+		r := Adopted{Adoption: a, Dir: dests[i], Registry: w.Reg.Root(), Kept: string(kept)}
 		if a.Root != "" {
 			r.Dir = w.abs(path.Join(a.Root, a.Name))
 		}
@@ -135,11 +139,20 @@ func (w *Workspace) restoreOne(o AdoptOptions, a Adoption, dest string) error {
 		_, rerr := w.recoverRecord(a)
 		return errors.Join(fmt.Errorf("restoring %s to %s: %w", a.Name, dest, err), rerr)
 	}
-	if err := w.finishRestore(a, dest); err != nil {
+	kept, err := w.finishRestore(a, dest)
+	if err != nil {
 		return fmt.Errorf("%s is back in %s, but the registry still holds it: %w; `megagit doctor --fix` finishes the restore", a.Name, dest, err)
 	}
-	return w.drop(a.Name)
+	if kept != "" {
+		err = keptError(kept)
+	}
+	return errors.Join(w.drop(a.Name), err)
 }
+
+// keptError is a restore done that kept the original adopt moved aside.
+type keptError string
+
+func (e keptError) Error() string { return string(e) }
 
 // writeBack writes the registry's copy of a skill into a folder beside
 // dest, each file with its recorded mode and SKILL.md without mega_meta,
@@ -228,24 +241,26 @@ func (w *Workspace) modeOf(a Adoption, rel string) fs.FileMode {
 // finishRestore ends a restore once the skill is back in dest (each step
 // idempotent, so recovery reruns it): its verdicts go to the user
 // registry's ledger of read-only skills, under the key of the file now in
-// dest, then it leaves the registry and its original moved aside goes.
-func (w *Workspace) finishRestore(a Adoption, dest string) error {
+// dest, then it leaves the registry and its original moved aside goes
+// (returnBackup: what the registry never held goes back into dest), or is
+// kept and returned.
+func (w *Workspace) finishRestore(a Adoption, dest string) (string, error) {
 	entries, err := w.Reg.Ledger(a.Name)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if len(entries) > 0 {
 		data, err := local.ReadRegular(filepath.Join(dest, "SKILL.md"), skillfile.MaxSize)
 		if err != nil {
-			return err
+			return "", err
 		}
 		key := registry.NativeKey(a.Name, data)
 		if _, _, err := w.UserRegistry().MergeNativeLedger(key, entries, "restored to "+describe(dest)); err != nil {
-			return fmt.Errorf("carry its evidence back: %w", err)
+			return "", fmt.Errorf("carry its evidence back: %w", err)
 		}
 	}
 	if _, _, err := w.Reg.RemoveSkill(a.Name); err != nil {
-		return err
+		return "", err
 	}
-	return w.removeBackup(a)
+	return w.returnBackup(a, dest)
 }

@@ -108,7 +108,7 @@ func SkillDocs(skills []*registry.Skill, ledgers map[string][]registry.Entry) []
 			Headings: injectedLines(s.File.Headings()), Triggers: injectedLines(s.File.Triggers()), Body: safetext.Injected(s.File.Body()),
 			HelpfulContexts: ev.HelpfulContexts, HarmfulContexts: ev.HarmfulContexts,
 			HelpfulCount: ev.HelpfulCount, HarmfulCount: ev.HarmfulCount,
-			Status: string(ev.Status), Weight: ev.WeightMultiplier(),
+			Status: string(routedStatus(ev, ledgers[s.Name])), Weight: ev.WeightMultiplier(),
 			Silence: lifecycle.SilenceMultiplier(ev.SilentStreak),
 		}
 		if !ev.LastUpdated.IsZero() {
@@ -136,4 +136,22 @@ func injectedLines(lines []string) []string {
 		lines[i] = safetext.Line(safetext.Injected(l))
 	}
 	return lines
+}
+
+// routedStatus is the status a skill routes with: its mega_meta's, unless
+// its ledger archived it and mega_meta says otherwise (edited by hand):
+// only an unarchive in the ledger lifts an archive.
+func routedStatus(ev lifecycle.Evidence, ledger []registry.Entry) lifecycle.Status {
+	if ArchivedByLedger(ev, ledger) {
+		return lifecycle.Archived
+	}
+	return ev.Status
+}
+
+// ArchivedByLedger says a skill's ledger archived it while its mega_meta
+// says another status: a hand edit, which megagit does not honour
+// (`megagit unarchive` is the way back).
+func ArchivedByLedger(ev lifecycle.Evidence, ledger []registry.Entry) bool {
+	return ev.Status != lifecycle.Archived && len(ledger) > 0 &&
+		lifecycle.Replay(ev, registry.ReplayEvents(ledger)).Status == lifecycle.Archived
 }

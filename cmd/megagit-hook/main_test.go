@@ -14,6 +14,7 @@ import (
 
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/hook/inject"
+	"github.com/megagit/megagit/internal/testhome"
 )
 
 // bin holds megagit and megagit-hook side by side; lone holds
@@ -21,8 +22,15 @@ import (
 // a megagit-hook of another version.
 var bin, lone, skew string
 
-func TestMain(m *testing.M) {
-	os.Exit(func() int {
+// TestMain builds the binaries, in a home and PATH of the tests' own
+// (none reads the user's skills or settings, nor runs an installed megagit).
+func TestMain(m *testing.M) { os.Exit(testhome.Isolate(withBinaries{m}).Run()) }
+
+type withBinaries struct{ m *testing.M }
+
+func (w withBinaries) Run() int {
+	m := w.m
+	return func() int {
 		tmp, err := os.MkdirTemp("", "megagit-hook-test")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -46,7 +54,7 @@ func TestMain(m *testing.M) {
 			return 1
 		}
 		return m.Run()
-	}())
+	}()
 }
 
 // fixture is a registry with three skills, lexical routing unless env
@@ -75,7 +83,7 @@ func newFixture(t *testing.T) *fixture {
 	}
 	// A long deadline: a loaded test machine must not make a refresh that
 	// fits in the usual half second miss it.
-	f.env = append(f.env, "PATH=/usr/bin:/bin", "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+	f.env = append(f.env, "PATH="+os.Getenv("PATH"), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"MEGAGIT_HOOK_DEADLINE_MS=20000", "MEGAGIT_MODEL_ID=none")
 	f.megagit("init", f.root)
 	f.skill("flaky-tests", "Find why tests pass locally but fail randomly in CI: ordering, shared state, time. Use when a test is flaky or fails intermittently.")

@@ -24,7 +24,7 @@ import (
 // session and is not given again after a compaction.
 func DoctorCheck(workTree string) registry.Check {
 	home, _ := os.UserHomeDir()
-	var found, noStart, double, fixes, broken, unread []string
+	var found, noStart, double, fixes, broken, reinstalls, unread []string
 	for _, agent := range []string{hook.AgentClaude, hook.AgentCodex, hook.AgentGemini} {
 		at := map[string]string{}
 		for _, scope := range Scopes {
@@ -55,6 +55,9 @@ func DoctorCheck(workTree string) registry.Check {
 			for _, c := range ourCommands(data) {
 				if why := brokenCommand(c); why != "" && !slices.Contains(broken, p+": "+why) {
 					broken = append(broken, p+": "+why)
+					if fix := reinstall(agent, scope, false); !slices.Contains(reinstalls, fix) {
+						reinstalls = append(reinstalls, fix)
+					}
 				}
 			}
 			if len(kinds) > 0 && !kinds["session-start"] {
@@ -80,7 +83,7 @@ func DoctorCheck(workTree string) registry.Check {
 	if len(broken) > 0 {
 		return registry.Check{Name: "hooks", Status: registry.CheckFail,
 			Detail: "the agent cannot run megagit's hooks: " + strings.Join(broken, "; "),
-			Hint:   "run `megagit hook install` again with this megagit (with the --agent and --scope you installed with)"}
+			Hint:   "run " + strings.Join(reinstalls, ", ") + " again with this megagit (and the --command or --hook-command you installed with, if any)"}
 	}
 	if len(unread) > 0 {
 		detail := "could not read an agent's settings file, so whether it runs megagit's hooks is unknown: " + strings.Join(unread, "; ")
@@ -180,7 +183,7 @@ func brokenCommand(command string) string {
 // parse is a warning: the agent may read a dialect megagit does not.
 func MCPDoctorCheck(workTree string) registry.Check {
 	home, _ := os.UserHomeDir()
-	var found, broken, seen, unread []string
+	var found, broken, reinstalls, seen, unread []string
 	for _, agent := range []string{hook.AgentClaude, hook.AgentCodex, hook.AgentGemini} {
 		for _, scope := range []string{ScopeProject, ScopeUser} {
 			p, err := MCPPath(agent, scope, workTree, home)
@@ -205,16 +208,19 @@ func MCPDoctorCheck(workTree string) registry.Check {
 				continue
 			}
 			found = append(found, p)
-			if argv[0] == "" {
-				broken = append(broken, p+": the entry has no command")
-				continue
+			why := "the entry has no command"
+			if argv[0] != "" {
+				quoted := make([]string, len(argv))
+				for i, w := range argv {
+					quoted[i] = ShellQuote(w)
+				}
+				why = brokenCommand(strings.Join(quoted, " "))
 			}
-			quoted := make([]string, len(argv))
-			for i, w := range argv {
-				quoted[i] = ShellQuote(w)
-			}
-			if why := brokenCommand(strings.Join(quoted, " ")); why != "" {
+			if why != "" {
 				broken = append(broken, p+": "+why)
+				if fix := reinstall(agent, scope, true); !slices.Contains(reinstalls, fix) {
+					reinstalls = append(reinstalls, fix)
+				}
 			}
 		}
 	}
@@ -222,7 +228,7 @@ func MCPDoctorCheck(workTree string) registry.Check {
 	case len(broken) > 0:
 		return registry.Check{Name: "mcp", Status: registry.CheckFail,
 			Detail: "the agent cannot start megagit's MCP server: " + strings.Join(broken, "; "),
-			Hint:   "run `megagit hook install --mcp` again with this megagit (with the --agent and --scope you installed with)"}
+			Hint:   "run " + strings.Join(reinstalls, ", ") + " again with this megagit (and the --command you installed with, if any)"}
 	case len(unread) > 0:
 		return registry.Check{Name: "mcp", Status: registry.CheckWarn,
 			Detail: "could not read an agent's MCP configuration, so its megagit entry is unchecked: " + strings.Join(unread, "; "),
@@ -267,4 +273,14 @@ func mcpEntry(data []byte, codex bool) (argv []string, ok bool, err error) {
 		}
 	}
 	return append([]string{s.Command}, s.Args...), true, nil
+}
+
+// reinstall is the install that rewrites an agent's entries at a scope
+// with this megagit, as doctor names it.
+func reinstall(agent, scope string, mcp bool) string {
+	flag := ""
+	if mcp {
+		flag = " --mcp"
+	}
+	return fmt.Sprintf("`megagit hook install%s --agent %s --scope %s`", flag, agent, scope)
 }

@@ -108,6 +108,11 @@ func adoptRun(opts *adoptOptions) error {
 	if err != nil {
 		return err
 	}
+	for _, d := range res.Done {
+		if d.Kept != "" {
+			fmt.Fprintf(a.errOut, "megagit: restored %s to %s; %s\n", d.Name, workspace.Describe(d.Dir), workspace.KeptNote(d.Kept))
+		}
+	}
 	verb := map[bool]string{false: "adopted", true: "restored"}[opts.restore]
 	if opts.dryRun {
 		verb = "would be " + verb

@@ -194,9 +194,30 @@ func doctorRun(opts *doctorOptions) error {
 		}
 	}
 	if failed > 0 {
-		return withHint(fmt.Errorf("%w: %d check(s) failed", errProblems, failed), "`megagit doctor --fix` repairs interrupted writes and stale evidence")
+		return withHint(fmt.Errorf("%w: %d check(s) failed", errProblems, failed), doctorHint(checks))
 	}
 	return nil
+}
+
+// doctorHint is doctor's last word when checks failed: each failed check's
+// hint says what repairs it; --fix is named only for the checks whose hint
+// names it (it does not touch, say, the agents' settings files).
+func doctorHint(checks []registry.Check) string {
+	var failed, fixed []string
+	for _, c := range checks {
+		if c.Status != registry.CheckFail {
+			continue
+		}
+		failed = append(failed, c.Name)
+		if strings.Contains(c.Hint, "doctor --fix") {
+			fixed = append(fixed, c.Name)
+		}
+	}
+	hint := "the HINT column says how to repair each failed check (" + strings.Join(failed, ", ") + ")"
+	if len(fixed) > 0 {
+		hint += "; `megagit doctor --fix` repairs " + strings.Join(fixed, ", ")
+	}
+	return hint
 }
 
 // cacheChecks verifies each committed embedding cache: index.json reads

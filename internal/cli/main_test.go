@@ -5,35 +5,50 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/megagit/megagit/internal/testhome"
 	"github.com/megagit/megagit/models"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
+// scriptCommands are the commands scripts run: the test binary again,
+// under another name.
+var scriptCommands = map[string]func(){
+	"megagit": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	// expect-exit N ARGS...: run megagit ARGS and fail unless it exits N
+	// (testscript itself only tells zero from non-zero).
+	"expect-exit": func() {
+		if len(os.Args) < 2 {
+			fmt.Fprintln(os.Stderr, "usage: expect-exit N megagit-args...")
+			os.Exit(2)
+		}
+		want, err := strconv.Atoi(os.Args[1])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "expect-exit: bad code:", err)
+			os.Exit(2)
+		}
+		got := run(os.Args[2:], os.Stdin, os.Stdout, os.Stderr)
+		if got != want {
+			fmt.Fprintf(os.Stderr, "expect-exit: megagit exited %d, want %d\n", got, want)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	},
+}
+
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
-		"megagit": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		// expect-exit N ARGS...: run megagit ARGS and fail unless it exits N
-		// (testscript itself only tells zero from non-zero).
-		"expect-exit": func() {
-			if len(os.Args) < 2 {
-				fmt.Fprintln(os.Stderr, "usage: expect-exit N megagit-args...")
-				os.Exit(2)
-			}
-			want, err := strconv.Atoi(os.Args[1])
-			if err != nil {
-				fmt.Fprintln(os.Stderr, "expect-exit: bad code:", err)
-				os.Exit(2)
-			}
-			got := run(os.Args[2:], os.Stdin, os.Stdout, os.Stderr)
-			if got != want {
-				fmt.Fprintf(os.Stderr, "expect-exit: megagit exited %d, want %d\n", got, want)
-				os.Exit(1)
-			}
-			os.Exit(0)
-		},
-	})
+	if _, ok := scriptCommands[strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")]; ok {
+		// One of a script's commands: its environment is the script's.
+		testscript.Main(m, scriptCommands)
+	}
+	// Every test runs in a home and PATH of its own (the scripts in
+	// homes of their own below that). The ONNX Runtime library is a tool
+	// the tests need: its default place is in the user's data folder, so
+	// it is found before HOME moves.
+	os.Setenv("MEGAGIT_ONNXRUNTIME_LIB", onnxRuntimeLib())
+	testscript.Main(testhome.Isolate(m), scriptCommands)
 }
 
 func TestScripts(t *testing.T) {
@@ -49,6 +64,8 @@ func TestScripts(t *testing.T) {
 			e.Setenv("HOME", home)
 			e.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 			e.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
+			e.Setenv("XDG_CACHE_HOME", filepath.Join(home, ".cache"))
+			e.Setenv("XDG_STATE_HOME", filepath.Join(home, ".local", "state"))
 			e.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 			// REALSKILLS holds skills/ with the published skills of
 			// testdata/realskills, for scripts that evaluate real files.
@@ -61,8 +78,8 @@ func TestScripts(t *testing.T) {
 			// the refresh of the compiled index it waits for within half
 			// its deadline; scripts about the deadline set their own.
 			e.Setenv("MEGAGIT_HOOK_DEADLINE_MS", "20000")
-			// The runtime's path is resolved before HOME moves (its default
-			// lives under the real home); onnx-free scripts never load it.
+			// The runtime's path, resolved before HOME moved (TestMain);
+			// onnx-free scripts never load it.
 			e.Setenv("MEGAGIT_ONNXRUNTIME_LIB", onnxRuntimeLib())
 			return os.WriteFile(filepath.Join(home, ".gitconfig"),
 				[]byte("[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"), 0o644)
@@ -74,6 +91,8 @@ func TestScripts(t *testing.T) {
 				return onnxAvailable()
 			case "fulldisk":
 				return canMountTmpfs()
+			case "onnxbuild":
+				return models.ONNXSupported, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},

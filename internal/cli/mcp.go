@@ -2,10 +2,12 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
 	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/mcpserver"
 	"github.com/spf13/cobra"
 )
@@ -50,6 +52,9 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 	a := opts.app
 	cwd, _ := os.Getwd()
 	s, err := mcpserver.New(mcpserver.Options{Dir: a.workDir(), Project: hook.ProjectWords(cwd), Version: buildVersion().Version, Now: a.now, Log: a.errOut})
+	if errors.Is(err, local.ErrNotRegistry) {
+		return notRegistry(a, err)
+	}
 	if err != nil {
 		return err
 	}

@@ -3,10 +3,13 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/hook/inject"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/route"
@@ -89,7 +92,13 @@ func routeRun(opts *routeOptions) error {
 		budget = opts.budget
 	}
 	noDynamic := opts.noDynamicK || !e.Cfg.Route.Dynamic
-	docs, rr, err := routeOnce(opts, e, route.Settings{TopK: topK, NoDynamic: noDynamic, Format: format, Budget: budget,
+	// The prompt hook adds the project folder's name to the prompt
+	// (Router.RouteWithProject): so does route, from the folder it runs in.
+	project := ""
+	if dir, err := filepath.Abs(opts.app.workDir()); err == nil {
+		project = hook.ProjectWords(dir)
+	}
+	docs, rr, alone, err := routeOnce(opts, e, project, route.Settings{TopK: topK, NoDynamic: noDynamic, Format: format, Budget: budget,
 		Where: route.WhereAt("", opts.prompt, opts.paths), Deny: e.Cfg.Deny, Force: e.Cfg.Force})
 	if err != nil {
 		return err
@@ -126,6 +135,13 @@ func routeRun(opts *routeOptions) error {
 	} else {
 		fmt.Fprintf(opts.app.errOut, "megagit: k=%d (%s): %s; %d tokens\n", out.K, out.Reason, shown(strings.Join(names, ", ")), out.Tokens)
 	}
+	if alone != nil {
+		was := "nothing"
+		if len(alone) > 0 {
+			was = strings.Join(alone, ", ")
+		}
+		fmt.Fprintf(opts.app.errOut, "megagit: ranked with this folder's name (%s) as the prompt hook ranks; the prompt alone picks %s\n", shown(project), shown(was))
+	}
 	if out.Text != "" {
 		// The rendered text holds no control character but newline and
 		// tab (safetext.Injected); a served answer is escaped all the same.
@@ -138,18 +154,44 @@ func routeRun(opts *routeOptions) error {
 // re-reading changed skills, before routing in-process.
 const routeServeTimeout = 5 * time.Second
 
-// routeOnce routes through `megagit serve` when one answers, else here.
-func routeOnce(opts *routeOptions, e *workspace.Workspace, s route.Settings) ([]ranker.Doc, route.Result, error) {
+// routeOnce routes through `megagit serve` when one answers, else here,
+// with the project's words as the prompt hook does; alone is what the
+// prompt alone would inject, when the project's words changed it (nil
+// when they did not).
+func routeOnce(opts *routeOptions, e *workspace.Workspace, project string, s route.Settings) (docs []ranker.Doc, rr route.Result, alone []string, err error) {
 	if !opts.noServe {
-		docs, rr, err := serveClient(e).Route(opts.prompt, "", s, routeServeTimeout)
+		c := serveClient(e)
+		docs, rr, err := c.Route(opts.prompt, project, s, routeServeTimeout)
 		if err == nil {
-			return docs, rr, nil
+			if project != "" {
+				if pd, plain, err := c.Route(opts.prompt, "", s, routeServeTimeout); err == nil {
+					alone = changedBy(docs, rr, pd, plain)
+				}
+			}
+			return docs, rr, alone, nil
 		}
 		if !errors.Is(err, route.ErrNotServed) {
 			fmt.Fprintf(opts.app.errOut, "megagit: warning: %v; routing here\n", err)
 		}
 	}
-	return routeMapped(func() (*route.Router, error) { return opts.app.router(e, s.Format == "compose") }, opts.prompt, s)
+	return routeMapped(func() (*route.Router, error) { return opts.app.router(e, s.Format == "compose") }, opts.prompt, project, s)
+}
+
+// changedBy is what the plain answer injects, when it is not what rr
+// injects (nil when the two agree).
+func changedBy(docs []ranker.Doc, rr route.Result, plainDocs []ranker.Doc, plain route.Result) []string {
+	names := func(docs []ranker.Doc, r route.Result) []string {
+		out := []string{}
+		for _, d := range r.Rendered.Included {
+			out = append(out, docs[d].ID)
+		}
+		return out
+	}
+	with, without := names(docs, rr), names(plainDocs, plain)
+	if slices.Equal(with, without) {
+		return nil
+	}
+	return without
 }
 
 // routeMapped routes a prompt through the router open builds, as the
@@ -158,7 +200,7 @@ func routeOnce(opts *routeOptions, e *workspace.Workspace, s route.Settings) ([]
 // (at thousands of skills, tens of megabytes a call would copy). megagit
 // replaces the index file, never truncates it, so the mapping stays whole;
 // should a fault on it happen all the same, it is an error, not a crash.
-func routeMapped(open func() (*route.Router, error), prompt string, s route.Settings) (docs []ranker.Doc, rr route.Result, err error) {
+func routeMapped(open func() (*route.Router, error), prompt, project string, s route.Settings) (docs []ranker.Doc, rr route.Result, alone []string, err error) {
 	defer inject.NoGC()()
 	defer route.MapIndexFiles()()
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
@@ -169,9 +211,13 @@ func routeMapped(open func() (*route.Router, error), prompt string, s route.Sett
 	}()
 	rt, err := open()
 	if err != nil {
-		return nil, route.Result{}, err
+		return nil, route.Result{}, nil, err
 	}
-	return rt.Docs, rt.Route(prompt, s), nil
+	rr = rt.RouteWithProject(prompt, project, s)
+	if project != "" {
+		alone = changedBy(rt.Docs, rr, rt.Docs, rt.RouteWithProject(prompt, "", s))
+	}
+	return rt.Docs, rr, alone, nil
 }
 
 // round4 rounds a score for output (see ranker.Round4).

@@ -183,6 +183,8 @@ func sourcedJSON(s *workspace.Sourced) skillJSON {
 // skill is never routed (user-only, or rules that cannot be read).
 func statusCell(s *workspace.Sourced) string {
 	switch {
+	case workspace.ArchivedByLedger(s.Evidence, s.Ledger):
+		return "archived (by its ledger; mega_meta says " + string(s.Evidence.Status) + ")"
 	case s.Evidence.Disabled != "":
 		return string(s.Evidence.Status) + " (disabled)"
 	case s.Denied != "":
@@ -250,7 +252,7 @@ func skillListRun(opts *skillListOptions) error {
 	for _, s := range all {
 		ev := s.Evidence
 		rows = append(rows, []string{s.Name, statusCell(s), strconv.Itoa(ev.HelpfulCount), strconv.Itoa(ev.HarmfulCount),
-			strconv.Itoa(ev.ConsecutiveHarmful), strconv.FormatFloat(ev.TrajectoryWeight, 'f', 2, 64), from.of(s), sourceCell(s), workspace.Describe(s.Path)})
+			strconv.Itoa(ev.ConsecutiveHarmful), strconv.FormatFloat(ev.WeightMultiplier(), 'f', 2, 64), from.of(s), sourceCell(s), workspace.Describe(s.Path)})
 	}
 	return printTable(opts.app.out, []string{"NAME", "STATUS", "HELPFUL", "HARMFUL", "STREAK", "WEIGHT", "ORIGIN", "SOURCE", "PATH"}, rows)
 }

@@ -6,6 +6,10 @@
 // the history, and after the same history judged HARMFUL; and how often a
 // prompt that needs no skill is left alone in each case.
 //
+// Two runs play the history as implicit outcomes instead of verdicts
+// (each past session followed by a passing command, or by a failing one):
+// only the skills' trajectory weights move, as lifecycle.Apply moves them.
+//
 // A last run plays silence: the first half of the prompts that need no
 // skill are routed -rounds times each as past sessions in which the
 // injected skills went unused (the silence penalty's streak), and the
@@ -76,17 +80,33 @@ func main() {
 	for _, run := range []struct {
 		name    string
 		verdict string
-	}{{"before", ""}, {"after HELPFUL", "HELPFUL"}, {"after HARMFUL", "HARMFUL"}} {
+	}{{"before", ""}, {"after HELPFUL", "HELPFUL"}, {"after HARMFUL", "HARMFUL"},
+		{"after success", "success"}, {"after failure", "failure"}} {
 		docs := append([]ranker.Doc(nil), b.Docs...)
 		at := map[string]int{}
 		for i, d := range docs {
 			at[d.ID] = i
 		}
+		ev := map[string]lifecycle.Evidence{}
 		for _, q := range history {
 			if run.verdict == "" {
 				break
 			}
 			d := &docs[at[q.Gold[0]]]
+			if run.verdict == "success" || run.verdict == "failure" {
+				e, ok := ev[d.ID]
+				if !ok {
+					e = lifecycle.ColdStart()
+				}
+				outcome := 1.0
+				if run.verdict == "failure" {
+					outcome = -1
+				}
+				e = lifecycle.Apply(e, lifecycle.Event{Implicit: true, Outcome: outcome})
+				ev[d.ID] = e
+				d.Weight = e.WeightMultiplier()
+				continue
+			}
 			if run.verdict == "HELPFUL" {
 				d.HelpfulContexts = append(append([]string(nil), d.HelpfulContexts...), q.Query)
 				d.HelpfulCount++
