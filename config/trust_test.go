@@ -7,18 +7,6 @@ import (
 	"testing"
 )
 
-func TestMain(m *testing.M) {
-	// No test reads the real user config.
-	dir, err := os.MkdirTemp("", "megagit-config-test-")
-	if err != nil {
-		panic(err)
-	}
-	os.Setenv("XDG_CONFIG_HOME", dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
 // registryFiles makes a registry folder with a committed config (and a
 // local one when local is not empty) and a user config (when user is not
 // empty); it returns the files.

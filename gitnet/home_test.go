@@ -1,0 +1,11 @@
+package gitnet
+
+import (
+	"testing"
+
+	"github.com/megagit/megagit/internal/testhome"
+)
+
+// Every test runs in a home and PATH of its own: none reads the user's
+// git settings or credentials, nor runs an installed megagit.
+func TestMain(m *testing.M) { testhome.Main(m) }
