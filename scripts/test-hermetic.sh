@@ -7,7 +7,7 @@
 # runs in a home and PATH of its own, so none of it may change a result;
 # a test that runs the PATH's megagit or megagit-hook fails the run.
 #
-#   scripts/test-hermetic.sh [go test flags]
+#   scripts/test-hermetic.sh [COMMAND [ARGS...]]   (default: scripts/test.sh, the README's test command)
 #
 # Go's own folders (modules, build cache, `go env -w` settings) and the
 # ONNX Runtime library scripts/test.sh would fetch stay where they are.
@@ -95,10 +95,11 @@ cat >>"$home/.gitconfig" <<EOF
 	program = $tmp/bin/megagit
 EOF
 
-echo "test-hermetic: home set up in $(( $(date +%s) - start ))s; running scripts/test.sh in $home with megagit and megagit-hook on PATH that fail" >&2
+[ $# -gt 0 ] || set -- scripts/test.sh
+echo "test-hermetic: home set up in $(( $(date +%s) - start ))s; running $* in $home with megagit and megagit-hook on PATH that fail" >&2
 status=0
 env -u XDG_CONFIG_HOME -u XDG_DATA_HOME -u XDG_CACHE_HOME -u XDG_STATE_HOME \
-  HOME="$home" PATH="$tmp/bin:$PATH" scripts/test.sh -count=1 "$@" || status=$?
+  HOME="$home" PATH="$tmp/bin:$PATH" "$@" || status=$?
 if [ -s "$ran" ]; then
   echo "test-hermetic: tests ran the megagit or megagit-hook on PATH:" >&2
   sort "$ran" | uniq -c >&2
