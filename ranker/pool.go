@@ -54,15 +54,22 @@ func (f *pool) each(fn func(c cand)) {
 	}
 }
 
-// matched reports whether doc is a candidate the prompt matches
-// (relevance above 0).
-func (f *pool) matched(doc int) bool {
+// matched reports whether doc is a candidate the prompt matches in a
+// channel (candidate's rule, with the dense channel's floor).
+func (f *pool) matched(doc int, denseFloor float64) bool {
 	if f.keys != nil {
-		return doc >= 0 && doc < len(f.keys) && !f.keys[doc].archived && f.rel[doc] > 0
+		if doc < 0 || doc >= len(f.keys) || f.keys[doc].archived {
+			return false
+		}
+		b := Breakdown{Relevance: f.rel[doc], Lexical: f.lex[doc]}
+		if f.dense != nil {
+			b.Dense = &f.dense[doc]
+		}
+		return candidate(b, denseFloor)
 	}
 	for _, b := range f.bs {
 		if b.Doc == doc {
-			return b.Relevance > 0
+			return candidate(b, denseFloor)
 		}
 	}
 	return false

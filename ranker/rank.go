@@ -178,14 +178,15 @@ type Result struct {
 	full func() []Breakdown
 }
 
-// Matched reports whether the prompt matches the skill doc (its fused
-// relevance is above 0) and it is a candidate (neither archived, out nor
-// denied), wherever it ranks.
-func (res *Result) Matched(doc int) bool {
+// Matched reports whether the prompt matches the skill doc in one of its
+// channels, as a skill must to be emitted (a shared term, or the dense
+// channel's cosine at denseFloor), and it is a candidate (neither
+// archived, out nor denied), wherever it ranks.
+func (res *Result) Matched(doc int, denseFloor float64) bool {
 	if res.pool == nil {
 		return false
 	}
-	return res.pool.matched(doc)
+	return res.pool.matched(doc, denseFloor)
 }
 
 // ReasonForced is appended to the reason when Options.Force emitted a

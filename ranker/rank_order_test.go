@@ -165,8 +165,8 @@ func TestRankHeadDecidesAsTheFullRanking(t *testing.T) {
 					t.Fatalf("%q: the head (%d) differs from the full ranking's", q, len(head.Ranked))
 				}
 				for d := 0; d < len(docs); d += 7 {
-					if head.Matched(d) != full.Matched(d) {
-						t.Fatalf("%q: doc %d matched %v with a head, %v in full", q, d, head.Matched(d), full.Matched(d))
+					if head.Matched(d, 0.3) != full.Matched(d, 0.3) {
+						t.Fatalf("%q: doc %d matched %v with a head, %v in full", q, d, head.Matched(d, 0.3), full.Matched(d, 0.3))
 					}
 				}
 			}

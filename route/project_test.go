@@ -41,7 +41,7 @@ func routeWithProjectTwice(r *Router, prompt, project string, s Settings) Result
 	rr := r.Route(prompt, s)
 	if project != "" && rr.Res.K > 0 {
 		if with := r.result(r.rank(prompt, project, s), s); with.Res.K > 0 {
-			rr = projectFiltered(rr, with)
+			rr = r.projectFiltered(rr, with, s)
 		}
 	}
 	return rr

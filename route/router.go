@@ -316,25 +316,39 @@ func (r *Router) RouteWithProject(prompt, project string, s Settings) Result {
 	}
 	with := r.result(r.rankRead(pw, dense[1], s, rankHead), s)
 	if with.Res.K > 0 {
-		rr = projectFiltered(rr, with)
+		rr = r.projectFiltered(rr, with, s)
 	}
 	return rr
 }
 
+// denseFloor is the dense channel's cosine floor (0: none, or lexical).
+func (r *Router) denseFloor() float64 {
+	if r.Sem == nil {
+		return 0
+	}
+	return r.Sem.DenseProfile().AbsFloor
+}
+
 // projectFiltered keeps, from the ranking with the project words, only
-// the emitted skills the prompt alone matches (relevance > 0); if none is
-// left the prompt's own ranking stands.
-func projectFiltered(plain, with Result) Result {
+// the emitted skills the prompt alone matches in a channel (a term it
+// shares with the skill, or the model's cosine at its floor: what any
+// emitted skill needs), so the project's name reorders what the prompt
+// asks for and never adds a skill the prompt does not speak of; what it
+// keeps is rendered anew. If none is left the prompt's own ranking stands.
+func (r *Router) projectFiltered(plain, with Result, s Settings) Result {
 	var keep []int
 	for _, d := range with.Res.Emitted {
-		if plain.Res.Matched(d) {
+		if plain.Res.Matched(d, r.denseFloor()) {
 			keep = append(keep, d)
 		}
 	}
 	if len(keep) == 0 {
 		return plain
 	}
-	with.Res.Emitted, with.Res.K = keep, len(keep)
+	if len(keep) < len(with.Res.Emitted) {
+		with.Res.Emitted, with.Res.K = keep, len(keep)
+		with.Rendered = Render(r.Docs, keep, s)
+	}
 	return with
 }
 
