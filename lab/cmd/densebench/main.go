@@ -16,7 +16,8 @@
 // does), and reports that point on the dev and test queries and on the
 // -also benchmarks. With -fit DIR it then fits the abstention gate on the
 // dev rows at that point (as eval --fit does), writes DIR/gate-FORM.json,
-// and reports every set again with the gate deciding.
+// and reports every set again with the gate deciding (-gate-min lets it
+// decide for catalogs smaller than the dev one too).
 //
 // Skills, passages and prompts are embedded once; -cache keeps the vectors
 // on disk between runs.
@@ -61,6 +62,7 @@ func main() {
 	fit := flag.String("fit", "", "folder to write each form's gate fitted on the dev rows (empty: no gate)")
 	cacheFile := flag.String("cache", "", "file keeping the vectors between runs")
 	words := flag.Int("words", 48, "words per passage")
+	gateMin := flag.Int("gate-min", 0, "with -fit: the smallest catalog the fitted gate decides for (0: the dev catalog's size, as eval --fit writes it)")
 	label := flag.String("label", "", "the model's name in the output (default its id)")
 	out := flag.String("json", "", "write every result as JSON lines to FILE")
 	flag.Parse()
@@ -90,8 +92,9 @@ func main() {
 		sets = append(sets, set{name: filepath.Base(dir), b: benchload.MustLoad(dir, q)})
 	}
 	chans := map[*eval.Bench]*rowsOf{}
+	needPass := strings.Contains(*forms, "bmax") || strings.Contains(*forms, "btop2")
 	for _, s := range sets {
-		chans[s.b] = embedDocs(vc, s.b.Docs, *words)
+		chans[s.b] = embedDocs(vc, s.b.Docs, *words, needPass)
 	}
 	vc.save()
 	grid := points(floats(*ws, prof.FusionW), floats(*mfloors, prof.AbsFloor), floats(*dkfloors, 0), strs(*tiers))
@@ -140,6 +143,9 @@ func main() {
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "%s %s: no gate: %v\n", *label, form, err)
 			continue
+		}
+		if *gateMin > 0 {
+			g.MinSkills = *gateMin
 		}
 		check(os.MkdirAll(*fit, 0o755))
 		gf := filepath.Join(*fit, "gate-"+form+".json")
@@ -215,18 +221,24 @@ type rowsOf struct {
 	pass       [][][]float32
 }
 
-func embedDocs(vc *vcache, docs []ranker.Doc, words int) *rowsOf {
+// embedDocs embeds docs' rows, their passages only when withPass.
+func embedDocs(vc *vcache, docs []ranker.Doc, words int, withPass bool) *rowsOf {
 	r := &rowsOf{full: make([][]float32, len(docs)), name: make([][]float32, len(docs)), pass: make([][][]float32, len(docs))}
 	var texts []string
 	for _, d := range docs {
 		f, n := dense.DocTexts(d)
 		texts = append(texts, f, n)
-		texts = append(texts, passages.Split(d.Body, words)...)
+		if withPass {
+			texts = append(texts, passages.Split(d.Body, words)...)
+		}
 	}
 	vc.fill(texts, models.Document)
 	for i, d := range docs {
 		f, n := dense.DocTexts(d)
 		r.full[i], r.name[i] = vc.get(f, models.Document), vc.get(n, models.Document)
+		if !withPass {
+			continue
+		}
 		for _, p := range passages.Split(d.Body, words) {
 			r.pass[i] = append(r.pass[i], vc.get(p, models.Document))
 		}
