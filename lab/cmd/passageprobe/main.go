@@ -17,6 +17,7 @@ import (
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/eval"
 	"github.com/megagit/megagit/lab/internal/benchload"
+	"github.com/megagit/megagit/lab/internal/passages"
 	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/route"
@@ -61,7 +62,7 @@ func main() {
 		f, n := dense.DocTexts(d)
 		v, _ := m.Embed([]string{f, n}, models.Document)
 		full[i], name[i] = v[0], v[1]
-		ps := passages(d.Body, *words)
+		ps := passages.Split(d.Body, *words)
 		if len(ps) > 0 {
 			pass[i], _ = m.Embed(ps, models.Document)
 		}
@@ -135,35 +136,4 @@ func dot(a, b []float32) float64 {
 		s += a[i] * b[i]
 	}
 	return float64(s)
-}
-
-// passages splits a Markdown body into sections under their headings,
-// each cut into windows of at most words words, the heading first.
-func passages(body string, words int) []string {
-	var out []string
-	heading := ""
-	var cur []string
-	flush := func() {
-		for i := 0; i < len(cur); i += words {
-			j := min(i+words, len(cur))
-			out = append(out, strings.TrimSpace(heading+" "+strings.Join(cur[i:j], " ")))
-		}
-		cur = nil
-	}
-	fence := false
-	for _, line := range strings.Split(body, "\n") {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "```") {
-			fence = !fence
-			continue
-		}
-		if !fence && strings.HasPrefix(t, "#") {
-			flush()
-			heading = strings.TrimSpace(strings.TrimLeft(t, "#"))
-			continue
-		}
-		cur = append(cur, strings.Fields(t)...)
-	}
-	flush()
-	return out
 }
