@@ -11,8 +11,10 @@ import (
 
 // routePrompt routes a prompt for the hook: through a warm `megagit serve`
 // when one answers within half the time left, else here. Here, an ONNX
-// model routes lexically: starting its session costs more than a prompt
-// may wait (lab/NOTEBOOK.md, "ONNX models"), so only a server uses it.
+// model is not used: starting its session costs more than a prompt may
+// wait (lab/NOTEBOOK.md, "ONNX models"), so only a server uses it, which
+// the hook starts (ensureServer); until it answers, the prompt is routed
+// here with the fallback channel (lexically).
 func routePrompt(opts Options, e *Env, st *state, prompt, project string, where *route.Where) ([]ranker.Doc, route.Result, error) {
 	s := e.Settings
 	s.Route.Where = where
@@ -22,11 +24,11 @@ func routePrompt(opts Options, e *Env, st *state, prompt, project string, where 
 	if err == nil {
 		return docs, rr, nil
 	}
-	if !errors.Is(err, route.ErrNotServed) {
-		note(opts, e, fmt.Errorf("%w; routed in-process", err))
-	}
+	serving := ""
 	if s.Model == ModelONNX {
-		note(opts, e, errors.New("the ONNX model is used only through `megagit serve`, and none answered: routed lexically"))
+		serving = ensureServer(opts, e, err)
+	} else if !errors.Is(err, route.ErrNotServed) {
+		note(opts, e, fmt.Errorf("%w; routed in-process", err))
 	}
 	var refresh func() bool
 	exe, exeErr := megagit(opts)
@@ -42,6 +44,9 @@ func routePrompt(opts Options, e *Env, st *state, prompt, project string, where 
 	}
 	rt, ix, err := e.router(st.guard, refresh)
 	if err != nil {
+		if serving != "" {
+			note(opts, e, fmt.Errorf("megagit serve did not answer: %s", serving))
+		}
 		return nil, route.Result{}, err
 	}
 	if ix.stale != "" && refresh != nil && refresh() {
@@ -67,7 +72,18 @@ func routePrompt(opts Options, e *Env, st *state, prompt, project string, where 
 	if ix.recheck {
 		st.refresh.Store(true)
 	}
+	if serving != "" {
+		note(opts, e, fmt.Errorf("routed %s until megagit serve answers: %s", channelOf(rt), serving))
+	}
 	return rt.Docs, rt.RouteWithProject(prompt, project, s.Route), nil
+}
+
+// channelOf says how a router ranks, for the hook log.
+func channelOf(rt *route.Router) string {
+	if sem, ok := rt.Sem.(*route.Semantic); ok && sem != nil {
+		return "with " + sem.Model
+	}
+	return "lexically"
 }
 
 // Router builds the prompt hook's router from the compiled index (see

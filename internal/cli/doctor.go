@@ -167,7 +167,7 @@ func doctorRun(opts *doctorOptions) error {
 	}
 	checks = append(checks, cacheChecks(root)...)
 	checks = append(checks, cacheCoverageCheck(e)...)
-	checks = append(checks, routeIndexCheck(e), sourcesCheck(e), adoptCheck(e), identityCheck(e.Reg), writableCheck(e.Reg))
+	checks = append(checks, routeIndexCheck(e), serveCheck(e), sourcesCheck(e), adoptCheck(e), identityCheck(e.Reg), writableCheck(e.Reg))
 	checks = append(checks, install.DoctorCheck(e.Reg.WorkTree()), install.MCPDoctorCheck(e.Reg.WorkTree()))
 	failed := 0
 	for _, c := range checks {

@@ -64,10 +64,16 @@ func TestScripts(t *testing.T) {
 			// The runtime's path is resolved before HOME moves (its default
 			// lives under the real home); onnx-free scripts never load it.
 			e.Setenv("MEGAGIT_ONNXRUNTIME_LIB", onnxRuntimeLib())
+			// A server the prompt hook starts (ONNX models) is killed when
+			// the script ends, and stops by itself after two idle minutes
+			// should that fail.
+			e.Setenv("MEGAGIT_SERVE_IDLE_MS", "120000")
+			e.Defer(func() { stopServers(e.WorkDir) })
 			return os.WriteFile(filepath.Join(home, ".gitconfig"),
 				[]byte("[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"), 0o644)
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"tinymodel": cmdTinyModel, "githttp": cmdGitHTTP, "mcp": cmdMCP, "fulldisk": cmdFullDisk},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"tinymodel": cmdTinyModel, "githttp": cmdGitHTTP, "mcp": cmdMCP, "fulldisk": cmdFullDisk,
+			"waitserve": cmdWaitServe, "killserve": cmdKillServe},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
 			case "onnx":
