@@ -59,7 +59,8 @@ func TestTryAcquireAndAdopt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.AdoptLock(other.Fd(), "serve.lock"); !errors.Is(err, ErrLocked) {
+	defer other.Close()
+	if _, err := d.AdoptLock(dup(t, other), "serve.lock"); !errors.Is(err, ErrLocked) {
 		t.Fatalf("AdoptLock of an unlocked open: %v, want ErrLocked", err)
 	}
 	adopted.Release()
@@ -67,12 +68,24 @@ func TestTryAcquireAndAdopt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.AdoptLock(wrong.Fd(), "serve.lock"); err == nil || !strings.Contains(err.Error(), "is not") {
+	defer wrong.Close()
+	if _, err := d.AdoptLock(dup(t, wrong), "serve.lock"); err == nil || !strings.Contains(err.Error(), "is not") {
 		t.Fatalf("AdoptLock of another file: %v", err)
 	}
 	if again, err := d.TryAcquireFile("serve.lock"); again == nil || err != nil {
 		t.Fatalf("after Release: %v, %v", again, err)
 	}
+}
+
+// dup is a descriptor of f's open file for AdoptLock, which owns (and on
+// failure closes) what it is given, as a child owns its fd 3.
+func dup(t *testing.T, f *os.File) uintptr {
+	t.Helper()
+	fd, err := unix.Dup(int(f.Fd()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return uintptr(fd)
 }
 
 // A log another process writes through the same file stays under its

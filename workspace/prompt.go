@@ -34,6 +34,11 @@ func (w *Workspace) PromptEnv() *inject.Env {
 			return dense.QueryEmbedder(emb), embedcache.CacheKey(emb), nil
 		}
 	}
+	if fb, _ := dense.Fallback(w.Cfg, w.Reg.Root()); fb != nil && s.FallbackKey != "" {
+		e.Fallback = func() (func(string) ([]float32, error), string, error) {
+			return dense.QueryEmbedder(fb), embedcache.CacheKey(fb), nil
+		}
+	}
 	return e
 }
 
@@ -63,6 +68,9 @@ func hookSettings(cfg *config.Config, root string) (*inject.Settings, models.Emb
 	switch id := dense.ModelID(cfg); {
 	case dense.UsesONNX(cfg, root):
 		s.Model, s.ModelID = inject.ModelONNX, dense.ONNXModelID(cfg, root)
+		if fb, prof := dense.Fallback(cfg, root); fb != nil {
+			s.FallbackID, s.FallbackKey, s.FallbackDense = fb.ID(), embedcache.CacheKey(fb), dense.RouteProfile(prof)
+		}
 	case cfg.Model.Dir != "":
 		s.Model = inject.ModelOther
 	case id == "" || id == "none" || id == "lexical":

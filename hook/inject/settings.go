@@ -50,6 +50,11 @@ type Settings struct {
 	// a static model folder's path (ModelOther); Dense its routing profile.
 	ModelID, ModelKey, ModelDir string
 	Dense                       route.DenseProfile
+	// FallbackID, FallbackKey and FallbackDense are the model an ONNX
+	// model's prompts are routed with until its `megagit serve` answers
+	// (the built-in model; "": lexically), as ModelID, ModelKey and Dense.
+	FallbackID, FallbackKey string             `json:",omitempty"`
+	FallbackDense           route.DenseProfile `json:",omitempty"`
 	// Refresh is hook.refresh: "background", "wait" or "off".
 	Refresh string
 	// ServeKey fingerprints the routing settings for `megagit serve`.
