@@ -33,6 +33,7 @@ type Config struct {
 	Hook     Hook     `mapstructure:"hook"`
 	Lock     Lock     `mapstructure:"lock"`
 	Network  Network  `mapstructure:"network"`
+	Serve    Serve    `mapstructure:"serve"`
 	Model    Model    `mapstructure:"model"`
 	Sources  Sources  `mapstructure:"sources"`
 	// Deny and Force name skills (by name or glob, as path.Match reads
@@ -147,6 +148,17 @@ type Hook struct {
 	// date: "background" (a detached megagit index), "wait" (the same, but
 	// the hook exits only once it is done) or "off".
 	Refresh string `mapstructure:"refresh" default:"background" check:"oneof=background|wait|off" help:"after answering from a compiled route index that may be out of date, the prompt hook refreshes it: background, wait (exit once done) or off"`
+	// Serve is whether the prompt hook starts the registry's `megagit
+	// serve` itself when the model needs one (an ONNX model, which cannot
+	// be loaded per prompt): "auto" or "off".
+	Serve string `mapstructure:"serve" default:"auto" check:"oneof=auto|off" help:"auto: the prompt hook starts megagit serve by itself when the model needs it (an ONNX model) and none answers; off: never"`
+}
+
+// Serve holds how a `megagit serve` the prompt hook started behaves.
+type Serve struct {
+	// Idle is how long a server the hook started waits for a request
+	// before it stops; a `megagit serve` run by hand takes --idle instead.
+	Idle time.Duration `mapstructure:"idle_ms" default:"1800000" check:"min=0" help:"a megagit serve the prompt hook started stops after this long without a request (0: never); megagit serve run by hand takes --idle"`
 }
 
 // Lock holds how long a writer waits for the registry lock.

@@ -215,13 +215,14 @@ func TestEveryKeyAndDefault(t *testing.T) {
 		"blend.context_w": 0.15, "blend.count_w": 0.1, "blend.enabled": true, "blend.half_life_days": 30.0, "blend.harm_w": 1.5, "blend.related_w": 0.1,
 		"dynamic_k.abs_floor": 0.0, "dynamic_k.abstain_z_ent": 0.0, "dynamic_k.abstain_z_top1": 0.0, "dynamic_k.ambig_z_ent": 0.0,
 		"dynamic_k.gate": "auto", "dynamic_k.tier": "", "dynamic_k.very_ambig_z_ent": 0.0,
-		"hook.deadline_ms": int64(500), "hook.log_prompts": false, "hook.output": "text", "hook.refresh": "background", "hook.shadow": false,
+		"hook.deadline_ms": int64(500), "hook.log_prompts": false, "hook.output": "text", "hook.refresh": "background", "hook.serve": "auto", "hook.shadow": false,
 		"lexical.b": 0.0, "lexical.fast_margin": 0.0, "lexical.fast_min": 0.0, "lexical.k1": 0.0, "lexical.w_body": 0.0,
 		"lexical.w_contexts": 0.0, "lexical.w_description": 0.0, "lexical.w_headings": 0.0, "lexical.w_name": 0.0, "lexical.w_triggers": 0.0,
 		"lock.timeout_ms": int64(30000), "network.timeout_ms": int64(60000),
 		"model.abs_floor": 0.0, "model.cache_float16": false, "model.dir": "", "model.fusion_w": 0.0, "model.id": "megagit-static-v3", "model.onnxruntime": "",
 		"roots": []string{"skills", ".claude/skills"}, "deny": []string(nil), "force": []string(nil),
 		"route.budget": 800, "route.dynamic_k": true, "route.format": "catalog", "route.mmr_lambda": 0.7, "route.top_k": 5,
+		"serve.idle_ms":  int64(1800000),
 		"sources.claude": true, "sources.codex": true, "sources.gemini": true, "sources.plugins": true, "sources.team": true, "sources.user": true,
 	}
 	_, settings, _, err := load(t, "", nil)

@@ -34,7 +34,12 @@ type Decision struct {
 	// re-fit the gate from the registry's own verdicts (tune --gate).
 	Signals *ranker.Signals `json:"signals,omitempty"`
 	// Served says a warm `megagit serve` ranked the prompt.
-	Served    bool    `json:"served,omitempty"`
+	Served bool `json:"served,omitempty"`
+	// Fallback says the prompt was ranked without the configured model,
+	// whose `megagit serve` did not answer yet, and with what (the built-in
+	// model's id, or "lexical"): its scores and signals are not the
+	// model's, so tune leaves it out.
+	Fallback  string  `json:"fallback,omitempty"`
 	LatencyMS float64 `json:"latency_ms"`
 }
 

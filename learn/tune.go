@@ -10,13 +10,13 @@ import (
 )
 
 // TuneCases keeps the decisions dynamic K decided (not no-match, fixed or
-// the lexical fast path) and labels them from what the stop hook left
+// the lexical fast path) with the configured model (not a fallback) and labels them from what the stop hook left
 // (labeler.label). ranker.Tune re-fits K's thresholds from them.
 func TuneCases(dir local.Dir, ds []hook.Decision, ledgers map[string][]registry.Entry) []ranker.TuneCase {
 	var out []ranker.TuneCase
 	l := labeler{dir: dir, ledgers: ledgers, stopped: map[string]bool{}}
 	for _, d := range ds {
-		if len(d.Scores) == 0 || !ranker.KReason(d.Reason).Dynamic() {
+		if len(d.Scores) == 0 || !ranker.KReason(d.Reason).Dynamic() || d.Fallback != "" {
 			continue
 		}
 		c := ranker.TuneCase{Scores: d.Scores, ZTop1: d.ZTop1, ZEnt: d.ZEnt, Candidates: d.Candidates}
@@ -31,14 +31,14 @@ func TuneCases(dir local.Dir, ds []hook.Decision, ledgers map[string][]registry.
 // first skill was judged HELPFUL fits, one whose skills were judged
 // otherwise or went unused does not. As with benchmark prompts (eval's
 // GateSamples), one helped only by a backup is left out, as are decisions
-// that abstained (they carry no verdict) and those logged before decisions
-// kept their signals.
+// that abstained (they carry no verdict), those logged before decisions
+// kept their signals and those ranked without the configured model.
 func GateSamples(dir local.Dir, ds []hook.Decision, ledgers map[string][]registry.Entry) []ranker.GateSample {
 	var out []ranker.GateSample
 	l := labeler{dir: dir, ledgers: ledgers, stopped: map[string]bool{}}
 	for _, d := range ds {
-		if d.Signals == nil {
-			continue
+		if d.Signals == nil || d.Fallback != "" {
+			continue // no signals kept, or not the configured model's
 		}
 		switch label, _ := l.label(d); label {
 		case ranker.LabelHelpful:

@@ -36,7 +36,11 @@ func TestTuneCases(t *testing.T) {
 		"b": {{Skill: "b", Verdict: "HELPFUL", Source: registry.SourceExplicit, Session: "helped", At: "2025-03-01T10:00:01Z"}},
 		"c": {{Skill: "c", Verdict: "HARMFUL", Source: registry.SourceExplicit, Session: "judged", At: "2025-03-01T10:00:01Z"}},
 	}
-	ds := []hook.Decision{fixed, dyn("helped", "a", "b"), dyn("judged", "c"), dyn("stopped", "d"), dyn("open", "e")}
+	// A decision ranked by the built-in model while the ONNX model's
+	// server started is not the model's: left out.
+	fallback := dyn("helped", "a", "b")
+	fallback.Fallback = "megagit-static-v3"
+	ds := []hook.Decision{fixed, dyn("helped", "a", "b"), fallback, dyn("judged", "c"), dyn("stopped", "d"), dyn("open", "e")}
 	got := TuneCases(r.Local(), ds, ledgers)
 	labels := make([]ranker.Label, len(got))
 	for i, c := range got {
@@ -69,7 +73,9 @@ func TestGateSamplesFromVerdicts(t *testing.T) {
 	}
 	unlogged := dec("leader", 0.9, "a")
 	unlogged.Signals = nil
-	ds := []hook.Decision{dec("leader", 0.5, "a", "x"), dec("backup", 0.4, "x", "b"), dec("judged", 0.2, "c"), unlogged}
+	fallback := dec("leader", 0.7, "a")
+	fallback.Fallback = "lexical"
+	ds := []hook.Decision{dec("leader", 0.5, "a", "x"), dec("backup", 0.4, "x", "b"), dec("judged", 0.2, "c"), unlogged, fallback}
 	got := GateSamples(r.Local(), ds, ledgers)
 	if len(got) != 2 || !got[0].Fits || got[0].Signals.Top != 0.5 || got[1].Fits || got[1].Signals.Top != 0.2 {
 		t.Fatalf("samples %+v; want the leader's decision fitting and the judged one not", got)

@@ -46,7 +46,7 @@ const (
 	// IndexFile is the compiled index's name in .megagit/local/.
 	IndexFile         = "route-index.bin"
 	oldIndexCacheName = "route-index.gob" // formats up to 4, removed on write
-	indexCacheVersion = 13                // 13: skill text cleaned (safetext.Injected); 12: a doc's paths globs, user-only skills left out; 11: verdict reasons' vectors; 10: silence and evidence age; 9: context vectors; 8: a doc's description includes when_to_use
+	indexCacheVersion = 14                // 14: the fallback vectors; 13: skill text cleaned (safetext.Injected); 12: a doc's paths globs, user-only skills left out; 11: verdict reasons' vectors; 10: silence and evidence age; 9: context vectors; 8: a doc's description includes when_to_use
 	// checkedFile's modification time is when Refresh last compared the
 	// compiled index with every skill.
 	checkedFile = "route-index.checked"
@@ -64,6 +64,10 @@ type Compiled struct {
 	Docs                  []ranker.Doc
 	Index                 *ranker.Snapshot
 	Vectors               *Vectors
+	// Fallback are the vectors of the model the prompt hook routes with
+	// until the configured one's `megagit serve` answers (the built-in
+	// model's, for an ONNX model; nil: none, or not asked for).
+	Fallback *Vectors
 	// Stamps are the files the documents were built from (read only when
 	// wanted), so a refresh re-reads only the skills whose files changed.
 	Stamps []FileStamp
@@ -113,13 +117,16 @@ var ErrStale = errors.New("compiled index out of date")
 // routing. NoBodies says the caller renders no skill's body: when nothing
 // changed, the bodies are then left unread (the documents' Body is ""):
 // with them and their kept terms go about three quarters of a large
-// index's bytes.
+// index's bytes. FallbackKey and Fallback are VecKey and Vectors of the
+// fallback model (Compiled.Fallback; "": none).
 type Source struct {
-	Docs     func() ([]ranker.Doc, error)
-	Update   func(old Compiled, key string, changed []string) (docs []ranker.Doc, ok bool)
-	VecKey   string
-	Vectors  func(docs []ranker.Doc) (*Vectors, error)
-	NoBodies bool
+	Docs        func() ([]ranker.Doc, error)
+	Update      func(old Compiled, key string, changed []string) (docs []ranker.Doc, ok bool)
+	VecKey      string
+	Vectors     func(docs []ranker.Doc) (*Vectors, error)
+	FallbackKey string
+	Fallback    func(docs []ranker.Doc) (*Vectors, error)
+	NoBodies    bool
 }
 
 // Refresh returns the compiled index for the skills under root, first
@@ -150,7 +157,7 @@ func Refresh(dir local.Dir, root string, roots []string, rc ranker.Config, src S
 	rkey := RankerKey(rc)
 	// The stamps of the last build matter only to a rebuild (which files
 	// changed), read below when one follows.
-	want := Want{Bodies: !src.NoBodies, Vectors: src.VecKey != ""}
+	want := Want{Bodies: !src.NoBodies, Vectors: src.VecKey != "", Fallback: src.FallbackKey != ""}
 	c, ok := ReadCompiled(dir, rkey, want)
 	k := <-kc
 	if k.err != nil {
@@ -158,12 +165,12 @@ func Refresh(dir local.Dir, root string, roots []string, rc ranker.Config, src S
 	}
 	key := keyOf(roots, k.stamps)
 	defer markChecked(dir)
-	var fresh, vecsFresh bool
+	var fresh, vecsFresh, fbFresh bool
 	for {
 		fresh = ok && c.Key == key
-		vecsFresh = src.VecKey == "" && c.Vectors == nil ||
-			src.VecKey != "" && c.Vectors != nil && c.Vectors.Key == src.VecKey
-		if fresh && c.Index != nil && vecsFresh && c.Quick == k.quick {
+		vecsFresh = holds(c.Vectors, src.VecKey)
+		fbFresh = holds(c.Fallback, src.FallbackKey)
+		if fresh && c.Index != nil && vecsFresh && fbFresh && c.Quick == k.quick {
 			return c, nil, nil
 		}
 		if !ok || want.Bodies && want.Stamps {
@@ -212,10 +219,24 @@ func Refresh(dir local.Dir, root string, roots []string, rc ranker.Config, src S
 			if vecsFresh {
 				prev = old.Vectors
 			}
-			c.Vectors, vecErr = vectorsFor(c.Docs, old.Docs, prev, src)
+			c.Vectors, vecErr = vectorsFor(c.Docs, old.Docs, prev, src.VecKey, src.Vectors)
 		}
 	}
-	if fresh && !snapshotted && c.Quick == k.quick && c.Vectors == nil && old.Vectors == nil {
+	if c.Fallback == nil || !fresh || !fbFresh {
+		c.Fallback = nil
+		if src.FallbackKey != "" && src.Fallback != nil {
+			var prev *Vectors
+			if fbFresh {
+				prev = old.Fallback
+			}
+			// A fallback that cannot be embedded leaves the prompt hook
+			// routing lexically until the server answers; the configured
+			// model's error is the one to report.
+			c.Fallback, _ = vectorsFor(c.Docs, old.Docs, prev, src.FallbackKey, src.Fallback)
+		}
+	}
+	if fresh && !snapshotted && c.Quick == k.quick && c.Vectors == nil && old.Vectors == nil &&
+		fbFresh && (c.Fallback == nil) == (old.Fallback == nil) {
 		return c, vecErr, nil // only the embedding failed, again: nothing new to save
 	}
 	c.Quick = k.quick
@@ -225,11 +246,18 @@ func Refresh(dir local.Dir, root string, roots []string, rc ranker.Config, src S
 	return c, vecErr, nil
 }
 
-// vectorsFor is the vectors of docs: the rows of the last build (prev,
-// of the same model, over oldDocs) for every document whose texts are
-// unchanged, the rest embedded through src. A document's vectors depend
-// on its id and description only (dense.DocTexts).
-func vectorsFor(docs, oldDocs []ranker.Doc, prev *Vectors, src Source) (*Vectors, error) {
+// holds says whether v are the vectors of the model keyed key ("": none
+// wanted, and none held).
+func holds(v *Vectors, key string) bool {
+	return key == "" && v == nil || key != "" && v != nil && v.Key == key
+}
+
+// vectorsFor is the vectors of docs of the model keyed key: the rows of
+// the last build (prev, of the same model, over oldDocs) for every
+// document whose texts are unchanged, the rest embedded through embed. A
+// document's vectors depend on its id and description only
+// (dense.DocTexts).
+func vectorsFor(docs, oldDocs []ranker.Doc, prev *Vectors, key string, embed func([]ranker.Doc) (*Vectors, error)) (*Vectors, error) {
 	at := map[vecKey]int{}
 	if prev != nil && prev.Docs() == len(oldDocs) {
 		for i, d := range oldDocs {
@@ -245,12 +273,12 @@ func vectorsFor(docs, oldDocs []ranker.Doc, prev *Vectors, src Source) (*Vectors
 	}
 	var fresh *Vectors
 	if len(missing) > 0 || len(docs) == 0 {
-		v, err := src.Vectors(missing)
+		v, err := embed(missing)
 		if err != nil || v == nil {
 			return nil, err
 		}
-		if v.Key != src.VecKey || v.Docs() != len(missing) && len(missing) > 0 {
-			return nil, fmt.Errorf("vectors of %s for %d skills, want %s for %d", v.Key, v.Docs(), src.VecKey, len(missing))
+		if v.Key != key || v.Docs() != len(missing) && len(missing) > 0 {
+			return nil, fmt.Errorf("vectors of %s for %d skills, want %s for %d", v.Key, v.Docs(), key, len(missing))
 		}
 		fresh = v
 	}
@@ -261,7 +289,7 @@ func vectorsFor(docs, oldDocs []ranker.Doc, prev *Vectors, src Source) (*Vectors
 	case prev != nil:
 		dim = prev.Dim
 	}
-	out := &Vectors{Key: src.VecKey, Dim: dim, Rows: make([]float32, 0, 2*dim*len(docs))}
+	out := &Vectors{Key: key, Dim: dim, Rows: make([]float32, 0, 2*dim*len(docs))}
 	freshCtx, prevCtx := fresh.ctxByDoc(), prev.ctxByDoc()
 	j := 0
 	for i, d := range docs {

@@ -31,25 +31,28 @@ import (
 const (
 	indexMagic     = "MGROUTE\x00"
 	indexKeyLen    = 64 // hex SHA-256
-	indexHeaderLen = 272
+	indexHeaderLen = 288
 )
 
 // indexHeader is the compiled index's fixed header: magic, version, the
 // document count, the three keys (skills, ranker settings, quick stamp),
-// the lengths of the five sections (documents, snapshot, vectors, bodies,
-// file stamps), a CRC-32 of the documents and snapshot, and one of each
-// other section.
+// the lengths of the six sections (documents, snapshot, vectors, bodies,
+// file stamps, fallback vectors), a CRC-32 of the documents and snapshot,
+// and one of each other section.
 type indexHeader struct {
-	version, docs                                  uint32
-	key, rkey, quick                               string
-	docsLen, snapLen, vecLen, bodiesLen, stampsLen uint64
-	crcMain, crcVec, crcBodies, crcStamps          uint32
+	version, docs                                         uint32
+	key, rkey, quick                                      string
+	docsLen, snapLen, vecLen, bodiesLen, stampsLen, fbLen uint64
+	crcMain, crcVec, crcBodies, crcStamps, crcFb          uint32
 }
 
-// Offsets of the sections in the file; each starts 8-aligned.
+// Offsets of the sections in the file; each starts 8-aligned. The
+// fallback vectors (Compiled.Fallback) lie between the vectors and the
+// bodies.
 func (h indexHeader) snapOff() uint64   { return indexHeaderLen + align8(h.docsLen) }
 func (h indexHeader) vecOff() uint64    { return h.snapOff() + align8(h.snapLen) }
-func (h indexHeader) bodiesOff() uint64 { return h.vecOff() + align8(h.vecLen) }
+func (h indexHeader) fbOff() uint64     { return h.vecOff() + align8(h.vecLen) }
+func (h indexHeader) bodiesOff() uint64 { return h.fbOff() + align8(h.fbLen) }
 func (h indexHeader) stampsOff() uint64 { return h.bodiesOff() + align8(h.bodiesLen) }
 
 func align8(n uint64) uint64 { return (n + 7) &^ 7 }
@@ -71,7 +74,9 @@ func (h indexHeader) append(b []byte) []byte {
 	b = le.AppendUint32(b, h.crcBodies)
 	b = le.AppendUint32(b, h.crcStamps)
 	b = le.AppendUint64(b, h.stampsLen)
-	return append(b, make([]byte, indexHeaderLen-264)...)
+	b = le.AppendUint64(b, h.fbLen)
+	b = le.AppendUint32(b, h.crcFb)
+	return append(b, make([]byte, indexHeaderLen-276)...)
 }
 
 func parseIndexHeader(b []byte) (indexHeader, bool) {
@@ -84,18 +89,20 @@ func parseIndexHeader(b []byte) (indexHeader, bool) {
 		key: string(b[16:80]), rkey: string(b[80:144]), quick: string(b[144:208]),
 		docsLen: le.Uint64(b[208:]), snapLen: le.Uint64(b[216:]), vecLen: le.Uint64(b[224:]), bodiesLen: le.Uint64(b[232:]),
 		crcMain: le.Uint32(b[240:]), crcVec: le.Uint32(b[244:]), crcBodies: le.Uint32(b[248:]),
-		crcStamps: le.Uint32(b[252:]), stampsLen: le.Uint64(b[256:]),
+		crcStamps: le.Uint32(b[252:]), stampsLen: le.Uint64(b[256:]), fbLen: le.Uint64(b[264:]), crcFb: le.Uint32(b[272:]),
 	}
 	return h, h.version == indexCacheVersion
 }
 
 // Want says which optional parts of the compiled index a reader needs:
 // the bodies (the compose format injects them), the vectors (a semantic
-// model routes) and the stamps of the files the documents were built from
-// (a refresh re-reads only the skills whose files changed). The documents
-// and, with the same ranker settings, the lexical snapshot are always read.
+// model routes), the fallback vectors (the prompt hook routes with the
+// built-in model until an ONNX model's server answers) and the stamps of
+// the files the documents were built from (a refresh re-reads only the
+// skills whose files changed). The documents and, with the same ranker
+// settings, the lexical snapshot are always read.
 type Want struct {
-	Bodies, Vectors, Stamps bool
+	Bodies, Vectors, Fallback, Stamps bool
 }
 
 // ReadCompiled reads the compiled index; ok means it is whole and of this
@@ -119,15 +126,18 @@ func ReadCompiled(dir local.Dir, rkey string, want Want) (c Compiled, ok bool) {
 	}
 	st, err := f.Stat()
 	size := uint64(st.Size())
-	if err != nil || h.docsLen > size || h.snapLen > size || h.vecLen > size || h.bodiesLen > size || h.stampsLen > size ||
+	if err != nil || h.docsLen > size || h.snapLen > size || h.vecLen > size || h.fbLen > size || h.bodiesLen > size || h.stampsLen > size ||
 		h.stampsOff()+h.stampsLen != size {
 		return c, false
 	}
 	withIndex := h.rkey == rkey
 	bodies := want.Bodies || !withIndex
 	need := h.snapOff() + h.snapLen
-	if want.Vectors || bodies {
+	if want.Vectors {
 		need = h.vecOff() + h.vecLen
+	}
+	if want.Fallback || bodies {
+		need = h.fbOff() + h.fbLen
 	}
 	if bodies {
 		need = h.bodiesOff() + h.bodiesLen
@@ -150,8 +160,12 @@ func ReadCompiled(dir local.Dir, rkey string, want Want) (c Compiled, ok bool) {
 	// core while the documents and the snapshot are.
 	var vecWait func()
 	vecOK := false
-	if want.Vectors && h.vecLen > 0 {
-		vecWait = goSafe(func() { vecOK = crc32.ChecksumIEEE(buf[h.vecOff():h.vecOff()+h.vecLen]) == h.crcVec })
+	vecs, fb := want.Vectors && h.vecLen > 0, want.Fallback && h.fbLen > 0
+	if vecs || fb {
+		vecWait = goSafe(func() {
+			vecOK = (!vecs || crc32.ChecksumIEEE(buf[h.vecOff():h.vecOff()+h.vecLen]) == h.crcVec) &&
+				(!fb || crc32.ChecksumIEEE(buf[h.fbOff():h.fbOff()+h.fbLen]) == h.crcFb)
+		})
 		defer func() {
 			if vecWait != nil {
 				vecWait() // never leave it reading a buffer the caller may drop
@@ -179,9 +193,15 @@ func ReadCompiled(dir local.Dir, rkey string, want Want) (c Compiled, ok bool) {
 		if !vecOK {
 			return Compiled{}, false
 		}
-		b := buf[h.vecOff() : h.vecOff()+h.vecLen]
-		if c.Vectors, ok = decodeVectors(b, len(docs)); !ok {
-			return Compiled{}, false
+		if vecs {
+			if c.Vectors, ok = decodeVectors(buf[h.vecOff():h.vecOff()+h.vecLen], len(docs)); !ok {
+				return Compiled{}, false
+			}
+		}
+		if fb {
+			if c.Fallback, ok = decodeVectors(buf[h.fbOff():h.fbOff()+h.fbLen], len(docs)); !ok {
+				return Compiled{}, false
+			}
 		}
 	}
 	if bodies {
@@ -271,7 +291,7 @@ func WriteCompiled(dir local.Dir, c Compiled) error {
 		c.Index == nil || uint64(len(c.Docs)) > math.MaxUint32 {
 		return nil
 	}
-	if c.Vectors != nil && c.Vectors.Docs() != len(c.Docs) {
+	if c.Vectors != nil && c.Vectors.Docs() != len(c.Docs) || c.Fallback != nil && c.Fallback.Docs() != len(c.Docs) {
 		return nil
 	}
 	b := make([]byte, indexHeaderLen, 64<<10)
@@ -291,6 +311,12 @@ func WriteCompiled(dir local.Dir, c Compiled) error {
 	}
 	vecLen := uint64(len(b) - vecAt)
 	b = pad8(b)
+	fbAt := len(b)
+	if c.Fallback != nil {
+		b = appendVectors(b, c.Fallback)
+	}
+	fbLen := uint64(len(b) - fbAt)
+	b = pad8(b)
 	bodiesAt := len(b)
 	b = appendBodies(b, c.Docs)
 	bodiesLen := uint64(len(b) - bodiesAt)
@@ -299,9 +325,10 @@ func WriteCompiled(dir local.Dir, c Compiled) error {
 	b = appendStamps(b, c.Stamps)
 	h := indexHeader{
 		version: indexCacheVersion, docs: uint32(len(c.Docs)), key: c.Key, rkey: c.RankerKey, quick: c.Quick,
-		docsLen: docsLen, snapLen: snapLen, vecLen: vecLen, bodiesLen: bodiesLen, stampsLen: uint64(len(b) - stampsAt),
+		docsLen: docsLen, snapLen: snapLen, vecLen: vecLen, fbLen: fbLen, bodiesLen: bodiesLen, stampsLen: uint64(len(b) - stampsAt),
 		crcMain:   crc32.ChecksumIEEE(b[indexHeaderLen : snapAt+int(snapLen)]),
 		crcVec:    crc32.ChecksumIEEE(b[vecAt : vecAt+int(vecLen)]),
+		crcFb:     crc32.ChecksumIEEE(b[fbAt : fbAt+int(fbLen)]),
 		crcBodies: crc32.ChecksumIEEE(b[bodiesAt : bodiesAt+int(bodiesLen)]),
 		crcStamps: crc32.ChecksumIEEE(b[stampsAt:]),
 	}

@@ -93,9 +93,10 @@ func TestReadCompiledDamaged(t *testing.T) {
 	rc := ranker.DefaultConfig()
 	key, rkey := strings.Repeat("a", indexKeyLen), RankerKey(rc)
 	vecs := &Vectors{Key: "model@1", Dim: 3, Rows: []float32{1, 0, 0, 0, 1, 0, 0, 0, 1, 0.6, 0.8, 0}}
+	fb := &Vectors{Key: "builtin@1", Dim: 2, Rows: []float32{1, 0, 0, 1, 0.6, 0.8, 0.8, 0.6}}
 	stamps := []FileStamp{{Path: "skills/skill-0/SKILL.md", Stamp: Stamp{size: 1, mtime: 2, ctime: 3, ino: 4, ok: true}}}
 	WriteCompiled(reg, Compiled{Key: key, RankerKey: rkey, Quick: strings.Repeat("b", indexKeyLen), Docs: docs,
-		Index: ranker.NewIndex(docs, rc).Snapshot(), Vectors: vecs, Stamps: stamps})
+		Index: ranker.NewIndex(docs, rc).Snapshot(), Vectors: vecs, Fallback: fb, Stamps: stamps})
 	p := filepath.Join(reg.Path(), IndexFile)
 	good, err := os.ReadFile(p)
 	if err != nil {
@@ -103,13 +104,20 @@ func TestReadCompiledDamaged(t *testing.T) {
 	}
 	for _, mapped := range []bool{false, true} {
 		mapIndexFile.Store(mapped)
-		c, ok := ReadCompiled(reg, rkey, Want{Bodies: true, Vectors: true, Stamps: true})
+		c, ok := ReadCompiled(reg, rkey, Want{Bodies: true, Vectors: true, Fallback: true, Stamps: true})
 		if c.Docs[0].BodyTerms != nil {
 			t.Fatalf("mapped=%v: body terms decoded for a reader that may not rebuild", mapped)
 		}
 		c.keptBodyTerms()
-		if !ok || c.Key != key || c.Index == nil || !reflect.DeepEqual(c.Docs, docs) || !reflect.DeepEqual(c.Vectors, vecs) || !reflect.DeepEqual(c.Stamps, stamps) {
+		if !ok || c.Key != key || c.Index == nil || !reflect.DeepEqual(c.Docs, docs) || !reflect.DeepEqual(c.Vectors, vecs) || !reflect.DeepEqual(c.Fallback, fb) || !reflect.DeepEqual(c.Stamps, stamps) {
 			t.Fatalf("mapped=%v: the compiled index does not read back: ok=%v %+v", mapped, ok, c.Key)
+		}
+		// Each set of vectors is read alone, as the prompt hook asks.
+		if c, ok := ReadCompiled(reg, rkey, Want{Fallback: true}); !ok || c.Vectors != nil || !reflect.DeepEqual(c.Fallback, fb) {
+			t.Fatalf("mapped=%v: the fallback vectors alone: ok=%v %+v %+v", mapped, ok, c.Vectors, c.Fallback)
+		}
+		if c, ok := ReadCompiled(reg, rkey, Want{Vectors: true}); !ok || c.Fallback != nil || !reflect.DeepEqual(c.Vectors, vecs) {
+			t.Fatalf("mapped=%v: the vectors alone: ok=%v %+v %+v", mapped, ok, c.Vectors, c.Fallback)
 		}
 		if c, ok := ReadCompiled(reg, "other settings", Want{}); !ok || c.Index != nil || c.Docs[0].Body == "" {
 			t.Fatalf("mapped=%v: other ranker settings: ok=%v, index %v, bodies %q", mapped, ok, c.Index != nil, c.Docs[0].Body)
@@ -125,7 +133,7 @@ func TestReadCompiledDamaged(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, bodies := range []bool{false, true} {
-			if _, ok := ReadCompiled(reg, rkey, Want{Bodies: bodies, Vectors: bodies, Stamps: bodies}); ok && (bodies || !onlyBodies) {
+			if _, ok := ReadCompiled(reg, rkey, Want{Bodies: bodies, Vectors: bodies, Fallback: bodies, Stamps: bodies}); ok && (bodies || !onlyBodies) {
 				t.Fatalf("%s: a damaged compiled index was read (bodies=%v)", name, bodies)
 			}
 		}
@@ -134,14 +142,14 @@ func TestReadCompiledDamaged(t *testing.T) {
 		damage(fmt.Sprintf("truncated to %d", n), good[:n], false)
 	}
 	for i := range good {
-		if i >= 16 && i < 208 || i >= 264 && i < indexHeaderLen || padding(h, uint64(i)) {
+		if i >= 16 && i < 208 || i >= 276 && i < indexHeaderLen || padding(h, uint64(i)) {
 			continue // a key: read fine, then found stale; or padding
 		}
 		b := append([]byte(nil), good...)
 		b[i] ^= 0x5a
 		// Damaged vectors are refused when read: the test reads them with
 		// the bodies.
-		onlyBodies := i >= 244 && i < 256 || uint64(i) >= h.vecOff()
+		onlyBodies := i >= 244 && i < 256 || i >= 272 && i < 276 || uint64(i) >= h.vecOff()
 		damage(fmt.Sprintf("byte %d altered", i), b, onlyBodies)
 	}
 }
@@ -152,7 +160,8 @@ func padding(h indexHeader, i uint64) bool {
 	ends := [][2]uint64{
 		{indexHeaderLen + h.docsLen, h.snapOff()},
 		{h.snapOff() + h.snapLen, h.vecOff()},
-		{h.vecOff() + h.vecLen, h.bodiesOff()},
+		{h.vecOff() + h.vecLen, h.fbOff()},
+		{h.fbOff() + h.fbLen, h.bodiesOff()},
 		{h.bodiesOff() + h.bodiesLen, h.stampsOff()},
 	}
 	for _, e := range ends {

@@ -257,3 +257,55 @@ func TestRefreshWithoutBodies(t *testing.T) {
 		t.Errorf("beta's stored body %q", b.Body)
 	}
 }
+
+// The fallback model's vectors are kept beside the model's, each embedded
+// only for what changed; an index of the model's alone gets them on its
+// next refresh, and one whose fallback fails still routes with the model.
+func TestRefreshKeepsFallbackVectors(t *testing.T) {
+	f := newFakeSkills(t, "alpha", "beta")
+	f.refresh() // the model's vectors only, as before the fallback existed
+	var fbAsked []string
+	fbErr := error(nil)
+	src := f.source()
+	src.FallbackKey = "builtin@1"
+	src.Fallback = func(docs []ranker.Doc) (*Vectors, error) {
+		if fbErr != nil {
+			return nil, fbErr
+		}
+		v := &Vectors{Key: "builtin@1", Dim: 1}
+		for _, d := range docs {
+			fbAsked = append(fbAsked, d.ID)
+			v.Rows = append(v.Rows, 1, 1)
+		}
+		return v, nil
+	}
+	refresh := func() Compiled {
+		t.Helper()
+		c, _, err := Refresh(f.dir, f.root, []string{"skills"}, ranker.DefaultConfig(), src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	f.embedded = nil
+	c := refresh()
+	if c.Fallback == nil || c.Fallback.Key != "builtin@1" || c.Fallback.Docs() != 2 || len(fbAsked) != 2 || f.embedded != nil {
+		t.Fatalf("fallback added: %+v, fallback asked %v, model asked %v", c.Fallback, fbAsked, f.embedded)
+	}
+	if got, ok := ReadCompiled(f.dir, RankerKey(ranker.DefaultConfig()), Want{Fallback: true}); !ok || got.Fallback == nil || got.Fallback.Docs() != 2 {
+		t.Fatalf("the fallback vectors were not saved: %v", ok)
+	}
+	fbAsked = nil
+	time.Sleep(10 * time.Millisecond)
+	f.write("beta", "about beta, longer now")
+	c = refresh()
+	if !slices.Equal(fbAsked, []string{"beta"}) || !slices.Equal(f.embedded, []string{"beta"}) || c.Fallback.Docs() != 2 {
+		t.Fatalf("beta edited: fallback asked %v, model asked %v", fbAsked, f.embedded)
+	}
+	fbErr = errors.New("no built-in model")
+	f.write("gamma", "about gamma")
+	c = refresh()
+	if c.Fallback != nil || c.Vectors == nil || c.Vectors.Docs() != 3 {
+		t.Fatalf("a fallback that fails: fallback %+v, vectors %+v", c.Fallback, c.Vectors)
+	}
+}

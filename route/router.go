@@ -51,6 +51,10 @@ type Result struct {
 	// an answer from `megagit serve` holds only the head of the ranking).
 	Candidates int
 	Served     bool // answered by `megagit serve`
+	// Fallback names the channel that ranked in place of the configured
+	// model, whose server did not answer (the built-in model's id, or
+	// "lexical"); "" when the configured model ranked.
+	Fallback string
 }
 
 // Dense is a semantic model's channel (package dense): the dense

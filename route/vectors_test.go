@@ -89,7 +89,7 @@ func TestVectorsForContexts(t *testing.T) {
 	}}
 	// b is judged harmful in some context, and the skills swap places.
 	now := []ranker.Doc{{ID: "b", Description: "about b", HarmfulContexts: []string{"ctx b"}}, docs[0]}
-	got, err := vectorsFor(now, docs, prev, src)
+	got, err := vectorsFor(now, docs, prev, src.VecKey, src.Vectors)
 	if err != nil {
 		t.Fatal(err)
 	}

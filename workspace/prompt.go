@@ -16,6 +16,9 @@ func (w *Workspace) PromptEnv() *inject.Env {
 	quiet := func(string) {}
 	s, emb := hookSettings(w.Cfg, w.Reg.Root())
 	s.Roots, s.Watch, s.ServeKey = w.StampRoots(), w.WatchFiles(), w.ServeKey()
+	if s.Model == inject.ModelONNX {
+		s.ServeFiles = w.ServeFiles()
+	}
 	for _, p := range w.Problems { // the team registry's too: StampRoots read it
 		s.Notes = append(s.Notes, p.Error())
 	}
@@ -29,6 +32,11 @@ func (w *Workspace) PromptEnv() *inject.Env {
 	if emb != nil {
 		e.Query = func() (func(string) ([]float32, error), string, error) {
 			return dense.QueryEmbedder(emb), embedcache.CacheKey(emb), nil
+		}
+	}
+	if fb, _ := dense.Fallback(w.Cfg, w.Reg.Root()); fb != nil && s.FallbackKey != "" {
+		e.Fallback = func() (func(string) ([]float32, error), string, error) {
+			return dense.QueryEmbedder(fb), embedcache.CacheKey(fb), nil
 		}
 	}
 	return e
@@ -47,6 +55,8 @@ func hookSettings(cfg *config.Config, root string) (*inject.Settings, models.Emb
 	s := &inject.Settings{
 		Deadline: cfg.Hook.Deadline, Shadow: cfg.Hook.Shadow, Output: cfg.Hook.Output, LogPrompts: cfg.Hook.LogPrompts,
 		Refresh:     cfg.Hook.Refresh,
+		Serve:       cfg.Hook.Serve,
+		ServeIdle:   cfg.Serve.Idle,
 		Route:       RouteSettings(cfg),
 		Roots:       cfg.Roots,
 		LockTimeout: cfg.Lock.Timeout,
@@ -57,7 +67,10 @@ func hookSettings(cfg *config.Config, root string) (*inject.Settings, models.Emb
 	}
 	switch id := dense.ModelID(cfg); {
 	case dense.UsesONNX(cfg, root):
-		s.Model = inject.ModelONNX
+		s.Model, s.ModelID = inject.ModelONNX, dense.ONNXModelID(cfg, root)
+		if fb, prof := dense.Fallback(cfg, root); fb != nil {
+			s.FallbackID, s.FallbackKey, s.FallbackDense = fb.ID(), embedcache.CacheKey(fb), dense.RouteProfile(prof)
+		}
 	case cfg.Model.Dir != "":
 		s.Model = inject.ModelOther
 	case id == "" || id == "none" || id == "lexical":
@@ -83,4 +96,13 @@ func hookSettings(cfg *config.Config, root string) (*inject.Settings, models.Emb
 		return s, emb
 	}
 	return s, nil
+}
+
+// ServeFiles are the files that decide whether `megagit serve` can load
+// the registry's model (an ONNX model's files, ONNX Runtime, the config
+// files, the committed vectors): a server that could not start is tried
+// again once one of them changes.
+func (w *Workspace) ServeFiles() []string {
+	out := dense.ONNXFiles(w.Cfg, w.Reg.Root())
+	return append(append(out, ConfigFile(w.Reg.Root())), w.WatchFiles()...)
 }

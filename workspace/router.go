@@ -96,6 +96,14 @@ func (w *Workspace) Compiled(say func(line string), bodies bool) (c route.Compil
 			return dense.RegistryVectors(emb, prof, w.Reg.Root(), w.Reg.LocalDir(), docs, say)
 		}
 	}
+	if fb, fbProf := dense.Fallback(w.Cfg, w.Reg.Root()); fb != nil {
+		// The prompt hook routes with these until the ONNX model's server
+		// answers; the built-in model embeds a registry in milliseconds.
+		src.FallbackKey = embedcache.CacheKey(fb)
+		src.Fallback = func(docs []ranker.Doc) (*route.Vectors, error) {
+			return dense.RegistryVectors(fb, fbProf, w.Reg.Root(), w.Reg.LocalDir(), docs, func(string) {})
+		}
+	}
 	c, _, err = route.Refresh(w.Reg.Local(), w.Reg.Root(), w.StampRoots(), RankerConfig(w.Cfg), src)
 	if !rebuilt && err == nil {
 		bad = loadProblems(w.Reg.Local(), c.Key)

@@ -176,6 +176,18 @@ func open(dir string) (*inject.Env, error) {
 		return nil, err
 	}
 	e := &inject.Env{Root: root, Local: local.Open(root, s.LockTimeout), Settings: s}
+	if s.Model == inject.ModelONNX && s.FallbackID != "" {
+		// The built-in model routes until the ONNX model's server answers.
+		load := func() (*staticmodel.Model, error) { return staticmodel.BuiltinModel(s.FallbackID) }
+		e.Prewarm = func() { go func() { _, _ = load() }() }
+		e.Fallback = func() (func(string) ([]float32, error), string, error) {
+			m, err := load()
+			if err != nil {
+				return nil, "", err
+			}
+			return func(text string) ([]float32, error) { return m.Embed(text), nil }, staticmodel.Key(m.ID(), m.Fingerprint()), nil
+		}
+	}
 	if load := staticLoader(s); load != nil {
 		e.Prewarm = func() { go func() { _, _ = load() }() }
 		e.Query = func() (func(string) ([]float32, error), string, error) {

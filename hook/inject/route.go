@@ -11,8 +11,10 @@ import (
 
 // routePrompt routes a prompt for the hook: through a warm `megagit serve`
 // when one answers within half the time left, else here. Here, an ONNX
-// model routes lexically: starting its session costs more than a prompt
-// may wait (lab/NOTEBOOK.md, "ONNX models"), so only a server uses it.
+// model is not used: starting its session costs more than a prompt may
+// wait (lab/NOTEBOOK.md, "ONNX models"), so only a server uses it, which
+// the hook starts (ensureServer); until it answers, the prompt is routed
+// here with the fallback channel (lexically).
 func routePrompt(opts Options, e *Env, st *state, prompt, project string, where *route.Where) ([]ranker.Doc, route.Result, error) {
 	s := e.Settings
 	s.Route.Where = where
@@ -22,11 +24,11 @@ func routePrompt(opts Options, e *Env, st *state, prompt, project string, where 
 	if err == nil {
 		return docs, rr, nil
 	}
-	if !errors.Is(err, route.ErrNotServed) {
-		note(opts, e, fmt.Errorf("%w; routed in-process", err))
-	}
+	serving := ""
 	if s.Model == ModelONNX {
-		note(opts, e, errors.New("the ONNX model is used only through `megagit serve`, and none answered: routed lexically"))
+		serving = ensureServer(opts, e, err)
+	} else if !errors.Is(err, route.ErrNotServed) {
+		note(opts, e, fmt.Errorf("%w; routed in-process", err))
 	}
 	var refresh func() bool
 	exe, exeErr := megagit(opts)
@@ -42,6 +44,9 @@ func routePrompt(opts Options, e *Env, st *state, prompt, project string, where 
 	}
 	rt, ix, err := e.router(st.guard, refresh)
 	if err != nil {
+		if serving != "" {
+			note(opts, e, fmt.Errorf("megagit serve did not answer: %s", serving))
+		}
 		return nil, route.Result{}, err
 	}
 	if ix.stale != "" && refresh != nil && refresh() {
@@ -67,7 +72,23 @@ func routePrompt(opts Options, e *Env, st *state, prompt, project string, where 
 	if ix.recheck {
 		st.refresh.Store(true)
 	}
-	return rt.Docs, rt.RouteWithProject(prompt, project, s.Route), nil
+	rr = rt.RouteWithProject(prompt, project, s.Route)
+	if s.Model == ModelONNX {
+		rr.Fallback = route.LexicalGate
+		if sem, ok := rt.Sem.(*route.Semantic); ok && sem != nil {
+			rr.Fallback = sem.Model
+		}
+		note(opts, e, fmt.Errorf("routed %s until megagit serve answers: %s", channelOf(rt), serving))
+	}
+	return rt.Docs, rr, nil
+}
+
+// channelOf says how a router ranks, for the hook log.
+func channelOf(rt *route.Router) string {
+	if sem, ok := rt.Sem.(*route.Semantic); ok && sem != nil {
+		return "with the built-in model (" + sem.Model + ")"
+	}
+	return "lexically"
 }
 
 // Router builds the prompt hook's router from the compiled index (see
@@ -96,10 +117,13 @@ func (e *Env) router(guard cacheGuard, refresh func() bool) (*route.Router, inde
 	s := e.Settings
 	var ix indexState
 	semantic := s.Model == ModelBuiltin || s.Model == ModelOther
-	if semantic && e.Prewarm != nil {
+	// Here, an ONNX model's prompt is routed with its fallback model (no
+	// server answered: routePrompt).
+	fallback := s.Model == ModelONNX && s.FallbackKey != ""
+	if (semantic || fallback) && e.Prewarm != nil {
 		e.Prewarm()
 	}
-	want := route.Want{Bodies: s.Route.Format == "compose", Vectors: semantic}
+	want := route.Want{Bodies: s.Route.Format == "compose", Vectors: semantic, Fallback: fallback}
 	c, stale, ok := route.Open(e.Local, e.Root, s.Roots, s.Ranker, want)
 	if !ok && refresh != nil {
 		if !refresh() {
@@ -132,10 +156,15 @@ func (e *Env) router(guard cacheGuard, refresh func() bool) (*route.Router, inde
 		ix.recheck = route.CheckedAgo(e.Local, time.Now()) > recheckAfter
 	}
 	var sem route.Dense
-	if semantic {
-		sem, ix = e.semantic(c.Vectors, ix)
+	dk := s.DynamicK
+	switch {
+	case semantic:
+		sem, ix = e.semantic(c.Vectors, ix, s.ModelID, s.ModelKey, s.Dense, e.Query)
+	case fallback:
+		sem, ix = e.semantic(c.Fallback, ix, s.FallbackID, s.FallbackKey, s.FallbackDense, e.Fallback)
+		dk.Gate = nil // a gate fitted by `megagit eval --fit` is the ONNX model's: the built-in model's own decides
 	}
-	rt, _ := route.New(c.Docs, s.Ranker, sem, s.DynamicK, c.Index)
+	rt, _ := route.New(c.Docs, s.Ranker, sem, dk, c.Index)
 	return rt, ix, nil
 }
 
@@ -161,31 +190,32 @@ func megagit(opts Options) (string, error) {
 	return opts.Megagit()
 }
 
-// semantic is the model's channel over the compiled index's vectors, or
-// nil (lexical routing) with why in ix: the vectors are missing or of
-// another model (a refresh embeds them), or the model does not load.
-func (e *Env) semantic(v *route.Vectors, ix indexState) (route.Dense, indexState) {
-	s := e.Settings
-	if v == nil || v.Key != s.ModelKey {
+// semantic is the channel of the model id (keyed key, routing with prof,
+// loaded by query) over the compiled index's vectors v, or nil (lexical
+// routing) with why in ix: the vectors are missing or of another model (a
+// refresh embeds them), or the model does not load.
+func (e *Env) semantic(v *route.Vectors, ix indexState, id, key string, prof route.DenseProfile,
+	query func() (func(string) ([]float32, error), string, error)) (route.Dense, indexState) {
+	if v == nil || v.Key != key {
 		if ix.stale == "" {
-			ix.stale = fmt.Sprintf("the compiled index holds no vectors of %s, and embedding the skills did not fit in the time: routed lexically; the refresh goes on for the next prompt", s.ModelID)
+			ix.stale = fmt.Sprintf("the compiled index holds no vectors of %s, and embedding the skills did not fit in the time: routed lexically; the refresh goes on for the next prompt", id)
 		}
 		return nil, ix
 	}
-	if e.Query == nil {
-		ix.note = fmt.Sprintf("this binary cannot load %s: routed lexically", s.ModelID)
+	if query == nil {
+		ix.note = fmt.Sprintf("this binary cannot load %s: routed lexically", id)
 		return nil, ix
 	}
-	embed, key, err := e.Query()
+	embed, got, err := query()
 	switch {
 	case err != nil:
-		ix.note = fmt.Sprintf("loading %s: %v: routed lexically", s.ModelID, err)
+		ix.note = fmt.Sprintf("loading %s: %v: routed lexically", id, err)
 		return nil, ix
-	case key != v.Key:
-		ix.note = fmt.Sprintf("the model %s is %s, but megagit saved the settings for %s: routed lexically", s.ModelID, key, v.Key)
+	case got != v.Key:
+		ix.note = fmt.Sprintf("the model %s is %s, but megagit saved the settings for %s: routed lexically", id, got, v.Key)
 		return nil, ix
 	}
-	return &route.Semantic{Model: s.ModelID, Vecs: v, Prof: s.Dense, Embed: embed}, ix
+	return &route.Semantic{Model: id, Vecs: v, Prof: prof, Embed: embed}, ix
 }
 
 // cacheGuard lets the deadline watcher wait for a cache write in progress.

@@ -30,6 +30,9 @@ type Env struct {
 	// an error routes the prompt lexically, noted in the hook log. nil:
 	// this process has no model code.
 	Query func() (embed func(string) ([]float32, error), key string, err error)
+	// Fallback is Query of the fallback model (Settings.FallbackID); nil:
+	// none, or this process has no model code.
+	Fallback func() (embed func(string) ([]float32, error), key string, err error)
 	// Prewarm starts loading the model on another core while the
 	// compiled index is read; nil does nothing.
 	Prewarm func()

@@ -37,7 +37,7 @@ func decisionRecord(agent string, in hook.Input, s *Settings, docs []ranker.Doc,
 		PromptSHA: hook.PromptHash(in.Prompt), Terms: topTerms(in.Prompt, 8),
 		K: len(injected) + len(already), Reason: string(rr.Res.Reason),
 		ZTop1: ranker.Round4(rr.Res.Decision.ZTop1), ZEnt: ranker.Round4(rr.Res.Decision.ZEnt),
-		Shadow: s.Shadow, Skills: []hook.DecisionSkill{}, Candidates: rr.Candidates, Served: rr.Served,
+		Shadow: s.Shadow, Skills: []hook.DecisionSkill{}, Candidates: rr.Candidates, Served: rr.Served, Fallback: rr.Fallback,
 	}
 	if s.LogPrompts {
 		d.Prompt = in.Prompt

@@ -29,7 +29,7 @@ import (
 const (
 	ModelNone    = "none"    // lexical routing
 	ModelBuiltin = "builtin" // the built-in static model
-	ModelONNX    = "onnx"    // only through `megagit serve`, else lexical
+	ModelONNX    = "onnx"    // only through `megagit serve` (which the hook starts), else the fallback
 	ModelOther   = "other"   // a static model folder
 )
 
@@ -50,10 +50,23 @@ type Settings struct {
 	// a static model folder's path (ModelOther); Dense its routing profile.
 	ModelID, ModelKey, ModelDir string
 	Dense                       route.DenseProfile
+	// FallbackID, FallbackKey and FallbackDense are the model an ONNX
+	// model's prompts are routed with until its `megagit serve` answers
+	// (the built-in model; "": lexically), as ModelID, ModelKey and Dense.
+	FallbackID, FallbackKey string             `json:",omitempty"`
+	FallbackDense           route.DenseProfile `json:",omitempty"`
 	// Refresh is hook.refresh: "background", "wait" or "off".
 	Refresh string
 	// ServeKey fingerprints the routing settings for `megagit serve`.
 	ServeKey string
+	// Serve is hook.serve: "auto" (start the registry's `megagit serve`
+	// when the model needs one and none answers) or "off"; ServeIdle is
+	// how long a server started so waits for a request before it stops
+	// (serve.idle_ms). ServeFiles are the files whose stamp says a server
+	// that could not start may be tried again (route.ServeStamp).
+	Serve      string        `json:",omitempty"`
+	ServeIdle  time.Duration `json:",omitempty"`
+	ServeFiles []string      `json:",omitempty"`
 	// Watch are the config files besides the registry's that decide the
 	// settings (the user config, the team registry's): saved settings are
 	// stale once one of them changes.
@@ -90,7 +103,7 @@ var ErrOtherVersion = errors.New("saved by another megagit version")
 const SettingsFile = "hook-settings.json"
 
 // settingsFormat is the saved settings' format version.
-const settingsFormat = 3
+const settingsFormat = 4
 
 // saved is the settings file: the settings and what they were resolved
 // from (the megagit version, the config file's stamp and the values of

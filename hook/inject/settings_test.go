@@ -27,6 +27,8 @@ func TestSettingsRoundTrip(t *testing.T) {
 		Route: route.Settings{TopK: 4, NoDynamic: true, Format: "compose", Budget: 900},
 		Roots: []string{"skills", "more/skills"}, LockTimeout: 3 * time.Second, Ranker: rc,
 		DynamicK: route.DynamicKOverride{Tier: "dense", AbsFloor: 0.21}, Model: ModelONNX, ServeKey: "k",
+		Serve: "auto", ServeIdle: 30 * time.Minute, ServeFiles: []string{"/models/tiny/model.onnx"},
+		FallbackID: "megagit-static-v3", FallbackKey: "megagit-static-v3@1", FallbackDense: route.DenseProfile{FusionW: 0.4, Tier: "dense"},
 		Notes: []string{`config: field blend.count_w (from env MEGA_EVAL_COUNT_W): "abc" is not a number; using the default, 0.1`},
 	}
 	cfg := filepath.Join(root, filepath.FromSlash(local.ConfigPath))

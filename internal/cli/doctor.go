@@ -172,7 +172,7 @@ func doctorRun(opts *doctorOptions) error {
 	}
 	checks = append(checks, cacheChecks(root)...)
 	checks = append(checks, cacheCoverageCheck(e)...)
-	checks = append(checks, settingsCheck(e), routeIndexCheck(e), sourcesCheck(e), adoptCheck(e), identityCheck(e.Reg), writableCheck(e.Reg))
+	checks = append(checks, settingsCheck(e), routeIndexCheck(e), serveCheck(e), sourcesCheck(e), adoptCheck(e), identityCheck(e.Reg), writableCheck(e.Reg))
 	checks = append(checks, install.DoctorCheck(e.Reg.WorkTree()), install.MCPDoctorCheck(e.Reg.WorkTree()))
 	failed := 0
 	for _, c := range checks {
@@ -283,7 +283,7 @@ func builtinKey(w *workspace.Workspace) string {
 func routeIndexCheck(w *workspace.Workspace) registry.Check {
 	const name = "route-index"
 	fix := "`megagit index` (or `megagit doctor --fix`) rebuilds it; the prompt hook also does"
-	c, ok := route.ReadCompiled(w.Reg.Local(), route.RankerKey(workspace.RankerConfig(w.Cfg)), route.Want{Bodies: true, Vectors: true, Stamps: true})
+	c, ok := route.ReadCompiled(w.Reg.Local(), route.RankerKey(workspace.RankerConfig(w.Cfg)), route.Want{Bodies: true, Vectors: true, Fallback: true, Stamps: true})
 	if !ok {
 		if _, err := os.Stat(filepath.Join(w.Reg.LocalDir(), route.IndexFile)); errors.Is(err, os.ErrNotExist) {
 			return registry.Check{Name: name, Status: registry.CheckWarn, Detail: "no compiled route index yet", Hint: fix}
@@ -310,6 +310,9 @@ func routeIndexCheck(w *workspace.Workspace) registry.Check {
 	detail := fmt.Sprintf("%d skills, lexical only", len(c.Docs))
 	if c.Vectors != nil {
 		detail = fmt.Sprintf("%d skills, vectors of %s", len(c.Docs), c.Vectors.Key)
+	}
+	if c.Fallback != nil {
+		detail += fmt.Sprintf(" (and of %s for the prompt hook until megagit serve answers)", c.Fallback.Key)
 	}
 	return registry.Check{Name: name, Status: registry.CheckOK, Detail: detail + ", up to date"}
 }

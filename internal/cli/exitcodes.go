@@ -8,6 +8,7 @@ import (
 
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/route/server"
 	"github.com/megagit/megagit/skillfile"
 	"github.com/spf13/cobra"
 )
@@ -45,7 +46,7 @@ func exitCode(err error) int {
 		return exitNotFound
 	case errors.Is(err, local.ErrInvalid), errors.Is(err, skillfile.ErrInvalid), errors.Is(err, registry.ErrExists), errors.Is(err, config.ErrInvalid):
 		return exitInvalid
-	case errors.Is(err, local.ErrLocked):
+	case errors.Is(err, local.ErrLocked), errors.Is(err, server.ErrRunning):
 		return exitLocked
 	case errors.Is(err, registry.ErrDirty), errors.Is(err, registry.ErrLocalEdits):
 		return exitDirty
@@ -76,7 +77,8 @@ func exitCodesTopic() *cobra.Command {
    4  not found: unknown skill, commit or verdict id
    5  invalid input: bad skill name, verdict word, SKILL.md or config field,
       or a skill that already exists
-   6  locked: another megagit process held the registry lock too long
+   6  locked: another megagit process held the registry lock too long, or
+      a megagit serve already runs for the registry
    7  uncommitted changes: a file megagit must change has your own edits
       (or an installed skill edited here since, which skill update or
       install would overwrite without --force)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/local"
@@ -42,9 +43,12 @@ so the next prompt sees the change (hook.refresh in ` + "`megagit config`" + `).
 }
 
 type indexJSON struct {
-	Skills   int    `json:"skills"`
-	Model    string `json:"model,omitempty"`
-	Vectors  bool   `json:"vectors"`
+	Skills  int    `json:"skills"`
+	Model   string `json:"model,omitempty"`
+	Vectors bool   `json:"vectors"`
+	// Fallback is the model the prompt hook routes with until the ONNX
+	// model's server answers.
+	Fallback string `json:"fallback,omitempty"`
 	Problems int    `json:"problems"`
 }
 
@@ -73,6 +77,9 @@ func indexRun(opts *indexOptions) error {
 	if sem != nil {
 		out.Model = sem.Model
 	}
+	if c.Fallback != nil {
+		out.Fallback, _, _ = strings.Cut(c.Fallback.Key, "@")
+	}
 	if opts.json {
 		return printJSON(a.out, out)
 	}
@@ -84,6 +91,9 @@ func printIndex(w io.Writer, x indexJSON) {
 	model := "lexical routing"
 	if x.Vectors {
 		model = "vectors of " + x.Model
+	}
+	if x.Fallback != "" {
+		model += ", and of " + x.Fallback + " for the prompt hook until megagit serve answers"
 	}
 	fmt.Fprintf(w, "compiled route index: %d skills, %s; up to date\n", x.Skills, model)
 }

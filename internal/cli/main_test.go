@@ -81,10 +81,16 @@ func TestScripts(t *testing.T) {
 			// The runtime's path, resolved before HOME moved (TestMain);
 			// onnx-free scripts never load it.
 			e.Setenv("MEGAGIT_ONNXRUNTIME_LIB", onnxRuntimeLib())
+			// A server the prompt hook starts (ONNX models) is killed when
+			// the script ends, and stops by itself after two idle minutes
+			// should that fail.
+			e.Setenv("MEGAGIT_SERVE_IDLE_MS", "120000")
+			e.Defer(func() { stopServers(e.WorkDir) })
 			return os.WriteFile(filepath.Join(home, ".gitconfig"),
 				[]byte("[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"), 0o644)
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"tinymodel": cmdTinyModel, "githttp": cmdGitHTTP, "mcp": cmdMCP, "stall": cmdStall, "sshkey": cmdSSHKey, "fulldisk": cmdFullDisk},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"tinymodel": cmdTinyModel, "githttp": cmdGitHTTP, "mcp": cmdMCP, "stall": cmdStall, "sshkey": cmdSSHKey, "fulldisk": cmdFullDisk,
+			"waitserve": cmdWaitServe, "killserve": cmdKillServe},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
 			case "onnx":

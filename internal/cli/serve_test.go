@@ -72,6 +72,10 @@ func TestServeFlags(t *testing.T) {
 		{name: "bad idle", args: []string{"--idle", "soon"}, wantErr: `invalid argument "soon" for "--idle"`},
 		{name: "tiny idle", args: []string{"--idle", "1ns"}, want: serveOptions{idle: time.Nanosecond}},
 		{name: "negative idle", args: []string{"--idle", "-5s"}, wantErr: "--idle -5s: want a positive duration, or 0 to never stop"},
+		{name: "stop", args: []string{"--stop"}, want: serveOptions{stop: true}},
+		{name: "stop and idle", args: []string{"--stop", "--idle", "1m"}, wantErr: "--stop takes no other flag"},
+		{name: "lock fd", args: []string{"--idle", "30m", "--lock-fd", "3"}, want: serveOptions{idle: 30 * time.Minute, lockFD: 3}},
+		{name: "lock fd of a standard stream", args: []string{"--lock-fd", "2"}, wantErr: "--lock-fd 2: want a descriptor from 3 up"},
 		{name: "an argument", args: []string{"now"}, wantErr: "expects no arguments"},
 		{name: "unknown flag", args: []string{"--socket", "x"}, wantErr: "unknown flag: --socket"},
 	})

@@ -2,14 +2,14 @@
 # Measure megagit's per-prompt cost at several registry sizes (BENCHMARKS.md,
 # "What does a prompt cost?"; lab/NOTEBOOK.md has the history).
 #
-#   scripts/bench-hook.sh --pairs FILE [--sizes "100 1000 10000"] [--runs N] [--keep DIR] [--rows LIST]
+#   scripts/bench-hook.sh --pairs FILE [--sizes "100 1000 10000"] [--runs N] [--keep DIR] [--rows LIST] [--onnx DIR]
 #
 # See usage() below. The Markdown table goes to stdout, progress to stderr.
 set -euo pipefail
 
 usage() {
   cat <<'EOF'
-usage: scripts/bench-hook.sh --pairs FILE [--sizes "100 1000 10000"] [--runs N] [--warmup N] [--keep DIR] [--rows LIST]
+usage: scripts/bench-hook.sh --pairs FILE [--sizes "100 1000 10000"] [--runs N] [--warmup N] [--keep DIR] [--rows LIST] [--onnx DIR]
 
 Builds megagit, megagit-hook and a hello-world Go binary from this checkout
 as releases are built (CGO_ENABLED=0 go build -trimpath -ldflags '-s -w'),
@@ -28,6 +28,10 @@ gzipped JSONL file of {"a": name, "b": description, ...} lines, such as
   4. the first prompt after a SKILL.md's description changed
   5. megagit route --json PROMPT, one process per call
   6. megagit verdict SKILL NEUTRAL (one commit per run)
+  7. with --onnx DIR, last: the registry switched to the ONNX model folder
+     DIR (`model use --dir`, `embed`), answered by the `megagit serve` the
+     prompt hook started by itself (megagit built with cgo for it)
+  7s. the same, one prompt every 1.5 s
 
 each with its ratio to hello world timed right before it, peak RSS, and
 for the hook rows who answered: megagit-hook itself, megagit (handed over)
@@ -48,14 +52,19 @@ workers), all of them; and the garbage-collection cycles it ran
   --warmup N     warm-up runs per command (default 3)
   --keep DIR     build the registries in DIR/registry-N and keep them
                  (DIR/registry-N must not exist yet)
-  --rows LIST    the rows to time (default "1 1s 2 2s 3 4 5 6")
+  --rows LIST    the rows to time (default "1 1s 2 2s 3 4 5 6", and 7 7s
+                 with --onnx)
+  --onnx DIR     an ONNX model folder (model.onnx + tokenizer.json) for
+                 rows 7 and 7s; needs a C compiler and ONNX Runtime
+                 (scripts/install-onnxruntime.sh). The served rows' ANSWERED
+                 column also gives the server's RSS once the rows ran.
 
 Needs go, git and hyperfine. The Markdown table is printed on stdout,
 progress on stderr.
 EOF
 }
 
-pairs="" sizes="100 1000 10000" runs=20 warmup=3 keep="" rows_wanted="1 1s 2 2s 3 4 5 6"
+pairs="" sizes="100 1000 10000" runs=20 warmup=3 keep="" rows_wanted="" onnx=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --pairs) pairs=${2:?--pairs needs a file}; shift 2 ;;
@@ -70,12 +79,20 @@ while [ $# -gt 0 ]; do
     --keep=*) keep=${1#*=}; shift ;;
     --rows) rows_wanted=${2:?--rows needs a list}; shift 2 ;;
     --rows=*) rows_wanted=${1#*=}; shift ;;
+    --onnx) onnx=${2:?--onnx needs a folder}; shift 2 ;;
+    --onnx=*) onnx=${1#*=}; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "bench-hook: unknown argument: $1" >&2; usage >&2; exit 2 ;;
   esac
 done
 [ -n "$pairs" ] || { echo "bench-hook: --pairs FILE is required" >&2; usage >&2; exit 2; }
 [ -r "$pairs" ] || { echo "bench-hook: cannot read $pairs" >&2; exit 2; }
+if [ -n "$onnx" ]; then
+  [ -r "$onnx/model.onnx" ] && [ -r "$onnx/tokenizer.json" ] || { echo "bench-hook: --onnx $onnx holds no model.onnx and tokenizer.json" >&2; exit 2; }
+  onnx=$(cd "$onnx" && pwd)
+  rows_wanted=${rows_wanted:-"1 1s 2 2s 3 4 5 6 7 7s"}
+fi
+rows_wanted=${rows_wanted:-"1 1s 2 2s 3 4 5 6"}
 for n in $sizes; do
   [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "bench-hook: --sizes: $n is not a positive number" >&2; exit 2; }
 done
@@ -97,11 +114,14 @@ if [ -n "$keep" ]; then
   mkdir -p "$keep"
   keep=$(cd "$keep" && pwd)
 fi
-serve_pid=""
+serve_pid="" onnx_reg=""
 cleanup() {
   if [ -n "$serve_pid" ]; then
     kill "$serve_pid" 2>/dev/null || true
     wait "$serve_pid" 2>/dev/null || true
+  fi
+  if [ -n "$onnx_reg" ]; then
+    "$tmp/onnxbin/megagit" -C "$onnx_reg" serve --stop >/dev/null 2>&1 || true
   fi
   rm -rf "$tmp"
 }
@@ -140,6 +160,14 @@ printf 'module hello\n\ngo 1.22\n' > "$tmp/hello/go.mod"
 # real one hands the prompt over, which tells who answered.
 mkdir -p "$tmp/probe" "$tmp/empty-path"
 cp "$bin/megagit-hook" "$tmp/probe/megagit-hook"
+if [ -n "$onnx" ]; then
+  # The ONNX model needs cgo; megagit-hook (no model code) is the same one,
+  # next to it, so the server it starts is this megagit.
+  say "building megagit with cgo (ONNX) into $tmp/onnxbin"
+  mkdir -p "$tmp/onnxbin"
+  CGO_ENABLED=1 go build -trimpath -ldflags '-s -w' -o "$tmp/onnxbin/megagit" ./cmd/megagit
+  cp "$bin/megagit-hook" "$tmp/onnxbin/megagit-hook"
+fi
 
 mg=$bin/megagit hookbin=$bin/megagit-hook helper=$bin/benchreg hello=$bin/hello
 rows=$tmp/rows.tsv
@@ -316,6 +344,37 @@ for n in $sizes; do
   bench "$n" 6 "megagit verdict SKILL NEUTRAL" "$verdict"
   [ -z "$(git -C "$reg" status --porcelain)" ] || say "warning: $reg is not clean after the verdicts"
   fi
+
+  # 7. The ONNX model, answered by the server the hook starts by itself
+  # (last: the registry keeps the model).
+  if want 7 || want 7s; then
+  omg=$tmp/onnxbin/megagit ohook="\"$tmp/onnxbin/megagit-hook\" prompt --agent claude < \"$prompts/cur.json\""
+  say "$n skills: switching to the ONNX model $onnx and embedding the skills"
+  "$omg" -C "$reg" model use --dir "$onnx" >&2
+  "$omg" -C "$reg" embed >&2
+  onnx_reg=$reg
+  eval "$next"
+  # The full binary saves the settings (model changed) and starts the server.
+  "$omg" -C "$reg" hook prompt --agent claude < "$prompts/cur.json" >/dev/null
+  for i in $(seq 1 600); do
+    eval "$ohook" >/dev/null
+    [[ $(tail -n 1 "$reg/.megagit/local/decisions.jsonl") == *'"served":true'* ]] && break
+    [ "$i" -lt 600 ] || { echo "bench-hook: the megagit serve the hook started did not answer within 60 s:" >&2; cat "$reg/.megagit/local/serve.log" >&2; exit 1; }
+    sleep 0.1
+  done
+  started=$(grep -c 'started megagit serve' "$reg/.megagit/local/hook.log" || true)
+  spid=$(sed -n 's/.*"pid":\([0-9]*\).*/\1/p' "$reg/.megagit/local/serve.json")
+  ANSWERED=$(who_answers "$next")
+  RSS=$(peak_rss "$next" "$tmp/onnxbin/megagit-hook" prompt --agent claude)
+  base=$ANSWERED
+  want 7 && ANSWERED="$base (started by the hook)" && bench "$n" 7 "megagit-hook prompt, ONNX model, served" "$ohook" --prepare "$next"
+  want 7s && ANSWERED="$base (started by the hook)" && bench "$n" 7s "megagit-hook prompt, ONNX model, served, one every ${spaced} s" "$ohook" --prepare "$next; sleep $spaced"
+  srss=$(awk '/^VmRSS/ { r = $2 } /^VmHWM/ { h = $2 } END { printf "%.0f MB now, %.0f MB peak", r / 1024, h / 1024 }' "/proc/$spid/status")
+  say "$n skills: the megagit serve the hook started (pid $spid, $started start(s)): RSS $srss"
+  echo "$n	$spid	$started	$srss" >> "$tmp/serve-rss.tsv"
+  "$omg" -C "$reg" serve --stop >&2
+  onnx_reg=""
+  fi
 done
 
 commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -331,3 +390,13 @@ echo "|---:|---:|---:|---:|---:|---:|"
 while IFS=$'\t' read -r n stats sleeps futex total gcs; do
   echo "| $n | $stats | $sleeps | $futex | $total | $gcs |"
 done < "$calls"
+if [ -s "$tmp/serve-rss.tsv" ]; then
+  echo
+  echo "The megagit serve the prompt hook started for $(basename "$onnx"), after rows 7 and 7s:"
+  echo
+  echo "| skills | servers started | RSS |"
+  echo "|---:|---:|---|"
+  while IFS=$'\t' read -r n _ started srss; do
+    echo "| $n | $started | $srss |"
+  done < "$tmp/serve-rss.tsv"
+fi

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/megagit/megagit/config"
+	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/models"
 )
 
@@ -141,4 +142,49 @@ func loadFolder(cfg *config.Config, root string) (models.Embedder, models.Profil
 	prof, _ := models.ProfileFor(models.BuiltinID)
 	prof.ID, prof.Builtin, prof.Dim = m.ID(), false, m.Dim()
 	return m, prof, nil
+}
+
+// ONNXFiles are the files an ONNX model's load depends on (its folder's
+// model and tokenizer, the ONNX Runtime library) and the folder of the
+// vectors `megagit embed` commits for it, for the stamp that says a
+// server which could not load the model may be tried again; nil when the
+// configured model is no ONNX model.
+func ONNXFiles(cfg *config.Config, root string) []string {
+	if !UsesONNX(cfg, root) {
+		return nil
+	}
+	dir, id := onnxDir(cfg, root)
+	var out []string
+	if dir != "" {
+		out = append(out, filepath.Join(dir, models.ONNXModelFile), filepath.Join(dir, "onnx", models.ONNXModelFile),
+			filepath.Join(dir, models.TokenizerFile))
+	}
+	out = append(out, models.RuntimePath(cfg.Model.ONNXRuntime))
+	if root != "" && id != "" {
+		out = append(out, filepath.Join(embedcache.CacheDir(root, id), "index.json"))
+	}
+	return out
+}
+
+// ONNXModelID is the id the configured ONNX model routes and caches its
+// vectors under (its profile's, or its folder's name), without loading it.
+func ONNXModelID(cfg *config.Config, root string) string {
+	_, id := onnxDir(cfg, root)
+	return id
+}
+
+// onnxDir is the configured ONNX model's folder ("" when there is none
+// to name) and id.
+func onnxDir(cfg *config.Config, root string) (dir, id string) {
+	if cfg.Model.Dir != "" {
+		dir = ModelDirPath(cfg, root)
+		prof, _ := folderProfile(cfg.Model.ID, dir)
+		return dir, prof.ID
+	}
+	prof, _ := onnxProfile(cfg.Model.ID)
+	dir, err := models.ModelCacheDir(prof.ID)
+	if err != nil {
+		dir = ""
+	}
+	return dir, prof.ID
 }

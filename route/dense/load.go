@@ -154,3 +154,20 @@ func ForBench(cfg *config.Config, docs []ranker.Doc, say func(line string)) *Cha
 	}
 	return s
 }
+
+// Fallback is the model the prompt hook routes with until an ONNX
+// model's `megagit serve` answers: the built-in model, with its own
+// profile (none of the config's model.* overrides, which are the ONNX
+// model's) and its shipped gate. nil when the configured model is no ONNX
+// model, or this build has no built-in model.
+func Fallback(cfg *config.Config, root string) (models.Embedder, models.Profile) {
+	if !UsesONNX(cfg, root) {
+		return nil, models.Profile{}
+	}
+	m, err := models.BuiltinModel(models.BuiltinID)
+	if err != nil {
+		return nil, models.Profile{}
+	}
+	prof, _ := models.BuiltinProfile(models.BuiltinID)
+	return m, prof
+}

@@ -24,6 +24,10 @@ import (
 	"github.com/megagit/megagit/route"
 )
 
+// ErrRunning is a second server for a registry whose server runs (it
+// holds route.ServeLock): one registry, one server.
+var ErrRunning = errors.New("a megagit serve already runs for this registry")
+
 // Options are what the server takes from the command that starts it.
 type Options struct {
 	Version string        // megagit's version: a client of another version is declined
@@ -32,6 +36,9 @@ type Options struct {
 	// Open opens the registry and reads its configuration: at the start,
 	// and again whenever the configuration file changed.
 	Open func() (Registry, error)
+	// Ready, if set, is called once the server listens, with its
+	// socket and the number of skills it routes.
+	Ready func(socket string, skills int)
 }
 
 // Registry is one opening of the registry, what the server routes with.
@@ -87,7 +94,14 @@ func Run(ctx context.Context, opts Options) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	fmt.Fprintf(opts.Log, "megagit: serving %s on %s (%d skills); Ctrl-C stops\n", s.root, path, len(s.rt.Docs))
-	return s.loop(ctx, ln, opts.Idle)
+	if opts.Ready != nil {
+		opts.Ready(path, len(s.rt.Docs))
+	}
+	err = s.loop(ctx, ln, opts.Idle)
+	if err == nil && ctx.Err() != nil {
+		fmt.Fprintf(opts.Log, "megagit: interrupted; stopping\n")
+	}
+	return err
 }
 
 // listenSocket listens on path, replacing a socket no server answers on

@@ -1,0 +1,112 @@
+package inject
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/route"
+)
+
+// When no server answers, the hook starts one unless one is starting or
+// running, or the last could not start and nothing it depends on changed
+// (then not before route.ServeRetryAfter): a server that dies loading,
+// saying nothing, is not started again on every prompt either.
+func TestEnsureServerStartsOnceAndBacksOff(t *testing.T) {
+	truth, err := exec.LookPath("true")
+	if err != nil {
+		t.Skip("no true(1): the stand-in server")
+	}
+	root := t.TempDir()
+	model := filepath.Join(root, "model.onnx")
+	if err := os.WriteFile(model, []byte("v1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+	e := &Env{Root: root, Local: local.Open(root, time.Second),
+		Settings: &Settings{Model: ModelONNX, ModelID: "tiny", Serve: "auto", ServeIdle: time.Minute, ServeFiles: []string{model}}}
+	opts := Options{Now: func() time.Time { return now }, Megagit: func() (string, error) { return truth, nil }}
+	served := errors.New("not served: connect: no such file")
+	ensure := func(want string) {
+		t.Helper()
+		got := ensureServer(opts, e, served)
+		if !strings.Contains(got, want) {
+			t.Fatalf("ensureServer: %q, want it to say %q", got, want)
+		}
+	}
+	waitFree := func() {
+		t.Helper()
+		for end := time.Now().Add(10 * time.Second); e.Local.FileLockState(route.ServeLock).Held; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(end) {
+				t.Fatal("the stand-in server still holds the lock")
+			}
+		}
+	}
+
+	// The first call starts a server (here one that exits at once, never
+	// saying it serves: it died loading).
+	ensure("started megagit serve (pid ")
+	if st, ok := route.ReadServeState(e.Local); !ok || st.State != route.ServeStarting || st.Stamp == "" || !st.Auto {
+		t.Fatalf("state after a start: %+v", st)
+	}
+	waitFree()
+	ensure("exited while loading, before it answered")
+	now = now.Add(route.ServeRetryAfter - time.Second)
+	ensure("could not start at 2026-05-01T10:00:00Z")
+
+	// The model changed: tried again at once.
+	if err := os.WriteFile(model, []byte("v2, mended"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ensure("started megagit serve")
+	waitFree()
+
+	// A failure the server recorded is named; after the wait, tried again.
+	st, _ := route.ReadServeState(e.Local)
+	st.State, st.Error = route.ServeFailed, "cannot route with tiny: model.onnx: Protobuf parsing failed"
+	if err := route.WriteServeState(e.Local, st); err != nil {
+		t.Fatal(err)
+	}
+	ensure("could not start at " + st.Time + ": cannot route with tiny: model.onnx: Protobuf parsing failed")
+	now = now.Add(route.ServeRetryAfter)
+	ensure("started megagit serve")
+	waitFree()
+
+	// A server that stopped (idle, killed once serving) is started again.
+	st, _ = route.ReadServeState(e.Local)
+	st.State = route.ServeStopped
+	if err := route.WriteServeState(e.Local, st); err != nil {
+		t.Fatal(err)
+	}
+	ensure("started megagit serve")
+	waitFree()
+
+	// Held: one starts, or runs; nothing is started.
+	st.State = route.ServeStarting
+	if err := route.WriteServeState(e.Local, st); err != nil {
+		t.Fatal(err)
+	}
+	held, err := e.Local.TryAcquireFile(route.ServeLock)
+	if err != nil || held == nil {
+		t.Fatalf("taking the lock: %v, %v", held, err)
+	}
+	ensure("megagit serve (pid " + strconv.Itoa(os.Getpid()) + ") is starting")
+	st.State = route.ServeServing
+	if err := route.WriteServeState(e.Local, st); err != nil {
+		t.Fatal(err)
+	}
+	ensure("megagit serve (pid " + strconv.Itoa(os.Getpid()) + ") runs but did not answer: not served")
+	held.Release()
+
+	e.Settings.Serve = "off"
+	ensure("hook.serve is off")
+	if info, err := os.Stat(filepath.Join(e.Local.Path(), route.ServeLog)); err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("serve.log: %v, %v; want 0600", info, err)
+	}
+}

@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/dense"
+	"github.com/megagit/megagit/workspace"
+)
+
+// serveCheck says whether the registry's `megagit serve` runs (its pid,
+// model and idle timeout), and why the last one the prompt hook started
+// could not start, if it could not.
+func serveCheck(w *workspace.Workspace) registry.Check {
+	const name = "serve"
+	d := w.Reg.Local()
+	info := d.FileLockState(route.ServeLock)
+	st, ok := route.ReadServeState(d)
+	by := ""
+	if ok && st.Auto {
+		by = ", started by the prompt hook"
+	}
+	if info.Held {
+		detail := fmt.Sprintf("megagit serve (pid %d) runs", info.PID)
+		switch {
+		case !ok || st.PID != info.PID:
+		case st.State == route.ServeStarting:
+			detail = fmt.Sprintf("megagit serve (pid %d%s) is starting", info.PID, by)
+		case st.State == route.ServeServing:
+			detail = fmt.Sprintf("megagit serve (pid %d%s) routes with %s; ", info.PID, by, st.Model)
+			if st.Idle == "" || st.Idle == "0s" {
+				detail += "it runs until stopped"
+			} else {
+				detail += "it stops after " + st.Idle + " without a request"
+			}
+		}
+		return registry.Check{Name: name, Status: registry.CheckOK, Detail: detail}
+	}
+	onnx := dense.UsesONNX(w.Cfg, w.Reg.Root())
+	if ok && (st.State == route.ServeFailed || st.State == route.ServeStarting) {
+		why := st.Error
+		if why == "" {
+			why = fmt.Sprintf("megagit serve (pid %d) exited while loading, before it answered", st.PID)
+		}
+		return registry.Check{Name: name, Status: registry.CheckWarn,
+			Detail: fmt.Sprintf("no megagit serve runs; the last one the prompt hook started could not start at %s: %s", st.Time, why),
+			Hint: fmt.Sprintf("%s says more; the hook routes without the model until it is mended (it starts the server again once the model, ONNX Runtime or the config changes, or after %s)",
+				filepath.Join(d.Path(), route.ServeLog), route.ServeRetryAfter)}
+	}
+	detail := "no megagit serve runs"
+	switch {
+	case onnx && w.Cfg.Hook.Serve == "off":
+		detail += "; the prompt hook routes without the ONNX model (hook.serve: off)"
+	case onnx:
+		detail += "; the prompt hook starts one for the ONNX model"
+	}
+	return registry.Check{Name: name, Status: registry.CheckOK, Detail: detail}
+}
