@@ -125,7 +125,7 @@ func serveRun(ctx context.Context, opts *serveOptions) error {
 	var lost error // the model stopped loading after the server started
 	started := false
 	model := "no model: lexical"
-	err = server.Run(ctx, server.Options{Version: version, Idle: opts.idle, Log: a.errOut, Open: func() (server.Registry, error) {
+	err = server.Run(ctx, server.Options{Version: version, Idle: opts.idle, Log: a.errOut, Yield: auto, Open: func() (server.Registry, error) {
 		e, err := a.open(nil)
 		if err != nil {
 			return server.Registry{}, err

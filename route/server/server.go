@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -39,6 +40,12 @@ type Options struct {
 	// Ready, if set, is called once the server listens, with its
 	// socket and the number of skills it routes.
 	Ready func(socket string, skills int)
+	// Yield makes the server stop once it declined a client of another
+	// megagit version or with other settings (the environment, or a
+	// config it cannot watch, changed): the one the prompt hook started,
+	// so the hook's next prompt starts one that answers it, rather than
+	// routing without the model until this one's idle timeout.
+	Yield bool
 }
 
 // Registry is one opening of the registry, what the server routes with.
@@ -59,6 +66,10 @@ type Registry struct {
 type server struct {
 	opts Options
 	root string
+	// yield ends the server (Options.Yield), which yielded then says;
+	// nil until it serves.
+	yield   func()
+	yielded atomic.Bool
 
 	mu      sync.Mutex
 	env     *Registry
@@ -93,12 +104,15 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	ctx, yield := context.WithCancel(ctx)
+	defer yield()
+	s.yield = yield
 	fmt.Fprintf(opts.Log, "megagit: serving %s on %s (%d skills); Ctrl-C stops\n", s.root, path, len(s.rt.Docs))
 	if opts.Ready != nil {
 		opts.Ready(path, len(s.rt.Docs))
 	}
 	err = s.loop(ctx, ln, opts.Idle)
-	if err == nil && ctx.Err() != nil {
+	if err == nil && ctx.Err() != nil && !s.yielded.Load() {
 		fmt.Fprintf(opts.Log, "megagit: interrupted; stopping\n")
 	}
 	return err
@@ -209,14 +223,21 @@ func (s *server) handle(c net.Conn, slots *connSlots) {
 		return
 	}
 	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
-	_ = route.WriteResponse(c, s.answer(req))
+	resp, other := s.answer(req)
+	_ = route.WriteResponse(c, resp)
+	if other && s.opts.Yield && s.yield != nil {
+		fmt.Fprintf(s.opts.Log, "megagit: declined a client of another version or with other settings (%s); stopping, so the prompt hook starts a server that answers it\n", resp.Declined)
+		s.yielded.Store(true)
+		s.yield()
+	}
 }
 
 // answer routes one request, or declines it when this server would not
-// answer as the client would.
-func (s *server) answer(req route.Request) route.Response {
+// answer as the client would; other says the client is of another
+// version or has other settings.
+func (s *server) answer(req route.Request) (resp route.Response, other bool) {
 	if why := req.Decline(s.opts.Version, s.root); why != "" {
-		return route.Response{Declined: why}
+		return route.Response{Declined: why}, true
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -232,17 +253,17 @@ func (s *server) answer(req route.Request) route.Response {
 		rr = s.rt.RouteWithProject(req.Prompt, req.Project, req.Settings)
 	}
 	if changed, err := s.settle(<-now); err != nil {
-		return route.Response{Declined: err.Error()}
+		return route.Response{Declined: err.Error()}, false
 	} else if changed {
 		ranked = false
 	}
 	if req.Config != s.cfgKey {
-		return route.Response{Declined: "client settings differ from the server's"}
+		return route.Response{Declined: "client settings differ from the server's"}, true
 	}
 	if !ranked {
 		rr = s.rt.RouteWithProject(req.Prompt, req.Project, req.Settings)
 	}
-	return route.ToWire(s.rt.Docs, rr, req.Settings.Format == "compose")
+	return route.ToWire(s.rt.Docs, rr, req.Settings.Format == "compose"), false
 }
 
 // freshness is what the router was built from: the config file's route.Stamp and
