@@ -127,6 +127,18 @@ func onnxModelPaths(dir string) (model, tok string, err error) {
 	return model, tok, nil
 }
 
+// DimError: the model in Dir outputs vectors of another size than its
+// profile's.
+type DimError struct {
+	Dir, ID   string
+	Want, Got int
+}
+
+func (e *DimError) Error() string {
+	return fmt.Sprintf("the model in %s outputs %d-dimensional vectors, not the %d of profile %s: "+
+		"give the folder the --profile of the model it holds, or no --profile", e.Dir, e.Got, e.Want, e.ID)
+}
+
 // checkPooling rejects a profile the embedder cannot honour.
 func checkPooling(p string) error {
 	switch p {

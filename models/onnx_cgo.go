@@ -50,6 +50,11 @@ func initRuntime(libPath string) error {
 	return nil
 }
 
+// CheckRuntime loads the ONNX Runtime library at libPath (once per
+// process, as NewONNX does): nil when ONNX models can run, else an error
+// wrapping ErrNoRuntime.
+func CheckRuntime(libPath string) error { return initRuntime(libPath) }
+
 // ONNXModel is an Embedder running a sentence-embedding ONNX model with its
 // tokenizer.json. Safe for concurrent use (ONNX Runtime sessions are).
 type ONNXModel struct {
@@ -152,8 +157,7 @@ func (m *ONNXModel) checkDim(dir string) error {
 
 // dimMismatch: the folder holds another model than the profile describes.
 func dimMismatch(dir, id string, want, got int) error {
-	return fmt.Errorf("the model in %s outputs %d-dimensional vectors, not the %d of profile %s: "+
-		"give the folder the --profile of the model it holds, or no --profile", dir, got, want, id)
+	return &DimError{Dir: dir, ID: id, Want: want, Got: got}
 }
 
 var feedable = map[string]bool{"input_ids": true, "attention_mask": true, "token_type_ids": true, "position_ids": true}

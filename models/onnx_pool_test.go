@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -70,22 +71,23 @@ func TestONNXProfiles(t *testing.T) {
 	tests := []struct {
 		name, id, pooling, qp, dp, tier string
 		dim                             int
-		floor                           float64
+		floor, fusion                   float64
 		measured                        bool
 	}{
-		{"BGE-M3", "bge-m3", "cls", "", "", "strong", 1024, 0.60, true},
-		{"SkillRet-0.6B", "skillret-0.6b", "last", "", "", "strong", 1024, 0.40, true},
-		{"Qwen3-0.6B", "qwen3-embedding-0.6b", "last", "Instruct: Given a web search query, retrieve relevant passages that answer the query\nQuery:", "", "strong", 1024, 0.35, true},
-		{"BGE-small-v1.5", "bge-small-en-v1.5", "cls", bgeQueryPrefix, "", "weak", 384, 0.70, true},
-		{"BAAI/bge-large-en-v1.5", "bge-large-en-v1.5", "cls", bgeQueryPrefix, "", "medium", 1024, 0.65, false},
-		{"e5-small", "e5-small-v2", "mean", "query: ", "passage: ", "weak", 384, 0.40, false},
-		{"intfloat/e5-base-v2", "e5-base-v2", "mean", "query: ", "passage: ", "medium", 768, 0.45, false},
-		{"sentence-transformers/all-MiniLM-L6-v2", "all-minilm-l6-v2", "mean", "", "", "weak", 384, 0, false},
+		{"sentence-transformers/all-MiniLM-L6-v2", "all-minilm-l6-v2", "mean", "", "", "weak", 384, 0.25, 0.5, true},
+		{"all-mpnet", "all-mpnet-base-v2", "mean", "", "", "weak", 768, 0.30, 0.6, true},
+		{"BGE-M3", "bge-m3", "cls", "", "", "strong", 1024, 0.60, 0.5, false},
+		{"SkillRet-0.6B", "skillret-0.6b", "last", "", "", "strong", 1024, 0.40, 0.5, false},
+		{"Qwen3-0.6B", "qwen3-embedding-0.6b", "last", "Instruct: Given a web search query, retrieve relevant passages that answer the query\nQuery:", "", "strong", 1024, 0.35, 0.5, false},
+		{"BGE-small-v1.5", "bge-small-en-v1.5", "cls", bgeQueryPrefix, "", "weak", 384, 0.70, 0.5, false},
+		{"BAAI/bge-large-en-v1.5", "bge-large-en-v1.5", "cls", bgeQueryPrefix, "", "medium", 1024, 0.65, 0.5, false},
+		{"e5-small", "e5-small-v2", "mean", "query: ", "passage: ", "weak", 384, 0.40, 0.5, false},
+		{"intfloat/e5-base-v2", "e5-base-v2", "mean", "query: ", "passage: ", "medium", 768, 0.45, 0.5, false},
 	}
 	for _, tt := range tests {
 		p, ok := ProfileFor(tt.name)
 		if !ok || p.ID != tt.id || p.Pooling != tt.pooling || p.QueryPrefix != tt.qp || p.DocPrefix != tt.dp ||
-			p.Tier != tt.tier || p.Dim != tt.dim || p.AbsFloor != tt.floor || p.Measured != tt.measured || !p.Normalize || p.Kind != "onnx" {
+			p.Tier != tt.tier || p.Dim != tt.dim || p.AbsFloor != tt.floor || p.FusionW != tt.fusion || p.Measured != tt.measured || !p.Normalize || p.Kind != "onnx" {
 			t.Errorf("ProfileFor(%q) = %+v, %v", tt.name, p, ok)
 		}
 		if checkPooling(p.Pooling) != nil || len(p.Inputs) == 0 {
@@ -96,6 +98,21 @@ func TestONNXProfiles(t *testing.T) {
 				t.Errorf("%s: incomplete download %+v", p.ID, f)
 			}
 		}
+		// A profile megagit has not measured says so to the user.
+		if !p.Measured && !strings.HasPrefix(p.Note, "not measured") && !strings.Contains(p.Note, "; not measured") {
+			t.Errorf("%s: note %q does not say it was not measured", p.ID, p.Note)
+		}
+		if p.Measured != (p.Reference != nil) || p.Measured != p.Pinned() {
+			t.Errorf("%s: measured %v, pinned %v, reference %v: a measured profile is pulled checked", p.ID, p.Measured, p.Pinned(), p.Reference != nil)
+		}
+		if r := p.Reference; r != nil && (len(r.Head) != len(r.Sentences) || len(r.Head[0]) != 16 || len(r.Cosines) != len(r.Sentences)*(len(r.Sentences)-1)/2) {
+			t.Errorf("%s: incomplete reference %+v", p.ID, r)
+		}
+	}
+	// all-MiniLM-L6-v2's tokenizer is pinned to the hub's file.
+	p, _ := ProfileFor("all-minilm-l6-v2")
+	if f := p.Files[1]; f.Name != TokenizerFile || f.SHA256 != "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037" || f.Size != 466247 {
+		t.Errorf("all-minilm-l6-v2 tokenizer pin %+v", f)
 	}
 }
 

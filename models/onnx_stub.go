@@ -33,3 +33,8 @@ func (m *ONNXModel) Close() error { return nil }
 func (m *ONNXModel) Embed(texts []string, kind Kind) ([][]float32, error) {
 	return nil, fmt.Errorf("%w: ONNX support not in this build", ErrNoRuntime)
 }
+
+// CheckRuntime always fails with ErrNoRuntime in this build.
+func CheckRuntime(libPath string) error {
+	return fmt.Errorf("%w: ONNX support not in this build (built without cgo or with -tags noonnx)", ErrNoRuntime)
+}

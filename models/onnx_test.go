@@ -2,6 +2,7 @@ package models
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"encoding/json"
 	"errors"
@@ -374,4 +375,32 @@ func onnxBenchEnv(b *testing.B) (dir, lib string) {
 		b.Skip("no ONNX Runtime (run scripts/install-onnxruntime.sh)")
 	}
 	return tinyModelDir(b), lib
+}
+
+// BenchmarkONNXQueryModel is one query embedding with a real model's warm
+// session: MEGAGIT_BENCH_MODEL_DIR names its folder (model.onnx +
+// tokenizer.json) and MEGAGIT_BENCH_PROFILE its profile (default
+// all-minilm-l6-v2). It compares a model's float32 and int8 files, say.
+func BenchmarkONNXQueryModel(b *testing.B) {
+	_, lib := onnxBenchEnv(b)
+	dir := os.Getenv("MEGAGIT_BENCH_MODEL_DIR")
+	if dir == "" {
+		b.Skip("MEGAGIT_BENCH_MODEL_DIR names no model folder")
+	}
+	id := cmp.Or(os.Getenv("MEGAGIT_BENCH_PROFILE"), "all-minilm-l6-v2")
+	prof, ok := ProfileFor(id)
+	if !ok {
+		b.Fatalf("no profile %s", id)
+	}
+	m, err := NewONNX(dir, prof, lib)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.(*ONNXModel).Close()
+	q := []string{"which of these ad sets are burning money and which deserve more"}
+	for b.Loop() {
+		if _, err := m.Embed(q, Query); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

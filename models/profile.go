@@ -5,9 +5,8 @@ import "strings"
 // Profile is what megagit knows about a model: how to pool and prefix for
 // it, and how its scores feed ranking (fusion weight with the lexical
 // channel, absolute floor and K tier for dynamic K). Measured says whether
-// the ranking numbers were measured (with `megagit eval`, or, for the
-// known ONNX models, on the skill-routing benchmark their floors come from)
-// or estimated.
+// megagit measured the ranking numbers (with `megagit eval` on real
+// skills); Note says, in a user's words, where they come from otherwise.
 type Profile struct {
 	ID          string   `json:"id"`
 	Kind        string   `json:"kind"` // "static" or "onnx"
@@ -33,10 +32,12 @@ type Profile struct {
 	Output string   `json:"output,omitempty"`
 
 	// Revision and Files say what `megagit model pull` downloads from the
-	// model hub. A file without a SHA256 is not pinned: pull refuses it
-	// unless told --insecure-no-pin.
-	Revision string      `json:"revision,omitempty"`
-	Files    []ModelFile `json:"files,omitempty"`
+	// model hub. A file is pinned by its SHA256, or, marked ByReference,
+	// by how the downloaded model embeds Reference's sentences; an
+	// unpinned file is refused unless pull is told --insecure-no-pin.
+	Revision  string      `json:"revision,omitempty"`
+	Files     []ModelFile `json:"files,omitempty"`
+	Reference *Reference  `json:"-"`
 }
 
 // ModelFile is one file of a model hub repository that `model pull` fetches.
@@ -45,19 +46,40 @@ type ModelFile struct {
 	Path   string `json:"path"`             // path inside the hub repository
 	SHA256 string `json:"sha256,omitempty"` // pinned digest; empty = unknown
 	Size   int64  `json:"size,omitempty"`   // bytes, for progress; 0 = unknown
+	// ByReference: no digest is known, and the file is checked after the
+	// download by the profile's Reference (the model embeds its sentences
+	// as recorded), which needs ONNX Runtime.
+	ByReference bool `json:"checked_by_reference,omitempty"`
 }
 
-// Pinned reports whether every download of the profile has a sha256.
+// Pinned reports whether every download of the profile is checked: by its
+// sha256, or by the profile's reference vectors.
 func (p Profile) Pinned() bool {
 	if len(p.Files) == 0 {
 		return false
 	}
 	for _, f := range p.Files {
-		if f.SHA256 == "" {
+		if !p.pinned(f) {
 			return false
 		}
 	}
 	return true
+}
+
+// pinned says whether f is checked: it has a sha256, or it is checked by
+// a reference the profile has.
+func (p Profile) pinned(f ModelFile) bool {
+	return f.SHA256 != "" || (f.ByReference && p.Reference != nil)
+}
+
+// ChecksByReference says whether a pull of p runs the model to check it.
+func (p Profile) ChecksByReference() bool {
+	for _, f := range p.Files {
+		if f.ByReference && p.Reference != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // StaticProfile is the built-in model's profile, megagit-static-v3. Its
@@ -87,9 +109,15 @@ var (
 
 const (
 	bgeQueryPrefix = "Represent this sentence for searching relevant passages: "
-	// onnxFusionW is a placeholder until `megagit eval` tunes each model.
+	// onnxFusionW is the fusion weight of a profile megagit has not
+	// measured: the lexical and semantic channels count the same.
 	onnxFusionW = 0.5
-	untuned     = "fusion weight not tuned: re-tune with megagit eval"
+	// notMeasured and guessed are the notes of the profiles whose ranking
+	// numbers megagit never measured.
+	notMeasured = "not measured by megagit: its cosine floor and K tier are what another skill-routing benchmark reported, " +
+		"its fusion weight is a neutral 0.5, and no abstention gate is shipped for it; measure it on your skills with `megagit eval --sweep` before relying on it"
+	guessed = "not measured: its cosine floor and K tier are guessed from its family, " +
+		"its fusion weight is a neutral 0.5, and no abstention gate is shipped for it; measure it on your skills with `megagit eval --sweep` before relying on it"
 )
 
 // hfFiles is the usual layout of a sentence-transformers ONNX export on the
@@ -101,45 +129,61 @@ func hfFiles() []ModelFile {
 	}
 }
 
-// onnxProfiles are the ONNX sentence models megagit knows: the models
-// whose absolute floors and tiers were set on a skill-routing benchmark
-// (ranker's model profiles hold the same floors), plus all-MiniLM-L6-v2.
-// A floor guessed from the model's family rather than measured is
-// Measured: false. Dimensions, pooling and prefixes are the model cards'.
+// onnxProfiles are the ONNX sentence models megagit knows. all-MiniLM-L6-v2
+// and all-mpnet-base-v2 were measured with `megagit eval` on real skills
+// (their fusion weight, floor and tier; all-MiniLM-L6-v2's abstention gate
+// is in route/gates); the others' floors and tiers come from another
+// skill-routing benchmark (ranker's model profiles hold the same floors) or
+// are guessed from the model's family, and their notes say so. Dimensions,
+// pooling and prefixes are the model cards'.
 var onnxProfiles = []Profile{
+	{ID: "all-minilm-l6-v2", Kind: "onnx", HubID: "sentence-transformers/all-MiniLM-L6-v2", Aliases: []string{"all-MiniLM-L6-v2", "minilm"},
+		Dim: 384, Pooling: "mean", Normalize: true, Inputs: bertInputs,
+		FusionW: 0.5, AbsFloor: 0.25, Tier: "weak", Measured: true,
+		Note: "measured by megagit on real skills (fusion weight, cosine floor, K tier and an abstention gate of its own); " +
+			"its float32 and int8 ONNX files route alike",
+		Revision: "main", Files: []ModelFile{
+			{Name: "model.onnx", Path: "onnx/model.onnx", ByReference: true},
+			{Name: "tokenizer.json", Path: "tokenizer.json", SHA256: "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037", Size: 466247},
+		},
+		Reference: &miniLMReference},
+	{ID: "all-mpnet-base-v2", Kind: "onnx", HubID: "sentence-transformers/all-mpnet-base-v2", Aliases: []string{"all-mpnet", "mpnet"},
+		Dim: 768, Pooling: "mean", Normalize: true, Inputs: robertaInputs,
+		FusionW: 0.6, AbsFloor: 0.30, Tier: "weak", Measured: true,
+		Note: "measured by megagit on real skills (fusion weight, cosine floor, K tier), but no abstention gate is shipped for it: " +
+			"it abstains by the fixed floors, which let more prompts that need no skill through than all-minilm-l6-v2's gate does; " +
+			"it ranks paraphrases best of the measured models at 436 MB and about 60 ms a prompt",
+		Revision: "main", Files: []ModelFile{
+			{Name: "model.onnx", Path: "onnx/model.onnx", ByReference: true},
+			{Name: "tokenizer.json", Path: "tokenizer.json", ByReference: true},
+		},
+		Reference: &mpnetReference},
 	{ID: "bge-m3", Kind: "onnx", HubID: "BAAI/bge-m3", Aliases: []string{"BGE-M3"},
 		Dim: 1024, Pooling: "cls", Normalize: true, Inputs: robertaInputs,
-		FusionW: onnxFusionW, AbsFloor: 0.60, Tier: "strong", Measured: true,
-		Note: "XLM-RoBERTa tokenizer (Unigram) and a >2 GB export with external data: use --dir; " + untuned},
+		FusionW: onnxFusionW, AbsFloor: 0.60, Tier: "strong",
+		Note: "XLM-RoBERTa tokenizer (Unigram) and a >2 GB export with external data: use --dir; " + notMeasured},
 	{ID: "skillret-0.6b", Kind: "onnx", Aliases: []string{"SkillRet-0.6B", "SkillRet"},
 		Dim: 1024, Pooling: "last", Normalize: true, Inputs: []string{"input_ids", "attention_mask", "position_ids"},
-		FusionW: onnxFusionW, AbsFloor: 0.40, Tier: "strong", Measured: true,
-		Note: "hub id and query instruction unknown here: use --dir with your export; " + untuned},
+		FusionW: onnxFusionW, AbsFloor: 0.40, Tier: "strong",
+		Note: "hub id and query instruction unknown here: use --dir with your export; " + notMeasured},
 	{ID: "qwen3-embedding-0.6b", Kind: "onnx", HubID: "Qwen/Qwen3-Embedding-0.6B", Aliases: []string{"Qwen3-0.6B"},
 		Dim: 1024, Pooling: "last", Normalize: true, Inputs: []string{"input_ids", "attention_mask", "position_ids"},
 		QueryPrefix: "Instruct: Given a web search query, retrieve relevant passages that answer the query\nQuery:",
-		FusionW:     onnxFusionW, AbsFloor: 0.35, Tier: "strong", Measured: true,
-		Note: "decoder model, byte-level BPE tokenizer; exports without KV-cache inputs only: use --dir; " + untuned},
+		FusionW:     onnxFusionW, AbsFloor: 0.35, Tier: "strong",
+		Note: "decoder model, byte-level BPE tokenizer; exports without KV-cache inputs only: use --dir; " + notMeasured},
 	{ID: "bge-small-en-v1.5", Kind: "onnx", HubID: "BAAI/bge-small-en-v1.5", Aliases: []string{"BGE-small-v1.5", "bge-small"},
 		Dim: 384, Pooling: "cls", QueryPrefix: bgeQueryPrefix, Normalize: true, Inputs: bertInputs,
-		FusionW: onnxFusionW, AbsFloor: 0.70, Tier: "weak", Measured: true,
-		Revision: "main", Files: hfFiles(), Note: untuned},
+		FusionW: onnxFusionW, AbsFloor: 0.70, Tier: "weak",
+		Revision: "main", Files: hfFiles(), Note: notMeasured},
 	{ID: "bge-large-en-v1.5", Kind: "onnx", HubID: "BAAI/bge-large-en-v1.5", Aliases: []string{"BGE-large-v1.5", "bge-large"},
 		Dim: 1024, Pooling: "cls", QueryPrefix: bgeQueryPrefix, Normalize: true, Inputs: bertInputs,
-		FusionW: onnxFusionW, AbsFloor: 0.65, Tier: "medium", Measured: false,
-		Note: "abs floor estimated, not measured; " + untuned},
+		FusionW: onnxFusionW, AbsFloor: 0.65, Tier: "medium", Note: guessed},
 	{ID: "e5-small-v2", Kind: "onnx", HubID: "intfloat/e5-small-v2", Aliases: []string{"e5-small"},
 		Dim: 384, Pooling: "mean", QueryPrefix: "query: ", DocPrefix: "passage: ", Normalize: true, Inputs: bertInputs,
-		FusionW: onnxFusionW, AbsFloor: 0.40, Tier: "weak", Measured: false,
-		Note: "abs floor estimated, not measured; " + untuned},
+		FusionW: onnxFusionW, AbsFloor: 0.40, Tier: "weak", Note: guessed},
 	{ID: "e5-base-v2", Kind: "onnx", HubID: "intfloat/e5-base-v2", Aliases: []string{"e5-base"},
 		Dim: 768, Pooling: "mean", QueryPrefix: "query: ", DocPrefix: "passage: ", Normalize: true, Inputs: bertInputs,
-		FusionW: onnxFusionW, AbsFloor: 0.45, Tier: "medium", Measured: false,
-		Note: "abs floor estimated, not measured; " + untuned},
-	{ID: "all-minilm-l6-v2", Kind: "onnx", HubID: "sentence-transformers/all-MiniLM-L6-v2", Aliases: []string{"all-MiniLM-L6-v2", "minilm"},
-		Dim: 384, Pooling: "mean", Normalize: true, Inputs: bertInputs,
-		FusionW: onnxFusionW, AbsFloor: 0, Tier: "weak", Measured: false,
-		Revision: "main", Files: hfFiles(), Note: "tier estimated, no floor; " + untuned},
+		FusionW: onnxFusionW, AbsFloor: 0.45, Tier: "medium", Note: guessed},
 }
 
 // profiles lists the known models.

@@ -27,6 +27,11 @@ const pullManifest = "megagit-model.json"
 // ErrChecksum: a downloaded file does not match its pinned sha256 (or size).
 var ErrChecksum = errors.New("checksum mismatch")
 
+// ErrCannotCheck: a profile's model is checked by running it on reference
+// sentences (Profile.Reference), and this megagit cannot run it: built
+// without ONNX support, or ONNX Runtime is missing. It wraps ErrNoRuntime.
+var ErrCannotCheck = errors.New("it is checked by running it on reference sentences, which needs ONNX Runtime")
+
 // Why Pull refuses a profile before downloading anything; callers say what
 // to do instead.
 var (
@@ -40,7 +45,8 @@ type PullOptions struct {
 	Profile       Profile
 	Hub           string    // model hub base URL; "" = DefaultModelHub
 	UserAgent     string    // e.g. "megagit/1.2.3"
-	InsecureNoPin bool      // download files without a pinned sha256 (recording the digests got)
+	InsecureNoPin bool      // download files without a pinned sha256 (recording the digests got), and a model that cannot be run to check it
+	Runtime       string    // ONNX Runtime library path, for a profile checked by reference vectors
 	Force         bool      // download again even when the model is installed
 	Now           time.Time // recorded in the manifest as the pull's time
 
@@ -67,6 +73,8 @@ type pulledFile struct {
 	SHA256 string `json:"sha256"`
 	Size   int64  `json:"size"`
 	Pinned bool   `json:"pinned"`
+	// Checked: the file passed the profile's reference check (ByReference).
+	Checked bool `json:"checked_by_reference,omitempty"`
 }
 
 type pulled struct {
@@ -78,8 +86,12 @@ type pulled struct {
 }
 
 // Pull downloads an ONNX profile's files into its ModelCacheDir. Every file
-// is checked against its pinned sha256 before the folder is installed, in
-// one rename; an interrupted download resumes.
+// is checked against its pinned sha256, and a file the profile checks by
+// reference by embedding the reference sentences with the downloaded
+// model, before the folder is installed, in one rename; an interrupted
+// download resumes. A reference check that cannot run here (no ONNX
+// support, no ONNX Runtime) refuses the pull before anything is
+// downloaded, unless InsecureNoPin.
 func Pull(ctx context.Context, opts PullOptions) (PullResult, error) {
 	prof := opts.Profile
 	if prof.Kind != "onnx" {
@@ -95,8 +107,20 @@ func Pull(ctx context.Context, opts PullOptions) (PullResult, error) {
 	if err != nil {
 		return PullResult{}, err
 	}
-	if !opts.Force && installed(dest, prof) {
+	if !opts.Force && installed(dest, prof, !opts.InsecureNoPin) {
 		return PullResult{Dir: dest}, nil
+	}
+	check := prof.ChecksByReference()
+	if check {
+		if err := CheckRuntime(opts.Runtime); err != nil {
+			if !opts.InsecureNoPin {
+				return PullResult{}, fmt.Errorf("model %s: %w: %w", prof.ID, ErrCannotCheck, err)
+			}
+			check = false
+			if opts.Warn != nil {
+				opts.Warn(fmt.Sprintf("%s will not be checked (%v): routing will use it unchecked", prof.ID, err))
+			}
+		}
 	}
 	hub := strings.TrimRight(opts.Hub, "/")
 	if hub == "" {
@@ -122,10 +146,19 @@ func Pull(ctx context.Context, opts PullOptions) (PullResult, error) {
 			}
 			return PullResult{}, fmt.Errorf("pull %s: %w", prof.ID, err)
 		}
-		if f.SHA256 == "" && opts.Warn != nil {
+		if f.SHA256 == "" && !(check && f.ByReference) && opts.Warn != nil {
 			opts.Warn(fmt.Sprintf("%s is not pinned; downloaded sha256 %s", f.Name, sum))
 		}
 		man.Files = append(man.Files, pulledFile{Name: f.Name, URL: url, SHA256: sum, Size: size, Pinned: f.SHA256 != ""})
+	}
+	if check {
+		if err := checkReference(staging, prof, opts.Runtime); err != nil {
+			os.RemoveAll(staging) // never resume from a wrong model
+			return PullResult{}, fmt.Errorf("pull %s: %w", prof.ID, err)
+		}
+		for i, f := range prof.Files {
+			man.Files[i].Checked = f.ByReference
+		}
 	}
 	data, err := json.MarshalIndent(man, "", "  ")
 	if err != nil {
@@ -140,9 +173,35 @@ func Pull(ctx context.Context, opts PullOptions) (PullResult, error) {
 	return PullResult{Dir: dest, Installed: true}, nil
 }
 
+// checkReference loads the downloaded model in dir and checks it against
+// the profile's reference vectors: a model that does not load as the
+// profile's (another size, other inputs) or embeds the sentences otherwise
+// is refused with ErrBehaviour.
+func checkReference(dir string, prof Profile, lib string) error {
+	emb, err := NewONNX(dir, prof, lib)
+	if err != nil {
+		var dim *DimError
+		switch {
+		case errors.Is(err, ErrNoRuntime):
+			return err
+		case errors.As(err, &dim):
+			return fmt.Errorf("%w: %s is not %s: it gives %d-dimensional vectors, not %d", ErrBehaviour, ONNXModelFile, prof.ID, dim.Got, dim.Want)
+		}
+		return fmt.Errorf("%w: %s does not load as %s: %w", ErrBehaviour, ONNXModelFile, prof.ID, err)
+	}
+	if c, ok := emb.(interface{ Close() error }); ok {
+		defer c.Close()
+	}
+	if err := prof.Reference.Check(emb); err != nil {
+		return fmt.Errorf("%s is not %s: %w", ONNXModelFile, prof.ID, err)
+	}
+	return nil
+}
+
 // installed reports whether dest holds a finished pull of prof's files
-// (pinned digests must match the manifest's; files must have its sizes).
-func installed(dest string, prof Profile) bool {
+// (pinned digests must match the manifest's; files must have its sizes;
+// with checked, a file the profile checks by reference must have passed).
+func installed(dest string, prof Profile, checked bool) bool {
 	data, err := os.ReadFile(filepath.Join(dest, pullManifest))
 	if err != nil {
 		return false
@@ -154,6 +213,9 @@ func installed(dest string, prof Profile) bool {
 	for i, f := range prof.Files {
 		m := man.Files[i]
 		if m.Name != f.Name || (f.SHA256 != "" && !strings.EqualFold(m.SHA256, f.SHA256)) {
+			return false
+		}
+		if checked && prof.pinned(f) && f.SHA256 == "" && !m.Checked {
 			return false
 		}
 		if st, err := os.Stat(filepath.Join(dest, f.Name)); err != nil || st.Size() != m.Size {

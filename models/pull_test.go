@@ -272,3 +272,168 @@ func TestPullInsecureNoPin(t *testing.T) {
 		t.Fatalf("warnings lack the recorded digest: %q", warns)
 	}
 }
+
+// tinyReference is the tiny model's reference (Profile.Reference), recorded
+// from expected.json: the mean-pooled, normalised vectors of an independent
+// float64 numpy forward pass of the same weights (scripts/make-tiny-onnx.py).
+func tinyReference(t *testing.T) *Reference {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", "tiny-bert", "expected.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exp tinyExpected
+	if err := json.Unmarshal(raw, &exp); err != nil {
+		t.Fatal(err)
+	}
+	ref := &Reference{HeadTol: 0.02, CosineTol: 0.03}
+	var vecs [][]float32
+	for _, s := range exp.Sentences {
+		ref.Sentences = append(ref.Sentences, s.Text)
+		ref.Head = append(ref.Head, s.Mean[:8])
+		vecs = append(vecs, s.Mean)
+	}
+	ref.Cosines = pairCosines(vecs)
+	return ref
+}
+
+// referenceHub serves the tiny model (model, its bytes) with the real
+// tokenizer.json, and returns the profile that pins the tokenizer by its
+// sha256 and checks model.onnx by the tiny model's reference vectors.
+func referenceHub(t *testing.T, model []byte) (*testHub, Profile) {
+	t.Helper()
+	h := newTestHub(t)
+	tok, err := DefaultTokenizerJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.files["onnx/model.onnx"], h.files["tokenizer.json"] = model, tok
+	p := tinyBERT("mean")
+	p.ID, p.HubID, p.Revision, p.Reference = "tiny-test", "test/tiny", "r1", tinyReference(t)
+	p.Files = []ModelFile{{Name: "model.onnx", Path: "onnx/model.onnx", ByReference: true},
+		{Name: "tokenizer.json", Path: "tokenizer.json", SHA256: sum(tok), Size: int64(len(tok))}}
+	return h, p
+}
+
+// tamperedTinyModel is the tiny model with two blocks of its word-embedding
+// table swapped, as a tampered or corrupted download might be: the file
+// still parses and every weight is still a real float16 (the blocks are
+// whole rows long, so each byte keeps its place within its value), but
+// most words' vectors now belong to others.
+func tamperedTinyModel(t *testing.T) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "tiny-bert", "model.onnx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The table (30522 rows of 16 float16s, 977 kB) is the file's first
+	// initializer and fills most of it; ids 4,000 to 20,000 lie in here.
+	n := 32 * 8192
+	a := len(b) / 8
+	x, y := slices.Clone(b[a:a+n]), slices.Clone(b[a+n:a+2*n])
+	copy(b[a:], y)
+	copy(b[a+n:], x)
+	return b
+}
+
+// TestPullChecksByReference: a model file without a digest is checked by
+// embedding the profile's reference sentences with it. The real model
+// passes and is installed, marked checked; a tampered copy and a model of
+// another size (the tiny model offered as all-minilm-l6-v2) are refused,
+// deleted, and nothing is installed.
+func TestPullChecksByReference(t *testing.T) {
+	_, lib := onnxTestEnv(t)
+	model, err := os.ReadFile(filepath.Join("testdata", "tiny-bert", "model.onnx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, p := referenceHub(t, model)
+	var warns []string
+	opts := h.pullOpts(p, &warns)
+	opts.Runtime = lib
+	if _, err := Pull(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	dest := pulledDir(t, "tiny-test")
+	var man pulled
+	data, _ := os.ReadFile(filepath.Join(dest, pullManifest))
+	if err := json.Unmarshal(data, &man); err != nil || !man.Files[0].Checked || man.Files[1].Checked || len(warns) != 0 {
+		t.Fatalf("manifest %s, warnings %q: want model.onnx checked, nothing warned", data, warns)
+	}
+
+	minilm, _ := ProfileFor("all-minilm-l6-v2")
+	minilm.HubID, minilm.Revision = "test/tiny", "r1"
+	minilm.Files = slices.Clone(minilm.Files)
+	minilm.Files[1].SHA256, minilm.Files[1].Size = sum(h.files["tokenizer.json"]), 0 // the hub's tokenizer is not in the tests
+	for name, tc := range map[string]struct {
+		model []byte
+		prof  Profile
+		msg   string
+	}{
+		"tampered":      {tamperedTinyModel(t), p, "model.onnx is not tiny-test: model does not behave as its profile records: "},
+		"another model": {model, minilm, "model.onnx is not all-minilm-l6-v2: it gives 16-dimensional vectors, not 384"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h.files["onnx/model.onnx"] = tc.model
+			opts := h.pullOpts(tc.prof, &warns)
+			opts.Runtime, opts.Force = lib, true
+			_, err := Pull(context.Background(), opts)
+			if !errors.Is(err, ErrBehaviour) || !strings.Contains(err.Error(), tc.msg) {
+				t.Fatalf("err = %v, want ErrBehaviour containing %q", err, tc.msg)
+			}
+			d := pulledDir(t, tc.prof.ID)
+			if _, err := os.Stat(filepath.Join(filepath.Dir(d), "."+tc.prof.ID+".partial")); !errors.Is(err, os.ErrNotExist) {
+				t.Fatal("the refused download was kept")
+			}
+			if tc.prof.ID == "tiny-test" {
+				got, _ := os.ReadFile(filepath.Join(d, "model.onnx"))
+				if !bytes.Equal(got, model) {
+					t.Fatal("the refused pull replaced the checked install")
+				}
+			} else if _, err := os.Stat(d); !errors.Is(err, os.ErrNotExist) {
+				t.Fatal("a refused pull installed a folder")
+			}
+		})
+	}
+}
+
+// TestPullCannotCheck: where the reference check cannot run (no ONNX
+// Runtime, or no ONNX support in this build), pull refuses before
+// downloading anything; --insecure-no-pin installs the model unchecked,
+// with a warning, and a later pull without it does not take that install
+// for a checked one.
+func TestPullCannotCheck(t *testing.T) {
+	model, err := os.ReadFile(filepath.Join("testdata", "tiny-bert", "model.onnx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, p := referenceHub(t, model)
+	var warns []string
+	opts := h.pullOpts(p, &warns)
+	opts.Runtime = filepath.Join(t.TempDir(), "libonnxruntime.so.1")
+	refused := func() {
+		t.Helper()
+		_, err := Pull(context.Background(), opts)
+		if !errors.Is(err, ErrCannotCheck) || !errors.Is(err, ErrNoRuntime) ||
+			!strings.Contains(err.Error(), "model tiny-test: it is checked by running it on reference sentences, which needs ONNX Runtime: ") {
+			t.Fatalf("err = %v, want ErrCannotCheck", err)
+		}
+		if got := h.requests(); len(got) != 0 {
+			t.Fatalf("a pull that cannot check downloaded %v", got)
+		}
+	}
+	refused()
+	if _, err := os.Stat(pulledDir(t, "tiny-test")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("a refused pull installed a folder")
+	}
+	insecure := opts
+	insecure.InsecureNoPin = true
+	if _, err := Pull(context.Background(), insecure); err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) != 2 || !strings.Contains(warns[0], "tiny-test will not be checked") || !strings.HasPrefix(warns[1], "model.onnx is not pinned; downloaded sha256 ") {
+		t.Fatalf("warnings %q", warns)
+	}
+	h.requests()
+	refused()
+}

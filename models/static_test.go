@@ -34,16 +34,6 @@ func testStatic(t testing.TB, dim int) (*StaticModel, []float32) {
 	return m, table
 }
 
-func cosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	return dot / math.Sqrt(na*nb)
-}
-
 func TestStaticPooling(t *testing.T) {
 	const dim = 16
 	m, table := testStatic(t, dim)

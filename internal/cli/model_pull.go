@@ -32,16 +32,18 @@ func newModelPullCmd(a *app, runF func(*modelPullOptions) error) *cobra.Command 
 		Use:   "pull ID",
 		Short: "Download an ONNX model (model.onnx + tokenizer.json) into the user cache, sha256-checked",
 		Long: "Download an ONNX model's pinned files from the model hub (MEGAGIT_MODEL_HUB, default\n" +
-			models.DefaultModelHub + ") into <user cache dir>/megagit/models/ID. Every file is checked against\n" +
-			"its pinned sha256 before the folder is installed, in one rename; an interrupted download\n" +
-			"resumes. A profile without pinned digests is refused unless --insecure-no-pin is given.",
+			models.DefaultModelHub + ") into <user cache dir>/megagit/models/ID. Every file is checked before\n" +
+			"the folder is installed, in one rename: against its pinned sha256, or, for a model file whose\n" +
+			"digest is not known, by embedding a few reference sentences with it and comparing the vectors\n" +
+			"with those its profile records (which needs ONNX Runtime). An interrupted download resumes.\n" +
+			"A profile without pins is refused unless --insecure-no-pin is given.",
 		Args: exactArgs(1, "one model ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ctx, opts.id = cmd.Context(), args[0]
 			return orRun(runF, modelPullRun)(opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.insecureNoPin, "insecure-no-pin", false, "download files that have no pinned sha256 (their digests are recorded and printed)")
+	cmd.Flags().BoolVar(&opts.insecureNoPin, "insecure-no-pin", false, "download files that have no pinned sha256 (their digests are recorded and printed), or a model that cannot be run here to check it")
 	cmd.Flags().BoolVar(&opts.force, "force", false, "download again even when the model is installed")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: id, dir, installed (false: it already was)")
 	return cmd
@@ -62,8 +64,10 @@ func modelPullRun(opts *modelPullOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	cfg, _ := modelConfig(opts.app)
 	res, err := models.Pull(ctx, models.PullOptions{
 		Profile: prof, Hub: os.Getenv("MEGAGIT_MODEL_HUB"), UserAgent: "megagit/" + buildVersion().Version,
+		Runtime:       models.RuntimePath(cfg.Model.ONNXRuntime),
 		InsecureNoPin: opts.insecureNoPin, Force: opts.force, Now: opts.app.now(),
 		Download: downloadProgress(errOut),
 		Warn:     func(msg string) { fmt.Fprintf(errOut, "megagit: warning: %s\n", msg) },
@@ -74,6 +78,12 @@ func modelPullRun(opts *modelPullOptions) error {
 		return fmt.Errorf("%w: %w", config.ErrInvalid, err)
 	case errors.Is(err, models.ErrNoDownload):
 		return withHint(fmt.Errorf("%w: %w", config.ErrInvalid, err), useDir)
+	case errors.Is(err, models.ErrCannotCheck) && !models.ONNXSupported:
+		return withHint(fmt.Errorf("%w: %w", config.ErrInvalid, err),
+			"pull it with a megagit built with cgo (the megagit-onnx release archive), which can also route with it")
+	case errors.Is(err, models.ErrCannotCheck):
+		return withHint(fmt.Errorf("%w: %w", config.ErrInvalid, err),
+			"install ONNX Runtime with scripts/install-onnxruntime.sh, or point MEGAGIT_ONNXRUNTIME_LIB (config model.onnxruntime) at the library, then pull again")
 	case errors.Is(err, models.ErrUnpinned):
 		return withHint(fmt.Errorf("%w: %w", config.ErrInvalid, err),
 			"`megagit model pull "+prof.ID+" --insecure-no-pin` downloads "+prof.HubID+"@"+prof.Revision+" anyway and records the digests it got",

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -82,18 +83,28 @@ func TestModelPullRun(t *testing.T) {
 	}
 }
 
-// TestModelPullCommand checks the wiring: flags and the real profiles (none
-// of which is pinned yet).
+// TestModelPullCommand checks the wiring: flags and the real profiles
+// (all-minilm-l6-v2 and all-mpnet-base-v2 are pinned, their model checked
+// by running it, which cannot be done without ONNX Runtime; bge-small-en-v1.5
+// is not pinned).
 func TestModelPullCommand(t *testing.T) {
 	t.Setenv("MEGAGIT_MODEL_HUB", "http://127.0.0.1:1") // every case is refused before any download
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("MEGAGIT_ONNXRUNTIME_LIB", filepath.Join(t.TempDir(), "libonnxruntime.so.1"))
+	cannotCheck := "hint: install ONNX Runtime with scripts/install-onnxruntime.sh"
+	if !models.ONNXSupported {
+		cannotCheck = "hint: pull it with a megagit built with cgo"
+	}
 	for _, tc := range []struct {
 		args []string
 		code int
 		msg  string
 	}{
 		{[]string{"bge-m3"}, exitInvalid, "model use --dir"},
-		{[]string{"all-minilm-l6-v2"}, exitInvalid, "--insecure-no-pin"},
+		{[]string{"bge-small-en-v1.5"}, exitInvalid, "--insecure-no-pin"},
+		{[]string{"all-minilm-l6-v2"}, exitInvalid, "error: config: model all-minilm-l6-v2: it is checked by running it on reference sentences, which needs ONNX Runtime: "},
+		{[]string{"all-minilm-l6-v2"}, exitInvalid, cannotCheck},
+		{[]string{"all-mpnet-base-v2"}, exitInvalid, cannotCheck},
 		{[]string{"nope"}, exitInvalid, "hint: run `megagit model list` to see the known models"},
 		{[]string{models.BuiltinID}, exitInvalid, "model megagit-static-v3 is static, not a downloadable ONNX model"},
 		{[]string{"megagit-static-v2"}, exitInvalid, "megagit-static-v2 is no longer built into megagit"},
@@ -105,5 +116,76 @@ func TestModelPullCommand(t *testing.T) {
 			!strings.Contains(errOut.String(), tc.msg) {
 			t.Errorf("model pull %q: exit %d, stderr %s", tc.args, code, errOut.String())
 		}
+	}
+}
+
+// TestModelPullChecksTheModel: `megagit model pull` checks a model whose
+// digest is not pinned by running it, with the ONNX Runtime library of the
+// user's settings (MEGAGIT_ONNXRUNTIME_LIB here): the model its profile's
+// reference was recorded from is installed, another is refused and
+// nothing is installed.
+func TestModelPullChecksTheModel(t *testing.T) {
+	if ok, err := onnxAvailable(); err != nil || !ok {
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Skip("no ONNX Runtime, or no ONNX support in this build")
+	}
+	model, err := os.ReadFile(filepath.Join("..", "..", "models", "testdata", "tiny-bert", models.ONNXModelFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := models.DefaultTokenizerJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub := t.TempDir()
+	files := filepath.Join(hub, "test", "tiny", "resolve", "r1")
+	os.MkdirAll(filepath.Join(files, "onnx"), 0o755)
+	os.WriteFile(filepath.Join(files, "onnx", "model.onnx"), model, 0o644)
+	os.WriteFile(filepath.Join(files, "tokenizer.json"), tok, 0o644)
+	srv := httptest.NewServer(http.FileServer(http.Dir(hub)))
+	t.Cleanup(srv.Close)
+	t.Setenv("MEGAGIT_MODEL_HUB", srv.URL)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+
+	// The reference: the tiny model's own vectors, recorded from the
+	// repository's copy before the download.
+	prof := models.Profile{ID: "tiny-test", Kind: "onnx", HubID: "test/tiny", Revision: "r1", Dim: 16, Pooling: "mean", Normalize: true,
+		Inputs: []string{"input_ids", "attention_mask", "token_type_ids"},
+		Files: []models.ModelFile{{Name: "model.onnx", Path: "onnx/model.onnx", ByReference: true},
+			{Name: "tokenizer.json", Path: "tokenizer.json", SHA256: fmt.Sprintf("%x", sha256.Sum256(tok))}}}
+	local := t.TempDir()
+	os.WriteFile(filepath.Join(local, "model.onnx"), model, 0o644)
+	os.WriteFile(filepath.Join(local, "tokenizer.json"), tok, 0o644)
+	emb, err := models.NewONNX(local, prof, onnxRuntimeLib())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := models.NewReference(emb, []string{"hello world", "validate the webhook signature", "a sunny afternoon"}, 8, 0.02, 0.03)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest, _ := models.ModelCacheDir(prof.ID)
+	pull := func(p models.Profile) (string, error) {
+		var out, errOut bytes.Buffer
+		a := &app{out: &out, errOut: &errOut, now: time.Now}
+		err := modelPullRun(&modelPullOptions{app: a, id: p.ID, lookup: func(string) (models.Profile, bool) { return p, true }})
+		return errOut.String(), err
+	}
+	// Another model's reference: the same sentences, other vectors.
+	other := ref
+	other.Head = [][]float32{ref.Head[1], ref.Head[2], ref.Head[0]}
+	wrong := prof
+	wrong.Reference = &other
+	if stderr, err := pull(wrong); err == nil || !strings.Contains(err.Error(), "pull tiny-test: model.onnx is not tiny-test: model does not behave as its profile records: component ") {
+		t.Fatalf("pull of a model unlike its reference: %v\n%s", err, stderr)
+	}
+	if _, err := os.Stat(dest); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("a refused model was installed")
+	}
+	prof.Reference = &ref
+	if stderr, err := pull(prof); err != nil || !strings.Contains(stderr, "megagit: installed tiny-test") || strings.Contains(stderr, "warning") {
+		t.Fatalf("pull of the reference's model: %v\n%s", err, stderr)
 	}
 }

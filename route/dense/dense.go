@@ -230,10 +230,13 @@ func DriftCheck(emb models.Embedder, warn func(string)) func(dir string, c *embe
 // DenseProfile implements route.Dense.
 func (s *Channel) DenseProfile() route.DenseProfile { return RouteProfile(s.Prof) }
 
-// RouteProfile is what routing takes from a model's profile.
+// RouteProfile is what routing takes from a model's profile: with the
+// built-in model's, or a known ONNX model's, the abstention gate megagit
+// ships for it, if any (an unknown folder's profile, which takes its id
+// from the folder's name, never gets one).
 func RouteProfile(p models.Profile) route.DenseProfile {
 	rp := route.DenseProfile{FusionW: p.FusionW, AbsFloor: p.AbsFloor, Tier: p.Tier}
-	if p.Builtin {
+	if _, known := onnxProfile(p.ID); p.Builtin || (known && p.Kind == "onnx") {
 		rp.Gate = route.ShippedGate(p.ID)
 	}
 	return rp

@@ -53,6 +53,7 @@ func IDSetting(id string) (Setting, error) {
 		if dir == "" || models.CheckONNXDir(dir) != nil {
 			set.Notes = append(set.Notes, "megagit: hint: "+prof.ID+" is not installed: "+installHint(prof))
 		}
+		set.Notes = append(set.Notes, unmeasuredNotes(prof)...)
 		set.Notes = append(set.Notes, onnxNotes(prof.ID)...)
 	}
 	return set, nil
@@ -98,8 +99,18 @@ func FolderSetting(root, dir, profile string) (Setting, error) {
 	if !known {
 		set.Notes = append(set.Notes, defaultProfileNote(prof.ID))
 	}
+	set.Notes = append(set.Notes, unmeasuredNotes(prof)...)
 	set.Notes = append(set.Notes, onnxNotes(prof.ID)...)
 	return set, nil
+}
+
+// unmeasuredNotes says, for a known model whose ranking numbers megagit
+// never measured, where they come from (its profile's note).
+func unmeasuredNotes(prof models.Profile) []string {
+	if _, known := onnxProfile(prof.ID); !known || prof.Measured || prof.Note == "" {
+		return nil
+	}
+	return []string{"megagit: note: " + prof.ID + ": " + prof.Note}
 }
 
 // onnxNotes is what follows a switch to an ONNX model: it routes lexically

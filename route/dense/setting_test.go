@@ -3,6 +3,8 @@ package dense
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/megagit/megagit/config"
@@ -19,6 +21,17 @@ func TestIDSetting(t *testing.T) {
 	set, err = IDSetting(models.BuiltinID)
 	if err != nil || set.Values["model.id"] != models.BuiltinID || len(set.Notes) != 0 {
 		t.Errorf("IDSetting(%s) = %+v, %v; want no notes", models.BuiltinID, set, err)
+	}
+	// A model megagit measured routes without a warning; one it did not
+	// says so, in the words of its profile.
+	set, err = IDSetting("all-minilm-l6-v2")
+	if err != nil || set.Values["model.id"] != "all-minilm-l6-v2" || strings.Contains(strings.Join(set.Notes, "\n"), "not measured") {
+		t.Errorf("IDSetting(all-minilm-l6-v2) = %+v, %v; want no note about measuring", set, err)
+	}
+	set, err = IDSetting("bge-small")
+	if err != nil || !slices.Contains(set.Notes, "megagit: note: bge-small-en-v1.5: not measured by megagit: its cosine floor and K tier are what another skill-routing benchmark reported, "+
+		"its fusion weight is a neutral 0.5, and no abstention gate is shipped for it; measure it on your skills with `megagit eval --sweep` before relying on it") {
+		t.Errorf("IDSetting(bge-small) = %+v, %v; want the note that it was not measured", set, err)
 	}
 	_, err = IDSetting("nope")
 	var he *HintError
