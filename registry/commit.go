@@ -223,6 +223,9 @@ func (r *Registry) writeCommit(tree *object.Tree, changes []Change, message, wha
 	if err := refuseLocalChanges(changes); err != nil {
 		return plumbing.ZeroHash, err
 	}
+	if err := r.refuseGitPaths(changes); err != nil {
+		return plumbing.ZeroHash, err
+	}
 	sig, err := r.signature(time.Now())
 	if err != nil {
 		return plumbing.ZeroHash, err
@@ -248,6 +251,20 @@ func (r *Registry) writeCommit(tree *object.Tree, changes []Change, message, wha
 		return plumbing.ZeroHash, fmt.Errorf("write %s: %w", what, err)
 	}
 	return hash, nil
+}
+
+// refuseGitPaths is writeCommit's other guard: no commit megagit writes
+// adds or changes a file with a .git component, in any spelling
+// (local.IsDotGit: .GIT, .git., git~1): git refuses to check one out, and
+// `git fsck --strict` (and a remote's receive.fsckObjects) reject the
+// commit. Removing one is allowed.
+func (r *Registry) refuseGitPaths(changes []Change) error {
+	for _, c := range changes {
+		if !c.Delete && local.HasDotGit(r.GitPath(c.Path)) {
+			return fmt.Errorf("%w: %s is inside a .git folder (in some spelling), which git refuses in a commit; megagit never commits one", local.ErrInvalid, c.Path)
+		}
+	}
+	return nil
 }
 
 // journalAndFinish records the commit about to be applied (the redo log
