@@ -107,6 +107,8 @@ hostile=(
   MEGAGIT_TEAM_REGISTRY=/nonexistent
   MEGAGIT_USER_REGISTRY=/nonexistent
   MEGA_EVAL_BLEND=false
+  GIT_AUTHOR_NAME=Hostile
+  TZ=Pacific/Kiritimati
 )
 
 [ $# -gt 0 ] || set -- scripts/test.sh

@@ -27,7 +27,8 @@ func Main(m *testing.M) { os.Exit(Isolate(m).Run()) }
 //
 // Isolated are: HOME (and USERPROFILE), XDG_CONFIG_HOME, XDG_DATA_HOME,
 // XDG_CACHE_HOME and XDG_STATE_HOME, all in one new empty folder; git's
-// global and system config (none is read); and PATH, on which every folder
+// global and system config (none is read) and identity variables
+// (GIT_AUTHOR_*, GIT_COMMITTER_*); and PATH, on which every folder
 // holding a megagit or megagit-hook is replaced by one holding the same
 // programs but those. Go's own folders (GOPATH, GOCACHE, GOMODCACHE, GOENV)
 // and a pyenv shim's PYENV_ROOT are pinned where they were, so the go and
@@ -103,7 +104,8 @@ func isolate() (func(), error) {
 	for k, v := range set {
 		os.Setenv(k, v)
 	}
-	for _, k := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"} {
+	for _, k := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE",
+		"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE"} {
 		os.Unsetenv(k)
 	}
 	clearSettings()

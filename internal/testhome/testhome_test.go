@@ -23,6 +23,7 @@ var hostileEnv = map[string]string{
 	"MEGAGIT_HOOK_SHADOW":   "true",
 	"MEGAGIT_TEAM_REGISTRY": "/nonexistent",
 	"MEGA_EVAL_BLEND":       "false",
+	"GIT_AUTHOR_NAME":       "Hostile",
 }
 
 // TestMain puts a folder on PATH holding a megagit, a megagit-hook and
