@@ -293,10 +293,13 @@ func (r *Registry) writeJournal(branch plumbing.ReferenceName, parent, commit pl
 	return j, nil
 }
 
-// finish applies a journaled commit: work-tree files, index (branch
-// layout), branch, then
-// drops the journal. Every step is idempotent so recovery can rerun it.
+// finish applies a journaled commit: work-tree files (and the folders
+// its deletions left empty), index (branch layout), branch, then drops
+// the journal. Every step is idempotent so recovery can rerun it: a
+// process killed anywhere before the journal is dropped leaves nothing
+// the replay does not finish, an emptied skill folder included.
 func (r *Registry) finish(j journal) error {
+	var deleted []string
 	for _, c := range j.Changes {
 		if c.TreeOnly || !r.onDisk(c.Path) {
 			continue
@@ -305,6 +308,7 @@ func (r *Registry) finish(j journal) error {
 			if err := os.Remove(r.abs(c.Path)); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return err
 			}
+			deleted = append(deleted, c.Path)
 			continue
 		}
 		perm := os.FileMode(0o644)
@@ -315,6 +319,7 @@ func (r *Registry) finish(j journal) error {
 			return fmt.Errorf("write %s: %w", c.Path, err)
 		}
 	}
+	r.pruneEmptyDirs(deleted)
 	// The index is the checked-out branch's: in the ref layout the
 	// registry's files are not on that branch, so it is left alone.
 	if r.ref == "" {
