@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/megagit/megagit/local"
 )
 
 // field is one setting, a leaf of Config, as its tags describe it.
@@ -186,7 +188,8 @@ func parseCheck(key, tag string) func(reflect.Value) error {
 				if strings.HasPrefix(r, "/") || strings.Contains("/"+r+"/", "/../") {
 					return fmt.Errorf("%q must be a relative path inside the registry", r)
 				}
-				if clean := path.Clean(r); clean == ".git" || strings.HasPrefix(clean, ".git/") || clean == ".megagit/local" || strings.HasPrefix(clean, ".megagit/local/") {
+				// In any spelling a file system takes for them: .GIT, .megagit/LOCAL.
+				if clean := path.Clean(r); local.HasDotGit(clean) || local.IsLocalPath(clean) {
 					return fmt.Errorf("%q is git's own folder or .megagit/local (this machine's own state), never a folder of skills", r)
 				}
 			}

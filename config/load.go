@@ -99,6 +99,12 @@ func resolve(files Files, flags *pflag.FlagSet) (*resolution, error) {
 		if lf.file == "" {
 			continue
 		}
+		if lf.file == files.Local {
+			// Never read through a .megagit/local that is a symlink or a file.
+			if err := local.CheckLocalDir(filepath.Dir(lf.file)); err != nil {
+				return nil, err
+			}
+		}
 		l := layer{file: lf.file, v: viper.New(), machineOnly: lf.machineOnly}
 		l.v.SetConfigType("yaml")
 		data, err := readConfigFile(lf.file)

@@ -34,7 +34,7 @@ type CacheState struct {
 	Stale     []string `json:"stale"`
 	Missing   []string `json:"missing"`
 	Orphans   []string `json:"orphans"`
-	Anchor    string   `json:"anchor"` // ok | drifted | none | unchecked
+	Anchor    string   `json:"anchor"` // ok | drifted | stale | none | unchecked
 	Cosine    *float64 `json:"anchor_cosine,omitempty"`
 	// older: index.json is of an older megagit's format, with one row per
 	// skill and field (see cacheIndex).
@@ -123,6 +123,10 @@ func inspectCache(kind, root, dir string, emb models.Embedder, items []DocText) 
 	st.older = ins.Format < FormatRows
 	cov := Compare(ins.Rows, items)
 	st.Skills, st.Stale, st.Missing, st.Orphans = cov.Skills, cov.Stale, cov.Missing, cov.Orphans
+	if ins.AnchorStale {
+		st.Anchor = "stale"
+		return st
+	}
 	if ins.Anchor == nil {
 		st.Anchor = "none"
 		return st
@@ -161,6 +165,10 @@ func (r *Report) judgeCommitted(st CacheState, headState func(string, ...string)
 		r.problem(st, fix("megagit embed --all"), "%s drifted: the anchor's cosine with %s is %.2f (< %.2f): this cache must be rebuilt",
 			st.Dir, r.Model, *st.Cosine, DriftThreshold)
 	}
+	if st.Anchor == "stale" {
+		r.problem(st, fix("megagit embed"), "%s: the %s row's text hash is not the drift anchor's (edited, or written by another megagit), so its drift goes unchecked",
+			st.Dir, AnchorSkill)
+	}
 	if st.older && len(st.Stale)+len(st.Missing) > 0 {
 		n := len(st.Stale) + len(st.Missing)
 		r.problem(st, fix("megagit embed"), "%s was written by an older megagit, which kept one row per skill and field "+
@@ -197,6 +205,8 @@ func (r *Report) judgeLocal(st CacheState) {
 	case st.Anchor == "drifted":
 		r.problem(st, fix, "%s drifted: the anchor's cosine with %s is %.2f (< %.2f): this cache must be rebuilt",
 			st.Dir, r.Model, *st.Cosine, DriftThreshold)
+	case st.Anchor == "stale":
+		r.Notes = append(r.Notes, st.Dir+": the "+AnchorSkill+" row's text hash is not the drift anchor's; routing writes a new anchor when it next computes a vector")
 	case st.Anchor == "none" && st.Rows > 0:
 		r.Notes = append(r.Notes, st.Dir+": no anchor; routing adds one when it next computes a vector")
 	}

@@ -29,7 +29,11 @@ type Inspection struct {
 	Format  int       // index.json's format: FormatRows, or 0 for an older megagit's
 	Rows    []Row     // every row index.json lists, the anchor's included
 	Anchor  []float32 // the anchor's vector; nil without one or when Err
-	Err     error     // why routing ignores the files; nil when they are sound
+	// AnchorStale: a row of skill AnchorSkill whose field or text hash is
+	// not the anchor sentence's (edited, or another megagit's anchor), so
+	// the cache has no anchor routing trusts and embed writes a new one.
+	AnchorStale bool
+	Err         error // why routing ignores the files; nil when they are sound
 }
 
 // Inspect reads the cache in dir and checks its files agree with each
@@ -53,7 +57,12 @@ func Inspect(dir string) Inspection {
 	for i, r := range idx.Rows {
 		if r.Skill == AnchorSkill && r.Field == AnchorField && r.SHA256 == anchorSHA {
 			ins.Anchor = data[i*idx.Dim : (i+1)*idx.Dim]
+		} else if r.Skill == AnchorSkill {
+			ins.AnchorStale = true
 		}
+	}
+	if ins.Anchor != nil {
+		ins.AnchorStale = false
 	}
 	return ins
 }

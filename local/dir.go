@@ -34,13 +34,51 @@ func Open(root string, lockTimeout time.Duration) Dir {
 func (d Dir) Path() string { return d.path }
 
 // Resolve resolves a name inside .megagit/local/, refusing names that
-// would leave it (a session id from an agent is untrusted input).
+// would leave it (a session id from an agent is untrusted input), and a
+// .megagit/local that is not a folder (Check).
 func (d Dir) Resolve(name string) (string, error) {
 	clean := filepath.Clean(filepath.FromSlash(name))
 	if name == "" || filepath.IsAbs(clean) || clean == "." || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
 		return "", fmt.Errorf("%w: local file name %q", ErrInvalid, name)
 	}
+	if err := d.Check(); err != nil {
+		return "", err
+	}
 	return filepath.Join(d.path, clean), nil
+}
+
+// Check refuses a .megagit/local that is there but is not a folder of its
+// own: a symlink (a teammate can commit one, to a skill folder whose
+// config.yaml would then be this machine's settings, and whose files the
+// hooks would write) or a file. A missing folder is fine: the first write
+// makes it. The error is ErrLocalDir (and ErrInvalid), naming the path.
+func (d Dir) Check() error { return CheckLocalDir(d.path) }
+
+// CheckLocalDir is Check for the .megagit/local folder at p.
+func CheckLocalDir(p string) error {
+	st, err := os.Lstat(p)
+	if err != nil || st.IsDir() {
+		return nil // missing (made by the first write), or a folder; any other error meets the read or write
+	}
+	what := kind(st.Mode())
+	if st.Mode().IsRegular() {
+		what = "a regular file"
+	}
+	return invalid(ErrLocalDir, p+" is "+what+", not a folder: megagit keeps this machine's own state there and reads or writes nothing through it (`megagit doctor --fix` replaces it with a folder)")
+}
+
+// LocalDirKind says what the .megagit/local of the registry at root is
+// when it is not a folder ("a symlink", "a regular file"), "" when it is
+// one or is missing: doctor's check and its --fix.
+func LocalDirKind(root string) string {
+	st, err := os.Lstat(filepath.Join(root, filepath.FromSlash(LocalDirName)))
+	if err != nil || st.IsDir() {
+		return ""
+	}
+	if st.Mode().IsRegular() {
+		return "a regular file"
+	}
+	return kind(st.Mode())
 }
 
 // Read reads a file under .megagit/local/; a missing file is
@@ -118,4 +156,35 @@ func (d Dir) trim(p string, keep int64) error {
 // its file system may not be written (permissions, a read-only mount).
 func IsReadOnly(err error) bool {
 	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
+}
+
+// FixLocalDir makes the .megagit/local of the registry at root a folder
+// again when it is not one (LocalDirKind): a symlink is removed (what it
+// points to stays), anything else is moved aside to .megagit/local.file
+// (.megagit/local.file.2, ...), so nothing is lost. It returns what was
+// there ("" when it was a folder or missing) and, for a moved file, its
+// new path.
+func FixLocalDir(root string) (was, movedTo string, err error) {
+	was = LocalDirKind(root)
+	if was == "" {
+		return "", "", nil
+	}
+	p := filepath.Join(root, filepath.FromSlash(LocalDirName))
+	if was == "a symlink" {
+		if err := os.Remove(p); err != nil {
+			return was, "", err
+		}
+	} else {
+		movedTo = p + ".file"
+		for i := 2; ; i++ {
+			if _, err := os.Lstat(movedTo); errors.Is(err, fs.ErrNotExist) {
+				break
+			}
+			movedTo = fmt.Sprintf("%s.file.%d", p, i)
+		}
+		if err := os.Rename(p, movedTo); err != nil {
+			return was, "", err
+		}
+	}
+	return was, movedTo, MkdirAll(p)
 }

@@ -206,3 +206,79 @@ func TestWriteAtomicFailureKeepsTheOldFile(t *testing.T) {
 		t.Fatalf("file %q, want new", got)
 	}
 }
+
+// A .megagit/local that is a symlink (a teammate's commit, into a skill
+// folder) or a file: nothing is read or written through it, whichever way
+// megagit gets there, and FixLocalDir makes it a folder again.
+func TestLocalDirNotAFolder(t *testing.T) {
+	root := t.TempDir()
+	helper := filepath.Join(root, "skills", "helper")
+	if err := os.MkdirAll(helper, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(helper, "hook-settings.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(root, MetaDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../skills/helper", filepath.Join(root, filepath.FromSlash(LocalDirName))); err != nil {
+		t.Fatal(err)
+	}
+	d := Open(root, 0)
+	refused := func(what string, err error) {
+		t.Helper()
+		if !errors.Is(err, ErrLocalDir) || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "local is a symlink, not a folder") {
+			t.Errorf("%s: err = %v, want ErrLocalDir naming the symlink", what, err)
+		}
+	}
+	_, err := d.Read("hook-settings.json")
+	refused("Read", err)
+	refused("Write", d.Write("sessions/s1.json", []byte("x")))
+	refused("Append", d.Append("hook.log", []byte("x"), 0))
+	refused("WriteCache", d.WriteCache("route-index.bin", []byte("x")))
+	refused("WriteFileAtomic", WriteFileAtomic(filepath.Join(d.Path(), "journal.json"), []byte("x"), 0o600))
+	_, err = d.Acquire(0)
+	refused("Acquire", err)
+	_, err = d.OpenLog("serve.log", 0)
+	refused("OpenLog", err)
+	ents, _ := os.ReadDir(helper)
+	if len(ents) != 1 {
+		t.Errorf("the skill folder holds %d files, want 1: something was written through the symlink", len(ents))
+	}
+	if got := LocalDirKind(root); got != "a symlink" {
+		t.Errorf("LocalDirKind = %q, want a symlink", got)
+	}
+	if was, moved, err := FixLocalDir(root); err != nil || was != "a symlink" || moved != "" {
+		t.Fatalf("FixLocalDir = %q, %q, %v", was, moved, err)
+	}
+	if err := d.Write("sessions/s1.json", []byte("x")); err != nil {
+		t.Errorf("after the fix: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(helper, "hook-settings.json")); err != nil {
+		t.Errorf("the fix removed what the symlink pointed to: %v", err)
+	}
+
+	// A file in its place is moved aside, never lost.
+	root = t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, MetaDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(LocalDirName)), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	refused = func(what string, err error) {
+		t.Helper()
+		if !errors.Is(err, ErrLocalDir) || !strings.Contains(err.Error(), "local is a regular file, not a folder") {
+			t.Errorf("%s: err = %v, want ErrLocalDir naming the file", what, err)
+		}
+	}
+	refused("Write", Open(root, 0).Write("x", nil))
+	was, moved, err := FixLocalDir(root)
+	if err != nil || was != "a regular file" || filepath.Base(moved) != "local.file" {
+		t.Fatalf("FixLocalDir = %q, %q, %v", was, moved, err)
+	}
+	if data, err := os.ReadFile(moved); err != nil || string(data) != "mine" {
+		t.Errorf("moved file = %q, %v", data, err)
+	}
+}

@@ -36,6 +36,10 @@ var (
 	ErrLocked = errors.New("registry is locked by another megagit process")
 	// ErrInvalid: a bad name, verdict word, file or field.
 	ErrInvalid = errors.New("invalid input")
+	// ErrLocalDir: .megagit/local is there but is not a folder (a
+	// symlink, a file): nothing is read or written through it (an
+	// ErrInvalid too).
+	ErrLocalDir = errors.New(".megagit/local is not a folder")
 )
 
 // Find walks up from dir to the first folder holding .megagit/ that is a

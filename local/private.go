@@ -38,7 +38,9 @@ func filePerm(p string, perm os.FileMode) os.FileMode {
 
 // MkdirAll makes dir and its parents: 0700 inside .megagit/local/ (and
 // that folder itself, narrowed to 0700 when it was made wider), 0755
-// elsewhere. Every folder megagit makes goes through it.
+// elsewhere. Every folder megagit makes goes through it, and so every
+// file WriteAtomic writes: a .megagit/local that is a symlink or a file
+// is refused (Check).
 func MkdirAll(dir string) error {
 	root := privateRoot(dir)
 	if root == "" {
@@ -49,6 +51,9 @@ func MkdirAll(dir string) error {
 	}
 	if err := os.Mkdir(root, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
+	}
+	if err := CheckLocalDir(root); err != nil {
+		return err // a symlink or a file: nothing is written through it
 	}
 	if st, err := os.Stat(root); err == nil && st.IsDir() && st.Mode().Perm()&0o077 != 0 {
 		_ = os.Chmod(root, st.Mode().Perm()&0o700) // an older megagit's 0755: best effort

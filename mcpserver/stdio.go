@@ -26,7 +26,8 @@ const MaxLine = 4 << 20
 // -32600 (not a request), and the server reads on; the SDK's own stdio
 // transport ends the connection there. A message with an id but neither a
 // method nor a result or error (not a request, not a response) is answered
-// -32600 too. When stdin ends, every request already read is finished and
+// -32600 too, as is a request whose id is that of one still unanswered
+// (the SDK would drop one of the two replies). When stdin ends, every request already read is finished and
 // answered before the end reaches the SDK, which would otherwise cancel
 // them and drop their replies (a verdict committed without its reply, or
 // not at all). Messages are decoded and encoded by the SDK's jsonrpc
@@ -174,23 +175,41 @@ func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
 }
 
 func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-c.closed:
-		return nil, io.EOF
-	case r := <-c.msgs:
-		if r.err != nil {
-			c.drain(ctx)
-			return nil, r.err
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-c.closed:
+			return nil, io.EOF
+		case r := <-c.msgs:
+			if r.err != nil {
+				c.drain(ctx)
+				return nil, r.err
+			}
+			if req, ok := r.msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
+				c.pmu.Lock()
+				dup := c.pending[req.ID]
+				c.pending[req.ID] = true
+				c.pmu.Unlock()
+				if dup {
+					// The SDK would answer only one of the two: the
+					// second is refused, and the first runs on.
+					c.refuse(idJSON(req.ID), jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: id %v is already in use by a request not answered yet", req.ID.Raw()))
+					continue
+				}
+			}
+			return r.msg, nil
 		}
-		if req, ok := r.msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
-			c.pmu.Lock()
-			c.pending[req.ID] = true
-			c.pmu.Unlock()
-		}
-		return r.msg, nil
 	}
+}
+
+// idJSON is id as JSON, nil when it cannot be encoded.
+func idJSON(id jsonrpc.ID) json.RawMessage {
+	b, err := json.Marshal(id.Raw())
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // drain waits, at the end of stdin, until every request read has been

@@ -223,6 +223,9 @@ func (r *Registry) writeCommit(tree *object.Tree, changes []Change, message, wha
 	if err := refuseLocalChanges(changes); err != nil {
 		return plumbing.ZeroHash, err
 	}
+	if err := r.refuseGitPaths(changes); err != nil {
+		return plumbing.ZeroHash, err
+	}
 	sig, err := r.signature(time.Now())
 	if err != nil {
 		return plumbing.ZeroHash, err
@@ -248,6 +251,20 @@ func (r *Registry) writeCommit(tree *object.Tree, changes []Change, message, wha
 		return plumbing.ZeroHash, fmt.Errorf("write %s: %w", what, err)
 	}
 	return hash, nil
+}
+
+// refuseGitPaths is writeCommit's other guard: no commit megagit writes
+// adds or changes a file with a .git component, in any spelling
+// (local.IsDotGit: .GIT, .git., git~1): git refuses to check one out, and
+// `git fsck --strict` (and a remote's receive.fsckObjects) reject the
+// commit. Removing one is allowed.
+func (r *Registry) refuseGitPaths(changes []Change) error {
+	for _, c := range changes {
+		if !c.Delete && local.HasDotGit(r.GitPath(c.Path)) {
+			return fmt.Errorf("%w: %s is inside a .git folder (in some spelling), which git refuses in a commit; megagit never commits one", local.ErrInvalid, c.Path)
+		}
+	}
+	return nil
 }
 
 // journalAndFinish records the commit about to be applied (the redo log
@@ -276,10 +293,13 @@ func (r *Registry) writeJournal(branch plumbing.ReferenceName, parent, commit pl
 	return j, nil
 }
 
-// finish applies a journaled commit: work-tree files, index (branch
-// layout), branch, then
-// drops the journal. Every step is idempotent so recovery can rerun it.
+// finish applies a journaled commit: work-tree files (and the folders
+// its deletions left empty), index (branch layout), branch, then drops
+// the journal. Every step is idempotent so recovery can rerun it: a
+// process killed anywhere before the journal is dropped leaves nothing
+// the replay does not finish, an emptied skill folder included.
 func (r *Registry) finish(j journal) error {
+	var deleted []string
 	for _, c := range j.Changes {
 		if c.TreeOnly || !r.onDisk(c.Path) {
 			continue
@@ -288,6 +308,7 @@ func (r *Registry) finish(j journal) error {
 			if err := os.Remove(r.abs(c.Path)); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return err
 			}
+			deleted = append(deleted, c.Path)
 			continue
 		}
 		perm := os.FileMode(0o644)
@@ -298,6 +319,7 @@ func (r *Registry) finish(j journal) error {
 			return fmt.Errorf("write %s: %w", c.Path, err)
 		}
 	}
+	r.pruneEmptyDirs(deleted)
 	// The index is the checked-out branch's: in the ref layout the
 	// registry's files are not on that branch, so it is left alone.
 	if r.ref == "" {

@@ -247,3 +247,28 @@ func TestLateClockReadingKeepsEvidenceEqualToReplay(t *testing.T) {
 		t.Errorf("resync committed %s: the verdicts' evidence was not a time-ordered replay", hash)
 	}
 }
+
+// No writer commits a file in a .git folder, in any spelling git refuses
+// (.GIT, .git., git~1, an invisible character: git fsck --strict's
+// hasDotgit), nor one under .megagit/local in any spelling.
+func TestCommitRefusesDotGitAndLocalInAnySpelling(t *testing.T) {
+	r := registrytest.New(t, "alpha")
+	head := registrytest.Git(t, r, "rev-parse", "HEAD")
+	for _, p := range []string{
+		"skills/alpha/.git/config", "skills/alpha/.GIT/config", "skills/alpha/.Git", "skills/alpha/.git./config",
+		"skills/alpha/git~1/config", "skills/alpha/.g\u200cit/config", ".GIT/hooks/post-checkout",
+		".megagit/local/config.yaml", ".megagit/LOCAL/config.yaml", ".MEGAGIT/local/x",
+	} {
+		_, err := r.WriteRaw("test: add\n", []registry.Change{{Path: p, Data: []byte("[core]\n")}})
+		if !errors.Is(err, local.ErrInvalid) {
+			t.Errorf("%s: err = %v, want ErrInvalid", p, err)
+		}
+	}
+	if got := registrytest.Git(t, r, "rev-parse", "HEAD"); got != head {
+		t.Fatalf("a commit was written: HEAD %s, was %s", got, head)
+	}
+	if _, err := r.WriteRaw("test: add\n", []registry.Change{{Path: "skills/alpha/.github/notes.md", Data: []byte("ok\n")}}); err != nil {
+		t.Fatalf("a plain file: %v", err)
+	}
+	registrytest.Git(t, r, "fsck", "--strict")
+}

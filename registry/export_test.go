@@ -3,6 +3,8 @@ package registry
 import (
 	"fmt"
 	"os"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Hooks for the tests in package registry_test, which build registries
@@ -24,4 +26,10 @@ func (r *Registry) LeaveGitLock(target string, pid int) error {
 		return err
 	}
 	return os.WriteFile(gitLockMarkerPath(r.gitLockMarker(), lock), []byte(fmt.Sprintf("%d\n%s\n", pid, lock)), 0o644)
+}
+
+// WriteRaw commits changes in one commit under the lock, as every writer
+// of the registry does.
+func (r *Registry) WriteRaw(message string, changes []Change) (plumbing.Hash, error) {
+	return r.writeLockedRaw(func() (string, []Change, error) { return message, changes, nil })
 }

@@ -297,7 +297,7 @@ func (r *Registry) installOne(it Install, lock Lock, opts InstallOptions) (Insta
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		if err := checkFileName(name); err != nil {
+		if err := checkFileName(name, it.Entry); err != nil {
 			return in, nil, nil, err
 		}
 		data := it.Files[name]
@@ -327,18 +327,25 @@ func (r *Registry) installOne(it Install, lock Lock, opts InstallOptions) (Insta
 const nestedMetaDir = "a skill may not hold a " + local.MetaDir + " folder (megagit run in the skill's folder would take it for a registry)"
 
 // checkFileName refuses a path inside a skill folder that could land
-// outside it, in git's own files or in a .megagit folder.
-func checkFileName(name string) error {
+// outside it, in git's own files or in a .megagit folder (in any spelling
+// some file system takes for one: local.SameName); the error names the
+// file, the skill's folder in its source and the source (e, its secrets
+// stripped).
+func checkFileName(name string, e LockEntry) error {
+	where := fmt.Sprintf("skill folder %s in %s", e.Path, e.Source)
+	if len(e.Commit) >= 12 {
+		where += " (commit " + e.Commit[:12] + ")"
+	}
 	clean := path.Clean(name)
 	if clean != name || path.IsAbs(name) || name == "." || strings.HasPrefix(name, "../") || name == ".." {
-		return fmt.Errorf("%w: file %q of a skill is not a plain path inside its folder", local.ErrInvalid, name)
+		return fmt.Errorf("%w: %s: file %q is not a plain path inside the skill's folder", local.ErrInvalid, where, name)
 	}
 	for _, part := range strings.Split(name, "/") {
-		if strings.EqualFold(part, ".git") {
-			return fmt.Errorf("%w: file %q of a skill is inside a .git folder", local.ErrInvalid, name)
+		if local.IsDotGit(part) {
+			return fmt.Errorf("%w: %s: file %q is inside a .git folder", local.ErrInvalid, where, name)
 		}
-		if strings.EqualFold(part, local.MetaDir) {
-			return fmt.Errorf("%w: %s: %s", local.ErrInvalid, name, nestedMetaDir)
+		if local.SameName(part, local.MetaDir) {
+			return fmt.Errorf("%w: %s: %s: %s", local.ErrInvalid, where, name, nestedMetaDir)
 		}
 	}
 	return nil

@@ -72,7 +72,7 @@ const refIgnoreData = "# megagit keeps this folder on its own branch (named in .
 // .gitattributes of a registry (so a worktree of it is a registry of its
 // own), files the project's own must not be replaced by.
 func (r *Registry) onDisk(rel string) bool {
-	return r.ref == "" || strings.HasPrefix(rel, local.MetaDir+"/") && !strings.HasPrefix(rel, local.LocalDirName+"/")
+	return r.ref == "" || strings.HasPrefix(rel, local.MetaDir+"/") && !local.IsLocalPath(rel)
 }
 
 // treeOnly are the files a registry branch holds outside .megagit/: they

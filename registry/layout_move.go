@@ -118,7 +118,7 @@ func (r *Registry) refChanges(tree *object.Tree, config []byte) ([]Change, []str
 		rel := r.RelPath(f.Name)
 		dst := ""
 		switch {
-		case strings.HasPrefix(rel, "../") || strings.HasPrefix(rel, local.LocalDirName+"/"):
+		case strings.HasPrefix(rel, "../") || local.IsLocalPath(rel):
 			return nil
 		case rel == local.ConfigPath:
 			sources = append(sources, rel)

@@ -22,11 +22,15 @@ import (
 // there and `doctor --fix` stops tracking it, keeping the files.
 
 // IsLocalPath reports whether rel, registry-relative and slash-separated,
-// lies under .megagit/local/.
-func IsLocalPath(rel string) bool { return strings.HasPrefix(rel, local.LocalDirName+"/") }
+// is .megagit/local itself (a teammate's symlink or file in its place) or
+// lies under it, spelt in any way some file system takes for it
+// (local.IsLocalPath: .megagit/LOCAL, .MEGAGIT/local).
+func IsLocalPath(rel string) bool { return local.IsLocalPath(rel) }
 
 // TrackedLocal lists the files under .megagit/local/ that the registry
-// branch's head commit holds, registry-relative and sorted.
+// branch's head commit holds, registry-relative and sorted: in any
+// spelling IsLocalPath allows, and .megagit/local itself when git tracks
+// a symlink, file or submodule in its place.
 func (r *Registry) TrackedLocal() ([]string, error) {
 	_, head, err := r.Head()
 	if err != nil || head.IsZero() {
@@ -36,45 +40,146 @@ func (r *Registry) TrackedLocal() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	sub, err := tree.Tree(r.GitPath(local.LocalDirName))
-	if errors.Is(err, object.ErrDirectoryNotFound) || errors.Is(err, object.ErrEntryNotFound) {
+	return r.localEntries(tree)
+}
+
+// ProjectTrackedLocal lists, in the ref layout, the files under
+// .megagit/local/ that the project's checked-out commit or git's index
+// holds (a teammate's commit on the project's branch, brought in by git
+// pull, puts one in this machine's folder too), registry-relative and
+// sorted; nil in the branch layout, where that commit is the registry
+// branch's (TrackedLocal). megagit never commits to the project's branch,
+// so only git can stop tracking them.
+func (r *Registry) ProjectTrackedLocal() ([]string, error) {
+	if r.ref == "" {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, err
+	seen := map[string]bool{}
+	if _, head, err := r.checkedOut(); err == nil && !head.IsZero() {
+		tree, err := r.CommitTree(head)
+		if err != nil {
+			return nil, err
+		}
+		paths, err := r.localEntries(tree)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range paths {
+			seen[p] = true
+		}
 	}
-	var out []string
-	w := object.NewTreeWalker(sub, true, nil)
-	defer w.Close()
-	for {
-		name, e, err := w.Next()
-		if errors.Is(err, io.EOF) {
-			break
+	idx, err := r.repo.Storer.Index()
+	if err != nil {
+		return nil, fmt.Errorf("read git index: %w", err)
+	}
+	for _, e := range idx.Entries {
+		if rel := r.RelPath(e.Name); IsLocalPath(rel) {
+			seen[rel] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for p := range seen {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// localEntries lists the entries of tree (a commit's root tree) that are
+// .megagit/local or lie under it (IsLocalPath), registry-relative, sorted.
+func (r *Registry) localEntries(tree *object.Tree) ([]string, error) {
+	if tree != nil && r.prefix != "" {
+		sub, err := tree.Tree(r.prefix)
+		if errors.Is(err, object.ErrDirectoryNotFound) || errors.Is(err, object.ErrEntryNotFound) {
+			return nil, nil
 		}
 		if err != nil {
 			return nil, err
 		}
-		if e.Mode != filemode.Dir {
-			out = append(out, local.LocalDirName+"/"+name)
+		tree = sub
+	}
+	if tree == nil {
+		return nil, nil
+	}
+	var out []string
+	for _, meta := range tree.Entries {
+		if meta.Mode != filemode.Dir || !local.SameName(meta.Name, local.MetaDir) {
+			continue
+		}
+		mt, err := r.repo.TreeObject(meta.Hash)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range mt.Entries {
+			if !local.SameName(e.Name, "local") {
+				continue
+			}
+			dir := meta.Name + "/" + e.Name
+			if e.Mode != filemode.Dir {
+				out = append(out, dir)
+				continue
+			}
+			sub, err := r.repo.TreeObject(e.Hash)
+			if err != nil {
+				return nil, err
+			}
+			w := object.NewTreeWalker(sub, true, nil)
+			for {
+				name, f, err := w.Next()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					w.Close()
+					return nil, err
+				}
+				if f.Mode != filemode.Dir {
+					out = append(out, dir+"/"+name)
+				}
+			}
+			w.Close()
 		}
 	}
 	sort.Strings(out)
 	return out, nil
 }
 
-// Tracks reports whether the registry branch's head commit holds rel, a
-// registry-relative file (false when it cannot be read).
-func (r *Registry) Tracks(rel string) bool {
-	_, head, err := r.Head()
-	if err != nil || head.IsZero() {
-		return false
-	}
-	tree, err := r.CommitTree(head)
+// TracksLocal reports whether git tracks rel, a registry-relative file
+// under .megagit/local/ (the machine's config), in any spelling a file
+// system takes for it: on the registry branch (TrackedLocal), and in the
+// ref layout on the project's branch or in its index (ProjectTrackedLocal).
+// Then it is a teammate's, not this machine's. false when it cannot be
+// read.
+func (r *Registry) TracksLocal(rel string) bool {
+	paths, err := r.TrackedLocal()
 	if err != nil {
 		return false
 	}
-	_, ok, err := r.blobAt(tree, rel)
-	return ok && err == nil
+	project, err := r.ProjectTrackedLocal()
+	if err != nil {
+		return false
+	}
+	for _, p := range append(paths, project...) {
+		if samePath(p, rel) {
+			return true
+		}
+	}
+	return false
+}
+
+// samePath says whether the slash paths a and b name the same file,
+// component by component (local.SameName).
+func samePath(a, b string) bool {
+	pa, pb := strings.Split(a, "/"), strings.Split(b, "/")
+	if len(pa) != len(pb) {
+		return false
+	}
+	for i := range pa {
+		if !local.SameName(pa[i], pb[i]) && !local.SameName(pb[i], pa[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // UntrackLocal removes every file under .megagit/local/ from the registry
@@ -98,17 +203,32 @@ func (r *Registry) UntrackLocal() ([]string, plumbing.Hash, error) {
 	return removed, h, err
 }
 
-// localStateCheck fails when git tracks files under .megagit/local/.
+// localStateCheck fails when git tracks files under .megagit/local/: on
+// the registry branch (doctor --fix stops tracking them) or, in the ref
+// layout, on the project's branch or in its index (git does).
 func (r *Registry) localStateCheck() Check {
 	const name = "local state"
 	paths, err := r.TrackedLocal()
-	switch {
-	case err != nil:
+	if err != nil {
 		return Check{Name: name, Status: CheckFail, Detail: err.Error()}
+	}
+	project, err := r.ProjectTrackedLocal()
+	if err != nil {
+		return Check{Name: name, Status: CheckFail, Detail: err.Error()}
+	}
+	switch {
 	case len(paths) > 0:
 		return Check{Name: name, Status: CheckFail,
 			Detail: fmt.Sprintf("git tracks %s: %s/ is this machine's own state and must never be shared", strings.Join(paths, ", "), local.LocalDirName),
 			Hint:   "`megagit doctor --fix` stops tracking them in one commit, keeping the files"}
+	case len(project) > 0:
+		git := make([]string, len(project))
+		for i, p := range project {
+			git[i] = r.GitPath(p)
+		}
+		return Check{Name: name, Status: CheckFail,
+			Detail: fmt.Sprintf("your project's branch or git's index tracks %s: %s/ is this machine's own state and must never be shared; megagit does not read it", strings.Join(project, ", "), local.LocalDirName),
+			Hint:   fmt.Sprintf("stop tracking them on your branch (megagit never commits to it): `git rm --cached %s`, then commit", strings.Join(git, " "))}
 	}
 	return Check{Name: name, Status: CheckOK, Detail: "git tracks nothing under " + local.LocalDirName + "/"}
 }

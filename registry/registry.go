@@ -50,10 +50,15 @@ type Registry struct {
 var DefaultRoots = []string{"skills", ".claude/skills"}
 
 // Open finds the registry containing dir and repairs any write a crashed
-// process left half done.
+// process left half done. A .megagit/local that is not a folder (a
+// committed symlink, a file) is refused before anything is read there
+// (local.ErrLocalDir): `megagit doctor --fix` replaces it (FixLocalDir).
 func Open(dir string, opts Options) (*Registry, error) {
 	root, err := local.Find(dir)
 	if err != nil {
+		return nil, err
+	}
+	if err := local.Open(root, 0).Check(); err != nil {
 		return nil, err
 	}
 	r, err := openAt(root, opts)

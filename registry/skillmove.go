@@ -424,10 +424,10 @@ func (r *Registry) importOne(d importDir, budget *int64) (Moved, []Change, []ski
 			return err
 		}
 		if e.IsDir() {
-			if e.Name() == ".git" {
+			if local.IsDotGit(e.Name()) {
 				return filepath.SkipDir
 			}
-			if strings.EqualFold(e.Name(), local.MetaDir) {
+			if local.SameName(e.Name(), local.MetaDir) {
 				return fmt.Errorf("%w: %s: %s", local.ErrInvalid, p, nestedMetaDir)
 			}
 			return nil

@@ -1,6 +1,7 @@
 package registry_test
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -123,6 +124,51 @@ func TestRenameSkillMovesFolderNameAndLedger(t *testing.T) {
 		if _, _, err := r.RenameSkill(tc.from, tc.to); err == nil {
 			t.Errorf("mv %s %s succeeded", tc.from, tc.to)
 		}
+	}
+}
+
+// A skill mv killed after its journal and files were written, before the
+// journal was dropped: the next Open finishes it, and the emptied old
+// folder goes with it (git has no empty folders; one would show as a
+// skill's debris).
+func TestKilledRenameLeavesNoEmptyFolder(t *testing.T) {
+	r := registrytest.New(t, "alpha")
+	_, before, err := r.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := r.RenameSkill("alpha", "gamma"); err != nil {
+		t.Fatal(err)
+	}
+	_, after, _ := r.Head()
+	moved := registrytest.ReadFile(t, r.Abs("skills/gamma/SKILL.md"))
+	j := registry.Journal{Branch: "refs/heads/main", Parent: before.String(), Commit: after.String(), Changes: []registry.Change{
+		{Path: "skills/alpha/SKILL.md", Delete: true},
+		{Path: "skills/gamma/SKILL.md", Data: []byte(moved)},
+	}}
+	// Where the kill landed: the files moved, the old folder still there.
+	if err := os.Mkdir(r.Abs("skills/alpha"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := json.Marshal(j)
+	if err := os.WriteFile(r.JournalPath(), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r2, err := registry.Open(r.Root(), registry.Options{Roots: []string{"skills"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(r2.JournalPath()); !os.IsNotExist(err) {
+		t.Fatal("journal still there after recovery")
+	}
+	if _, err := os.Stat(r2.Abs("skills/alpha")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the replayed mv left skills/alpha: %v", err)
+	}
+	if _, err := r2.Skill("gamma"); err != nil {
+		t.Errorf("gamma after recovery: %v", err)
+	}
+	if _, err := os.Stat(r2.Abs("skills")); err != nil {
+		t.Errorf("the skill root went with it: %v", err)
 	}
 }
 

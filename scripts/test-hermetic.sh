@@ -3,8 +3,10 @@
 # a throwaway home holding what a real user's does (skills in every agent's
 # folder, a user registry, a team registry named in the user config, git
 # settings, megagit's hooks and MCP server in the agents' settings) and a
-# megagit and a megagit-hook on PATH that fail loudly when run. Every test
-# runs in a home and PATH of its own, so none of it may change a result;
+# megagit and a megagit-hook on PATH that fail loudly when run; and megagit
+# settings in the environment (MEGAGIT_ROUTE_TOP_K=1 and others) and umask
+# 077, as a user's shell may have. Every test runs in a home, PATH,
+# environment and umask of its own, so none of it may change a result;
 # a test that runs the PATH's megagit or megagit-hook fails the run.
 #
 #   scripts/test-hermetic.sh [COMMAND [ARGS...]]   (default: scripts/test.sh, the README's test command)
@@ -95,11 +97,28 @@ cat >>"$home/.gitconfig" <<EOF
 	program = $tmp/bin/megagit
 EOF
 
+# megagit settings in the environment, each one a test would notice, and a
+# umask that makes files private: a user's shell may have both.
+hostile=(
+  MEGAGIT_ROUTE_TOP_K=1
+  MEGAGIT_ROUTE_FORMAT=compose
+  MEGAGIT_HOOK_SHADOW=true
+  MEGAGIT_HOOK_DEADLINE_MS=1
+  MEGAGIT_TEAM_REGISTRY=/nonexistent
+  MEGAGIT_USER_REGISTRY=/nonexistent
+  MEGA_EVAL_BLEND=false
+  GIT_AUTHOR_NAME=Hostile
+  TZ=Pacific/Kiritimati
+)
+
 [ $# -gt 0 ] || set -- scripts/test.sh
-echo "test-hermetic: home set up in $(( $(date +%s) - start ))s; running $* in $home with megagit and megagit-hook on PATH that fail" >&2
+echo "test-hermetic: home set up in $(( $(date +%s) - start ))s; running $* in $home with megagit and megagit-hook on PATH that fail, ${hostile[*]} and umask 077" >&2
 status=0
-env -u XDG_CONFIG_HOME -u XDG_DATA_HOME -u XDG_CACHE_HOME -u XDG_STATE_HOME \
-  HOME="$home" PATH="$tmp/bin:$PATH" "$@" || status=$?
+(
+  umask 077
+  env -u XDG_CONFIG_HOME -u XDG_DATA_HOME -u XDG_CACHE_HOME -u XDG_STATE_HOME \
+    HOME="$home" PATH="$tmp/bin:$PATH" "${hostile[@]}" "$@"
+) || status=$?
 if [ -s "$ran" ]; then
   echo "test-hermetic: tests ran the megagit or megagit-hook on PATH:" >&2
   sort "$ran" | uniq -c >&2

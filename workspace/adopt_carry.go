@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/megagit/megagit/local"
 )
 
 // cannotCarry says why a skill folder holds something a registry's commit
@@ -22,7 +24,7 @@ func cannotCarry(dir string) string {
 		}
 		rel, _ := filepath.Rel(dir, p)
 		switch {
-		case e.Name() == ".git":
+		case local.IsDotGit(e.Name()): // .GIT too: the same folder on macOS and Windows, and git refuses it in a commit
 			why = "a git repository (it holds " + filepath.ToSlash(rel) + "): adopt cannot carry its history, remotes and unpushed commits into the registry"
 		case e.IsDir():
 			if ents, err := os.ReadDir(p); err == nil && len(ents) == 0 && p != dir {
@@ -77,12 +79,12 @@ func returnInto(from, dest string) error {
 		src, to := filepath.Join(from, e.Name()), filepath.Join(dest, e.Name())
 		st, lerr := os.Lstat(to)
 		switch {
-		case e.Type().IsRegular() && e.Name() != ".git":
+		case e.Type().IsRegular() && !local.IsDotGit(e.Name()):
 			// Carried: the registry's commit holds it, dest its current copy.
 			if err := os.Remove(src); err != nil {
 				return err
 			}
-		case e.IsDir() && e.Name() != ".git" && lerr == nil && st.IsDir():
+		case e.IsDir() && !local.IsDotGit(e.Name()) && lerr == nil && st.IsDir():
 			if err := returnInto(src, to); err != nil {
 				return err
 			}

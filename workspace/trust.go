@@ -9,8 +9,10 @@ import (
 
 // localTracked says whether the registry's .megagit/local/config.yaml,
 // which holds this machine's own settings, is in fact a file git tracks
-// (a teammate's commit brought in by plain git): then it is not this
-// machine's, and is not read.
+// (a teammate's commit brought in by plain git: on the registry's branch,
+// or in the ref layout on the project's branch or in its index; in any
+// spelling a case-insensitive file system takes for it): then it is not
+// this machine's, and is not read.
 func localTracked(reg *registry.Registry, files config.Files) bool {
 	if files.Local == "" {
 		return false
@@ -18,7 +20,7 @@ func localTracked(reg *registry.Registry, files config.Files) bool {
 	if _, err := os.Lstat(files.Local); err != nil {
 		return false
 	}
-	return reg.Tracks(config.LocalPath)
+	return reg.TracksLocal(config.LocalPath)
 }
 
 // trackedLocalNote says a tracked local config is ignored, and the fix.

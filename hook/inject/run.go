@@ -76,10 +76,11 @@ const cacheGrace = 20 * time.Second
 // state is what the worker shares with the deadline watcher.
 type state struct {
 	env      atomic.Pointer[Env]
-	deadline chan time.Duration // the configured deadline, once known
-	guard    cacheGuard         // held while the compiled index is rebuilt and saved
-	input    []byte             // stdin, for a caller that hands over on ErrStale
-	refresh  atomic.Bool        // the compiled index should be refreshed after answering
+	where    atomic.Pointer[string] // the folder the registry is looked for from, once the event is read
+	deadline chan time.Duration     // the configured deadline, once known
+	guard    cacheGuard             // held while the compiled index is rebuilt and saved
+	input    []byte                 // stdin, for a caller that hands over on ErrStale
+	refresh  atomic.Bool            // the compiled index should be refreshed after answering
 
 	// commit orders the worker's writes of the session memory and the
 	// decision against the deadline, so that what they record is what the
@@ -131,6 +132,33 @@ func (st *state) localDir() *local.Dir {
 	return nil
 }
 
+// findWait bounds how long a hook past its deadline waits for the event
+// to be read, to learn where the registry is.
+const findWait = 100 * time.Millisecond
+
+// logDir is where a hook that gave up logs why: the registry's local
+// folder as the worker opened it, else as found (a walk up the folders,
+// no config read) from where the event says, waiting at most findWait for
+// the event; nil when there is none.
+func (st *state) logDir(lockTimeout time.Duration) *local.Dir {
+	for end := time.Now().Add(findWait); ; time.Sleep(5 * time.Millisecond) {
+		if d := st.localDir(); d != nil {
+			return d
+		}
+		if w := st.where.Load(); w != nil {
+			root, err := local.Find(*w)
+			if err != nil {
+				return nil
+			}
+			d := local.Open(root, lockTimeout)
+			return &d
+		}
+		if time.Now().After(end) {
+			return nil
+		}
+	}
+}
+
 type outcome struct {
 	out string
 	err error
@@ -178,7 +206,7 @@ func Run(opts Options) (stdin []byte, err error) {
 			if !st.giveUp() {
 				continue // recorded as answered: print the answer, which is on its way
 			}
-			hook.Log(opts.ErrOut, st.localDir(), opts.Now(), opts.Agent, "prompt", fmt.Errorf("%w (%s)", errDeadline, time.Since(opts.Start).Round(time.Millisecond)))
+			hook.Log(opts.ErrOut, st.logDir(time.Second), opts.Now(), opts.Agent, "prompt", fmt.Errorf("%w (%s)", errDeadline, time.Since(opts.Start).Round(time.Millisecond)))
 			st.guard.wait(cacheGrace)
 			refreshAfter(opts, st)
 			return nil, nil
@@ -284,6 +312,11 @@ func openEvent(opts Options, needPrompt bool, input *[]byte, opened func(*Env)) 
 
 // work decides what to inject and returns the agent's stdout.
 func work(opts Options, st *state) (string, error) {
+	open := opts.Open
+	opts.Open = func(dir string) (*Env, error) {
+		st.where.Store(&dir)
+		return open(dir)
+	}
 	in, e, err := openEvent(opts, true, &st.input, func(e *Env) { st.env.Store(e) })
 	if err != nil {
 		return "", err

@@ -136,6 +136,58 @@ func TestCacheNoAnchorUpgrade(t *testing.T) {
 	}
 }
 
+// A committed anchor row whose text hash was edited is a problem verify
+// reports, with embed as the fix: verify passes only a cache that embed
+// leaves as it is.
+func TestCacheTamperedAnchorRow(t *testing.T) {
+	if _, err := models.Builtin(); err != nil {
+		t.Skip(err)
+	}
+	gitHome(t)
+	reg := filepath.Join(t.TempDir(), "reg")
+	mustRun(t, 0, "init", reg)
+	mustRun(t, 0, "-C", reg, "skill", "add", "docker-slim", "--description", "Shrink Docker images with multi-stage builds.")
+	mustRun(t, 0, "-C", reg, "embed")
+	idx := filepath.Join(embedcache.CacheDir(reg, mustBuiltin(t).ID()), "index.json")
+	raw, err := os.ReadFile(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	tampered := false
+	for _, r := range doc["rows"].([]any) {
+		if row := r.(map[string]any); row["skill"] == embedcache.AnchorSkill {
+			row["sha256"], tampered = strings.Repeat("0", 64), true
+		}
+	}
+	if !tampered {
+		t.Fatalf("no %s row in %s", embedcache.AnchorSkill, raw)
+	}
+	if raw, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(idx, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git := exec.Command("git", "commit", "-qam", "tamper with the anchor")
+	git.Dir = reg
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git commit: %v\n%s", err, out)
+	}
+	out := mustRun(t, exitProblems, "-C", reg, "cache", "verify")
+	if !strings.Contains(out, "\tstale\n") || !strings.Contains(out, "the .anchor row's text hash is not the drift anchor's") ||
+		!strings.Contains(out, "(fix: megagit embed)") {
+		t.Fatalf("verify of a tampered anchor row:\n%s", out)
+	}
+	mustRun(t, 0, "-C", reg, "embed")
+	if out := mustRun(t, 0, "-C", reg, "cache", "verify"); !strings.Contains(out, "\tok (1.000)\n") {
+		t.Fatalf("verify after embed:\n%s", out)
+	}
+}
+
 func mustBuiltin(t *testing.T) models.Embedder {
 	m, err := models.Builtin()
 	if err != nil {

@@ -61,6 +61,22 @@ func doctorRun(opts *doctorOptions) error {
 	if err != nil {
 		return notRegistry(a, err)
 	}
+	if was := local.LocalDirKind(root); was != "" {
+		// A symlink or file in the place of .megagit/local: nothing opens
+		// the registry through it.
+		if !opts.fix {
+			return doctorReport(a, opts, []registry.Check{localDirCheck(root)})
+		}
+		_, moved, err := local.FixLocalDir(root)
+		if err != nil {
+			return fmt.Errorf("fix: %s: %w", local.LocalDirName, err)
+		}
+		note := ""
+		if rel, err := filepath.Rel(root, moved); moved != "" && err == nil {
+			note = " (the file is now " + filepath.ToSlash(rel) + ")"
+		}
+		fmt.Fprintf(a.errOut, "megagit: fix: replaced %s, %s, with a folder%s\n", local.LocalDirName, was, note)
+	}
 	journal := registry.JournalPending(root)
 	e, err := a.open(nil) // finishes an interrupted write when no writer is alive
 	if err != nil {
@@ -181,6 +197,11 @@ func doctorRun(opts *doctorOptions) error {
 	checks = append(checks, cacheCoverageCheck(e)...)
 	checks = append(checks, settingsCheck(e), routeIndexCheck(e), serveCheck(e), sourcesCheck(e), adoptCheck(e), identityCheck(e.Reg), writableCheck(e.Reg))
 	checks = append(checks, install.DoctorCheck(e.Reg.WorkTree()), install.MCPDoctorCheck(e.Reg.WorkTree()))
+	return doctorReport(a, opts, checks)
+}
+
+// doctorReport prints the checks and fails when one failed.
+func doctorReport(a *app, opts *doctorOptions, checks []registry.Check) error {
 	failed := 0
 	for _, c := range checks {
 		if c.Status == registry.CheckFail {
@@ -204,6 +225,15 @@ func doctorRun(opts *doctorOptions) error {
 		return withHint(fmt.Errorf("%w: %d check(s) failed", errProblems, failed), doctorHint(checks))
 	}
 	return nil
+}
+
+// localDirCheck is the one check doctor runs when .megagit/local is not a
+// folder (a symlink, a file): the others read the registry through it.
+func localDirCheck(root string) registry.Check {
+	detail := strings.TrimPrefix(local.Open(root, 0).Check().Error(), local.ErrInvalid.Error()+": ")
+	detail, _, _ = strings.Cut(detail, " (`megagit doctor --fix`")
+	return registry.Check{Name: "local state", Status: registry.CheckFail, Detail: detail + "; the other checks run once it is one",
+		Hint: "`megagit doctor --fix` replaces it with a folder (a file is kept beside it) and stops tracking it"}
 }
 
 // doctorHint is doctor's last word when checks failed: each failed check's

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/megagit/megagit/registry/registrytest"
 )
@@ -116,5 +117,101 @@ func TestMCPAnswersEveryRequestBeforeEOF(t *testing.T) {
 	}
 	if verdicts != runs {
 		t.Errorf("the history holds %d verdict commits, want one per run: %d", verdicts, runs)
+	}
+}
+
+// A client that reuses the id of a request still in flight gets an answer
+// to both: the second is refused with -32600 (or, had the first been
+// answered already, run too), and no verdict is committed unanswered.
+func TestMCPDuplicateIDsInFlightAreAnswered(t *testing.T) {
+	r := registrytest.New(t)
+	if _, _, err := r.AddSkill("flaky-tests", "Find why tests pass locally but fail randomly in CI. Use when a test is flaky.", "# Flaky\n\nShuffle.\n"); err != nil {
+		t.Fatal(err)
+	}
+	exe, err := exec.LookPath("megagit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-C", r.Root(), "mcp")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer in.Close()
+	replies := make(chan mcpLine)
+	go func() {
+		defer close(replies)
+		out := bufio.NewScanner(outPipe)
+		out.Buffer(make([]byte, 1<<20), 8<<20)
+		for out.Scan() {
+			var m mcpLine
+			if json.Unmarshal(out.Bytes(), &m) == nil {
+				replies <- m
+			}
+		}
+	}()
+	for _, l := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_skills","arguments":{"query":"the tests fail randomly in CI"}}}`,
+	} {
+		if _, err := io.WriteString(in, l+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for seen := 0; seen < 2; seen++ {
+		if _, ok := <-replies; !ok {
+			t.Fatalf("no reply to initialize and search: %s", stderr.String())
+		}
+	}
+	verdict := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"record_verdict","arguments":{"name":"flaky-tests","verdict":"%s","reason":"dup %d"}}}` + "\n"
+	if _, err := io.WriteString(in, fmt.Sprintf(verdict, "HELPFUL", 1)+fmt.Sprintf(verdict, "HARMFUL", 2)); err != nil {
+		t.Fatal(err)
+	}
+	// stdin stays open: each request must be answered while the agent waits.
+	var results, refused int
+	timeout := time.After(30 * time.Second) // a missing reply, not a slow one
+	for results+refused < 2 {
+		select {
+		case m, ok := <-replies:
+			if !ok {
+				t.Fatalf("megagit mcp exited: %s", stderr.String())
+			}
+			switch {
+			case string(m.ID) != "7":
+				t.Fatalf("unexpected reply %+v", m)
+			case m.Error != nil && m.Error.Code == -32600:
+				refused++
+			case m.Result != nil && !m.Result.IsError:
+				results++
+			default:
+				t.Fatalf("reply to id 7: %+v", m)
+			}
+		case <-timeout:
+			t.Fatalf("two requests of id 7: %d answered, %d refused after 30 s\nstderr: %s", results, refused, stderr.String())
+		}
+	}
+	logs, err := r.Log("flaky-tests", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	verdicts := 0
+	for _, l := range logs {
+		if l.Verdict != "" {
+			verdicts++
+		}
+	}
+	if results == 0 || verdicts != results {
+		t.Errorf("%d results, %d refused, %d verdict commits: want one commit per result", results, refused, verdicts)
 	}
 }

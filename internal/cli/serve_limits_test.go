@@ -122,3 +122,28 @@ func TestServeTinyIdleStops(t *testing.T) {
 		t.Fatalf("serve --idle 1ns: %v\n%s", err, log)
 	}
 }
+
+// `megagit serve --idle` counts requests, not connections: a client that
+// connects again and again and never sends a request does not keep it
+// running.
+func TestServeIdleIgnoresSilentConnections(t *testing.T) {
+	env := procEnv(t)
+	dir := t.TempDir()
+	mustMegagit(t, env, "-C", dir, "init")
+	log, exited, _ := serveProc(t, env, dir, "", "--idle", "2s")
+	e := reopen(t, dir)
+	routetest.WaitServed(t, serveClient(e), log)
+	socket := route.SocketPath(e.Reg.Root(), e.Reg.LocalDir())
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); { // a hang, not a slow exit
+		if gone, err := exited(100 * time.Millisecond); gone {
+			if err != nil || !strings.Contains(log.String(), "no request for 2s; stopping") {
+				t.Fatalf("serve --idle 2s: %v\n%s", err, log)
+			}
+			return
+		}
+		if c, err := net.Dial("unix", socket); err == nil {
+			c.Close()
+		}
+	}
+	t.Fatalf("serve --idle 2s still running after 30 s of connections that sent no request:\n%s", log)
+}

@@ -27,11 +27,18 @@ func Main(m *testing.M) { os.Exit(Isolate(m).Run()) }
 //
 // Isolated are: HOME (and USERPROFILE), XDG_CONFIG_HOME, XDG_DATA_HOME,
 // XDG_CACHE_HOME and XDG_STATE_HOME, all in one new empty folder; git's
-// global and system config (none is read); and PATH, on which every folder
+// global and system config (none is read) and identity variables
+// (GIT_AUTHOR_*, GIT_COMMITTER_*); and PATH, on which every folder
 // holding a megagit or megagit-hook is replaced by one holding the same
 // programs but those. Go's own folders (GOPATH, GOCACHE, GOMODCACHE, GOENV)
 // and a pyenv shim's PYENV_ROOT are pinned where they were, so the go and
 // python3 the tests run keep working.
+//
+// Cleared too are megagit's settings from the environment: every
+// MEGAGIT_* and MEGA_EVAL_* variable but the tests' own inputs (keptEnv),
+// so a MEGAGIT_ROUTE_TOP_K the person running the tests exported changes
+// no result; and the umask is 022, so files a test writes get the modes
+// a test expects whatever the shell's umask.
 func Isolate(m M) M {
 	done, err := isolate()
 	if err != nil {
@@ -97,10 +104,46 @@ func isolate() (func(), error) {
 	for k, v := range set {
 		os.Setenv(k, v)
 	}
-	for _, k := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"} {
+	for _, k := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE",
+		"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE"} {
 		os.Unsetenv(k)
 	}
+	clearSettings()
+	setUmask()
 	return done, nil
+}
+
+// keptEnv are the MEGAGIT_* variables that are the tests' inputs, not
+// megagit's settings: the ONNX Runtime library the tests load (a tool,
+// found before HOME moves) and whether its absence fails, and the
+// folders and switches of opt-in tests and benchmarks.
+var keptEnv = map[string]bool{
+	"MEGAGIT_ONNXRUNTIME_LIB":  true,
+	"MEGAGIT_REQUIRE_ONNX":     true,
+	"MEGAGIT_TEST_MODEL_DIRS":  true,
+	"MEGAGIT_BENCH_REGISTRY":   true,
+	"MEGAGIT_BENCH_MODEL_DIR":  true,
+	"MEGAGIT_BENCH_PROFILE":    true,
+	"MEGAGIT_SYNC_BENCH":       true,
+	"MEGAGIT_GEN_REGISTRY":     true,
+	"MEGAGIT_GEN_SKILLS":       true,
+	"MEGAGIT_SKILLS_DEV":       true,
+	"MEGAGIT_COSINE_MODEL":     true,
+	"MEGAGIT_MINE_PAIRS":       true,
+	"MEGAGIT_MINE_N":           true,
+	"MEGAGIT_MINE_MAXPOST":     true,
+	"MEGAGIT_UPDATE_TOKENIZER": true,
+}
+
+// clearSettings unsets every MEGAGIT_* and MEGA_EVAL_* variable not in
+// keptEnv.
+func clearSettings() {
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if (strings.HasPrefix(k, "MEGAGIT_") || strings.HasPrefix(k, "MEGA_EVAL_")) && !keptEnv[k] {
+			os.Unsetenv(k)
+		}
+	}
 }
 
 // pinTools keeps the go and python3 on PATH finding what they found

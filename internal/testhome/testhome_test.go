@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -16,9 +17,25 @@ var before struct {
 	home, gocache, tools string
 }
 
+// hostileEnv are settings a user running the tests may have exported.
+var hostileEnv = map[string]string{
+	"MEGAGIT_ROUTE_TOP_K":   "1",
+	"MEGAGIT_HOOK_SHADOW":   "true",
+	"MEGAGIT_TEAM_REGISTRY": "/nonexistent",
+	"MEGA_EVAL_BLEND":       "false",
+	"GIT_AUTHOR_NAME":       "Hostile",
+}
+
 // TestMain puts a folder on PATH holding a megagit, a megagit-hook and
-// another program, as a user's ~/go/bin might, then isolates.
+// another program, as a user's ~/go/bin might, exports megagit settings
+// and the tests' own inputs and a umask of 077, then isolates.
 func TestMain(m *testing.M) {
+	for k, v := range hostileEnv {
+		os.Setenv(k, v)
+	}
+	os.Setenv("MEGAGIT_REQUIRE_ONNX", "1")
+	os.Setenv("MEGAGIT_ONNXRUNTIME_LIB", "/opt/ort/libonnxruntime.so")
+	setUmask077()
 	tools, err := os.MkdirTemp("", "testhome-tools-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -96,5 +113,35 @@ func TestGoKeepsItsCache(t *testing.T) {
 	}
 	if got := strings.TrimSpace(string(out)); got != before.gocache {
 		t.Errorf("GOCACHE = %s, want %s", got, before.gocache)
+	}
+}
+
+func TestSettingsAreCleared(t *testing.T) {
+	for k := range hostileEnv {
+		if v, ok := os.LookupEnv(k); ok {
+			t.Errorf("%s=%s is still set", k, v)
+		}
+	}
+	for k, want := range map[string]string{"MEGAGIT_REQUIRE_ONNX": "1", "MEGAGIT_ONNXRUNTIME_LIB": "/opt/ort/libonnxruntime.so"} {
+		if got := os.Getenv(k); got != want {
+			t.Errorf("%s = %q, want the harness's %q kept", k, got, want)
+		}
+	}
+}
+
+func TestUmaskIsFixed(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no umask")
+	}
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := st.Mode().Perm(); got != 0o644 {
+		t.Errorf("a file written 0666 is %v, want -rw-r--r-- (umask 022)", got)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -209,9 +210,10 @@ func escapingLinks(root string) ([]string, error) {
 	return out, err
 }
 
-// trackedLocal lists the files of the cloned commit (HEAD's tree) at root
-// under .megagit/local/, sorted; checked before the registry is opened,
-// since opening reads that folder.
+// trackedLocal lists the entries of the cloned commit (HEAD's tree) at
+// root that are .megagit/local or lie under it (registry.IsLocalPath: in
+// any spelling, and a symlink, file or submodule in its place), sorted;
+// checked before the registry is opened, since opening reads that folder.
 func trackedLocal(root string) ([]string, error) {
 	repo, err := git.PlainOpen(root)
 	if err != nil {
@@ -230,12 +232,20 @@ func trackedLocal(root string) ([]string, error) {
 		return nil, err
 	}
 	var out []string
-	err = tree.Files().ForEach(func(f *object.File) error {
-		if registry.IsLocalPath(f.Name) {
-			out = append(out, f.Name)
+	w := object.NewTreeWalker(tree, true, nil)
+	defer w.Close()
+	for {
+		name, e, err := w.Next()
+		if errors.Is(err, io.EOF) {
+			break
 		}
-		return nil
-	})
+		if err != nil {
+			return nil, err
+		}
+		if e.Mode != filemode.Dir && registry.IsLocalPath(name) {
+			out = append(out, name)
+		}
+	}
 	sort.Strings(out)
-	return out, err
+	return out, nil
 }

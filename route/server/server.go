@@ -145,8 +145,7 @@ func listenSocket(path string) (net.Listener, error) {
 // ends the server; at most slots.max connections are open at once (see
 // connSlots).
 func (s *server) loop(ctx context.Context, ln net.Listener, idle time.Duration) error {
-	var last sync.Mutex
-	lastReq := time.Now()
+	clock := &idleClock{last: time.Now()}
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
@@ -166,10 +165,7 @@ func (s *server) loop(ctx context.Context, ln net.Listener, idle time.Duration) 
 					return
 				case <-t.C:
 				}
-				last.Lock()
-				quiet := time.Since(lastReq)
-				last.Unlock()
-				if quiet >= idle {
+				if clock.quiet() >= idle {
 					fmt.Fprintf(s.opts.Log, "megagit: no request for %s; stopping\n", idle)
 					ln.Close()
 					return
@@ -197,24 +193,56 @@ func (s *server) loop(ctx context.Context, ln net.Listener, idle time.Duration) 
 			return err
 		}
 		delay = 0
-		last.Lock()
-		lastReq = time.Now()
-		last.Unlock()
 		if !slots.take(c, ctx.Done()) {
 			c.Close()
 			return nil
 		}
 		go func() {
 			defer slots.release(c)
-			s.handle(c, slots)
+			s.handle(c, slots, clock)
 		}()
 	}
 }
 
-// handle answers one request; a malformed one just closes the connection.
+// idleClock is what --idle measures: the time since a request was last
+// read or answered, and none while one is being answered. A connection
+// alone (a client that never sends its request) does not count.
+type idleClock struct {
+	mu   sync.Mutex
+	last time.Time
+	busy int // requests read and not yet answered
+}
+
+func (c *idleClock) begin() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.busy++
+	c.last = time.Now()
+}
+
+func (c *idleClock) end() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.busy--
+	c.last = time.Now()
+}
+
+// quiet is how long no request was read or answered; 0 while one is in
+// flight.
+func (c *idleClock) quiet() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.busy > 0 {
+		return 0
+	}
+	return time.Since(c.last)
+}
+
+// handle answers one request; a malformed one just closes the connection
+// (and, like a silent one, does not reset the idle clock).
 // The request must arrive within requestWait of the connection (a client
 // sends it at once), so an idle connection frees its slot.
-func (s *server) handle(c net.Conn, slots *connSlots) {
+func (s *server) handle(c net.Conn, slots *connSlots, clock *idleClock) {
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(requestWait))
 	req, err := route.ReadRequest(c)
@@ -222,6 +250,8 @@ func (s *server) handle(c net.Conn, slots *connSlots) {
 	if err != nil {
 		return
 	}
+	clock.begin()
+	defer clock.end()
 	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
 	resp, other := s.answer(req)
 	_ = route.WriteResponse(c, resp)

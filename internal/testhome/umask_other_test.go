@@ -1,0 +1,5 @@
+//go:build !unix
+
+package testhome_test
+
+func setUmask077() {}
