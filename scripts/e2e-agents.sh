@@ -206,6 +206,22 @@ gemini_ask() {
 say "Gemini CLI $(gemini --version 2>/dev/null)"
 agent_checks gemini gemini_ask docker-slim "my docker image is huge, shrink it" mcp_megagit_search_skills
 
+# adopt: Gemini CLI's own listing (its <skill> entries and activate_skill's
+# names) drops a skill of .agents/skills once skills.disabled names it;
+# megagit injects it; restore lists it again.
+gemini_listed() { grep -qF "name\\u003e$1\\u003c/name" "$work/requests.jsonl"; }
+mkdir -p .agents/skills/csv-report
+printf -- '---\nname: csv-report\ndescription: Summarise a CSV file into a markdown report. Use when a CSV needs a report.\n---\n\n# Steps\nRead the CSV with pandas.\n' >.agents/skills/csv-report/SKILL.md
+gemini_ask "summarise data.csv into a report"
+gemini_listed csv-report && pass "gemini: before adopt, Gemini CLI lists csv-report itself" || fail "gemini: before adopt, csv-report is not in Gemini CLI's listing"
+megagit adopt --agent gemini >/dev/null 2>&1
+gemini_ask "summarise data.csv into a report"
+! gemini_listed csv-report && sent 'skills that may help with this prompt\\n- csv-report:' \
+  && pass "gemini: after adopt, Gemini CLI's listing drops csv-report and megagit injects it" || fail "gemini: after adopt"
+megagit adopt --restore --agent gemini >/dev/null 2>&1
+gemini_ask "summarise data.csv into a report"
+gemini_listed csv-report && pass "gemini: adopt --restore lists csv-report again" || fail "gemini: restore"
+
 # Codex: the same, through the OpenAI Responses API; its project hooks run
 # once trusted (--dangerously-bypass-hook-trust is Codex's switch for
 # automation).
