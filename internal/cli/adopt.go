@@ -103,14 +103,14 @@ func adoptRun(opts *adoptOptions) error {
 		res, err = e.Adopt(o)
 	}
 	for _, s := range res.Skipped {
-		fmt.Fprintf(a.errOut, "megagit: left %s (%s): %s\n", s.Name, workspace.Describe(s.From), s.Reason)
+		a.say(fmt.Sprintf("megagit: left %s (%s): %s", s.Name, workspace.Describe(s.From), s.Reason))
 	}
 	if err != nil {
 		return err
 	}
 	for _, d := range res.Done {
 		if d.Kept != "" {
-			fmt.Fprintf(a.errOut, "megagit: restored %s to %s; %s\n", d.Name, workspace.Describe(d.Dir), workspace.KeptNote(d.Kept))
+			a.say(fmt.Sprintf("megagit: restored %s to %s; %s", d.Name, workspace.Describe(d.Dir), workspace.KeptNote(d.Kept)))
 		}
 	}
 	verb := map[bool]string{false: "adopted", true: "restored"}[opts.restore]
@@ -123,7 +123,7 @@ func adoptRun(opts *adoptOptions) error {
 	}
 	for _, d := range res.Done {
 		if !opts.restore && d.Scope == workspace.KindUser && d.Registry != e.Reg.Root() {
-			fmt.Fprintf(a.errOut, "megagit: personal skills go to your user registry %s, which every project reads\n", workspace.Describe(d.Registry))
+			a.say(fmt.Sprintf("megagit: personal skills go to your user registry %s, which every project reads", workspace.Describe(d.Registry)))
 			break
 		}
 	}
