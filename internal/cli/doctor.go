@@ -45,6 +45,9 @@ commits that git fsck --strict rejects cannot be repaired in place: --fix
 prints the steps that rewrite the history.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.timeout < 0 {
+				return usageError{fmt.Errorf("--timeout %v: want a duration of 0 or more", opts.timeout)}
+			}
 			return orRun(runF, doctorRun)(opts)
 		},
 	}
