@@ -1,6 +1,7 @@
 package gitauth
 
 import (
+	"net/url"
 	"regexp"
 	"strings"
 )
@@ -11,9 +12,50 @@ const Redacted = "***"
 var (
 	// urlRE finds URLs in free text (a message, an error from go-git).
 	urlRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^\s"'<>` + "`" + `]+`)
-	// secretParamRE finds query parameters that carry a credential.
-	secretParamRE = regexp.MustCompile(`(?i)([?&;](?:access_token|private_token|oauth_token|token|api_key|apikey|key|secret|client_secret|password|passwd|pass|auth|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token)=)[^&#;?\s"'<>()]*`)
+	// paramRE finds a query parameter with its separator: name, value.
+	paramRE = regexp.MustCompile(`[?&;]([^=&#;?\s"'<>()]*)=[^&#;?\s"'<>()]*`)
 )
+
+// secretWords are what the name of a query parameter carrying a
+// credential holds, read without case, - and _: access_token, AccessToken,
+// X-Goog-Signature, X-Amz-Credential, api-key, client_secret, passwd, auth.
+var secretWords = []string{"token", "secret", "sig", "key", "pass", "auth", "credential"}
+
+// secretParam reports whether a query parameter's name (as written,
+// perhaps %-encoded) names a credential.
+func secretParam(name string) bool {
+	if n, err := url.QueryUnescape(name); err == nil {
+		name = n
+	}
+	name = strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(name))
+	for _, w := range secretWords {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// redactParams is u with the value of each credential parameter ***.
+func redactParams(u string) string {
+	return paramRE.ReplaceAllStringFunc(u, func(p string) string {
+		name, _, _ := strings.Cut(p[1:], "=")
+		if !secretParam(name) {
+			return p
+		}
+		return p[:1] + name + "=" + Redacted
+	})
+}
+
+// dropParams is u without its credential parameters, separators included.
+func dropParams(u string) string {
+	return paramRE.ReplaceAllStringFunc(u, func(p string) string {
+		if name, _, _ := strings.Cut(p[1:], "="); secretParam(name) {
+			return ""
+		}
+		return p
+	})
+}
 
 // Redact strips the secrets from every URL in s, so a remote's URL can be
 // printed in a message, a log line, a table or JSON: the user info of an
@@ -46,7 +88,7 @@ func redactURL(u string) string {
 			u = u[:ui.start] + ui.user + ":" + Redacted + u[ui.at:]
 		}
 	}
-	return secretParamRE.ReplaceAllString(u, "${1}"+Redacted)
+	return redactParams(u)
 }
 
 // RedactError is err with Redact applied to its message, keeping what
@@ -69,10 +111,6 @@ type redactedError struct {
 
 func (e redactedError) Error() string { return e.msg }
 func (e redactedError) Unwrap() error { return e.err }
-
-// secretParamDropRE is a credential query parameter with its separator, for
-// Strip.
-var secretParamDropRE = regexp.MustCompile(`(?i)[?&;](?:access_token|private_token|oauth_token|token|api_key|apikey|key|secret|client_secret|password|passwd|pass|auth|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token)=[^&#;?\s"'<>()]*`)
 
 // Strip is a URL without its secrets, to be stored (a lockfile, a commit)
 // and used again later with credentials from elsewhere (MEGAGIT_GIT_TOKEN,
@@ -99,7 +137,7 @@ func Strip(rawURL string) string {
 		return u
 	}
 	// Drop credential parameters; the first one left starts with '?'.
-	rest := secretParamDropRE.ReplaceAllString("&"+u[q+1:], "")
+	rest := dropParams("&" + u[q+1:])
 	rest = strings.TrimPrefix(rest, "&")
 	if rest == "" || strings.HasPrefix(rest, "#") {
 		return u[:q] + rest

@@ -72,3 +72,30 @@ func TestStrip(t *testing.T) {
 		}
 	}
 }
+
+// A query parameter whose name, ignoring case, - and _, holds token,
+// secret, sig, key, pass, auth or credential carries a credential.
+func TestCredentialLikeParams(t *testing.T) {
+	for _, name := range []string{"AccessToken", "access-token", "refresh_token", "job_token", "X-Goog-Signature",
+		"X-Goog-Credential", "client-secret", "apiKey", "PassWord", "Authorization", "sas_sig", "access%5Ftoken"} {
+		in := "https://h/x.git?ref=main&" + name + "=S3KR&b=1"
+		if got, want := Redact(in), "https://h/x.git?ref=main&"+name+"=***&b=1"; got != want {
+			t.Errorf("Redact(%q)\n = %q\nwant %q", in, got, want)
+		}
+		if got, want := Strip(in), "https://h/x.git?ref=main&b=1"; got != want {
+			t.Errorf("Strip(%q)\n = %q\nwant %q", in, got, want)
+		}
+		in = "clone http://h/src.git?" + name + "=S3KR: refused"
+		if got, want := Redact(in), "clone http://h/src.git?"+name+"=***: refused"; got != want {
+			t.Errorf("Redact(%q)\n = %q\nwant %q", in, got, want)
+		}
+	}
+	for _, in := range []string{"https://h/x.git?ref=main&depth=1", "https://h/x.git?service=git-upload-pack"} {
+		if got := Redact(in); got != in {
+			t.Errorf("Redact(%q) = %q, want it unchanged", in, got)
+		}
+		if got := Strip(in); got != in {
+			t.Errorf("Strip(%q) = %q, want it unchanged", in, got)
+		}
+	}
+}

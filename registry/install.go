@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/megagit/megagit/gitauth"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/skillfile"
 )
@@ -160,6 +161,9 @@ func (r *Registry) InstallSkills(items []Install, opts InstallOptions) ([]Instal
 			}
 			seen[it.Name] = true
 			it.Entry.Files = HashFiles(it.Files)
+			// Never a credential in the lock or the commit, even when
+			// the lock read held one (a teammate's edit by hand).
+			it.Entry.Source = gitauth.Strip(it.Entry.Source)
 			in, ch, problems, err := r.installOne(it, lock, opts)
 			if err != nil {
 				return "", nil, err
@@ -195,11 +199,11 @@ func (r *Registry) InstallSkills(items []Install, opts InstallOptions) ([]Instal
 			}
 		}
 		for _, it := range items {
-			sources[it.Entry.Source] = true
+			sources[gitauth.Strip(it.Entry.Source)] = true
 		}
 		subject := fmt.Sprintf("skills: %s %s", opts.Action, strings.Join(names, ", "))
 		if len(sources) == 1 {
-			subject += " from " + items[0].Entry.Source
+			subject += " from " + gitauth.Strip(items[0].Entry.Source)
 		}
 		return fmt.Sprintf("%s\n\n%s", oneLine(subject), trailers.String()), changes, nil
 	})
@@ -235,9 +239,9 @@ func (r *Registry) installOne(it Install, lock Lock, opts InstallOptions) (Insta
 			return in, nil, nil, fmt.Errorf("%w: skill %q at %s is the registry's own, not installed from %s; rename one (megagit skill mv) or remove it first",
 				ErrExists, it.Name, s.Path, it.Entry.Source)
 		}
-		if prev.Source != it.Entry.Source {
+		if gitauth.Strip(prev.Source) != it.Entry.Source {
 			return in, nil, nil, fmt.Errorf("%w: skill %q at %s was installed from %s, not %s; remove it first (megagit skill rm %s) to install the other",
-				ErrExists, it.Name, s.Path, prev.Source, it.Entry.Source, it.Name)
+				ErrExists, it.Name, s.Path, gitauth.Strip(prev.Source), it.Entry.Source, it.Name)
 		}
 		here, err := r.LocalFiles(it.Name)
 		if err != nil {

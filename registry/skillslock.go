@@ -11,6 +11,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/megagit/megagit/gitauth"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/skillfile"
 )
@@ -109,17 +110,39 @@ func ParseLock(data []byte) (Lock, error) {
 
 // Format is the lock's bytes: indented JSON, keys sorted (encoding/json
 // sorts map keys), one final newline, so the same lock is always the same
-// bytes and a diff shows only what changed.
+// bytes and a diff shows only what changed. Every source is written
+// without its credentials (gitauth.Strip), whoever put them there: a lock
+// is committed and shared.
 func (l Lock) Format() []byte {
 	l.Version = lockVersion
-	if l.Skills == nil {
-		l.Skills = map[string]LockEntry{}
+	skills := make(map[string]LockEntry, len(l.Skills))
+	for n, e := range l.Skills {
+		e.Source = gitauth.Strip(e.Source)
+		skills[n] = e
 	}
+	l.Skills = skills
 	out, err := json.MarshalIndent(l, "", "  ")
 	if err != nil {
 		panic(err) // strings and maps of strings always marshal
 	}
 	return append(out, '\n')
+}
+
+// StripSecrets is data, a lock file's bytes, written again without the
+// credentials of its sources, and whether any source held one (a lock a
+// teammate edited by hand); data that is no lock, or holds no credential,
+// comes back as it is.
+func StripSecrets(data []byte) ([]byte, bool) {
+	l, err := ParseLock(data)
+	if err != nil {
+		return data, false
+	}
+	for _, e := range l.Skills {
+		if gitauth.Strip(e.Source) != e.Source {
+			return l.Format(), true
+		}
+	}
+	return data, false
 }
 
 // Names lists the lock's skills, sorted.

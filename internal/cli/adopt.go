@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/megagit/megagit/audit"
-	"github.com/megagit/megagit/safetext"
 	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
@@ -116,38 +115,38 @@ func adoptRun(opts *adoptOptions) error {
 		res, err = e.Adopt(o)
 	}
 	for _, s := range res.Skipped {
-		fmt.Fprintf(a.errOut, "megagit: left %s (%s): %s\n", safetext.Escape(s.Name), workspace.Describe(s.From), s.Reason)
+		a.say(fmt.Sprintf("megagit: left %s (%s): %s", s.Name, workspace.Describe(s.From), s.Reason))
 	}
 	would := map[bool]string{true: "would be ", false: ""}[opts.dryRun]
 	for _, d := range res.Done {
-		fmt.Fprintf(a.errOut, "megagit: %smoved back %s to %s (an earlier megagit had moved it into %s)\n", strings.TrimSuffix(would, "be "), d.Name, workspace.Describe(d.Dir), workspace.Describe(d.Registry))
+		a.say(fmt.Sprintf("megagit: %s %s to %s (an earlier megagit had moved it into %s)", map[bool]string{true: "would move back", false: "moved back"}[opts.dryRun], d.Name, workspace.Describe(d.Dir), workspace.Describe(d.Registry)))
 		if d.Kept != "" {
-			fmt.Fprintf(a.errOut, "megagit: %s\n", workspace.KeptNote(d.Kept))
+			a.say(fmt.Sprintf("megagit: %s", workspace.KeptNote(d.Kept)))
 		}
 	}
 	if err != nil {
 		return err
 	}
 	if opts.restore {
-		fmt.Fprintf(a.errOut, "megagit: %d setting(s) %staken back\n", len(res.Shown), would)
+		a.say(fmt.Sprintf("megagit: %d setting(s) %staken back", len(res.Shown), would))
 		if n := res.Left[workspace.KindUser]; n > 0 && opts.scope != workspace.KindUser && opts.scope != "all" {
-			fmt.Fprintf(a.errOut, "megagit: %d setting(s) for your personal skills stay (`megagit adopt --restore --scope user` takes them back)\n", n)
+			a.say(fmt.Sprintf("megagit: %d setting(s) for your personal skills stay (`megagit adopt --restore --scope user` takes them back)", n))
 		}
 		if n := res.Left[workspace.KindProject]; n > 0 && opts.scope == workspace.KindUser {
-			fmt.Fprintf(a.errOut, "megagit: %d setting(s) for this project's skills stay (`megagit adopt --restore --scope project` takes them back)\n", n)
+			a.say(fmt.Sprintf("megagit: %d setting(s) for this project's skills stay (`megagit adopt --restore --scope project` takes them back)", n))
 		}
 	} else {
-		fmt.Fprintf(a.errOut, "megagit: %d skill(s) %shidden from the agents' own listings", len(res.Hidden), would)
+		line := fmt.Sprintf("megagit: %d skill(s) %shidden from the agents' own listings", len(res.Hidden), would)
 		if res.Already > 0 {
-			fmt.Fprintf(a.errOut, " (%d already were)", res.Already)
+			line += fmt.Sprintf(" (%d already were)", res.Already)
 		}
-		fmt.Fprintln(a.errOut)
+		a.say(line)
 		if len(res.Hidden) > 0 && !opts.dryRun {
-			fmt.Fprintf(a.errOut, "megagit: the skills stay where they are and keep their /NAME commands; megagit's hooks inject the ones a prompt needs (`megagit hook install` if not done). Undo: megagit adopt --restore%s\n", scopeFlag(opts.scope))
+			a.say(fmt.Sprintf("megagit: the skills stay where they are and keep their /NAME commands; megagit's hooks inject the ones a prompt needs (`megagit hook install` if not done). Undo: megagit adopt --restore%s", scopeFlag(opts.scope)))
 		}
 		if len(res.Hidden) == 0 && res.Already == 0 && len(res.Skipped) == 0 && opts.scope == "" && !e.IsUserRegistry() {
 			if n := personalSkills(e); n > 0 {
-				fmt.Fprintf(a.errOut, "megagit: this project has no skill of its own to hide; your %d personal skill(s) are adopted with `megagit adopt --scope user`\n", n)
+				a.say(fmt.Sprintf("megagit: this project has no skill of its own to hide; your %d personal skill(s) are adopted with `megagit adopt --scope user`", n))
 			}
 		}
 	}

@@ -59,7 +59,7 @@ func cloneRun(opts *cloneOptions) error {
 	}
 	useNetwork(cfg)
 	reg, err := regsync.Clone(context.Background(), opts.url, dir, registry.Options{
-		Warn: func(s string) { fmt.Fprintf(a.errOut, "megagit: warning: %s\n", s) },
+		Warn: func(s string) { a.say("megagit: warning: " + s) },
 	})
 	if err != nil {
 		return netErr(err)
@@ -75,7 +75,7 @@ func cloneRun(opts *cloneOptions) error {
 		return err
 	}
 	a.warnProblems(problems)
-	fmt.Fprintf(a.errOut, "megagit: cloned %s: %d skill(s); record verdicts, then `megagit sync`\n", gitauth.Redact(opts.url), len(skills))
+	a.say(fmt.Sprintf("megagit: cloned %s: %d skill(s); record verdicts, then `megagit sync`", gitauth.Redact(opts.url), len(skills)))
 	if opts.json {
 		return printJSON(a.out, map[string]any{"url": gitauth.Redact(opts.url), "root": reg.Root(), "skills": len(skills)})
 	}

@@ -45,6 +45,9 @@ commits that git fsck --strict rejects cannot be repaired in place: --fix
 prints the steps that rewrite the history.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.timeout < 0 {
+				return usageError{fmt.Errorf("--timeout %v: want a duration of 0 or more", opts.timeout)}
+			}
 			return orRun(runF, doctorRun)(opts)
 		},
 	}
@@ -119,10 +122,10 @@ func doctorRun(opts *doctorOptions) error {
 			return fmt.Errorf("fix: %w", err)
 		}
 		if len(locks) > 0 {
-			fmt.Fprintf(a.errOut, "megagit: fix: removed %d git lock(s) left by a killed megagit: %s\n", len(locks), strings.Join(locks, ", "))
+			a.say(fmt.Sprintf("megagit: fix: removed %d git lock(s) left by a killed megagit: %s", len(locks), strings.Join(locks, ", ")))
 		}
 		if torn := e.Reg.RemoveTornRemoteRefs(); len(torn) > 0 {
-			fmt.Fprintf(a.errOut, "megagit: fix: removed %d torn remote-tracking ref(s), which the next sync fetches again: %s\n", len(torn), strings.Join(torn, ", "))
+			a.say(fmt.Sprintf("megagit: fix: removed %d torn remote-tracking ref(s), which the next sync fetches again: %s", len(torn), strings.Join(torn, ", ")))
 		}
 		notes, err := e.RecoverAdoptions()
 		for _, n := range notes {
@@ -151,7 +154,7 @@ func doctorRun(opts *doctorOptions) error {
 		if untracked, _, err := e.Reg.UntrackLocal(); err != nil {
 			return fmt.Errorf("fix: %w", err)
 		} else if len(untracked) > 0 {
-			fmt.Fprintf(a.errOut, "megagit: fix: stopped tracking %d file(s) under %s/ (kept on disk): %s\n", len(untracked), local.LocalDirName, strings.Join(untracked, ", "))
+			a.say(fmt.Sprintf("megagit: fix: stopped tracking %d file(s) under %s/ (kept on disk): %s", len(untracked), local.LocalDirName, strings.Join(untracked, ", ")))
 		}
 		results, _, err := e.Reg.Resync("")
 		if err != nil {
@@ -159,16 +162,16 @@ func doctorRun(opts *doctorOptions) error {
 		}
 		fmt.Fprintf(a.errOut, "megagit: fix: rebuilt the evidence of %d skill(s) from the ledger\n", len(results))
 		if gone, _, err := e.Reg.ForgetMissingInstalls(); err != nil {
-			fmt.Fprintf(a.errOut, "megagit: fix: %s: %v\n", registry.LockFile, err)
+			a.say(fmt.Sprintf("megagit: fix: %s: %v", registry.LockFile, err))
 		} else if len(gone) > 0 {
-			fmt.Fprintf(a.errOut, "megagit: fix: dropped from %s the entries of skills no longer in the registry: %s\n", registry.LockFile, strings.Join(gone, ", "))
+			a.say(fmt.Sprintf("megagit: fix: dropped from %s the entries of skills no longer in the registry: %s", registry.LockFile, strings.Join(gone, ", ")))
 		}
 		if _, _, _, err := e.Compiled(a.say, false); err != nil {
 			return fmt.Errorf("fix: compiled route index: %w", err)
 		}
 		if bad, err := e.Reg.HistoryProblems(); err == nil && len(bad.Hashes) > 0 {
 			for _, line := range bad.RepairSteps() {
-				fmt.Fprintf(a.errOut, "megagit: fix: %s\n", line)
+				a.say(fmt.Sprintf("megagit: fix: %s", line))
 			}
 		}
 	}

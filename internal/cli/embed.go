@@ -107,7 +107,7 @@ func embedRun(opts *embedOptions) error {
 	if err != nil {
 		return err
 	}
-	warn := func(msg string) { fmt.Fprintf(a.errOut, "megagit: warning: %s\n", msg) }
+	warn := func(msg string) { a.say("megagit: warning: " + msg) }
 	p, err := embedcache.NewPlan(emb, e.Reg.Root(), items, opts.all, warn)
 	if err != nil {
 		return err
@@ -146,10 +146,10 @@ func commitEmbeddings(a *app, reg *registry.Registry, p *embedcache.Plan, id str
 			return hash, withHint(fmt.Errorf("%w in %s: the working copy differs from the last commit (corrupt or edited), which already holds the current vectors; nothing to commit", registry.ErrDirty, p.Rel),
 				"restore the committed cache with `git checkout -- "+p.Rel+"`")
 		}
-		fmt.Fprintf(a.errOut, "megagit: %s up to date (%d skills); nothing to commit\n", p.Rel, p.Skills())
+		a.say(fmt.Sprintf("megagit: %s up to date (%d skills); nothing to commit", p.Rel, p.Skills()))
 		return hash, nil
 	}
-	fmt.Fprintf(a.errOut, "megagit: %s; committed %s (commit %s)\n", summary, p.Rel, hash.String()[:12])
+	a.say(fmt.Sprintf("megagit: %s; committed %s (commit %s)", summary, p.Rel, hash.String()[:12]))
 	return hash, nil
 }
 

@@ -157,7 +157,7 @@ func evalRun(opts *evalOptions) error {
 	if opts.queries != "" {
 		qfile = evalPath(a, opts.queries)
 	}
-	warn := func(msg string) { fmt.Fprintf(a.errOut, "megagit: warning: %s\n", msg) }
+	warn := func(msg string) { a.say("megagit: warning: " + msg) }
 	b, err := eval.Load(dir, qfile, func(s []*registry.Skill) []ranker.Doc { return workspace.SkillDocs(s, nil) }, warn)
 	if err != nil {
 		return err

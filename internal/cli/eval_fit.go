@@ -28,7 +28,7 @@ type fitBench struct {
 // and prints each folder's figures with the current and the fitted gate.
 func evalFitRun(opts *evalOptions, cfg *config.Config, rs route.Settings) error {
 	a := opts.app
-	warn := func(msg string) { fmt.Fprintf(a.errOut, "megagit: warning: %s\n", msg) }
+	warn := func(msg string) { a.say("megagit: warning: " + msg) }
 	var benches []fitBench
 	var samples []ranker.GateSample
 	skipped := 0
@@ -72,8 +72,8 @@ func evalFitRun(opts *evalOptions, cfg *config.Config, rs route.Settings) error 
 	if err := local.WriteFileAtomic(evalPath(a, opts.fit), append(data, '\n'), 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.errOut, "megagit: fitted the gate on %d queries (%d left out: their gold skill does not rank first); wrote %s\n",
-		len(samples), skipped, opts.fit)
+	a.say(fmt.Sprintf("megagit: fitted the gate on %d queries (%d left out: their gold skill does not rank first); wrote %s",
+		len(samples), skipped, opts.fit))
 
 	fitted := *cfg
 	fitted.DynamicK.Fitted, fitted.DynamicK.Gate = g, opts.fit

@@ -43,7 +43,7 @@ func unarchiveRun(opts *unarchiveOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.app.errOut, "megagit: %s is active again\n", opts.skill)
+	opts.app.say(fmt.Sprintf("megagit: %s is active again", opts.skill))
 	if opts.json {
 		return printJSON(opts.app.out, map[string]string{"skill": opts.skill, "commit": hash.String(),
 			"status_before": string(lifecycle.Archived), "status_after": string(lifecycle.Active), "reason": opts.reason})
@@ -92,7 +92,7 @@ func revertRun(opts *revertOptions) error {
 	out := []revertedJSON{}
 	for _, en := range removed {
 		what := firstNonEmpty(en.Verdict, en.Action)
-		fmt.Fprintf(opts.app.errOut, "megagit: reverted %s %s (%s)\n", en.Skill, what, en.ID)
+		opts.app.say(fmt.Sprintf("megagit: reverted %s %s (%s)", en.Skill, what, en.ID))
 		out = append(out, revertedJSON{Skill: en.Skill, Verdict: what, ID: en.ID})
 	}
 	if opts.json {
@@ -150,8 +150,8 @@ func resyncRun(opts *resyncOptions) error {
 	}
 	rebuilt := []resyncJSON{}
 	for _, r := range results {
-		fmt.Fprintf(opts.app.errOut, "megagit: %s: helpful %d->%d, harmful %d->%d, status %s->%s\n", r.Skill,
-			r.Before.HelpfulCount, r.After.HelpfulCount, r.Before.HarmfulCount, r.After.HarmfulCount, r.Before.Status, r.After.Status)
+		opts.app.say(fmt.Sprintf("megagit: %s: helpful %d->%d, harmful %d->%d, status %s->%s", r.Skill,
+			r.Before.HelpfulCount, r.After.HelpfulCount, r.Before.HarmfulCount, r.After.HarmfulCount, r.Before.Status, r.After.Status))
 		rebuilt = append(rebuilt, resyncJSON{Skill: r.Skill, HelpfulBefore: r.Before.HelpfulCount, HelpfulAfter: r.After.HelpfulCount,
 			HarmfulBefore: r.Before.HarmfulCount, HarmfulAfter: r.After.HarmfulCount,
 			StatusBefore: string(r.Before.Status), StatusAfter: string(r.After.Status)})

@@ -97,7 +97,7 @@ func hookInstallRun(opts *hookInstallOptions) error {
 		next = append(next, install.NextSteps(opts.agent, opts.scope)...)
 	}
 	for _, n := range next {
-		fmt.Fprintf(a.errOut, "megagit: next: %s\n", n)
+		a.say(fmt.Sprintf("megagit: next: %s", n))
 	}
 	if opts.json {
 		return printJSON(a.out, map[string]any{"agent": opts.agent, "scope": opts.scope, "path": res.Path,

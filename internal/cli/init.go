@@ -70,7 +70,7 @@ func initRun(opts *initOptions) error {
 				return withHint(fmt.Errorf("%w: %s is inside the git work tree %s: a project's registry goes at its top", local.ErrInvalid, opts.dir, top),
 					fmt.Sprintf("run `megagit init %s`, or `megagit init --here %s` to keep it in that folder (megagit then finds it only from inside it, or with -C)", top, opts.dir))
 			}
-			fmt.Fprintf(opts.app.errOut, "megagit: %s is inside the git work tree %s: creating the registry at its top\n", abs, top)
+			opts.app.say(fmt.Sprintf("megagit: %s is inside the git work tree %s: creating the registry at its top", abs, top))
 			opts.dir = top
 		}
 	}
@@ -88,9 +88,9 @@ func initRun(opts *initOptions) error {
 		return err
 	}
 	if layout == registry.LayoutRef {
-		fmt.Fprintf(opts.app.errOut, "megagit: initialised registry in %s on its own branch %s (commit %s); your checked-out branch is not touched\n", reg.Root(), registry.RegistryBranch.Short(), hash.String()[:12])
+		opts.app.say(fmt.Sprintf("megagit: initialised registry in %s on its own branch %s (commit %s); your checked-out branch is not touched", reg.Root(), registry.RegistryBranch.Short(), hash.String()[:12]))
 	} else {
-		fmt.Fprintf(opts.app.errOut, "megagit: initialised registry in %s (commit %s)\n", reg.Root(), hash.String()[:12])
+		opts.app.say(fmt.Sprintf("megagit: initialised registry in %s (commit %s)", reg.Root(), hash.String()[:12]))
 	}
 	if opts.json {
 		files, err := committedFiles(reg, hash)

@@ -51,9 +51,9 @@ func layoutRun(opts *layoutOptions) error {
 		}
 		res = registry.LayoutMove{Layout: e.Reg.Layout(), Branch: branch.Short()}
 		if res.Layout == registry.LayoutRef {
-			fmt.Fprintf(a.errOut, "megagit: ref: the registry keeps its history on its own branch %s; the checked-out branch is never touched\n", res.Branch)
+			a.say(fmt.Sprintf("megagit: ref: the registry keeps its history on its own branch %s; the checked-out branch is never touched", res.Branch))
 		} else {
-			fmt.Fprintf(a.errOut, "megagit: branch: the registry commits to the checked-out branch %s\n", res.Branch)
+			a.say(fmt.Sprintf("megagit: branch: the registry commits to the checked-out branch %s", res.Branch))
 		}
 	case string(registry.LayoutRef):
 		if res, err = layoutRef(a, e); err != nil {
@@ -63,8 +63,8 @@ func layoutRun(opts *layoutOptions) error {
 		if res, err = e.Reg.MoveToBranch(); err != nil {
 			return err
 		}
-		fmt.Fprintf(a.errOut, "megagit: the registry now commits to the checked-out branch %s (merge commit %s); delete its old branch when you like: git branch -D %s\n",
-			res.Branch, res.Commit[:12], registry.RegistryBranch.Short())
+		a.say(fmt.Sprintf("megagit: the registry now commits to the checked-out branch %s (merge commit %s); delete its old branch when you like: git branch -D %s",
+			res.Branch, res.Commit[:12], registry.RegistryBranch.Short()))
 	default:
 		return usageError{fmt.Errorf("megagit layout: %q is not a layout: want ref or branch", opts.to)}
 	}
@@ -98,14 +98,14 @@ func layoutRef(a *app, e *workspace.Workspace) (registry.LayoutMove, error) {
 	if err != nil {
 		return res, err
 	}
-	fmt.Fprintf(a.errOut, "megagit: the registry now keeps its history on its own branch %s (commit %s)\n", res.Branch, res.Commit[:12])
+	a.say(fmt.Sprintf("megagit: the registry now keeps its history on its own branch %s (commit %s)", res.Branch, res.Commit[:12]))
 	moved := make([]string, 0, len(res.Skills))
 	for from, to := range res.Skills {
 		moved = append(moved, from+" -> "+to)
 	}
 	sort.Strings(moved)
 	for _, m := range moved {
-		fmt.Fprintf(a.errOut, "megagit: moved %s\n", m)
+		a.say(fmt.Sprintf("megagit: moved %s", m))
 	}
 	fmt.Fprintf(a.errOut, "megagit: your branch still tracks the registry's old files; remove them from the project with git (on its main branch, so later branches lack them too):\n")
 	// .megagit/ stays on disk (the registry's files now); the old

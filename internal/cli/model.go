@@ -91,7 +91,7 @@ func modelUseRun(opts *modelUseOptions) error {
 	if hash.IsZero() {
 		fmt.Fprintln(opts.app.errOut, "megagit: already in use; nothing to commit")
 	} else {
-		fmt.Fprintf(opts.app.errOut, "megagit: %s (commit %s)\n", set.Subject, hash.String()[:12])
+		opts.app.say(fmt.Sprintf("megagit: %s (commit %s)", set.Subject, hash.String()[:12]))
 	}
 	// This machine's folder would override the committed id: it goes.
 	if e.Files.Local == "" {
@@ -99,7 +99,7 @@ func modelUseRun(opts *modelUseOptions) error {
 	} else if dropped, err := setLocalConfig(e, map[string]any{"model.dir": nil, "model.id": nil}); err != nil {
 		return err
 	} else if dropped {
-		fmt.Fprintf(opts.app.errOut, "megagit: this machine's model choice is removed from %s\n", config.LocalPath)
+		opts.app.say(fmt.Sprintf("megagit: this machine's model choice is removed from %s", config.LocalPath))
 	}
 	for _, n := range set.Notes {
 		fmt.Fprintln(opts.app.errOut, n)
@@ -120,7 +120,7 @@ func modelUseLocal(opts *modelUseOptions, e *workspace.Workspace, set dense.Sett
 		return err
 	}
 	if changed {
-		fmt.Fprintf(opts.app.errOut, "megagit: %s on this machine (%s, never committed)\n", set.Subject, config.LocalPath)
+		opts.app.say(fmt.Sprintf("megagit: %s on this machine (%s, never committed)", set.Subject, config.LocalPath))
 	} else {
 		fmt.Fprintln(opts.app.errOut, "megagit: already in use; nothing to change")
 	}

@@ -140,7 +140,7 @@ func modelAdaptRun(opts *modelAdaptOptions) error {
 		return err
 	}
 	if !res.Keep {
-		fmt.Fprintf(a.errOut, "megagit: keeping %s: %s; nothing written\n", base.ID(), res.Why)
+		a.say(fmt.Sprintf("megagit: keeping %s: %s; nothing written", base.ID(), res.Why))
 		return nil
 	}
 	fmt.Fprintf(a.errOut, "megagit: %s; wrote %s to %s", res.Why, rep.ID, rep.Out)

@@ -75,7 +75,7 @@ func remoteAddRun(opts *remoteAddOptions) error {
 	if err := regsync.AddRemote(e.Reg, opts.name, opts.url); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.app.errOut, "megagit: added remote %s (%s); share verdicts with `megagit sync`\n", opts.name, gitauth.Redact(opts.url))
+	opts.app.say(fmt.Sprintf("megagit: added remote %s (%s); share verdicts with `megagit sync`", opts.name, gitauth.Redact(opts.url)))
 	if opts.json {
 		return printJSON(opts.app.out, map[string]string{"name": opts.name, "url": opts.url})
 	}

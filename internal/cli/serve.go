@@ -229,7 +229,7 @@ func serveStop(opts *serveOptions) error {
 	d := local.Open(root, 0)
 	info := d.FileLockState(route.ServeLock)
 	if !info.Held {
-		fmt.Fprintf(a.errOut, "megagit: no megagit serve runs for %s\n", root)
+		a.say(fmt.Sprintf("megagit: no megagit serve runs for %s", root))
 		return nil
 	}
 	if info.PID <= 0 || info.PID == os.Getpid() {

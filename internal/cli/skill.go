@@ -74,7 +74,7 @@ func skillAddRun(opts *skillAddOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.app.errOut, "megagit: added %s (commit %s)\n", path, hash.String()[:12])
+	opts.app.say(fmt.Sprintf("megagit: added %s (commit %s)", path, hash.String()[:12]))
 	if opts.json {
 		return printJSON(opts.app.out, map[string]string{"name": opts.name, "path": path, "commit": hash.String()})
 	}

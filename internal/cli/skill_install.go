@@ -96,7 +96,7 @@ func skillInstallRun(opts *skillInstallOptions) error {
 		within = append(within, regsync.CleanSourcePath(p))
 	}
 	useNetwork(e.Cfg)
-	fmt.Fprintf(a.errOut, "megagit: fetching %s\n", gitauth.Redact(opts.source))
+	a.say(fmt.Sprintf("megagit: fetching %s", gitauth.Redact(opts.source)))
 	src, err := regsync.FetchSource(context.Background(), opts.source, opts.ref)
 	if err != nil {
 		return netErr(err)
@@ -151,10 +151,10 @@ func skillInstallRun(opts *skillInstallOptions) error {
 	}
 	at := src.Commit.String()[:12]
 	if hash.IsZero() {
-		fmt.Fprintf(a.errOut, "megagit: nothing to install: %d skill(s) already installed from %s at %s\n", len(done), gitauth.Redact(src.URL), at)
+		a.say(fmt.Sprintf("megagit: nothing to install: %d skill(s) already installed from %s at %s", len(done), gitauth.Redact(src.URL), at))
 	} else {
-		fmt.Fprintf(a.errOut, "megagit: installed %d skill(s) from %s at %s: %s (commit %s)\n",
-			len(names), gitauth.Redact(src.URL), at, strings.Join(names, ", "), hash.String()[:12])
+		a.say(fmt.Sprintf("megagit: installed %d skill(s) from %s at %s: %s (commit %s)",
+			len(names), gitauth.Redact(src.URL), at, strings.Join(names, ", "), hash.String()[:12]))
 	}
 	if opts.json {
 		if warnings == nil {

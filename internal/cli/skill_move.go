@@ -48,8 +48,8 @@ func skillRmRun(opts *skillRmOptions) error {
 	if m.Ledger != "" {
 		what += ", with its ledger"
 	}
-	fmt.Fprintf(opts.app.errOut, "megagit: removed %s (%s; commit %s); `git revert %s` brings it back\n",
-		opts.name, what, hash.String()[:12], hash.String()[:12])
+	opts.app.say(fmt.Sprintf("megagit: removed %s (%s; commit %s); `git revert %s` brings it back",
+		opts.name, what, hash.String()[:12], hash.String()[:12]))
 	if opts.json {
 		return printJSON(opts.app.out, map[string]any{"name": opts.name, "commit": hash.String(), "ledger": m.Ledger, "files": m.Files})
 	}
@@ -93,7 +93,7 @@ func skillMvRun(opts *skillMvOptions) error {
 	if m.Ledger != "" {
 		what = ", with its ledger"
 	}
-	fmt.Fprintf(opts.app.errOut, "megagit: renamed %s to %s: %s%s (commit %s)\n", opts.from, opts.to, m.Path, what, hash.String()[:12])
+	opts.app.say(fmt.Sprintf("megagit: renamed %s to %s: %s%s (commit %s)", opts.from, opts.to, m.Path, what, hash.String()[:12]))
 	if opts.json {
 		return printJSON(opts.app.out, map[string]any{"from": opts.from, "to": opts.to, "path": m.Path,
 			"ledger": m.Ledger, "commit": hash.String(), "files": m.Files})
@@ -168,7 +168,7 @@ func skillImportRun(opts *skillImportOptions) error {
 		out[i] = importedJSON{Name: m.Name, From: m.From, Path: m.Path, Files: m.Files}
 		names[i] = m.Name
 	}
-	fmt.Fprintf(a.errOut, "megagit: imported %d skill(s): %s (commit %s)\n", len(moved), strings.Join(names, ", "), hash.String()[:12])
+	a.say(fmt.Sprintf("megagit: imported %d skill(s): %s (commit %s)", len(moved), strings.Join(names, ", "), hash.String()[:12]))
 	if opts.json {
 		if warnings == nil {
 			warnings = []skillfile.Problem{}

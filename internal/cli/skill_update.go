@@ -280,7 +280,7 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 			}
 		}
 		if len(pending) > 0 && (opts.check || len(edited) == 0) {
-			fmt.Fprintf(a.errOut, "megagit: %d of %d skill(s) can be updated: %s\n", len(pending), len(report), strings.Join(pending, ", "))
+			a.say(fmt.Sprintf("megagit: %d of %d skill(s) can be updated: %s", len(pending), len(report), strings.Join(pending, ", ")))
 		}
 		switch {
 		case len(edited) > 0 && !opts.check:
@@ -320,7 +320,7 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 	commit := ""
 	if !hash.IsZero() {
 		commit = hash.String()
-		fmt.Fprintf(a.errOut, "megagit: updated %d skill(s): %s (commit %s)\n", len(updated), strings.Join(updated, ", "), hash.String()[:12])
+		a.say(fmt.Sprintf("megagit: updated %d skill(s): %s (commit %s)", len(updated), strings.Join(updated, ", "), hash.String()[:12]))
 	}
 	if opts.json {
 		if err := printJSON(a.out, map[string]any{"skills": report, "commit": commit}); err != nil {

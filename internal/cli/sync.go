@@ -62,7 +62,7 @@ func syncRun(opts *syncOptions) error {
 		Remote:         opts.remote,
 		DryRun:         opts.dryRun,
 		MergeFiles:     embedcache.Merge3,
-		Progress:       func(s string) { fmt.Fprintf(a.errOut, "megagit: %s\n", s) },
+		Progress:       func(s string) { a.say("megagit: " + s) },
 		AllowUnrelated: opts.allowUnrelated,
 	})
 	// A sync that stopped before it could merge (fetch failed) has nothing
@@ -118,7 +118,7 @@ func printSyncReport(opts *syncOptions, res *regsync.Result) error {
 		what += " (dry run: nothing changed)"
 	}
 	fmt.Fprintf(a.errOut, "megagit: sync with %s/%s: %s; %d new, %d updated, %d unchanged, %d conflict",
-		res.Remote, res.Branch, what, counts[regsync.SyncNew], counts[regsync.SyncUpdated], counts[regsync.SyncUnchanged], conflicts(res, counts[regsync.SyncConflict]))
+		shown(res.Remote), shown(res.Branch), what, counts[regsync.SyncNew], counts[regsync.SyncUpdated], counts[regsync.SyncUnchanged], conflicts(res, counts[regsync.SyncConflict]))
 	if res.Pushed {
 		fmt.Fprintf(a.errOut, "; pushed %s", short12(res.After))
 	}

@@ -114,7 +114,7 @@ func tuneGateRun(opts *tuneOptions, e *workspace.Workspace, ds []hook.Decision, 
 		}{len(ds), fits, len(samples) - fits, g, opts.gate})
 	}
 	fmt.Fprintf(opts.app.out, "decisions %d, labelled %d (%d helpful, %d unused or harmful)\n", len(ds), len(samples), fits, len(samples)-fits)
-	fmt.Fprintf(opts.app.errOut, "megagit: wrote the gate to %s; set dynamic_k.gate: %s in .megagit/config.yaml to route with it\n", opts.gate, opts.gate)
+	opts.app.say(fmt.Sprintf("megagit: wrote the gate to %s; set dynamic_k.gate: %s in .megagit/config.yaml to route with it", opts.gate, opts.gate))
 	return nil
 }
 
@@ -190,11 +190,11 @@ func printTune(opts *tuneOptions, r tuneJSON) {
 	_ = printTable(w, []string{"THRESHOLD", "CURRENT", "PROPOSED"}, rows)
 	switch {
 	case !r.Changed:
-		fmt.Fprintf(opts.app.errOut, "megagit: thresholds unchanged: %s\n", r.Why)
+		opts.app.say(fmt.Sprintf("megagit: thresholds unchanged: %s", r.Why))
 	case r.Commit != "":
-		fmt.Fprintf(opts.app.errOut, "megagit: applied: %s (commit %s)\n", r.Why, r.Commit[:12])
+		opts.app.say(fmt.Sprintf("megagit: applied: %s (commit %s)", r.Why, r.Commit[:12]))
 	default:
-		fmt.Fprintf(opts.app.errOut, "megagit: %s; run `megagit tune --apply` to write them\n", r.Why)
+		opts.app.say(fmt.Sprintf("megagit: %s; run `megagit tune --apply` to write them", r.Why))
 	}
 }
 

@@ -56,7 +56,7 @@ func verdictRun(opts *verdictOptions) error {
 		Skill: opts.skill, Verdict: v, Reason: opts.reason, Context: opts.context, Session: opts.session,
 	})
 	for _, n := range notes {
-		fmt.Fprintf(opts.app.errOut, "megagit: warning: %s\n", n)
+		opts.app.say(fmt.Sprintf("megagit: warning: %s", n))
 	}
 	recorded, err := e.RecordVerdicts([]registry.VerdictInput{in}, opts.app.now())
 	if err != nil {

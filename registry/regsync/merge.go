@@ -191,6 +191,11 @@ func (m *merger3) path(p string) error {
 		if err != nil {
 			return err
 		}
+		if m.r.RelPath(p) == registry.LockFile {
+			// A teammate's lock may hold a source's token (edited by
+			// hand): taken without it.
+			data, _ = registry.StripSecrets(data)
+		}
 		m.set(p, data, false)
 		c := m.out[p]
 		c.Mode = te.mode // theirs as a whole: its executable bit too

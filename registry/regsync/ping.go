@@ -36,6 +36,12 @@ func PingRemote(rg *registry.Registry, name string, timeout time.Duration) (stri
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
+	// The connections' own timeouts too (ssh reads no context): the
+	// smaller of timeout and network.timeout_ms.
+	if prev := gitnet.Timeout(); timeout < prev {
+		gitnet.SetTimeout(timeout)
+		defer gitnet.SetTimeout(prev)
+	}
 	w := gitnet.Begin()
 	_, err = rem.ListContext(ctx, &git.ListOptions{Auth: creds.Auth, Timeout: int(timeout / time.Second)})
 	err = w.Err(err)
