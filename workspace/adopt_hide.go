@@ -148,7 +148,7 @@ func (w *Workspace) hide(o AdoptOptions, res *AdoptResult) error {
 		}
 		for _, ag := range agents {
 			if _, ok := switches[ag]; !ok {
-				skip(agentName(ag) + " has no per-skill setting that hides a skill from its model and keeps it the user's: " + agentName(ag) + " keeps listing it")
+				skip("adopt writes no " + agentName(ag) + " setting yet (its per-skill `enabled = false` in config.toml may take the user's $NAME away too): " + agentName(ag) + " keeps listing it")
 				continue
 			}
 			rel := settingsFile(ag, s.Kind, o.Shared)

@@ -41,8 +41,8 @@ it, and adopt writes the agent's own per-skill setting instead:
                .claude/settings.json
   Gemini CLI   the skill's name in skills.disabled of ~/.gemini/settings.json
                (personal skills) or the project's .gemini/settings.json
-  Codex        no setting of Codex hides a skill from its model and keeps it
-               yours, so Codex keeps listing its skills; adopt says so
+  Codex        not yet: adopt writes no Codex setting, so Codex keeps
+               listing its skills; adopt says so
 
 --scope says whose skills: project (the default in a project: the
 project's .claude/skills, .agents/skills, .gemini/skills), user (your
