@@ -71,6 +71,8 @@ megagit skill add docker-slim --description 'Shrink Docker images with multi-sta
 megagit skill add webhook-signer --description 'Validate HMAC signatures of incoming webhooks. Use when verifying Stripe or GitHub webhook payloads.' >/dev/null 2>&1
 mkdir -p .claude/skills/pdf-tables
 printf -- '---\nname: pdf-tables\ndescription: Extract tables from PDF files into CSV. Use when a PDF holds tabular data.\n---\n\n# Steps\nUse pdfplumber.\n' >.claude/skills/pdf-tables/SKILL.md
+mkdir -p .claude/skills/deploy-prod
+printf -- '---\nname: deploy-prod\ndescription: Deploy the main branch to production. Use when shipping to production.\ndisable-model-invocation: true\n---\n\n# Deploy\nRun make deploy.\n' >.claude/skills/deploy-prod/SKILL.md
 megagit hook install --agent claude --mcp >/dev/null 2>&1
 megagit hook install --agent gemini --mcp >/dev/null 2>&1
 megagit hook install --agent codex --mcp >/dev/null 2>&1
@@ -121,6 +123,26 @@ for line in open(sys.argv[1]):
 sys.exit(1)
 PY
 }
+# listing: Claude Code's own skill listing in the requests, as sent.
+listing() {
+  python3 - "$work/requests.jsonl" <<'PY'
+import json, sys
+head = "The following skills are available for use with the Skill tool:"
+def texts(v):
+    if isinstance(v, str): yield v
+    elif isinstance(v, dict):
+        for x in v.values(): yield from texts(x)
+    elif isinstance(v, list):
+        for x in v: yield from texts(x)
+for line in open(sys.argv[1]):
+    for t in texts(json.loads(line)):
+        i = t.find(head)
+        if i >= 0:
+            print(t[i:].split("\n\n", 1)[0])
+            sys.exit(0)
+sys.exit(1)
+PY
+}
 verdicts() { git log --format=%s | grep -c '^verdict(' || true; }
 
 # agent_checks AGENT ASK SKILL PROMPT TOOL...: what every agent must show.
@@ -146,16 +168,34 @@ agent_checks() {
 say "Claude Code $(claude --version 2>/dev/null)"
 agent_checks claude claude_ask flaky-tests "my go tests fail randomly on CI but pass locally" mcp__megagit__search_skills
 
-# adopt: Claude Code's own listing no longer carries the project's skill,
-# megagit's injection does; restore brings it back.
+# adopt: Claude Code's own listing no longer carries the project's skill
+# (a skillOverrides setting, no file moved), megagit's injection does, and
+# /pdf-tables still runs it; a user-only skill is neither listed, injected
+# nor touched; restore brings the listing back byte for byte.
 claude_ask "extract the tables from this pdf into csv"
 listed pdf-tables && pass "claude: before adopt, Claude Code lists pdf-tables itself" || fail "claude: before adopt, pdf-tables is not in Claude Code's listing"
+listing >"$work/listing-before.txt"
+tree_sum() { find .claude/skills -type f -exec sha256sum {} + | sort; }
+tree_sum >"$work/tree-before.txt"
 megagit adopt >/dev/null 2>&1
+tree_sum | cmp -s - "$work/tree-before.txt" && pass "claude: adopt moved and changed no skill file" || fail "claude: adopt changed a skill file"
+grep -q '"pdf-tables": "user-invocable-only"' .claude/settings.local.json && pass "claude: adopt writes skillOverrides in .claude/settings.local.json" || fail "claude: no skillOverrides written"
 claude_ask "extract the tables from this pdf into csv"
 ! listed pdf-tables && sent 'skills that may help with this prompt\\n- pdf-tables:' \
   && pass "claude: after adopt, Claude Code's listing drops pdf-tables and megagit injects it" || fail "claude: after adopt"
+claude_ask "/pdf-tables report.pdf"
+sent 'Use pdfplumber.' && pass "claude: after adopt, /pdf-tables still expands the skill" || fail "claude: after adopt, /pdf-tables did not reach the model"
+claude_ask "deploy the main branch to production now"
+! listed deploy-prod && ! sent 'skills that may help with this prompt\\n- deploy-prod:' \
+  && pass "claude: the user-only deploy-prod is neither listed nor injected" || fail "claude: deploy-prod was listed or injected"
+# (the sessions since may have written megagit's evidence into a skill of
+# the registry: what restore must not touch is compared from here)
+tree_sum >"$work/tree-before.txt"
 megagit adopt --restore >/dev/null 2>&1
-[ -f .claude/skills/pdf-tables/SKILL.md ] && pass "claude: adopt --restore puts the skill back" || fail "claude: restore"
+tree_sum | cmp -s - "$work/tree-before.txt" && pass "claude: restore moved and changed no skill file" || fail "claude: restore changed a skill file"
+claude_ask "extract the tables from this pdf into csv"
+listing | cmp -s - "$work/listing-before.txt" && pass "claude: adopt --restore brings Claude Code's listing back byte for byte" || fail "claude: the listing after restore differs"
+[ ! -e .claude/settings.local.json ] || ! grep -q skillOverrides .claude/settings.local.json && pass "claude: restore takes the setting back" || fail "claude: restore left skillOverrides"
 
 # Gemini CLI: the same, through its generateContent API.
 gemini_ask() {
@@ -165,6 +205,22 @@ gemini_ask() {
 }
 say "Gemini CLI $(gemini --version 2>/dev/null)"
 agent_checks gemini gemini_ask docker-slim "my docker image is huge, shrink it" mcp_megagit_search_skills
+
+# adopt: Gemini CLI's own listing (its <skill> entries and activate_skill's
+# names) drops a skill of .agents/skills once skills.disabled names it;
+# megagit injects it; restore lists it again.
+gemini_listed() { grep -qF "name\\u003e$1\\u003c/name" "$work/requests.jsonl"; }
+mkdir -p .agents/skills/csv-report
+printf -- '---\nname: csv-report\ndescription: Summarise a CSV file into a markdown report. Use when a CSV needs a report.\n---\n\n# Steps\nRead the CSV with pandas.\n' >.agents/skills/csv-report/SKILL.md
+gemini_ask "summarise data.csv into a report"
+gemini_listed csv-report && pass "gemini: before adopt, Gemini CLI lists csv-report itself" || fail "gemini: before adopt, csv-report is not in Gemini CLI's listing"
+megagit adopt --agent gemini >/dev/null 2>&1
+gemini_ask "summarise data.csv into a report"
+! gemini_listed csv-report && sent 'skills that may help with this prompt\\n- csv-report:' \
+  && pass "gemini: after adopt, Gemini CLI's listing drops csv-report and megagit injects it" || fail "gemini: after adopt"
+megagit adopt --restore --agent gemini >/dev/null 2>&1
+gemini_ask "summarise data.csv into a report"
+gemini_listed csv-report && pass "gemini: adopt --restore lists csv-report again" || fail "gemini: restore"
 
 # Codex: the same, through the OpenAI Responses API; its project hooks run
 # once trusted (--dangerously-bypass-hook-trust is Codex's switch for

@@ -258,11 +258,14 @@ func (w *Workspace) adoptRegistries() []*Workspace {
 // recoverLocked is RecoverAdoptions of this registry's list; the caller
 // holds the adopt lock.
 func (w *Workspace) recoverLocked() ([]string, error) {
+	notes, err := w.recoverSwitches()
+	if err != nil {
+		return notes, err
+	}
 	all, err := w.Adopted()
 	if err != nil {
-		return nil, err
+		return notes, err
 	}
-	var notes []string
 	for _, a := range all {
 		if a.State == "" {
 			continue
@@ -274,13 +277,6 @@ func (w *Workspace) recoverLocked() ([]string, error) {
 		notes = append(notes, a.Name+": "+note)
 	}
 	return notes, nil
-}
-
-// recoverOne undoes or finishes what an adopt that failed midway left
-// (the caller holds the adopt lock): every record it journaled.
-func (w *Workspace) recoverOne(...Adoption) error {
-	_, err := w.recoverLocked()
-	return err
 }
 
 // recoverRecord finishes or undoes one interrupted step, from what is on
@@ -359,6 +355,15 @@ func (w *Workspace) AdoptProblems() (pending, strays []string, err error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		sw, err := ws.Switches()
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, h := range sw {
+			if h.State != "" {
+				pending = append(pending, fmt.Sprintf("%s (%s, in %s)", h.Name, h.State, describe(ws.hiddenPath())))
+			}
+		}
 		named := map[string]bool{}
 		for _, a := range all {
 			if b := ws.backupOf(a); b != "" {
@@ -377,4 +382,36 @@ func (w *Workspace) AdoptProblems() (pending, strays []string, err error) {
 	}
 	sort.Strings(strays)
 	return pending, strays, nil
+}
+
+// MovedSkills counts the skills an earlier megagit's adopt moved into
+// this registry and the user registry, which adopt, adopt --restore and
+// doctor --fix put back in their agent's folder (MigrateMoved).
+func (w *Workspace) MovedSkills() (int, error) {
+	n := 0
+	for _, ws := range w.adoptRegistries() {
+		all, err := ws.Adopted()
+		if err != nil {
+			return 0, err
+		}
+		n += len(all)
+	}
+	return n, nil
+}
+
+// MigrateMoved puts every skill an earlier megagit's adopt moved into a
+// registry back in its agent's folder, of every scope; what it did, one
+// line a skill.
+func (w *Workspace) MigrateMoved(o AdoptOptions) ([]string, error) {
+	o.Scope, o.Agent = "all", ""
+	res := AdoptResult{Left: map[string]int{}}
+	err := w.restoreMoved(o, &res)
+	var notes []string
+	for _, d := range res.Done {
+		notes = append(notes, d.Name+": moved back to "+describe(d.Dir))
+	}
+	for _, s := range res.Skipped {
+		notes = append(notes, s.Name+": left: "+s.Reason)
+	}
+	return notes, err
 }

@@ -14,30 +14,44 @@ import (
 	"github.com/megagit/megagit/skillfile"
 )
 
-// Restore puts adopted skills back where their agent reads them: the
-// project's from this registry (scope project), the personal ones from
-// the user registry (scope user). A skill moved within the registry moves
-// back to its root; an imported one is written back to its native folder
-// from the registry's current files (without megagit's mega_meta, with
-// the file modes it had), its verdicts go back to the user registry's
-// ledger of read-only skills, then it leaves the registry (git history
-// keeps it). Every step is journaled first, as adopt's. Before anything
-// moves, every destination is checked: one outside the project (or the
-// home folder) fails the whole restore, naming the list and the path.
+// Restore undoes adopt, for the scopes and agent o asks for: the
+// switches adopt wrote into the agents' settings are taken back (show),
+// and skills an earlier megagit moved into a registry go back to their
+// agent's folder (restoreMoved).
 func (w *Workspace) Restore(o AdoptOptions) (AdoptResult, error) {
-	res := AdoptResult{Done: []Adopted{}, Skipped: []Skip{}, Left: map[string]int{}}
-	project, user := w.scopes(o)
-	for _, ws := range w.adoptRegistries() {
-		if err := ws.restoreFrom(o, project, user, &res); err != nil {
-			return res, err
-		}
+	res := AdoptResult{Hidden: []HiddenSwitch{}, Shown: []HiddenSwitch{}, Done: []Adopted{}, Skipped: []Skip{}, Left: map[string]int{}}
+	if err := w.show(o, &res); err != nil {
+		return res, err
 	}
+	err := w.restoreMoved(o, &res)
 	for k, n := range res.Left {
 		if n == 0 {
 			delete(res.Left, k)
 		}
 	}
-	return res, nil
+	return res, err
+}
+
+// restoreMoved puts the skills an earlier megagit's adopt moved into a
+// registry back where their agent reads them: the project's from this
+// registry (scope project), the personal ones from the user registry
+// (scope user). A skill moved within the registry moves back to its root;
+// an imported one is written back to its native folder from the
+// registry's current files (without megagit's mega_meta, with the file
+// modes it had; the original moved aside, with its .git, goes back in
+// place), its verdicts go back to the user registry's ledger of read-only
+// skills, then it leaves the registry (git history keeps it). Every step
+// is journaled first. Before anything moves, every destination is
+// checked: one outside the project (or the home folder) fails the whole
+// restore, naming the list and the path.
+func (w *Workspace) restoreMoved(o AdoptOptions, res *AdoptResult) error {
+	project, user := w.scopes(o)
+	for _, ws := range w.adoptRegistries() {
+		if err := ws.restoreFrom(o, project, user, res); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // restoreFrom restores the wanted records of one registry's list, newest

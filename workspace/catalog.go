@@ -101,17 +101,17 @@ func (w *Workspace) Catalog() (*Catalog, error) {
 
 // rules applies the agents' rules (applyRules) to every skill read.
 func (w *Workspace) rules(c *Catalog) {
-	gem, problems := w.geminiDisabled()
+	rules, problems := w.agentRules()
 	c.Problems = append(c.Problems, problems...)
 	for _, s := range c.Skills {
 		if s.Skill != nil {
-			applyRules(s, gem)
+			applyRules(s, rules)
 			s.Denied = route.MatchName(w.Cfg.Deny, s.Name)
 			s.Forced = route.MatchName(w.Cfg.Force, s.Name)
 		}
 	}
 	for _, s := range c.Shadowed {
-		applyRules(s, gem)
+		applyRules(s, rules)
 	}
 }
 
@@ -316,7 +316,7 @@ func (w *Workspace) Skill(name string) (*Sourced, error) {
 				return nil, err
 			}
 			src := &Sourced{Skill: s, Kind: KindProject, Folder: path.Dir(path.Dir(s.Path)), AbsPath: w.abs(s.Path), Owner: w.Reg, Ledger: ledger}
-			applyRules(src, geminiOff{})
+			applyRules(src, agentRules{})
 			src.Denied, src.Forced = route.MatchName(w.Cfg.Deny, name), route.MatchName(w.Cfg.Force, name)
 			return src, nil
 		}

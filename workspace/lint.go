@@ -59,7 +59,7 @@ func (w *Workspace) Lint() (problems []skillfile.Problem, checked int) {
 	if uerr != nil {
 		fileProblem(uerr)
 	}
-	_, gerrs := w.geminiDisabled()
+	_, gerrs := w.agentRules()
 	for _, err := range gerrs {
 		fileProblem(err)
 	}

@@ -159,7 +159,7 @@ func (w *Workspace) updateDocs(old route.Compiled, key string, changed []string)
 			return nil, false
 		}
 		src := &Sourced{Skill: s, Kind: KindProject, AbsPath: w.abs(s.Path), Ledger: entries}
-		applyRules(src, geminiOff{})
+		applyRules(src, agentRules{})
 		if !src.Routable() {
 			return nil, false // now user-only, or its rules unreadable
 		}

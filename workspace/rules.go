@@ -100,9 +100,43 @@ func geminiReads(dir string) bool {
 	return strings.HasSuffix(filepath.ToSlash(dir), "/.gemini/skills") || strings.HasSuffix(filepath.ToSlash(dir), "/.agents/skills")
 }
 
+// agentRules are the agents' settings that keep skills from the model,
+// and the switches among them megagit's adopt wrote (which do not keep
+// megagit from routing the skill: that is what they are for).
+type agentRules struct {
+	gem    geminiOff
+	claude map[string]claudeSwitch
+	// own are adopt's switches, by agent and lower-case name: the
+	// settings file each is in.
+	own map[string]map[string]string
+}
+
+// ours says whether the switch of agent for name in file is one adopt
+// wrote.
+func (r agentRules) ours(agent, name, file string) bool {
+	f := r.own[agent][strings.ToLower(name)]
+	return f != "" && (f == file || describe(f) == file)
+}
+
+// agentRules reads the agents' settings; a file that cannot be read is a
+// problem naming it and the field.
+func (w *Workspace) agentRules() (agentRules, []error) {
+	gem, problems := w.geminiDisabled()
+	claude, cp := w.claudeOff()
+	return agentRules{gem: gem, claude: claude, own: w.ownSwitches()}, append(problems, cp...)
+}
+
+// claudeReads says whether Claude Code reads the native folder dir.
+func claudeReads(dir string) bool {
+	return strings.HasSuffix(filepath.ToSlash(dir), "/.claude/skills")
+}
+
 // applyRules sets what the agents' rules say of s: whether it is the
 // user's only (and why), and its paths globs (or why they cannot be read).
-func applyRules(s *Sourced, gem geminiOff) {
+func applyRules(s *Sourced, r agentRules) {
+	gem := r.gem
+	folder := filepath.Dir(filepath.Dir(s.AbsPath))
+	cs, claudeOff := r.claude[s.Name]
 	switch {
 	case s.File.DisableModelInvocation():
 		s.UserOnly = "disable-model-invocation: true (Claude Code)"
@@ -110,7 +144,9 @@ func applyRules(s *Sourced, gem geminiOff) {
 		s.Held = s.PolicyErr.Error()
 	case s.NoImplicit:
 		s.UserOnly = "agents/openai.yaml: policy.allow_implicit_invocation: false (Codex)"
-	case s.Kind != KindTeam && s.Plugin == "" && s.NativeKey != "" && geminiReads(s.Folder) && (gem.all != "" || gem.names[strings.ToLower(s.Name)] != ""):
+	case claudeOff && s.Kind != KindTeam && (s.Plugin != "" || claudeReads(folder)) && !r.ours("claude", s.Name, cs.file):
+		s.UserOnly = "skillOverrides: " + cs.value + " in " + describe(cs.file) + " (Claude Code)"
+	case s.Kind != KindTeam && s.Plugin == "" && s.NativeKey != "" && geminiReads(s.Folder) && (gem.all != "" || gem.names[strings.ToLower(s.Name)] != "" && !r.ours("gemini", s.Name, gem.names[strings.ToLower(s.Name)])):
 		file := gem.names[strings.ToLower(s.Name)]
 		if file == "" {
 			s.UserOnly = "skills.enabled: false in " + gem.all + " (Gemini CLI)"

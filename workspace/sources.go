@@ -261,6 +261,16 @@ func (w *Workspace) StampRoots() []string {
 			out = append(out, route.FileRoot(f))
 		}
 	}
+	if w.Cfg.Sources.Claude {
+		for _, f := range w.claudeSettingsFiles() {
+			out = append(out, route.FileRoot(f))
+		}
+	}
+	// adopt's switches: which of the agents' switches are megagit's own.
+	out = append(out, route.FileRoot(w.hiddenPath()))
+	if dir := w.UserRegistryDir(); dir != "" && !w.IsUserRegistry() {
+		out = append(out, route.FileRoot(filepath.Join(dir, filepath.FromSlash(local.LocalDirName), HiddenFile)))
+	}
 	return out
 }
 

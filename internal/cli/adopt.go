@@ -2,7 +2,7 @@ package cli
 
 import (
 	"fmt"
-	"path/filepath"
+	"strings"
 
 	"github.com/megagit/megagit/audit"
 	"github.com/megagit/megagit/workspace"
@@ -16,6 +16,8 @@ type adoptOptions struct {
 	restore bool
 	dryRun  bool
 	json    bool
+	except  []string
+	shared  bool
 	allow   []string
 }
 
@@ -24,40 +26,43 @@ type adoptOptions struct {
 func newAdoptCmd(a *app, runF func(*adoptOptions) error) *cobra.Command {
 	opts := &adoptOptions{app: a}
 	cmd := &cobra.Command{
-		Use:   "adopt [--agent A] [--scope S] [--restore] [--dry-run] [--json]",
-		Short: "Move the agents' own skills into a registry, so megagit replaces their skill listing (--restore puts them back)",
-		Long: `Adopt moves the skills of the agents' native skill folders into a registry,
-so the agent no longer lists every skill in every prompt and megagit injects
-only the few a prompt needs. --scope says whose skills, and where they go:
+		Use:   "adopt [--agent A] [--scope S] [--except NAME]... [--shared] [--restore] [--dry-run] [--json]",
+		Short: "Hide the skills megagit routes from the agents' own skill listings, with the agents' settings (--restore shows them again)",
+		Long: `Adopt turns off the agents' own listing of the skills megagit routes, so the
+agent no longer lists every skill in every prompt and megagit injects only
+the few a prompt needs. No skill file moves: each skill stays where you keep
+it, and adopt writes the agent's own per-skill setting instead:
 
-  project  (the default in a project) the project's folders (.claude/skills,
-           .agents/skills, .gemini/skills) into this registry: a folder that
-           is one of its roots has each skill moved to the first root
-           (skills/), one commit each, and git follows the files (git log
-           --follow); the others' skills are copied into the first root in
-           one commit, the originals moved aside into .megagit/local/adopted/
-  user     your personal skills (~/.claude/skills, ~/.agents/skills,
-           ~/.codex/skills, ~/.gemini/skills) into your user registry
-           (${XDG_DATA_HOME:-~/.local/share}/megagit/user, or user_registry in
-           ~/.config/megagit/config.yaml), created on first use and never
-           shared unless you give it a remote: every project keeps reading
-           them, as user skills
-  all      both, each to its own registry
+  Claude Code  skillOverrides: {"NAME": "user-invocable-only"}: the model's
+               listing drops the skill, your /NAME command stays. A personal
+               skill's (~/.claude/skills) goes into ~/.claude/settings.json, a
+               project's (.claude/skills) into .claude/settings.local.json
+               (this machine only), or with --shared into the project's
+               .claude/settings.json
+  Gemini CLI   the skill's name in skills.disabled of ~/.gemini/settings.json
+               (personal skills) or the project's .gemini/settings.json
+  Codex        not yet: adopt writes no Codex setting, so Codex keeps
+               listing its skills; adopt says so
 
-Symlinked skills, names the destination registry already has, SKILL.md files
-that do not pass lint, skill folders in which megagit audit finds something
-high (unless --allow names its rule), and personal skills whose name this project has (its
-skill shadows yours here) are left where they are, each with why. The
-verdicts megagit recorded for a skill while it sat in the agent's folder
-become its ledger and evidence in the registry.
+--scope says whose skills: project (the default in a project: the
+project's .claude/skills, .agents/skills, .gemini/skills), user (your
+personal skills: ~/.claude/skills, ~/.agents/skills, ~/.codex/skills,
+~/.gemini/skills; what adopt wrote is kept in your user registry, created
+on first use) or all.
 
-adopt --restore undoes it on this machine, for the same --scope: each skill
-goes back where its agent reads it (inside this project, or your home
-folder, whatever the project's path is now), from the registry's current
-files, with the file modes it had; its verdicts go back to the evidence of
-read-only skills; one commit a skill. Each step of adopt and restore is
-journaled first: after a kill, megagit doctor reports it and doctor --fix
-(or the next adopt or restore) finishes or undoes it.`,
+Adopt leaves alone: a skill the agent already keeps from the model
+(disable-model-invocation: true, Codex's allow_implicit_invocation: false,
+a name in Gemini CLI's skills.disabled, a skillOverrides value you set),
+every skill --except names, a skill megagit would not inject (disabled,
+denied, or its rules unreadable), and a skill folder in which megagit audit
+finds something high (unless --allow names its rule), each with why.
+
+adopt --restore takes back exactly the settings adopt wrote, for the same
+--scope; one you changed since is left as it is, with a note. Skills an
+earlier megagit moved into a registry go back to their agent's folder (with
+their .git, modes and verdicts) on adopt, adopt --restore or doctor --fix.
+Each write is journaled first: after a kill, doctor --fix (or the next adopt
+or restore) finishes it.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch opts.agent {
@@ -70,6 +75,11 @@ journaled first: after a kill, megagit doctor reports it and doctor --fix
 			default:
 				return usageError{fmt.Errorf("--scope %q: want project, user or all", opts.scope)}
 			}
+			for _, n := range opts.except {
+				if strings.TrimSpace(n) == "" || strings.ContainsAny(n, `/\`) {
+					return usageError{fmt.Errorf("--except %q: want a skill's name", n)}
+				}
+			}
 			if err := audit.CheckAllow(opts.allow); err != nil {
 				return usageError{err}
 			}
@@ -77,11 +87,13 @@ journaled first: after a kill, megagit doctor reports it and doctor --fix
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.agent, "agent", "all", "whose skill folders: claude, codex, gemini or all")
-	f.StringVar(&opts.scope, "scope", "", "project (the project's folders into this registry; the default in a project), user (your home's into your user registry) or all")
-	f.BoolVar(&opts.restore, "restore", false, "put adopted skills back in the agents' folders")
-	f.BoolVar(&opts.dryRun, "dry-run", false, "say what would move and change nothing")
-	f.BoolVar(&opts.json, "json", false, "print JSON: restore, dry_run, done, skipped")
+	f.StringVar(&opts.agent, "agent", "all", "whose listings: claude, codex, gemini or all")
+	f.StringVar(&opts.scope, "scope", "", "project (the project's skills; the default in a project), user (your personal skills) or all")
+	f.StringSliceVar(&opts.except, "except", nil, "leave the skill `NAME` in the agents' own listings (repeatable, or comma-separated)")
+	f.BoolVar(&opts.shared, "shared", false, "write a project's Claude Code settings into its shared .claude/settings.json (default: this machine's .claude/settings.local.json)")
+	f.BoolVar(&opts.restore, "restore", false, "take back the settings adopt wrote")
+	f.BoolVar(&opts.dryRun, "dry-run", false, "say what would change and change nothing")
+	f.BoolVar(&opts.json, "json", false, "print JSON: restore, dry_run, hidden, shown, already, moved_back, skipped")
 	f.StringArrayVar(&opts.allow, "allow", nil, "adopt skills whose high audit findings are of this `RULE` all the same (repeatable; `megagit audit --help` lists the rules)")
 	return cmd
 }
@@ -92,7 +104,7 @@ func adoptRun(opts *adoptOptions) error {
 	if err != nil {
 		return err
 	}
-	o := workspace.AdoptOptions{Agent: opts.agent, Scope: opts.scope, DryRun: opts.dryRun, Now: a.now(), Allow: opts.allow}
+	o := workspace.AdoptOptions{Agent: opts.agent, Scope: opts.scope, DryRun: opts.dryRun, Now: a.now(), Except: opts.except, Shared: opts.shared, Allow: opts.allow}
 	if o.Agent == "all" {
 		o.Agent = ""
 	}
@@ -105,59 +117,82 @@ func adoptRun(opts *adoptOptions) error {
 	for _, s := range res.Skipped {
 		a.say(fmt.Sprintf("megagit: left %s (%s): %s", s.Name, workspace.Describe(s.From), s.Reason))
 	}
+	would := map[bool]string{true: "would be ", false: ""}[opts.dryRun]
+	for _, d := range res.Done {
+		a.say(fmt.Sprintf("megagit: %s %s to %s (an earlier megagit had moved it into %s)", map[bool]string{true: "would move back", false: "moved back"}[opts.dryRun], d.Name, workspace.Describe(d.Dir), workspace.Describe(d.Registry)))
+		if d.Kept != "" {
+			a.say(fmt.Sprintf("megagit: %s", workspace.KeptNote(d.Kept)))
+		}
+	}
 	if err != nil {
 		return err
 	}
-	for _, d := range res.Done {
-		if d.Kept != "" {
-			a.say(fmt.Sprintf("megagit: restored %s to %s; %s", d.Name, workspace.Describe(d.Dir), workspace.KeptNote(d.Kept)))
-		}
-	}
-	verb := map[bool]string{false: "adopted", true: "restored"}[opts.restore]
-	if opts.dryRun {
-		verb = "would be " + verb
-	}
-	fmt.Fprintf(a.errOut, "megagit: %d skill(s) %s\n", len(res.Done), verb)
-	if !opts.restore && !opts.dryRun && len(res.Done) > 0 {
-		fmt.Fprintf(a.errOut, "megagit: the agents no longer list them; megagit's hooks inject the ones a prompt needs (`megagit hook install` if not done). Undo: megagit adopt --restore%s\n", scopeFlag(opts.scope))
-	}
-	for _, d := range res.Done {
-		if !opts.restore && d.Scope == workspace.KindUser && d.Registry != e.Reg.Root() {
-			a.say(fmt.Sprintf("megagit: personal skills go to your user registry %s, which every project reads", workspace.Describe(d.Registry)))
-			break
-		}
-	}
 	if opts.restore {
-		if n := res.Left[workspace.KindUser]; n > 0 {
-			fmt.Fprintf(a.errOut, "megagit: %d personal skill(s) stay adopted in your user registry (`megagit adopt --restore --scope user` puts them back)\n", n)
+		a.say(fmt.Sprintf("megagit: %d setting(s) %staken back", len(res.Shown), would))
+		if n := res.Left[workspace.KindUser]; n > 0 && opts.scope != workspace.KindUser && opts.scope != "all" {
+			a.say(fmt.Sprintf("megagit: %d setting(s) for your personal skills stay (`megagit adopt --restore --scope user` takes them back)", n))
 		}
 		if n := res.Left[workspace.KindProject]; n > 0 && opts.scope == workspace.KindUser {
-			fmt.Fprintf(a.errOut, "megagit: %d skill(s) of this project stay adopted (`megagit adopt --restore --scope project` puts them back)\n", n)
+			a.say(fmt.Sprintf("megagit: %d setting(s) for this project's skills stay (`megagit adopt --restore --scope project` takes them back)", n))
+		}
+	} else {
+		line := fmt.Sprintf("megagit: %d skill(s) %shidden from the agents' own listings", len(res.Hidden), would)
+		if res.Already > 0 {
+			line += fmt.Sprintf(" (%d already were)", res.Already)
+		}
+		a.say(line)
+		if len(res.Hidden) > 0 && !opts.dryRun {
+			a.say(fmt.Sprintf("megagit: the skills stay where they are and keep their /NAME commands; megagit's hooks inject the ones a prompt needs (`megagit hook install` if not done). Undo: megagit adopt --restore%s", scopeFlag(opts.scope)))
+		}
+		if len(res.Hidden) == 0 && res.Already == 0 && len(res.Skipped) == 0 && opts.scope == "" && !e.IsUserRegistry() {
+			if n := personalSkills(e); n > 0 {
+				a.say(fmt.Sprintf("megagit: this project has no skill of its own to hide; your %d personal skill(s) are adopted with `megagit adopt --scope user`", n))
+			}
 		}
 	}
 	if opts.json {
-		return printJSON(a.out, map[string]any{"restore": opts.restore, "dry_run": opts.dryRun, "done": res.Done, "skipped": res.Skipped})
+		return printJSON(a.out, map[string]any{"restore": opts.restore, "dry_run": opts.dryRun, "hidden": res.Hidden, "shown": res.Shown,
+			"already": res.Already, "moved_back": res.Done, "skipped": res.Skipped})
 	}
-	rows := [][]string{}
-	for _, d := range res.Done {
-		in := d.Path
-		if d.Registry != e.Reg.Root() {
-			in = workspace.Describe(filepath.Join(d.Registry, filepath.FromSlash(d.Path)))
-		}
-		from, to := workspace.Describe(d.Dir), in
-		if opts.restore {
-			from, to = in, workspace.Describe(d.Dir)
-		}
-		rows = append(rows, []string{d.Name, d.Agent, d.Scope, from, to})
+	list := res.Hidden
+	if opts.restore {
+		list = res.Shown
 	}
-	if len(rows) == 0 {
+	if len(list) == 0 {
 		return nil
 	}
-	header := []string{"SKILL", "AGENT", "SCOPE", "FROM", "TO"}
+	rows := [][]string{}
+	for _, h := range list {
+		last := h.Value
+		if opts.restore {
+			last = h.Note
+			if last == "" {
+				last = "removed " + h.Value
+			}
+		}
+		rows = append(rows, []string{h.Name, h.Agent, h.Scope, workspace.Describe(h.Path), last})
+	}
+	header := []string{"SKILL", "AGENT", "SCOPE", "SETTINGS FILE", "VALUE"}
 	if opts.restore {
-		header = []string{"SKILL", "AGENT", "SCOPE", "REGISTRY", "BACK TO"}
+		header[4] = "DONE"
 	}
 	return printTable(a.out, header, rows)
+}
+
+// personalSkills counts the personal skills (the agents' user folders)
+// e reads, for the hint of an adopt that found nothing in the project.
+func personalSkills(e *workspace.Workspace) int {
+	c, err := e.Catalog()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, s := range c.Skills {
+		if s.Kind == workspace.KindUser && s.Plugin == "" {
+			n++
+		}
+	}
+	return n
 }
 
 // scopeFlag is --scope as the user gave it, for a command to suggest.

@@ -12,29 +12,30 @@ import (
 )
 
 // Kill `megagit adopt` and `megagit adopt --restore` at random moments:
-// after `doctor --fix`, every skill is in exactly one place (its agent's
-// folder or the registry it was adopted into), nothing is moved aside
-// where no list of adopted skills names it, and a full restore brings
-// every skill back byte for byte with its files' modes, its evidence
-// neither lost nor doubled.
+// no skill file ever changes (adopt writes the agents' settings, never a
+// skill); after `doctor --fix`, every switch megagit wrote into an agent's
+// settings is in its journal and every journaled switch is in its file;
+// and a full restore brings every settings file back byte for byte (or
+// gone, when adopt created it), the evidence neither lost nor doubled.
 
 // adoptFixture is a project with skills in its own folders and a home
-// with personal ones: where each skill starts, and where adopt takes it.
+// with personal ones, and the agents' settings files as the user had them.
 type adoptFixture struct {
 	env        []string
 	proj, home string
 	userReg    string
-	// skills maps each skill's folder in its agent's folder to the folder
-	// it has once adopted ("" for one adopt must leave: shadowed).
+	names      []string
+	// skills is every file of the agents' skill folders: content and mode.
 	skills map[string]string
-	// before is every file of the agents' folders: content and mode.
-	before map[string]string
+	// settings is each agents' settings file adopt may write, as it was
+	// ("" when absent).
+	settings map[string]string
 }
 
 func newAdoptFixture(t *testing.T) *adoptFixture {
 	t.Helper()
 	env := procEnv(t)
-	f := &adoptFixture{env: env, skills: map[string]string{}}
+	f := &adoptFixture{env: env}
 	for _, kv := range env {
 		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
 			f.home = v
@@ -44,7 +45,7 @@ func newAdoptFixture(t *testing.T) *adoptFixture {
 	f.proj = filepath.Join(t.TempDir(), "proj")
 	gitOut(t, env, filepath.Dir(f.proj), "init", "-q", f.proj)
 	mustMegagit(t, env, "init", f.proj)
-	add := func(dir, name, adopted string, script bool) {
+	add := func(dir, name string, script bool) {
 		at := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Join(at, "scripts"), 0o755); err != nil {
 			t.Fatal(err)
@@ -60,52 +61,81 @@ func newAdoptFixture(t *testing.T) *adoptFixture {
 		if err := os.WriteFile(filepath.Join(at, "scripts", "run.sh"), []byte("#!/bin/sh\necho "+name+"\n"), mode); err != nil {
 			t.Fatal(err)
 		}
-		f.skills[at] = adopted
-		if adopted != "" {
-			f.skills[at] = filepath.Join(adopted, name)
-		}
+		f.names = append(f.names, name)
 	}
-	projSkills, userSkills := filepath.Join(f.proj, "skills"), filepath.Join(f.userReg, "skills")
-	for i := range 2 { // a root of the registry: moved within it
-		add(filepath.Join(f.proj, ".claude", "skills"), fmt.Sprintf("proj-claude-%d", i), projSkills, false)
+	for i := range 3 { // a root of the registry
+		add(filepath.Join(f.proj, ".claude", "skills"), fmt.Sprintf("proj-claude-%d", i), false)
 	}
-	for i := range 3 {
-		add(filepath.Join(f.proj, ".agents", "skills"), fmt.Sprintf("proj-codex-%d", i), projSkills, i%2 == 0)
+	for i := range 3 { // Codex's and Gemini CLI's
+		add(filepath.Join(f.proj, ".agents", "skills"), fmt.Sprintf("proj-agents-%d", i), i%2 == 0)
 	}
 	for i := range 3 {
-		add(filepath.Join(f.home, ".claude", "skills"), fmt.Sprintf("mine-claude-%d", i), userSkills, i == 1)
+		add(filepath.Join(f.home, ".claude", "skills"), fmt.Sprintf("mine-claude-%d", i), i == 1)
 	}
 	for i := range 2 {
-		add(filepath.Join(f.home, ".agents", "skills"), fmt.Sprintf("mine-codex-%d", i), userSkills, true)
+		add(filepath.Join(f.home, ".gemini", "skills"), fmt.Sprintf("mine-gemini-%d", i), true)
 	}
-	add(filepath.Join(f.home, ".claude", "skills"), "proj-claude-0", "", false) // shadowed by the project's
+	// The user's own settings, which adopt must keep.
+	for file, data := range map[string]string{
+		filepath.Join(f.home, ".claude", "settings.json"): "{\n  \"theme\": \"dark\",\n  \"skillOverrides\": {\"someone-else\": \"off\"}\n}\n",
+		filepath.Join(f.home, ".gemini", "settings.json"): "{\"ui\": {\"theme\": \"GitHub\"}}\n",
+	} {
+		if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	gitOut(t, env, f.proj, "add", ".claude/skills")
 	gitOut(t, env, f.proj, "commit", "-qm", "project skills")
-	f.before = f.files(t)
+	f.skills = f.skillFiles(t)
+	f.settings = f.settingsFiles(t)
 	return f
 }
 
-// files reads every file of the agents' folders: path -> mode and content.
-func (f *adoptFixture) files(t *testing.T) map[string]string {
+func (f *adoptFixture) settingsPaths() []string {
+	return []string{
+		filepath.Join(f.home, ".claude", "settings.json"), filepath.Join(f.home, ".gemini", "settings.json"),
+		filepath.Join(f.proj, ".claude", "settings.local.json"), filepath.Join(f.proj, ".gemini", "settings.json"),
+	}
+}
+
+func (f *adoptFixture) settingsFiles(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, p := range f.settingsPaths() {
+		data, err := os.ReadFile(p)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		out[p] = string(data)
+	}
+	return out
+}
+
+// skillFiles reads every file of the agents' folders: path -> mode and content.
+func (f *adoptFixture) skillFiles(t *testing.T) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for _, dir := range []string{
 		filepath.Join(f.proj, ".claude", "skills"), filepath.Join(f.proj, ".agents", "skills"),
-		filepath.Join(f.home, ".claude", "skills"), filepath.Join(f.home, ".agents", "skills"),
+		filepath.Join(f.home, ".claude", "skills"), filepath.Join(f.home, ".gemini", "skills"),
 	} {
 		_ = filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-			if err != nil || e.IsDir() {
+			if err != nil {
 				return err
 			}
 			info, err := e.Info()
 			if err != nil {
 				return err
 			}
+			if e.IsDir() {
+				out[p] = fmt.Sprintf("%v dir", info.Mode())
+				return nil
+			}
 			data, err := os.ReadFile(p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			out[p] = fmt.Sprintf("%v %s", info.Mode().Perm(), data)
+			out[p] = fmt.Sprintf("%v %s", info.Mode(), data)
 			return nil
 		})
 	}
@@ -113,8 +143,7 @@ func (f *adoptFixture) files(t *testing.T) map[string]string {
 }
 
 // repair runs doctor; when it fails, the repair it names, then doctor
-// again, which must pass. It counts what the repair found in seen: the
-// states a kill left, told apart by doctor --fix's notes.
+// again, which must pass. It counts what the repair found in seen.
 func (f *adoptFixture) repair(t *testing.T, seen map[string]int) {
 	t.Helper()
 	out, err := megagitProc(t, f.env, "-C", f.proj, "doctor", "--offline")
@@ -135,9 +164,6 @@ func (f *adoptFixture) repair(t *testing.T, seen map[string]int) {
 			}
 			seen[strings.TrimSpace(note)]++
 			found = true
-		case strings.Contains(line, "finished an interrupted write"):
-			seen["a registry write finished from its journal"]++
-			found = true
 		case strings.Contains(line, "temp file(s) of interrupted writes"):
 			seen["temp files removed"]++
 			found = true
@@ -149,68 +175,92 @@ func (f *adoptFixture) repair(t *testing.T, seen map[string]int) {
 	mustMegagit(t, f.env, "-C", f.proj, "doctor", "--offline")
 }
 
-// onePlace checks every skill is in its agent's folder or where adopt
-// takes it, never both and never neither; that no original is moved aside
-// where no list names it; and that no restore left its temp folder.
-func (f *adoptFixture) onePlace(t *testing.T, when string) {
+// skillsUntouched checks no file or folder of the agents' skill folders
+// changed.
+func (f *adoptFixture) skillsUntouched(t *testing.T, when string) {
 	t.Helper()
-	for from, to := range f.skills {
-		in := exists(filepath.Join(from, "SKILL.md"))
-		adopted := to != "" && exists(filepath.Join(to, "SKILL.md"))
-		if in == adopted {
-			t.Fatalf("%s: %s is in its agent's folder: %v, in the registry (%s): %v", when, filepath.Base(from), in, to, adopted)
-		}
-		if exists(from + ".megagit-restore") {
-			t.Fatalf("%s: a restore's temp folder %s is left", when, from+".megagit-restore")
-		}
-	}
-	for _, reg := range []string{f.proj, f.userReg} {
-		named := map[string]bool{}
-		data, err := os.ReadFile(filepath.Join(reg, ".megagit", "local", "adopted.json"))
-		if err == nil {
-			var list []struct {
-				Backup string `json:"backup"`
-				State  string `json:"state"`
-			}
-			if err := json.Unmarshal(data, &list); err != nil {
-				t.Fatalf("%s: %s: %v", when, reg, err)
-			}
-			for _, a := range list {
-				if a.State != "" {
-					t.Fatalf("%s: a step left %s after doctor --fix", when, a.State)
-				}
-				named[filepath.Join(reg, filepath.FromSlash(a.Backup))] = true
-			}
-		}
-		aside, _ := filepath.Glob(filepath.Join(reg, ".megagit", "local", "adopted", "*", "*"))
-		for _, b := range aside {
-			if !named[b] {
-				t.Fatalf("%s: %s was moved aside and no list names it: restore never looks there", when, b)
-			}
-		}
-	}
-}
-
-func exists(p string) bool {
-	_, err := os.Lstat(p)
-	return err == nil
-}
-
-// sameAsBefore checks every file of the agents' folders is back, with its
-// content and mode.
-func (f *adoptFixture) sameAsBefore(t *testing.T, when string) {
-	t.Helper()
-	now := f.files(t)
-	for p, want := range f.before {
-		if got, ok := now[p]; !ok {
-			t.Fatalf("%s: %s is not back", when, p)
-		} else if got != want {
-			t.Fatalf("%s: %s came back as %q, want %q", when, p, got, want)
+	now := f.skillFiles(t)
+	for p, want := range f.skills {
+		if got := now[p]; got != want {
+			t.Fatalf("%s: %s is now %q, want %q: adopt touched a skill", when, p, got, want)
 		}
 	}
 	for p := range now {
-		if _, ok := f.before[p]; !ok {
+		if _, ok := f.skills[p]; !ok {
 			t.Fatalf("%s: %s was not there before", when, p)
+		}
+	}
+}
+
+// consistent checks every switch of a fixture skill in the agents'
+// settings is journaled, every journaled switch is in its file, and no
+// step is left in flight.
+func (f *adoptFixture) consistent(t *testing.T, when string) {
+	t.Helper()
+	journaled := map[string]bool{}
+	for _, reg := range []string{f.proj, f.userReg} {
+		data, err := os.ReadFile(filepath.Join(reg, ".megagit", "local", "hidden.json"))
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var list []struct{ Agent, Scope, Name, File, State string }
+		if err := json.Unmarshal(data, &list); err != nil {
+			t.Fatalf("%s: %s: %v", when, reg, err)
+		}
+		for _, h := range list {
+			if h.State != "" {
+				t.Fatalf("%s: a step left %s of %s after doctor --fix", when, h.State, h.Name)
+			}
+			base := f.proj
+			if h.Scope == "user" {
+				base = f.home
+			}
+			journaled[filepath.Join(base, h.File)+" "+h.Name] = true
+		}
+	}
+	set := map[string]bool{}
+	for _, p := range f.settingsPaths() {
+		data, err := os.ReadFile(p)
+		if os.IsNotExist(err) {
+			continue
+		}
+		var s struct {
+			SkillOverrides map[string]string           `json:"skillOverrides"`
+			Skills         struct{ Disabled []string } `json:"skills"`
+		}
+		if err := json.Unmarshal(data, &s); err != nil {
+			t.Fatalf("%s: %s is not JSON any more: %v\n%s", when, p, err, data)
+		}
+		for name, v := range s.SkillOverrides {
+			if v == "user-invocable-only" {
+				set[p+" "+name] = true
+			}
+		}
+		for _, name := range s.Skills.Disabled {
+			set[p+" "+name] = true
+		}
+	}
+	for k := range set {
+		if !journaled[k] {
+			t.Fatalf("%s: %s is set and no journal names it: restore would never take it back", when, k)
+		}
+	}
+	for k := range journaled {
+		if !set[k] {
+			t.Fatalf("%s: the journal names %s, which its file does not hold", when, k)
+		}
+	}
+}
+
+// settingsAsBefore checks every settings file is back byte for byte.
+func (f *adoptFixture) settingsAsBefore(t *testing.T, when string) {
+	t.Helper()
+	for p, got := range f.settingsFiles(t) {
+		if got != f.settings[p] {
+			t.Fatalf("%s: %s is %q, want %q", when, p, got, f.settings[p])
 		}
 	}
 }
@@ -220,16 +270,17 @@ func TestKilledAdoptsAndRestoresLoseNoSkill(t *testing.T) {
 		t.Skip("spawns processes")
 	}
 	f := newAdoptFixture(t)
-	// A verdict on a personal skill while it is read-only: adopt takes it
-	// along and restore gives it back, once.
 	mustMegagit(t, f.env, "-C", f.proj, "verdict", "mine-claude-0", "HELPFUL", "--reason", "before adopt")
 
 	adopt := []string{"adopt", "--scope", "all"}
 	restore := []string{"adopt", "--restore", "--scope", "all"}
 	ka := newKiller(t, "an adopt", timed(t, f.env, f.proj, "", adopt...))
-	f.onePlace(t, "after a whole adopt")
+	f.consistent(t, "after a whole adopt")
+	if got := f.settingsFiles(t)[filepath.Join(f.home, ".claude", "settings.json")]; !strings.Contains(got, `"mine-claude-2": "user-invocable-only"`) || !strings.Contains(got, `"theme": "dark"`) {
+		t.Fatalf("after adopt, ~/.claude/settings.json is\n%s", got)
+	}
 	kr := newKiller(t, "a restore", timed(t, f.env, f.proj, "", restore...))
-	f.sameAsBefore(t, "after a whole restore")
+	f.settingsAsBefore(t, "after a whole restore")
 	kr.start = ka.start
 
 	rounds, adoptsKilled, restoresKilled := 0, 0, 0
@@ -240,16 +291,18 @@ func TestKilledAdoptsAndRestoresLoseNoSkill(t *testing.T) {
 			adoptsKilled++
 		}
 		f.repair(t, seen)
-		f.onePlace(t, fmt.Sprintf("round %d, after a killed adopt and doctor --fix", i))
+		f.consistent(t, fmt.Sprintf("round %d, after a killed adopt and doctor --fix", i))
+		f.skillsUntouched(t, fmt.Sprintf("round %d, after a killed adopt", i))
 		mustMegagit(t, f.env, append([]string{"-C", f.proj}, adopt...)...) // adopt finishes what is left
-		f.onePlace(t, fmt.Sprintf("round %d, after adopt", i))
+		f.consistent(t, fmt.Sprintf("round %d, after adopt", i))
 		if !kr.run(t, megagitCmd(f.env, f.proj, "", restore...)) {
 			restoresKilled++
 		}
 		f.repair(t, seen)
-		f.onePlace(t, fmt.Sprintf("round %d, after a killed restore and doctor --fix", i))
+		f.consistent(t, fmt.Sprintf("round %d, after a killed restore and doctor --fix", i))
 		mustMegagit(t, f.env, append([]string{"-C", f.proj}, restore...)...)
-		f.sameAsBefore(t, fmt.Sprintf("round %d, after restore", i))
+		f.settingsAsBefore(t, fmt.Sprintf("round %d, after restore", i))
+		f.skillsUntouched(t, fmt.Sprintf("round %d, after restore", i))
 	}
 	t.Logf("%d rounds: %d of %d adopts killed, %d of %d restores killed", rounds, adoptsKilled, rounds, restoresKilled, rounds)
 	for note, n := range seen {
@@ -260,5 +313,4 @@ func TestKilledAdoptsAndRestoresLoseNoSkill(t *testing.T) {
 		t.Fatalf("the verdict on mine-claude-0 is lost or doubled:\n%s", out)
 	}
 	gitOut(t, f.env, f.proj, "fsck", "--no-progress")
-	gitOut(t, f.env, f.userReg, "fsck", "--no-progress")
 }

@@ -11,7 +11,10 @@ func TestAdoptFlags(t *testing.T) {
 		{name: "unknown agent", args: []string{"--agent", "vim"}, wantErr: `--agent "vim": want claude, codex, gemini or all`},
 		{name: "bad scope", args: []string{"--scope", "team"}, wantErr: `--scope "team": want project, user or all`},
 		{name: "an argument", args: []string{"claude"}, wantErr: "expects no arguments"},
+		{name: "except two", args: []string{"--except", "deploy,release", "--except", "notes"}, want: adoptOptions{agent: "all", except: []string{"deploy", "release", "notes"}}},
+		{name: "except a path", args: []string{"--except", "a/b"}, wantErr: `--except "a/b": want a skill's name`},
 		{name: "allow a rule", args: []string{"--allow", "download-exec"}, want: adoptOptions{agent: "all", allow: []string{"download-exec"}}},
 		{name: "allow a typo", args: []string{"--allow", "curl"}, wantErr: `--allow "curl": not an audit rule`},
+		{name: "shared", args: []string{"--shared"}, want: adoptOptions{agent: "all", shared: true}},
 	})
 }

@@ -134,6 +134,13 @@ func doctorRun(opts *doctorOptions) error {
 		if err != nil {
 			return fmt.Errorf("fix: %w", err)
 		}
+		notes, err = e.MigrateMoved(workspace.AdoptOptions{Now: a.now()})
+		for _, n := range notes {
+			fmt.Fprintf(a.errOut, "megagit: fix: a skill an earlier megagit's adopt had moved: %s\n", shown(n))
+		}
+		if err != nil {
+			return fmt.Errorf("fix: %w", err)
+		}
 		if v, _ := stop.Pending(e.Reg.Local()); v > 0 {
 			n, err := stop.FlushPending(e.Reg.Local(), &sourcesStore{w: e}, a.now())
 			if err != nil {
@@ -426,11 +433,16 @@ func adoptCheck(w *workspace.Workspace) registry.Check {
 	case len(pending) > 0:
 		return registry.Check{Name: name, Status: registry.CheckFail,
 			Detail: fmt.Sprintf("%d interrupted adopt or restore step(s): %s", len(pending), strings.Join(pending, ", ")),
-			Hint:   "run `megagit doctor --fix` (or `megagit adopt --restore`): each skill ends in the registry or back in its agent's folder"}
+			Hint:   "run `megagit doctor --fix` (or `megagit adopt --restore`): each switch ends written and journaled, or neither; each moved skill in the registry or back in its agent's folder"}
 	case len(strays) > 0:
 		return registry.Check{Name: name, Status: registry.CheckWarn,
 			Detail: fmt.Sprintf("%d skill folder(s) moved aside by adopt that no list of adopted skills names, so restore never puts them back: %s", len(strays), strings.Join(strays, ", ")),
 			Hint:   "move each back into its agent's skill folder by hand if the registry lacks it, else delete it"}
+	}
+	if n, err := w.MovedSkills(); err == nil && n > 0 {
+		return registry.Check{Name: name, Status: registry.CheckWarn,
+			Detail: fmt.Sprintf("%d skill(s) an earlier megagit's adopt moved out of the agents' folders; adopt now leaves skills where they are", n),
+			Hint:   "run `megagit doctor --fix` (or `megagit adopt`, which then hides them with the agents' settings): each goes back to its agent's folder"}
 	}
 	return registry.Check{Name: name, Status: registry.CheckOK, Detail: "no adopt or restore step left unfinished"}
 }

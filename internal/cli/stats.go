@@ -76,6 +76,9 @@ type statsJSON struct {
 	learn.Stats
 	NeverInjected []string `json:"never_injected"`
 	Unused        []string `json:"unused"`
+	// NotOffered are the skills megagit never injects (the user's only,
+	// turned off, denied): never injected, and not dead weight for it.
+	NotOffered []string `json:"not_offered"`
 }
 
 func statsRun(opts *statsOptions) error {
@@ -97,7 +100,9 @@ func statsRun(opts *statsOptions) error {
 		return err
 	}
 	skills := make([]learn.StatsSkill, 0, len(c.Skills))
+	offered := map[string]bool{}
 	for _, s := range c.Skills {
+		offered[s.Name] = s.Offered()
 		skills = append(skills, learn.StatsSkill{Name: s.Name, Ledger: s.Ledger, SilentStreak: s.Evidence.SilentStreak, Disabled: s.Evidence.Disabled != ""})
 	}
 	st := learn.ComputeStats(skills, ds, since)
@@ -107,12 +112,15 @@ func statsRun(opts *statsOptions) error {
 		}
 		st = st.Only(opts.skill)
 	}
-	j := statsJSON{Stats: st, NeverInjected: []string{}, Unused: []string{}}
+	j := statsJSON{Stats: st, NeverInjected: []string{}, Unused: []string{}, NotOffered: []string{}}
 	if !since.IsZero() {
 		j.Since = since.UTC().Format(time.RFC3339)
 	}
 	for _, s := range st.Skills {
-		if s.NeverInjected {
+		switch {
+		case s.NeverInjected && !offered[s.Name] && c.Lookup(s.Name) != nil:
+			j.NotOffered = append(j.NotOffered, s.Name)
+		case s.NeverInjected:
 			j.NeverInjected = append(j.NeverInjected, s.Name)
 		}
 		if s.Unused {
@@ -171,6 +179,9 @@ func printStats(opts *statsOptions, j statsJSON) error {
 	}
 	if len(j.NeverInjected) > 0 {
 		fmt.Fprintf(w, "\nnever injected (dead weight): %s\n", shown(strings.Join(j.NeverInjected, ", ")))
+	}
+	if len(j.NotOffered) > 0 {
+		fmt.Fprintf(w, "\nnever offered to the model (yours to run, turned off or denied; `megagit skill show NAME` says which): %s\n", shown(strings.Join(j.NotOffered, ", ")))
 	}
 	if len(j.Pairs) > 0 {
 		fmt.Fprintf(w, "\ninjected together:\n")

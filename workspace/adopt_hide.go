@@ -1,0 +1,311 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/megagit/megagit/audit"
+	install "github.com/megagit/megagit/hook/install"
+)
+
+// listers are the agents that list the skills of the native folder dir
+// (absolute) to their model: Claude Code reads .claude/skills, Codex
+// .agents/skills and ~/.codex/skills, Gemini CLI .gemini/skills and
+// .agents/skills.
+func listers(dir string) []string {
+	d := filepath.ToSlash(dir)
+	switch {
+	case strings.HasSuffix(d, "/.claude/skills"):
+		return []string{"claude"}
+	case strings.HasSuffix(d, "/.agents/skills"):
+		return []string{"codex", "gemini"}
+	case strings.HasSuffix(d, "/.codex/skills"):
+		return []string{"codex"}
+	case strings.HasSuffix(d, "/.gemini/skills"):
+		return []string{"gemini"}
+	}
+	return nil
+}
+
+// settingsFile is where adopt writes agent's switch for a skill of scope,
+// relative to the project (or the home folder): Claude Code's user
+// settings for a personal skill, the project's local settings (shared:
+// its committed settings) for a project's; Gemini CLI's user or workspace
+// settings.
+func settingsFile(agent, scope string, shared bool) string {
+	switch {
+	case agent == "claude" && scope == KindProject && !shared:
+		return ".claude/settings.local.json"
+	case agent == "claude":
+		return ".claude/settings.json"
+	case agent == "gemini":
+		return ".gemini/settings.json"
+	}
+	return ""
+}
+
+// claudeSet is the value a Claude Code settings file of this project (or
+// the user's) gives name in skillOverrides, of the highest precedence,
+// and that file ("" when none does).
+func (w *Workspace) claudeSet(name string) (value, file string) {
+	for _, f := range w.claudeSettingsFiles() {
+		_, data, err := install.ReadSettings(f)
+		if err != nil || len(data) == 0 {
+			continue
+		}
+		if v, err := install.ClaudeOverride(data, name); err == nil && v != "" {
+			return v, f
+		}
+	}
+	return "", ""
+}
+
+// planned is a switch adopt is to write, with the registry that journals
+// it (nil: the user registry, which a dry run does not create).
+type planned struct {
+	Hidden
+	reg       *Workspace
+	path      string
+	skillPath string
+}
+
+// hide writes, for every skill of the scopes o asks for that megagit
+// routes, the switch of each agent that lists it, so the agent's own
+// listing no longer carries it. A skill the agent already keeps from the
+// model (the user's choice), one o.Except names, one megagit does not
+// route, and one whose switch the user set by hand are left alone, each
+// with why; one adopt hid before is counted in res.Already.
+func (w *Workspace) hide(o AdoptOptions, res *AdoptResult) error {
+	project, user := w.scopes(o)
+	if w.IsUserRegistry() {
+		project = false
+	}
+	c, err := w.Catalog()
+	if err != nil {
+		return err
+	}
+	rules, _ := w.agentRules()
+	var userReg *Workspace
+	if user {
+		if o.DryRun {
+			userReg, err = w.Personal()
+		} else {
+			userReg, err = w.CreateUserRegistry()
+		}
+		if err != nil {
+			return err
+		}
+		if w.IsUserRegistry() {
+			userReg = w
+		}
+	}
+	except := map[string]bool{}
+	for _, n := range o.Except {
+		except[strings.ToLower(n)] = true
+	}
+	var plan []planned
+	seen := map[string]bool{}
+	all := append(append([]*Sourced{}, c.Skills...), c.Shadowed...)
+	for _, s := range all {
+		if s.Skill == nil || s.Plugin != "" || s.Kind != KindProject && s.Kind != KindUser ||
+			s.Kind == KindProject && !project || s.Kind == KindUser && !user {
+			continue
+		}
+		skillDir := filepath.Dir(s.AbsPath)
+		var agents []string
+		for _, ag := range listers(filepath.Dir(skillDir)) {
+			if o.Agent == "" || o.Agent == ag {
+				agents = append(agents, ag)
+			}
+		}
+		if len(agents) == 0 {
+			continue
+		}
+		skip := func(why string) { res.Skipped = append(res.Skipped, Skip{s.Name, skillDir, why}) }
+		switch {
+		case except[strings.ToLower(s.Name)]:
+			skip("named by --except: left in the agents' own listing")
+			continue
+		case s.UserOnly != "":
+			skip("already kept from the model by the agent's own rule (" + s.UserOnly + "): left alone, its command stays the user's")
+			continue
+		case !s.Offered():
+			skip(s.NotRoutedWhy() + ": left in the agents' own listing, so it is not lost")
+			continue
+		}
+		if b := audit.Blocking(audit.Skill(skillDir), o.Allow); len(b) > 0 {
+			skip(auditRefusal(skillDir, b) + ": left in the agents' own listing (`--allow " + b[0].Rule + "` adopts it all the same)")
+			continue
+		}
+		base, err := w.switchBase(s.Kind)
+		if err != nil {
+			return err
+		}
+		for _, ag := range agents {
+			if _, ok := switches[ag]; !ok {
+				skip("adopt writes no " + agentName(ag) + " setting yet (its per-skill `enabled = false` in config.toml may take the user's $NAME away too): " + agentName(ag) + " keeps listing it")
+				continue
+			}
+			rel := settingsFile(ag, s.Kind, o.Shared)
+			file := filepath.Join(base, filepath.FromSlash(rel))
+			key := ag + "\x00" + file + "\x00" + strings.ToLower(s.Name)
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			if ag == "claude" {
+				if v, f := w.claudeSet(s.Name); v != "" {
+					if rules.ours("claude", s.Name, f) {
+						res.Already++
+					} else {
+						skip(fmt.Sprintf("skillOverrides already says %q for it in %s (your own setting): left alone", v, describe(f)))
+					}
+					continue
+				}
+			}
+			if ag == "gemini" && rules.ours("gemini", s.Name, rules.gem.names[strings.ToLower(s.Name)]) {
+				res.Already++
+				continue
+			}
+			reg := w
+			if s.Kind == KindUser {
+				reg = userReg
+			}
+			skillRel, err := filepath.Rel(base, s.AbsPath)
+			if err != nil || !filepath.IsLocal(skillRel) {
+				skillRel = s.AbsPath
+			}
+			_, statErr := os.Stat(file)
+			plan = append(plan, planned{
+				Hidden: Hidden{Agent: ag, Scope: s.Kind, Name: s.Name, File: rel, Value: switches[ag].value,
+					Skill: filepath.ToSlash(skillRel), Created: errors.Is(statErr, fs.ErrNotExist)},
+				reg: reg, path: file, skillPath: s.AbsPath})
+		}
+	}
+	sort.SliceStable(plan, func(i, j int) bool { return plan[i].Name < plan[j].Name })
+	for _, p := range plan {
+		if !o.DryRun {
+			if err := p.reg.writeSwitch(p.Hidden, p.path); err != nil {
+				return err
+			}
+		}
+		res.Hidden = append(res.Hidden, HiddenSwitch{Hidden: p.Hidden, Path: p.path, SkillPath: p.skillPath})
+	}
+	return nil
+}
+
+// writeSwitch journals h, writes it into file and marks it done, under
+// the adopt lock of w (the registry journaling it).
+func (w *Workspace) writeSwitch(h Hidden, file string) error {
+	lock, err := w.lockAdopt()
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	if _, err := w.recoverSwitches(); err != nil {
+		return err
+	}
+	// The file as it is, journaled before it changes: a kill after the
+	// write leaves a record restore can undo byte for byte.
+	if _, data, err := install.ReadSettings(file); err == nil && len(data) <= maxBefore {
+		h.Before = string(data)
+	}
+	h.State = StateHiding
+	if err := w.journalSwitch(h, false); err != nil {
+		return err
+	}
+	h, err = applySwitch(file, h, true)
+	if err != nil {
+		_, rerr := w.recoverSwitches()
+		return errors.Join(err, rerr)
+	}
+	h.State = ""
+	return w.journalSwitch(h, false)
+}
+
+// show takes back the switches adopt wrote, of the scopes and agent o
+// asks for, from this registry's journal and the user registry's: each
+// whose settings file still says what adopt wrote is removed; one the
+// user changed since is left as it is, with a note. Newest first.
+func (w *Workspace) show(o AdoptOptions, res *AdoptResult) error {
+	project, user := w.scopes(o)
+	for _, ws := range w.adoptRegistries() {
+		if err := ws.showFrom(o, project, user, res); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *Workspace) showFrom(o AdoptOptions, project, user bool, res *AdoptResult) error {
+	if !o.DryRun {
+		lock, err := w.lockAdopt()
+		if err != nil {
+			return err
+		}
+		defer lock.Release()
+		if _, err := w.recoverSwitches(); err != nil {
+			return err
+		}
+	}
+	all, err := w.Switches()
+	if err != nil {
+		return err
+	}
+	for i := len(all) - 1; i >= 0; i-- {
+		h := all[i]
+		if !(h.Scope == KindProject && project || h.Scope == KindUser && user) || o.Agent != "" && o.Agent != h.Agent {
+			res.Left[h.Scope]++
+			continue
+		}
+		base, err := w.switchBase(h.Scope)
+		if err != nil {
+			return err
+		}
+		file := filepath.Join(base, filepath.FromSlash(h.File))
+		r := HiddenSwitch{Hidden: h, Path: file, SkillPath: filepath.Join(base, filepath.FromSlash(h.Skill))}
+		ours, now, err := switchState(file, h)
+		if err != nil {
+			return err
+		}
+		if !ours {
+			r.Note = fmt.Sprintf("changed since adopt (now %q): left as it is", now)
+			if now == "" {
+				r.Note = "no longer set (removed by hand?): nothing to take back"
+			}
+		}
+		if !o.DryRun {
+			h.State = StateShowing
+			if err := w.journalSwitch(h, false); err != nil {
+				return err
+			}
+			if ours {
+				if _, err := applySwitch(file, h, false); err != nil {
+					_, rerr := w.recoverSwitches()
+					return errors.Join(err, rerr)
+				}
+			}
+			if err := w.journalSwitch(h, true); err != nil {
+				return err
+			}
+		}
+		res.Shown = append(res.Shown, r)
+	}
+	return nil
+}
+
+// auditRefusal says why the audit keeps a skill folder out: its first
+// high finding, and how many more.
+func auditRefusal(dir string, high []audit.Finding) string {
+	f := high[0]
+	msg := fmt.Sprintf("audit: %s:%d: %s (high): %s", describe(filepath.Join(dir, filepath.FromSlash(f.File))), f.Line, f.Rule, f.Message)
+	if n := len(high) - 1; n > 0 {
+		msg += fmt.Sprintf(" (and %d more high finding(s))", n)
+	}
+	return msg
+}

@@ -1,0 +1,428 @@
+package workspace
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	install "github.com/megagit/megagit/hook/install"
+	"github.com/megagit/megagit/local"
+)
+
+// Adopt works through the agents' own per-skill switches, never by moving
+// a file: each skill megagit routes is hidden from its agent's listing by
+// a setting of that agent (Claude Code's skillOverrides, Gemini CLI's
+// skills.disabled), written into the settings file of the skill's scope,
+// and journaled in HiddenFile of the registry of that scope (the project's
+// for a project's skills, the user registry for personal ones), so that
+// restore removes exactly what adopt wrote and megagit knows which of an
+// agent's switches are its own (a switch the user set is the user's
+// choice: megagit then never injects the skill either).
+
+// HiddenFile, in a registry's local folder (never committed: it names
+// settings files of this machine), lists the switches adopt wrote.
+const HiddenFile = "hidden.json"
+
+// The steps of a switch in flight (Hidden.State), journaled before the
+// settings file is written: a kill leaves one, and recovery finishes it.
+const (
+	StateHiding  = "hiding"
+	StateShowing = "showing"
+)
+
+// Hidden is one switch adopt wrote: the skill Name is kept from Agent's
+// own listing by Value at Name in the settings File.
+type Hidden struct {
+	Agent string `json:"agent"`
+	Scope string `json:"scope"` // KindProject or KindUser
+	Name  string `json:"name"`
+	// File is the settings file, slash-separated, relative to the
+	// project's work tree (scope project) or the home folder (scope user).
+	File string `json:"file"`
+	// Value is what adopt wrote: Claude Code's skillOverrides value; for
+	// Gemini CLI "disabled" (the name in skills.disabled).
+	Value string `json:"value"`
+	// Skill is the SKILL.md it hides, relative like File.
+	Skill string `json:"skill"`
+	// Created says adopt created File: restore removes it when nothing
+	// else is left in it.
+	Created bool `json:"created,omitempty"`
+	// Before is the file as it was before adopt wrote this switch, and
+	// After the sha256 of what adopt wrote: while the file is still what
+	// adopt wrote, restore puts Before back byte for byte (the user's
+	// formatting too); once someone edited it, restore removes the one key.
+	Before string `json:"before,omitempty"`
+	After  string `json:"after,omitempty"`
+	State  string `json:"state,omitempty"`
+}
+
+// maxBefore bounds the copy of a settings file a record keeps.
+const maxBefore = 256 << 10
+
+func sum(data []byte) string {
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:])
+}
+
+// HiddenSwitch is a switch as adopt and restore report it.
+type HiddenSwitch struct {
+	Hidden
+	// Path is the settings file, absolute; SkillPath the SKILL.md.
+	Path      string `json:"path"`
+	SkillPath string `json:"skill_path"`
+	// Note says why restore left a switch the user changed since.
+	Note string `json:"note,omitempty"`
+}
+
+// agentSwitch is how one agent's switch is read and written.
+type agentSwitch struct {
+	value string
+	// get says whether data sets the switch of name, and to what.
+	get func(data []byte, name string) (string, error)
+	set func(data []byte, name string) ([]byte, error)
+	del func(data []byte, name string) ([]byte, error)
+}
+
+var switches = map[string]agentSwitch{
+	"claude": {
+		value: install.ClaudeHidden,
+		get:   install.ClaudeOverride,
+		set: func(data []byte, name string) ([]byte, error) {
+			return install.SetClaudeOverride(data, name, install.ClaudeHidden)
+		},
+		del: install.RemoveClaudeOverride,
+	},
+	"gemini": {
+		value: geminiHidden,
+		get: func(data []byte, name string) (string, error) {
+			list, err := install.GeminiDisabled(data)
+			for _, n := range list {
+				if strings.EqualFold(n, name) {
+					return geminiHidden, err
+				}
+			}
+			return "", err
+		},
+		set: install.AddGeminiDisabled,
+		del: install.RemoveGeminiDisabled,
+	},
+}
+
+const geminiHidden = "disabled"
+
+// hiddenPath is the journal of the switches this registry's adopt wrote.
+func (w *Workspace) hiddenPath() string { return filepath.Join(w.Reg.LocalDir(), HiddenFile) }
+
+// Switches lists the switches adopt wrote from this registry.
+func (w *Workspace) Switches() ([]Hidden, error) {
+	p := w.hiddenPath()
+	data, err := local.ReadRegular(p, local.MaxConfig)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Hidden
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v (it lists the agents' settings `megagit adopt --restore` takes back)", local.ErrInvalid, p, err)
+	}
+	for i, h := range out {
+		if _, ok := switches[h.Agent]; !ok {
+			return nil, fmt.Errorf("%w: %s: entry %d: field agent: %q, want claude or gemini", local.ErrInvalid, p, i+1, h.Agent)
+		}
+		if h.Scope != KindProject && h.Scope != KindUser {
+			return nil, fmt.Errorf("%w: %s: entry %d: field scope: %q, want project or user", local.ErrInvalid, p, i+1, h.Scope)
+		}
+		if h.Name == "" {
+			return nil, fmt.Errorf("%w: %s: entry %d: field name: empty", local.ErrInvalid, p, i+1)
+		}
+		if !filepath.IsLocal(filepath.FromSlash(h.File)) || path2agent(h.File) != h.Agent {
+			return nil, fmt.Errorf("%w: %s: entry %d: field file: %q is not one of %s's settings files", local.ErrInvalid, p, i+1, h.File, h.Agent)
+		}
+		if h.State != "" && h.State != StateHiding && h.State != StateShowing {
+			return nil, fmt.Errorf("%w: %s: entry %d: field state: %q, want %s, %s or none", local.ErrInvalid, p, i+1, h.State, StateHiding, StateShowing)
+		}
+	}
+	return out, nil
+}
+
+// path2agent is the agent whose settings file rel is ("" for none).
+func path2agent(rel string) string {
+	switch rel {
+	case ".claude/settings.json", ".claude/settings.local.json":
+		return "claude"
+	case ".gemini/settings.json":
+		return "gemini"
+	}
+	return ""
+}
+
+func sameSwitch(a, b Hidden) bool {
+	return a.Agent == b.Agent && a.Scope == b.Scope && a.File == b.File && strings.EqualFold(a.Name, b.Name)
+}
+
+// writeSwitches replaces the journal (atomic, durable).
+func (w *Workspace) writeSwitches(all []Hidden) error {
+	if all == nil {
+		all = []Hidden{}
+	}
+	data, err := json.MarshalIndent(all, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := local.MkdirAll(w.Reg.LocalDir()); err != nil {
+		return err
+	}
+	return local.WriteFileAtomic(w.hiddenPath(), append(data, '\n'), 0o600)
+}
+
+// journalSwitch writes h in place of the record of its switch, else at
+// the end; drop (h with drop set) removes that record.
+func (w *Workspace) journalSwitch(h Hidden, drop bool) error {
+	all, err := w.Switches()
+	if err != nil {
+		return err
+	}
+	out := all[:0]
+	found := false
+	for _, x := range all {
+		if sameSwitch(x, h) {
+			found = true
+			if drop {
+				continue
+			}
+			x = h
+		}
+		out = append(out, x)
+	}
+	if !found && !drop {
+		out = append(out, h)
+	}
+	return w.writeSwitches(out)
+}
+
+// switchBase is the folder a switch's File is relative to.
+func (w *Workspace) switchBase(scope string) (string, error) {
+	if scope == KindUser {
+		home, err := os.UserHomeDir()
+		if err != nil || home == "" {
+			return "", fmt.Errorf("%w: no home folder for the agents' user settings", local.ErrInvalid)
+		}
+		return home, nil
+	}
+	return w.Reg.WorkTree(), nil
+}
+
+// switchState reads the settings file of h: whether it now says what adopt
+// wrote, and the value it has.
+func switchState(file string, h Hidden) (ours bool, now string, err error) {
+	_, data, err := install.ReadSettings(file)
+	if err != nil {
+		return false, "", err
+	}
+	now, err = switches[h.Agent].get(data, h.Name)
+	if err != nil {
+		return false, "", fmt.Errorf("%w: %s: %v", local.ErrInvalid, file, err)
+	}
+	return now == h.Value, now, nil
+}
+
+// applySwitch sets (on) or removes the switch of h in its settings file,
+// and says what it wrote: on, h with Before and After set. Off, a file
+// still as adopt left it gets Before back; a file adopt created is removed
+// when nothing else is left in it.
+func applySwitch(file string, h Hidden, on bool) (Hidden, error) {
+	target, data, err := install.ReadSettings(file)
+	if err != nil {
+		return h, err
+	}
+	sw := switches[h.Agent]
+	var updated []byte
+	switch {
+	case on:
+		updated, err = sw.set(data, h.Name)
+	case h.After != "" && sum(data) == h.After && (h.Before != "" || h.Created):
+		if h.Created && h.Before == "" {
+			if err := os.Remove(target); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return h, err
+			}
+			return h, nil
+		}
+		updated = []byte(h.Before)
+	default:
+		updated, err = sw.del(data, h.Name)
+	}
+	if err != nil {
+		return h, fmt.Errorf("%w: %s: %v", local.ErrInvalid, file, err)
+	}
+	if on {
+		h.Before, h.After = "", sum(updated)
+		if len(data) <= maxBefore {
+			h.Before = string(data)
+		}
+	}
+	if string(updated) == string(data) {
+		return h, nil
+	}
+	if !on && h.Created && strings.TrimSpace(string(updated)) == "{}" {
+		if err := os.Remove(target); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return h, err
+		}
+		return h, nil
+	}
+	if err := local.MkdirAll(filepath.Dir(target)); err != nil {
+		return h, err
+	}
+	return h, install.WriteSettings(target, updated)
+}
+
+// recoverSwitches finishes the switch steps a kill interrupted (the caller
+// holds the adopt lock): a switch being written stays when the file has
+// it, else its record goes; one being removed is removed. What it did.
+func (w *Workspace) recoverSwitches() ([]string, error) {
+	all, err := w.Switches()
+	if err != nil {
+		return nil, err
+	}
+	var notes []string
+	for _, h := range all {
+		if h.State == "" {
+			continue
+		}
+		base, err := w.switchBase(h.Scope)
+		if err != nil {
+			return notes, err
+		}
+		file := filepath.Join(base, filepath.FromSlash(h.File))
+		ours, _, err := switchState(file, h)
+		if err != nil {
+			return notes, err
+		}
+		switch {
+		case h.State == StateHiding && ours:
+			h.State = ""
+			if _, data, err := install.ReadSettings(file); err == nil && h.After == "" {
+				h.After = sum(data) // a kill between the write and its record
+			}
+			err = w.journalSwitch(h, false)
+			notes = append(notes, fmt.Sprintf("%s: hidden from %s's listing (%s)", h.Name, agentName(h.Agent), describe(file)))
+		case h.State == StateHiding:
+			err = w.journalSwitch(h, true)
+			notes = append(notes, fmt.Sprintf("%s: not hidden: the adopt was undone", h.Name))
+		default:
+			if ours {
+				if _, err = applySwitch(file, h, false); err != nil {
+					return notes, err
+				}
+			}
+			err = w.journalSwitch(h, true)
+			notes = append(notes, fmt.Sprintf("%s: back in %s's listing (%s)", h.Name, agentName(h.Agent), describe(file)))
+		}
+		if err != nil {
+			return notes, err
+		}
+	}
+	return notes, nil
+}
+
+// agentName is an agent as people call it.
+func agentName(agent string) string {
+	switch agent {
+	case "claude":
+		return "Claude Code"
+	case "codex":
+		return "Codex"
+	case "gemini":
+		return "Gemini CLI"
+	}
+	return agent
+}
+
+// ownSwitches are the switches adopt wrote that apply here (this
+// registry's and the user registry's), by agent and lower-case name, with
+// the absolute settings file each is in.
+func (w *Workspace) ownSwitches() map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for _, ws := range w.adoptRegistries() {
+		all, err := ws.Switches()
+		if err != nil {
+			continue // doctor names the file
+		}
+		for _, h := range all {
+			base, err := ws.switchBase(h.Scope)
+			if err != nil || h.State == StateHiding {
+				continue
+			}
+			if out[h.Agent] == nil {
+				out[h.Agent] = map[string]string{}
+			}
+			out[h.Agent][strings.ToLower(h.Name)] = filepath.Join(base, filepath.FromSlash(h.File))
+		}
+	}
+	return out
+}
+
+// claudeSettingsFiles are Claude Code's settings files that apply here,
+// in its precedence, highest first: the project's local and shared ones,
+// then the user's.
+func (w *Workspace) claudeSettingsFiles() []string {
+	out := []string{
+		filepath.Join(w.Reg.WorkTree(), ".claude", "settings.local.json"),
+		filepath.Join(w.Reg.WorkTree(), ".claude", "settings.json"),
+	}
+	if w.Cfg.Sources.User {
+		if home, err := os.UserHomeDir(); err == nil && home != "" {
+			out = append(out, filepath.Join(home, ".claude", "settings.json"))
+		}
+	}
+	return out
+}
+
+// claudeSwitch is a skillOverrides value that keeps a skill from the
+// model, and the settings file that says it.
+type claudeSwitch struct{ value, file string }
+
+// claudeOff are the skills Claude Code's skillOverrides keep from the
+// model ("off", "user-invocable-only"), by name, each from the file of
+// highest precedence that sets it; a file that cannot be read is a
+// problem naming it.
+func (w *Workspace) claudeOff() (map[string]claudeSwitch, []error) {
+	out := map[string]claudeSwitch{}
+	if !w.Cfg.Sources.Claude {
+		return out, nil
+	}
+	var problems []error
+	seen := map[string]bool{}
+	for _, f := range w.claudeSettingsFiles() {
+		_, data, err := install.ReadSettings(f)
+		if err != nil {
+			problems = append(problems, fmt.Errorf("%s: %w", describe(f), err))
+			continue
+		}
+		if len(data) == 0 {
+			continue
+		}
+		over, err := install.ClaudeOverrides(data)
+		if err != nil {
+			problems = append(problems, fmt.Errorf("%s: %w", describe(f), err))
+			continue
+		}
+		for name, v := range over {
+			if seen[name] {
+				continue // a file of higher precedence set it
+			}
+			seen[name] = true
+			if v == "off" || v == install.ClaudeHidden {
+				out[name] = claudeSwitch{v, f}
+			}
+		}
+	}
+	return out, problems
+}
