@@ -102,27 +102,7 @@ claude_ask() {
 sent() { grep -q -- "$1" "$work/requests.jsonl"; }
 # listed NAME: the agent's own skill listing (Claude Code's "The following
 # skills are available for use with the Skill tool:") names the skill.
-listed() {
-  python3 - "$work/requests.jsonl" "$1" <<'PY'
-import json, sys
-head = "The following skills are available for use with the Skill tool:"
-def texts(v):
-    if isinstance(v, str): yield v
-    elif isinstance(v, dict):
-        for x in v.values(): yield from texts(x)
-    elif isinstance(v, list):
-        for x in v: yield from texts(x)
-for line in open(sys.argv[1]):
-    for t in texts(json.loads(line)):
-        i = t.find(head)
-        if i < 0:
-            continue
-        listing = t[i + len(head):].lstrip("\n").split("\n\n", 1)[0]
-        if any(l.startswith("- " + sys.argv[2] + ":") for l in listing.split("\n")):
-            sys.exit(0)
-sys.exit(1)
-PY
-}
+listed() { listing | grep -q -- "^- $1:"; }
 # listing: Claude Code's own skill listing in the requests, as sent.
 listing() {
   python3 - "$work/requests.jsonl" <<'PY'
