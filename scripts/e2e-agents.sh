@@ -103,7 +103,8 @@ sent() { grep -q -- "$1" "$work/requests.jsonl"; }
 # listed NAME: the agent's own skill listing (Claude Code's "The following
 # skills are available for use with the Skill tool:") names the skill.
 listed() { listing | grep -q -- "^- $1:"; }
-# listing: Claude Code's own skill listing in the requests, as sent.
+# listing: Claude Code's own skill listings in the requests, as sent, each
+# distinct one once.
 listing() {
   python3 - "$work/requests.jsonl" <<'PY'
 import json, sys
@@ -114,13 +115,17 @@ def texts(v):
         for x in v.values(): yield from texts(x)
     elif isinstance(v, list):
         for x in v: yield from texts(x)
+seen = []
 for line in open(sys.argv[1]):
     for t in texts(json.loads(line)):
         i = t.find(head)
-        if i >= 0:
-            print(t[i:].split("\n\n", 1)[0])
-            sys.exit(0)
-sys.exit(1)
+        if i < 0:
+            continue
+        one = t[i + len(head):].lstrip("\n").split("\n\n", 1)[0]
+        if one not in seen:
+            seen.append(one)
+print("\n\n".join(seen))
+sys.exit(0 if seen else 1)
 PY
 }
 verdicts() { git log --format=%s | grep -c '^verdict(' || true; }

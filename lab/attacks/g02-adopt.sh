@@ -44,7 +44,10 @@ plain_before=$(cd "$P/.agents/skills/plain-f" && find . -type f -exec sha256sum 
 
 (cd r && mg adopt >/dev/null 2>&1; mg adopt --scope user >/dev/null 2>&1)
 why=""
-[ -f r/skills/plain-f/SKILL.md ] || why="plain-f was not adopted (the attack did not run)"
+# adopt hides skills with the agents' settings (Gemini CLI's skills.disabled
+# for .agents/skills); a skill it did not hide means the attack did not run.
+grep -q plain-f r/.gemini/settings.json 2>/dev/null || why="plain-f was not adopted (the attack did not run)"
+[ -f r/skills/plain-f/SKILL.md ] && why="$why; adopt moved plain-f into the registry"
 for s in "${!before[@]}"; do
 	[ -d "$s/.git" ] || [ -f "$s/.git" ] || why="$why; adopt removed $s/.git"
 done
