@@ -236,3 +236,37 @@ func run(t *testing.T, dir string, name string, args ...string) string {
 	}
 	return string(out)
 }
+
+// A git:// server that advertises refs without end is refused once its
+// list passes the cap, rather than filling the memory.
+func TestGitEndlessAdvertisementRefused(t *testing.T) {
+	defer func(old int64) { maxAdvertisement = old }(maxAdvertisement)
+	maxAdvertisement = 1 << 20
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		_, _ = c.Read(make([]byte, 4096))
+		for i := 0; ; i++ {
+			line := fmt.Sprintf("%040x refs/heads/b%d\n", i+1, i)
+			if i == 0 {
+				line = fmt.Sprintf("%040x HEAD\x00multi_ack ofs-delta\n", 1)
+			}
+			if _, err := fmt.Fprintf(c, "%04x%s", len(line)+4, line); err != nil {
+				return
+			}
+		}
+	}()
+	r := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{"git://" + ln.Addr().String() + "/r.git"}})
+	_, err = r.List(&git.ListOptions{})
+	if !errors.Is(err, ErrAdvertisementTooLarge) {
+		t.Fatalf("listing an endless advertisement: %v, want ErrAdvertisementTooLarge", err)
+	}
+}
