@@ -79,7 +79,12 @@ func ReadInput(in io.Reader) ([]byte, error) {
 
 // Log records why a hook did nothing: in hook.log when a registry was
 // found, and on stderr (agents show a hook's stderr only in debug views).
+// A user-scope hook stepping aside for the project's own (ErrProjectHook)
+// is not logged.
 func Log(errOut io.Writer, dir *local.Dir, now time.Time, agent, verb string, err error) {
+	if errors.Is(err, ErrProjectHook) {
+		return // not a failure: the project's own hook answers
+	}
 	// One line, and nothing a terminal would act on when someone reads
 	// the log (an error can quote a transcript's text).
 	msg := safetext.Escape(strings.Join(strings.Fields(err.Error()), " "))

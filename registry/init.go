@@ -180,3 +180,24 @@ func (r *Registry) ignoresMetaDir() bool {
 	data, _ := os.ReadFile(r.abs(refIgnoreFile))
 	return hasLine(string(data), "*")
 }
+
+// InitPreview is Init (branch layout) of a registry no one sees, in a
+// folder of its own: a dry run's stand-in for one not created yet. Its
+// first commit is authored by megagit, so it needs no git identity.
+func InitPreview(dir string, configYAML []byte, opts Options) (*Registry, plumbing.Hash, error) {
+	repo, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{
+		InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")},
+	})
+	if err != nil {
+		return nil, plumbing.ZeroHash, fmt.Errorf("git init %s: %w", dir, err)
+	}
+	cfg, err := repo.Config()
+	if err != nil {
+		return nil, plumbing.ZeroHash, err
+	}
+	cfg.User.Name, cfg.User.Email = "megagit", "megagit@localhost"
+	if err := repo.SetConfig(cfg); err != nil {
+		return nil, plumbing.ZeroHash, err
+	}
+	return InitLayout(dir, configYAML, LayoutBranch, opts)
+}

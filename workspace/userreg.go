@@ -10,6 +10,7 @@ import (
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
+	"github.com/spf13/pflag"
 )
 
 // The user registry is your own registry, outside every project
@@ -78,21 +79,8 @@ func (w *Workspace) CreateUserRegistry() (*Workspace, error) {
 		return u, err
 	}
 	dir := w.UserRegistryDir()
-	if dir == "" {
-		return nil, fmt.Errorf("%w: no home folder, so no user registry: set %s (or user_registry in %s)", local.ErrInvalid, config.UserRegistryEnv, config.UserFile())
-	}
-	if dir == config.UserRegistryDefault() {
-		// megagit's folder under the user's data folder, and the registry
-		// in it, are the user's alone.
-		if err := local.MkdirPrivate(filepath.Dir(dir)); err != nil {
-			return nil, fmt.Errorf("create the user registry %s: %w", dir, err)
-		}
-		if err := local.MkdirPrivate(dir); err != nil {
-			return nil, fmt.Errorf("create the user registry %s: %w", dir, err)
-		}
-	}
-	if _, _, err := registry.Init(dir, config.DefaultFileRoots("skills"), registry.Options{Warn: w.Reg.Options().Warn}); err != nil {
-		return nil, fmt.Errorf("create the user registry %s: %w", dir, err)
+	if err := initUserRegistry(dir, w.Reg.Options().Warn); err != nil {
+		return nil, err
 	}
 	u, err := w.openOther(dir, "user registry")
 	if err != nil {
@@ -144,4 +132,102 @@ func (w *Workspace) NativeLedger(key string) ([]registry.Entry, error) {
 	}
 	registry.SortEntries(out)
 	return out, errors.Join(errs...)
+}
+
+// initUserRegistry creates the user registry at dir: a git repository of
+// its own, roots: [skills], no remote; megagit's folder under the user's
+// data folder, and the registry in it, are the user's alone.
+func initUserRegistry(dir string, warn func(string)) error {
+	if dir == "" {
+		return fmt.Errorf("%w: no home folder, so no user registry: set %s (or user_registry in %s)", local.ErrInvalid, config.UserRegistryEnv, config.UserFile())
+	}
+	if dir == config.UserRegistryDefault() {
+		if err := local.MkdirPrivate(filepath.Dir(dir)); err != nil {
+			return fmt.Errorf("create the user registry %s: %w", dir, err)
+		}
+		if err := local.MkdirPrivate(dir); err != nil {
+			return fmt.Errorf("create the user registry %s: %w", dir, err)
+		}
+	}
+	if _, _, err := registry.Init(dir, config.DefaultFileRoots("skills"), registry.Options{Warn: warn}); err != nil {
+		return fmt.Errorf("create the user registry %s: %w", dir, err)
+	}
+	return nil
+}
+
+// ErrNoUserRegistry is a user registry that does not exist yet.
+var ErrNoUserRegistry = errors.New("no user registry yet")
+
+// UserRegistryPath is where the user registry is or would be, from the
+// user config ("" without a home folder).
+func UserRegistryPath() (string, error) {
+	u, err := config.LoadUser()
+	if err != nil {
+		return "", err
+	}
+	return u.UserRegistry, nil
+}
+
+// UserRegistryExists says whether the user registry at dir has been
+// created.
+func UserRegistryExists(dir string) bool {
+	if dir == "" {
+		return false
+	}
+	st, err := os.Stat(filepath.Join(dir, local.MetaDir))
+	return err == nil && st.IsDir()
+}
+
+// OpenUser opens the user registry as the workspace, from any folder:
+// what `adopt --scope user` and `hook install --scope user` act on.
+// create makes it on first use (created says so); without create a
+// missing one is ErrNoUserRegistry, naming where it would be.
+func OpenUser(flags *pflag.FlagSet, warn func(string), create bool) (w *Workspace, created bool, err error) {
+	dir, err := UserRegistryPath()
+	if err != nil {
+		return nil, false, err
+	}
+	if !UserRegistryExists(dir) {
+		if !create {
+			if dir == "" {
+				return nil, false, fmt.Errorf("%w: no home folder, so no user registry: set %s (or user_registry in %s)", ErrNoUserRegistry, config.UserRegistryEnv, config.UserFile())
+			}
+			return nil, false, fmt.Errorf("%w: it would be at %s", ErrNoUserRegistry, dir)
+		}
+		if err := initUserRegistry(dir, warn); err != nil {
+			return nil, false, err
+		}
+		created = true
+	}
+	w, err = Open(dir, flags, warn)
+	if err == nil && !w.IsUserRegistry() {
+		// dir is inside another registry, which Open found instead.
+		err = fmt.Errorf("%w: user registry %s: no %s folder of its own", local.ErrNotRegistry, dir, local.MetaDir)
+	}
+	return w, created, err
+}
+
+// PreviewUser stands in for a user registry that does not exist yet, for
+// a dry run that must create nothing where the user would see it: a
+// throwaway registry of the user registry's defaults in a temporary
+// folder, which cleanup removes. What it reads (the agents' folders of
+// your home, your settings) is what the real one would.
+func PreviewUser(warn func(string)) (w *Workspace, cleanup func(), err error) {
+	tmp, err := os.MkdirTemp("", "megagit-user-preview-")
+	if err != nil {
+		return nil, nil, err
+	}
+	cleanup = func() { os.RemoveAll(tmp) }
+	_, _, err = registry.InitPreview(tmp, config.DefaultFileRoots("skills"), registry.Options{Warn: warn})
+	if err == nil {
+		w, err = Open(tmp, nil, warn)
+	}
+	if err != nil {
+		cleanup()
+		return nil, nil, fmt.Errorf("preview the user registry: %w", err)
+	}
+	u := *w.User
+	u.UserRegistry = w.Reg.Root()
+	w.User = &u
+	return w, cleanup, nil
 }

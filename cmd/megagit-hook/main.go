@@ -1,8 +1,8 @@
 // Command megagit-hook is megagit's prompt and session-start hooks in a
 // small binary:
 //
-//	megagit-hook [-C DIR] prompt --agent claude|codex|gemini
-//	megagit-hook [-C DIR] session-start --agent claude|codex|gemini
+//	megagit-hook [-C DIR] prompt --agent claude|codex|gemini [--user-registry DIR]
+//	megagit-hook [-C DIR] session-start --agent claude|codex|gemini [--user-registry DIR]
 //
 // do what `megagit hook prompt` and `megagit hook session-start` do
 // (hook/inject), and `megagit hook install` uses it when it sits next to
@@ -42,7 +42,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-const usage = "usage: megagit-hook [-C DIR] prompt|session-start --agent claude|codex|gemini (the agent's event JSON on stdin)"
+const usage = "usage: megagit-hook [-C DIR] prompt|session-start --agent claude|codex|gemini [--user-registry DIR] (the agent's event JSON on stdin)"
 
 // run is the whole command. Like `megagit hook prompt` it exits 0 and
 // prints nothing on stdout whatever goes wrong, except for a call no agent
@@ -67,7 +67,7 @@ func run(args []string, in io.Reader, out, errOut io.Writer) int {
 		hookRun = inject.SessionStart
 	}
 	data, err := hookRun(inject.Options{
-		Agent: a.agent, Dir: a.dir, Version: version, Start: start, Now: now,
+		Agent: a.agent, Dir: a.dir, UserRegistry: a.userReg, Version: version, Start: start, Now: now,
 		In: in, Out: out, ErrOut: errOut, Open: open, Megagit: fullBinary,
 	})
 	if errors.Is(err, inject.ErrStale) {
@@ -88,7 +88,11 @@ func run(args []string, in io.Reader, out, errOut io.Writer) int {
 // nil when there is none.
 func registryOf(a cmdArgs, data []byte) *local.Dir {
 	in, _ := hook.ParseInput(data, false)
-	root, err := local.Find(hook.RegistryDir(a.dir, in.Cwd))
+	where, err := hook.Locate(a.dir, a.userReg, in.Cwd, a.agent)
+	if err != nil {
+		return nil
+	}
+	root, err := local.Find(where)
 	if err != nil {
 		return nil
 	}
@@ -98,6 +102,7 @@ func registryOf(a cmdArgs, data []byte) *local.Dir {
 
 type cmdArgs struct {
 	dir, agent string
+	userReg    string // --user-registry: a user-scope hook's
 	verb       string // verbPrompt or verbSessionStart
 }
 
@@ -112,8 +117,8 @@ var (
 	errVersion = errors.New("version")
 )
 
-// parseArgs reads [-C DIR] [hook] prompt|session-start [--agent A] (also
-// -C=DIR and --agent=A), the arguments `megagit hook prompt` and `megagit
+// parseArgs reads [-C DIR] [hook] prompt|session-start [--agent A]
+// [--user-registry DIR] (also -C=DIR, --agent=A and --user-registry=DIR), the arguments `megagit hook prompt` and `megagit
 // hook session-start` take.
 func parseArgs(args []string) (cmdArgs, error) {
 	a := cmdArgs{agent: hook.AgentClaude}
@@ -140,6 +145,8 @@ func parseArgs(args []string) (cmdArgs, error) {
 			a.dir, err = value("-C")
 		case arg == "--agent" || strings.HasPrefix(arg, "--agent="):
 			a.agent, err = value("--agent")
+		case arg == hook.UserRegistryFlag || strings.HasPrefix(arg, hook.UserRegistryFlag+"="):
+			a.userReg, err = value(hook.UserRegistryFlag)
 		case arg == "hook" && !verb:
 		case (arg == verbPrompt || arg == verbSessionStart) && !verb:
 			verb, a.verb = true, arg
@@ -227,7 +234,11 @@ func handOver(a cmdArgs, data []byte, start time.Time, out, errOut io.Writer) er
 	if a.dir != "" {
 		args = append(args, "-C", a.dir)
 	}
-	cmd := exec.Command(exe, append(args, "hook", a.verb, "--agent", a.agent)...)
+	args = append(args, "hook", a.verb, "--agent", a.agent)
+	if a.userReg != "" {
+		args = append(args, hook.UserRegistryFlag, a.userReg)
+	}
+	cmd := exec.Command(exe, args...)
 	cmd.Stdin = bytes.NewReader(data)
 	cmd.Stdout, cmd.Stderr = out, errOut
 	cmd.Env = append(os.Environ(), inject.StartEnv+"="+strconv.FormatInt(start.UnixNano(), 10))

@@ -173,6 +173,47 @@ func TestAnswersAloneOnceMegagitSavedItsSettings(t *testing.T) {
 	}
 }
 
+// TestUserRegistryWhereNoRegistry checks a user-scope hook (megagit-hook
+// --user-registry) answers in a folder with no registry exactly as the
+// user registry itself would, and prints nothing in a project whose own
+// settings run megagit's prompt hook.
+func TestUserRegistryWhereNoRegistry(t *testing.T) {
+	f := newFixture(t)
+	f.hook(bin, prompts[0]) // megagit saves the settings for megagit-hook
+	run := func(cwd string) string {
+		in, _ := json.Marshal(map[string]string{"session_id": fmt.Sprintf("u-%d", time.Now().UnixNano()), "prompt": prompts[0], "hook_event_name": "UserPromptSubmit", "cwd": cwd})
+		cmd := exec.Command(filepath.Join(lone, "megagit-hook"), "prompt", "--agent", "claude", "--user-registry", f.root)
+		cmd.Env, cmd.Stdin = f.env, bytes.NewReader(in)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("megagit-hook: %v (a hook always exits 0)", err)
+		}
+		return string(out)
+	}
+	plain := t.TempDir()
+	want := f.hook(lone, prompts[0])
+	if got := run(plain); got != want || !strings.Contains(got, "skills/flaky-tests/SKILL.md") {
+		t.Fatalf("in a folder without a registry the user hook printed\n%s\nthe user registry itself prints\n%s", got, want)
+	}
+	settings := filepath.Join(plain, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Join(plain, ".git"), 0o755); err != nil { // a project: its top has .git
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	own := `{"hooks":{"UserPromptSubmit":[{"hooks":[{"type":"command","command":"megagit-hook -C tools/skills prompt --agent claude"}]}]}}`
+	if err := os.WriteFile(settings, []byte(own), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := run(plain); got != "" {
+		t.Fatalf("with the project's own prompt hook the user hook printed\n%s", got)
+	}
+	if got := run(filepath.Join(plain, "sub")); got != "" {
+		t.Fatalf("in a subfolder of that project the user hook printed\n%s", got)
+	}
+}
+
 // sessionStart runs the session-start hook of a hook binary (dir/megagit-hook,
 // or megagit itself when dir is "full") for session id and returns its stdout.
 func (f *fixture) sessionStart(dir, agent, id string) string {
@@ -522,9 +563,9 @@ func TestNeverBreaksTheAgent(t *testing.T) {
 
 func TestParseArgs(t *testing.T) {
 	for _, tt := range []struct {
-		args       []string
-		dir, agent string
-		err        string
+		args             []string
+		dir, agent, user string
+		err              string
 	}{
 		{args: []string{"prompt"}, agent: "claude"},
 		{args: []string{"-C", "/srv/reg", "prompt", "--agent", "codex"}, dir: "/srv/reg", agent: "codex"},
@@ -533,13 +574,16 @@ func TestParseArgs(t *testing.T) {
 		{args: []string{"stop"}, err: `unexpected argument "stop"`},
 		{args: []string{"--agent", "claude"}, err: "missing the prompt or session-start command"},
 		{args: []string{"prompt", "-C"}, err: "-C needs a value"},
+		{args: []string{"prompt", "--agent", "codex", "--user-registry", "/u"}, agent: "codex", user: "/u"},
+		{args: []string{"session-start", "--user-registry=/u"}, agent: "claude", user: "/u"},
+		{args: []string{"prompt", "--user-registry"}, err: "--user-registry needs a value"},
 	} {
 		a, err := parseArgs(tt.args)
 		switch {
 		case tt.err != "" && (err == nil || err.Error() != tt.err):
 			t.Errorf("%q: err %v, want %q", tt.args, err, tt.err)
-		case tt.err == "" && (err != nil || a.dir != tt.dir || a.agent != tt.agent):
-			t.Errorf("%q: %+v, %v; want dir %q agent %q", tt.args, a, err, tt.dir, tt.agent)
+		case tt.err == "" && (err != nil || a.dir != tt.dir || a.agent != tt.agent || a.userReg != tt.user):
+			t.Errorf("%q: %+v, %v; want dir %q agent %q user registry %q", tt.args, a, err, tt.dir, tt.agent, tt.user)
 		}
 	}
 }

@@ -40,14 +40,18 @@ type Env struct {
 
 // Options are one prompt hook call's.
 type Options struct {
-	Agent   string
-	Dir     string // -C: where to look for the registry instead of the agent's cwd
-	Version string // the megagit version, for `megagit serve`
-	Start   time.Time
-	Now     func() time.Time
-	In      io.Reader
-	Out     io.Writer
-	ErrOut  io.Writer
+	Agent string
+	Dir   string // -C: where to look for the registry instead of the agent's cwd
+	// UserRegistry is the user registry of a user-scope hook
+	// (--user-registry): used where the agent's folder has no registry
+	// (hook.Locate).
+	UserRegistry string
+	Version      string // the megagit version, for `megagit serve`
+	Start        time.Time
+	Now          func() time.Time
+	In           io.Reader
+	Out          io.Writer
+	ErrOut       io.Writer
 	// Open finds the registry from a folder. When it returns an Env and an
 	// error, the error is logged in that registry.
 	Open func(dir string) (*Env, error)
@@ -297,7 +301,11 @@ func openEvent(opts Options, needPrompt bool, input *[]byte, opened func(*Env)) 
 		return hook.Input{}, nil, err
 	}
 	in, perr := hook.ParseInput(data, needPrompt)
-	e, err := opts.Open(hook.RegistryDir(opts.Dir, in.Cwd))
+	where, err := hook.Locate(opts.Dir, opts.UserRegistry, in.Cwd, opts.Agent)
+	if err != nil {
+		return in, nil, err
+	}
+	e, err := opts.Open(where)
 	if errors.Is(err, ErrStale) {
 		return in, nil, err
 	}

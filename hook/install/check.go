@@ -12,6 +12,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
 )
 
@@ -50,7 +51,9 @@ func DoctorCheck(workTree string) registry.Check {
 			kinds := ourKinds(data)
 			if len(kinds) > 0 {
 				found = append(found, p)
-				at[scope] = p
+				if scope != ScopeUser || !userStepsAside(data) {
+					at[scope] = p
+				}
 			}
 			for _, c := range ourCommands(data) {
 				if why := brokenCommand(c); why != "" && !slices.Contains(broken, p+": "+why) {
@@ -78,7 +81,7 @@ func DoctorCheck(workTree string) registry.Check {
 	if len(double) > 0 {
 		return registry.Check{Name: "hooks", Status: registry.CheckFail,
 			Detail: "installed at more than one scope, so every prompt is routed and injected twice: " + strings.Join(double, "; "),
-			Hint:   "keep one: " + strings.Join(fixes, "; ")}
+			Hint:   "keep one: " + strings.Join(fixes, "; ") + "; or run `megagit hook install --scope user` again without -C: user hooks that name your user registry give way to a project's own"}
 	}
 	if len(broken) > 0 {
 		return registry.Check{Name: "hooks", Status: registry.CheckFail,
@@ -105,6 +108,22 @@ func DoctorCheck(workTree string) registry.Check {
 	return registry.Check{Name: "hooks", Status: registry.CheckOK, Detail: "installed in " + strings.Join(found, ", ")}
 }
 
+// userStepsAside says whether a user settings file's prompt hooks give way
+// to a project's own (they name the user registry): installed at both
+// scopes, prompts are then routed once.
+func userStepsAside(data []byte) bool {
+	aside := false
+	for _, c := range ourCommands(data) {
+		if hook.HookKind(c) == "prompt" {
+			if !stepsAside(c) {
+				return false
+			}
+			aside = true
+		}
+	}
+	return aside
+}
+
 // settingsHaveOurs walks any JSON for a "command" string that runs megagit.
 func settingsHaveOurs(data []byte) bool { return len(ourKinds(data)) > 0 }
 
@@ -120,31 +139,7 @@ func ourKinds(data []byte) map[string]bool {
 
 // ourCommands are the "command" strings anywhere in a JSON document that
 // run megagit's hooks, in no particular order.
-func ourCommands(data []byte) []string {
-	var v any
-	if json.Unmarshal(data, &v) != nil {
-		return nil
-	}
-	var out []string
-	var walk func(any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, val := range x {
-				if s, ok := val.(string); ok && k == "command" && IsOurs(s) {
-					out = append(out, s)
-				}
-				walk(val)
-			}
-		case []any:
-			for _, val := range x {
-				walk(val)
-			}
-		}
-	}
-	walk(v)
-	return out
-}
+func ourCommands(data []byte) []string { return hook.HookCommands(data) }
 
 // brokenCommand says why an agent cannot run a command line of megagit's
 // (a hook's, or the MCP server's words joined), or "" when nothing is
@@ -169,6 +164,11 @@ func brokenCommand(command string) string {
 		if w == "-C" && i+1 < len(words) {
 			if st, err := os.Stat(words[i+1]); err != nil || !st.IsDir() {
 				return fmt.Sprintf("its registry %s (-C) is not a folder", words[i+1])
+			}
+		}
+		if w == hook.UserRegistryFlag && i+1 < len(words) {
+			if st, err := os.Stat(filepath.Join(words[i+1], local.MetaDir)); err != nil || !st.IsDir() {
+				return fmt.Sprintf("its user registry %s (%s) is not a megagit registry", words[i+1], hook.UserRegistryFlag)
 			}
 		}
 	}

@@ -121,6 +121,9 @@ func RunMCP(opts Options) error {
 func MCPCommand(opts Options) []string {
 	quiet := opts
 	quiet.ErrOut, quiet.Lean = io.Discard, "none" // the hooks' run already said it
+	// The server has no folder of its own to fall back from: a user-scope
+	// one serves the user registry (-C).
+	quiet.UserRegistry = ""
 	command, _ := commands(quiet)
 	return append(splitWords(command), "mcp")
 }

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/local"
 )
 
@@ -30,7 +31,11 @@ type Options struct {
 	// Root and WorkTree are the registry's, "" when none was found (a
 	// user-scope install can do without one).
 	Root, WorkTree string
-	Out, ErrOut    io.Writer
+	// UserRegistry, for a user-scope install, is the user registry the
+	// hooks fall back to where the agent's folder has no registry
+	// (--user-registry DIR in every command, and no -C).
+	UserRegistry string
+	Out, ErrOut  io.Writer
 }
 
 // Result is what one Run did to one settings file.
@@ -66,6 +71,11 @@ func Run(opts Options) (Result, error) {
 		var entries []Entry
 		command, lean := commands(opts)
 		if entries, err = AgentEntries(opts.Agent, command, lean); err == nil {
+			if opts.UserRegistry != "" {
+				for i := range entries {
+					entries[i].Command += " " + hook.UserRegistryFlag + " " + ShellQuote(opts.UserRegistry)
+				}
+			}
 			updated, err = Merge(old, entries)
 		}
 	}
@@ -99,8 +109,9 @@ func Run(opts Options) (Result, error) {
 // binary's absolute path, and the megagit-hook next to it the same way.
 // A project-scope file is committed and shared, so it never holds a path
 // of this machine: it always runs `megagit` (warning when that is not this
-// binary; --scope local pins it instead). A user-scope install pins the
-// registry with -C (every project then routes against it); so does a
+// binary; --scope local pins it instead). A user-scope install names the
+// user registry (Options.UserRegistry), or with a registry given by -C
+// pins that one (every project then routes against it); so does a
 // project install whose registry is not at the work tree's root, with
 // the path relative to that root (hook.RegistryDir resolves it against the
 // project of the agent's working directory).
@@ -137,7 +148,7 @@ func commands(opts Options) (command, lean string) {
 // absolute for the user's own files, relative to the work tree in a
 // project's shared one.
 func pinRegistry(opts Options, command, lean string) (string, string) {
-	if opts.Root == "" || (opts.Scope != ScopeUser && opts.Root == opts.WorkTree) {
+	if opts.Root == "" || opts.UserRegistry != "" || (opts.Scope != ScopeUser && opts.Root == opts.WorkTree) {
 		return command, lean
 	}
 	dir := opts.Root

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/megagit/megagit/hook"
 )
@@ -114,24 +112,12 @@ func AgentEntries(agent, command, lean string) ([]Entry, error) {
 	return nil, hook.CheckAgent(agent)
 }
 
-// oursRE matches `megagit [-C DIR] hook prompt|stop|session-start` and
-// `megagit-hook [-C DIR] prompt|session-start`. It is compiled on first use, not at program start,
-// which every megagit command (the prompt hook on every prompt) pays for.
-var oursRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?:^|[\s/\\"'])megagit(?:(?:\.exe)?["']?\s+(?:-C\s+(?:"[^"]*"|'[^']*'|\S+)\s+)?hook|-hook(?:\.exe)?["']?(?:\s+-C\s+(?:"[^"]*"|'[^']*'|\S+))?)\s+(prompt|stop|session-start)\b`)
-})
-
 // IsOurs reports whether a hook command runs `megagit hook
 // prompt|stop|session-start` or `megagit-hook prompt|session-start`;
 // Remove takes out exactly these and nothing else.
-func IsOurs(command string) bool { return oursRE().MatchString(command) }
+func IsOurs(command string) bool { return hook.HookKind(command) != "" }
 
-func ourKind(command string) string {
-	if m := oursRE().FindStringSubmatch(command); m != nil {
-		return m[1]
-	}
-	return ""
-}
+func ourKind(command string) string { return hook.HookKind(command) }
 
 // ShellQuote quotes a word for the agent's shell when it needs it.
 func ShellQuote(s string) string {

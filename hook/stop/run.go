@@ -28,6 +28,10 @@ import (
 type Options struct {
 	Agent string
 	Dir   string // -C: where to look for the registry instead of the agent's cwd
+	// UserRegistry is the user registry of a user-scope hook
+	// (--user-registry): used where the agent's folder has no registry
+	// (hook.Locate).
+	UserRegistry string
 	// Transcript is a Claude Code transcript to read instead of the
 	// event's transcript_path (a person running the hook after a
 	// session); it settles pending outcomes.
@@ -198,7 +202,11 @@ func work(opts Options, st *runState) error {
 	if in.SessionID == "" {
 		return fmt.Errorf("%w: no session_id", hook.ErrBadInput)
 	}
-	reg, err := opts.Open(hook.RegistryDir(opts.Dir, in.Cwd))
+	where, err := hook.Locate(opts.Dir, opts.UserRegistry, in.Cwd, opts.Agent)
+	if err != nil {
+		return err
+	}
+	reg, err := opts.Open(where)
 	if reg != nil {
 		st.reg.Store(reg)
 	}

@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/megagit/megagit/audit"
+	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
@@ -47,8 +49,8 @@ it, and adopt writes the agent's own per-skill setting instead:
 --scope says whose skills: project (the default in a project: the
 project's .claude/skills, .agents/skills, .gemini/skills), user (your
 personal skills: ~/.claude/skills, ~/.agents/skills, ~/.codex/skills,
-~/.gemini/skills; what adopt wrote is kept in your user registry, created
-on first use) or all.
+~/.gemini/skills; it works from any folder, and what adopt wrote is kept in
+your user registry, created on first use) or all.
 
 Adopt leaves alone: a skill the agent already keeps from the model
 (disable-model-invocation: true, Codex's allow_implicit_invocation: false,
@@ -100,10 +102,11 @@ or restore) finishes it.`,
 
 func adoptRun(opts *adoptOptions) error {
 	a := opts.app
-	e, err := a.open(nil)
-	if err != nil {
+	e, done, err := adoptWorkspace(opts)
+	if err != nil || e == nil {
 		return err
 	}
+	defer done()
 	o := workspace.AdoptOptions{Agent: opts.agent, Scope: opts.scope, DryRun: opts.dryRun, Now: a.now(), Except: opts.except, Shared: opts.shared, Allow: opts.allow}
 	if o.Agent == "all" {
 		o.Agent = ""
@@ -142,7 +145,11 @@ func adoptRun(opts *adoptOptions) error {
 		}
 		a.say(line)
 		if len(res.Hidden) > 0 && !opts.dryRun {
-			a.say(fmt.Sprintf("megagit: the skills stay where they are and keep their /NAME commands; megagit's hooks inject the ones a prompt needs (`megagit hook install` if not done). Undo: megagit adopt --restore%s", scopeFlag(opts.scope)))
+			install := "megagit hook install"
+			if opts.scope == workspace.KindUser {
+				install += " --scope user"
+			}
+			a.say(fmt.Sprintf("megagit: the skills stay where they are and keep their /NAME commands; megagit's hooks inject the ones a prompt needs (`%s` if not done). Undo: megagit adopt --restore%s", install, scopeFlag(opts.scope)))
 		}
 		if len(res.Hidden) == 0 && res.Already == 0 && len(res.Skipped) == 0 && opts.scope == "" && !e.IsUserRegistry() {
 			if n := personalSkills(e); n > 0 {
@@ -177,6 +184,40 @@ func adoptRun(opts *adoptOptions) error {
 		header[4] = "DONE"
 	}
 	return printTable(a.out, header, rows)
+}
+
+// adoptWorkspace is the registry adopt acts on: for --scope user the user
+// registry, from any folder (created on first use; a dry run before it
+// exists previews it and creates nothing), unless -C names a registry;
+// else the registry around the working directory. nil with no error: there
+// is nothing to do, and adopt said so.
+func adoptWorkspace(opts *adoptOptions) (*workspace.Workspace, func(), error) {
+	a := opts.app
+	nothing := func() {}
+	if opts.scope != workspace.KindUser || a.dir != "" {
+		e, err := a.open(nil)
+		if errors.Is(err, local.ErrNotRegistry) && opts.scope != workspace.KindProject {
+			err = withHint(err, "for your personal skills (~/.claude/skills and the like), from any folder: `megagit adopt --scope user`")
+		}
+		return e, nothing, err
+	}
+	warn := func(s string) { a.say("megagit: warning: " + s) }
+	e, _, err := workspace.OpenUser(nil, warn, false)
+	switch {
+	case errors.Is(err, workspace.ErrNoUserRegistry) && opts.restore:
+		a.say(fmt.Sprintf("megagit: 0 setting(s) taken back: adopt --scope user has not run (%v)", err))
+		return nil, nothing, nil
+	case errors.Is(err, workspace.ErrNoUserRegistry) && opts.dryRun:
+		dir, _ := workspace.UserRegistryPath()
+		a.say(fmt.Sprintf("megagit: adopt would first create your user registry at %s, which keeps what adopt writes", workspace.Describe(dir)))
+		return workspace.PreviewUser(warn)
+	case errors.Is(err, workspace.ErrNoUserRegistry):
+		var created bool
+		if e, created, err = workspace.OpenUser(nil, warn, true); err == nil && created {
+			a.say(fmt.Sprintf("megagit: created your user registry at %s, which keeps what adopt writes", workspace.Describe(e.Reg.Root())))
+		}
+	}
+	return e, nothing, err
 }
 
 // personalSkills counts the personal skills (the agents' user folders)

@@ -61,6 +61,14 @@ prints the steps that rewrite the history.`,
 func doctorRun(opts *doctorOptions) error {
 	a := opts.app
 	root, err := registryRoot(a)
+	if errors.Is(err, local.ErrNotRegistry) && a.dir == "" {
+		// Outside every registry, your user-scope hooks route with the
+		// user registry: check that one.
+		if dir, uerr := workspace.UserRegistryPath(); uerr == nil && workspace.UserRegistryExists(dir) {
+			a.say(fmt.Sprintf("megagit: no registry here: checking your user registry, %s", workspace.Describe(dir)))
+			a.dir, root, err = dir, dir, nil
+		}
+	}
 	if err != nil {
 		return notRegistry(a, err)
 	}
@@ -199,7 +207,13 @@ func doctorRun(opts *doctorOptions) error {
 	checks = append(checks, cacheChecks(root)...)
 	checks = append(checks, cacheCoverageCheck(e)...)
 	checks = append(checks, settingsCheck(e), routeIndexCheck(e), serveCheck(e), sourcesCheck(e), adoptCheck(e), identityCheck(e.Reg), writableCheck(e.Reg))
+	checks = append(checks, listingCheck(e))
 	checks = append(checks, install.DoctorCheck(e.Reg.WorkTree()), install.MCPDoctorCheck(e.Reg.WorkTree()))
+	if home, err := os.UserHomeDir(); err == nil {
+		if c, ok := install.UserHookCheck(home); ok {
+			checks = append(checks, c)
+		}
+	}
 	return doctorReport(a, opts, checks)
 }
 
@@ -445,6 +459,35 @@ func adoptCheck(w *workspace.Workspace) registry.Check {
 			Hint:   "run `megagit doctor --fix` (or `megagit adopt`, which then hides them with the agents' settings): each goes back to its agent's folder"}
 	}
 	return registry.Check{Name: name, Status: registry.CheckOK, Detail: "no adopt or restore step left unfinished"}
+}
+
+// listingCheck suggests adopt when the agents' own listings still carry
+// more of the skills megagit routes than one prompt's injection may hold
+// (route.budget): every prompt pays for that listing, and megagit would
+// inject only the few a prompt needs.
+func listingCheck(w *workspace.Workspace) registry.Check {
+	const name = "agents' listings"
+	l, err := w.NativeListing()
+	if err != nil {
+		return registry.Check{Name: name, Status: registry.CheckWarn, Detail: "could not tell what adopt would hide: " + err.Error()}
+	}
+	if l.Skills == 0 {
+		return registry.Check{Name: name, Status: registry.CheckOK, Detail: "no skill megagit routes is also in an agent's own listing"}
+	}
+	detail := fmt.Sprintf("the agents' own listings carry %d skill(s) megagit routes, about %d tokens in every prompt", l.Skills, l.Tokens)
+	if l.Tokens <= w.Cfg.Route.Budget {
+		return registry.Check{Name: name, Status: registry.CheckOK, Detail: detail + fmt.Sprintf(", within one prompt's injection (route.budget %d)", w.Cfg.Route.Budget)}
+	}
+	var cmds []string
+	if l.Project {
+		cmds = append(cmds, "`megagit adopt`")
+	}
+	if l.User {
+		cmds = append(cmds, "`megagit adopt --scope user`")
+	}
+	return registry.Check{Name: name, Status: registry.CheckWarn,
+		Detail: detail + fmt.Sprintf(", more than megagit injects at most (route.budget %d)", w.Cfg.Route.Budget),
+		Hint:   strings.Join(cmds, " and ") + " hides them from the agents' listings with the agents' own settings (no file moves; the /NAME commands stay); megagit's hook then injects the few a prompt needs"}
 }
 
 // identityCheck fails when git has no identity to author commits with, or

@@ -7,6 +7,7 @@ import (
 
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/hook/install"
+	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -54,7 +55,7 @@ func hookInstallCmd(a *app, uninstall bool, runF func(*hookInstallOptions) error
 		},
 	}
 	cmd.Flags().StringVar(&opts.agent, "agent", hook.AgentClaude, "claude, codex or gemini")
-	cmd.Flags().StringVar(&opts.scope, "scope", install.ScopeProject, "project (the work tree's settings, shared in git), local (the work tree's settings kept to this machine: Claude Code's .claude/settings.local.json) or user (your home folder)")
+	cmd.Flags().StringVar(&opts.scope, "scope", install.ScopeProject, "project (the work tree's settings, shared in git), local (the work tree's settings kept to this machine: Claude Code's .claude/settings.local.json) or user (your home folder, from any folder: the hooks name your user registry, used where a project has none; with -C, that registry for every project)")
 	cmd.Flags().BoolVar(&opts.dryRun, "dry-run", false, "print the diff and write nothing")
 	cmd.Flags().BoolVar(&opts.mcp, "mcp", false, "also register (uninstall: remove) \"megagit mcp\" as the agent's MCP server")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: agent, scope, path, changed, dry_run, diff, mcp, next")
@@ -66,8 +67,8 @@ func hookInstallCmd(a *app, uninstall bool, runF func(*hookInstallOptions) error
 }
 
 // hookInstallRun installs or uninstalls the hooks (hook/install) for the
-// registry around the working directory; a user-scope install can do
-// without one.
+// registry around the working directory; a user-scope install for the
+// user registry (created on first use), unless -C names one.
 func hookInstallRun(opts *hookInstallOptions) error {
 	a := opts.app
 	inst := install.Options{
@@ -78,10 +79,22 @@ func hookInstallRun(opts *hookInstallOptions) error {
 	if opts.json {
 		inst.Out = &diff
 	}
-	if e, err := a.open(nil); err == nil {
+	switch {
+	case opts.scope == install.ScopeUser && a.dir == "" && !opts.uninstall:
+		// Your own hooks run in every project: they name the user
+		// registry, for the folders with no registry of their own.
+		dir, err := userRegistryFor(a, opts.dryRun)
+		if err != nil {
+			return err
+		}
+		inst.Root, inst.WorkTree, inst.UserRegistry = dir, dir, dir
+	case opts.scope == install.ScopeUser && opts.uninstall:
+	default:
+		e, err := a.open(nil)
+		if err != nil {
+			return err
+		}
 		inst.Root, inst.WorkTree = e.Reg.Root(), e.Reg.WorkTree()
-	} else if opts.scope != install.ScopeUser {
-		return err
 	}
 	res, err := install.Run(inst)
 	if err != nil {
@@ -105,4 +118,27 @@ func hookInstallRun(opts *hookInstallOptions) error {
 			"mcp": opts.mcp, "next": next})
 	}
 	return nil
+}
+
+// userRegistryFor is the user registry's folder for a user-scope install,
+// created on first use (a dry run creates nothing and says so).
+func userRegistryFor(a *app, dryRun bool) (string, error) {
+	warn := func(s string) { a.say("megagit: warning: " + s) }
+	dir, err := workspace.UserRegistryPath()
+	if err != nil {
+		return "", err
+	}
+	if workspace.UserRegistryExists(dir) {
+		return dir, nil
+	}
+	if dryRun {
+		a.say(fmt.Sprintf("megagit: would create your user registry at %s: the hooks route with it in every folder without a registry of its own", workspace.Describe(dir)))
+		return dir, nil
+	}
+	w, _, err := workspace.OpenUser(nil, warn, true)
+	if err != nil {
+		return "", err
+	}
+	a.say(fmt.Sprintf("megagit: created your user registry at %s: the hooks route with it in every folder without a registry of its own", workspace.Describe(w.Reg.Root())))
+	return w.Reg.Root(), nil
 }

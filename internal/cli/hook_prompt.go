@@ -16,8 +16,9 @@ import (
 )
 
 type hookPromptOptions struct {
-	app   *app
-	agent string
+	app     *app
+	agent   string
+	userReg string
 }
 
 // newHookPromptCmd parses `megagit hook prompt` into options and hands
@@ -37,6 +38,7 @@ func newHookPromptCmd(a *app, runF func(*hookPromptOptions) error) *cobra.Comman
 		},
 	}
 	cmd.Flags().StringVar(&opts.agent, "agent", hook.AgentClaude, "claude, codex or gemini")
+	cmd.Flags().StringVar(&opts.userReg, "user-registry", "", "the user registry, as a user-scope install writes it: used where the agent's folder has no registry (in a project whose own settings run megagit's hook, this one prints nothing)")
 	return cmd
 }
 
@@ -47,7 +49,7 @@ func newHookPromptCmd(a *app, runF func(*hookPromptOptions) error) *cobra.Comman
 func hookPromptRun(opts *hookPromptOptions) {
 	a := opts.app
 	_, _ = inject.Run(inject.Options{
-		Agent: opts.agent, Dir: a.dir, Version: version, Start: hookStart(),
+		Agent: opts.agent, Dir: a.dir, UserRegistry: opts.userReg, Version: version, Start: hookStart(),
 		Now: a.now, In: a.in, Out: a.out, ErrOut: a.errOut,
 		Open: openPromptEnv, Megagit: a.megagit,
 	})

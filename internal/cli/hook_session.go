@@ -7,8 +7,9 @@ import (
 )
 
 type hookSessionStartOptions struct {
-	app   *app
-	agent string
+	app     *app
+	agent   string
+	userReg string
 }
 
 // newHookSessionStartCmd parses `megagit hook session-start` into options
@@ -28,6 +29,7 @@ func newHookSessionStartCmd(a *app, runF func(*hookSessionStartOptions) error) *
 		},
 	}
 	cmd.Flags().StringVar(&opts.agent, "agent", hook.AgentClaude, "claude, codex or gemini")
+	cmd.Flags().StringVar(&opts.userReg, "user-registry", "", "the user registry, as a user-scope install writes it: used where the agent's folder has no registry (in a project whose own settings run megagit's hook, this one prints nothing)")
 	return cmd
 }
 
@@ -37,7 +39,7 @@ func newHookSessionStartCmd(a *app, runF func(*hookSessionStartOptions) error) *
 func hookSessionStartRun(opts *hookSessionStartOptions) {
 	a := opts.app
 	_, _ = inject.SessionStart(inject.Options{
-		Agent: opts.agent, Dir: a.dir, Version: version, Start: hookStart(),
+		Agent: opts.agent, Dir: a.dir, UserRegistry: opts.userReg, Version: version, Start: hookStart(),
 		Now: a.now, In: a.in, Out: a.out, ErrOut: a.errOut,
 		Open: openPromptEnv, Megagit: a.megagit,
 	})

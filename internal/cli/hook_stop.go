@@ -16,6 +16,7 @@ type hookStopOptions struct {
 	transcript string
 	session    string
 	final      bool
+	userReg    string
 }
 
 // newHookStopCmd parses `megagit hook stop` into options and hands them
@@ -35,6 +36,7 @@ func newHookStopCmd(a *app, runF func(*hookStopOptions) error) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&opts.agent, "agent", hook.AgentClaude, "claude, codex or gemini")
+	cmd.Flags().StringVar(&opts.userReg, "user-registry", "", "the user registry, as a user-scope install writes it: used where the agent's folder has no registry (in a project whose own settings run megagit's hook, this one prints nothing)")
 	cmd.Flags().StringVar(&opts.transcript, "transcript", "", "read this Claude Code transcript (JSONL) instead of the event's transcript_path; settles pending outcomes")
 	cmd.Flags().StringVar(&opts.session, "session", "", "session id (default: the event's, or the transcript file's name)")
 	cmd.Flags().BoolVar(&opts.final, "final", false, "the session is over: settle every pending implicit outcome")
@@ -47,7 +49,7 @@ func hookStopRun(opts *hookStopOptions) {
 	a := opts.app
 	var ws *workspace.Workspace
 	stop.Run(stop.Options{
-		Agent: opts.agent, Dir: a.dir, Transcript: opts.transcript, Session: opts.session, Final: opts.final,
+		Agent: opts.agent, Dir: a.dir, UserRegistry: opts.userReg, Transcript: opts.transcript, Session: opts.session, Final: opts.final,
 		Now: a.now, In: a.in, ErrOut: a.errOut,
 		Open: func(dir string) (*registry.Registry, error) {
 			e, err := workspace.OpenHook(dir)

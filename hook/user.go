@@ -1,0 +1,144 @@
+package hook
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+
+	"github.com/megagit/megagit/local"
+)
+
+// UserRegistryFlag is the hooks' flag naming the user registry, which a
+// user-scope install writes (`--user-registry DIR`): the hook routes in the
+// registry of the agent's folder, which reads the user registry too, and
+// in the user registry where that folder has none.
+const UserRegistryFlag = "--user-registry"
+
+// ErrProjectHook is a user-scope hook in a project whose own settings run
+// megagit's hook for the same agent: that one answers, so the user's hook
+// prints nothing (two injections, two verdicts otherwise).
+var ErrProjectHook = errors.New("the project's own megagit hook answers here")
+
+// Locate is the folder a hook looks for its registry from: -C (dir) when
+// given, else the agent's cwd (RegistryDir). A user-scope hook (userReg
+// set) takes the user registry where the cwd has no registry of its own,
+// and returns ErrProjectHook in a project that runs megagit's hook for
+// agent itself.
+func Locate(dir, userReg, cwd, agent string) (string, error) {
+	where := RegistryDir(dir, cwd)
+	if dir != "" || userReg == "" {
+		return where, nil
+	}
+	if ProjectRunsHook(where, agent) {
+		return "", ErrProjectHook
+	}
+	if _, err := local.Find(where); errors.Is(err, local.ErrNotRegistry) {
+		return userReg, nil
+	}
+	return where, nil
+}
+
+// ProjectSettings are the project's settings files of agent that can hold
+// hooks, relative to the project's top.
+func ProjectSettings(agent string) []string {
+	switch agent {
+	case AgentClaude:
+		return []string{".claude/settings.json", ".claude/settings.local.json"}
+	case AgentCodex:
+		return []string{".codex/hooks.json"}
+	case AgentGemini:
+		return []string{".gemini/settings.json"}
+	}
+	return nil
+}
+
+// ProjectRunsHook reports whether the project around cwd (the nearest
+// folder with a .git entry, else cwd) has megagit's prompt hook in its own
+// settings for agent.
+func ProjectRunsHook(cwd, agent string) bool {
+	if abs, err := filepath.Abs(cwd); err == nil {
+		cwd = abs
+	}
+	top := projectTop(cwd)
+	if top == "" {
+		top = cwd
+	}
+	for _, f := range ProjectSettings(agent) {
+		data, err := readSmall(filepath.Join(top, filepath.FromSlash(f)))
+		if err != nil {
+			continue
+		}
+		for _, c := range HookCommands(data) {
+			if HookKind(c) == "prompt" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// maxSettings bounds a settings file the hook reads.
+const maxSettings = 4 << 20
+
+func readSmall(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() > maxSettings {
+		return nil, os.ErrInvalid
+	}
+	data := make([]byte, st.Size())
+	n, err := f.Read(data)
+	return data[:n], err
+}
+
+// hookRE matches `megagit [-C DIR] hook prompt|stop|session-start` and
+// `megagit-hook [-C DIR] prompt|session-start`. It is compiled on first
+// use, not at program start, which every megagit command (the prompt hook
+// on every prompt) pays for.
+var hookRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[\s/\\"'])megagit(?:(?:\.exe)?["']?\s+(?:-C\s+(?:"[^"]*"|'[^']*'|\S+)\s+)?hook|-hook(?:\.exe)?["']?(?:\s+-C\s+(?:"[^"]*"|'[^']*'|\S+))?)\s+(prompt|stop|session-start)\b`)
+})
+
+// HookKind is which of megagit's hooks a command runs (prompt, stop,
+// session-start), or "" for none of them.
+func HookKind(command string) string {
+	if m := hookRE().FindStringSubmatch(command); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// HookCommands are the "command" strings anywhere in a JSON document that
+// run megagit's hooks, in no particular order.
+func HookCommands(data []byte) []string {
+	var v any
+	if json.Unmarshal(data, &v) != nil {
+		return nil
+	}
+	var out []string
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, val := range x {
+				if s, ok := val.(string); ok && k == "command" && HookKind(s) != "" {
+					out = append(out, s)
+				}
+				walk(val)
+			}
+		case []any:
+			for _, val := range x {
+				walk(val)
+			}
+		}
+	}
+	walk(v)
+	return out
+}
