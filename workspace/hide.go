@@ -21,7 +21,8 @@ import (
 // skills.disabled, and when asked Codex's [[skills.config]] enabled =
 // false, which takes the user's $NAME away too), written into the settings
 // file of the skill's scope (Codex's: the user's ~/.codex/config.toml,
-// the one layer whose skills.config it reads), and journaled in HiddenFile of the registry of that scope (the project's
+// the one layer whose skills.config it reads), and journaled in
+// HiddenFile of the registry of that scope (the project's
 // for a project's skills, the user registry for personal ones), so that
 // restore removes exactly what adopt wrote and megagit knows which of an
 // agent's switches are its own (a switch the user set is the user's

@@ -59,7 +59,8 @@ on first use) or all.
 
 Adopt leaves alone: a skill the agent already keeps from the model
 (disable-model-invocation: true, Codex's allow_implicit_invocation: false,
-a name in Gemini CLI's skills.disabled, a skillOverrides value you set),
+a name in Gemini CLI's skills.disabled, a skillOverrides value you set, an
+entry of yours for it in Codex's [[skills.config]]),
 every skill --except names, a skill megagit would not inject (disabled,
 denied, or its rules unreadable), and a skill folder in which megagit audit
 finds something high (unless --allow names its rule), each with why.
