@@ -154,8 +154,13 @@ func (w *Workspace) hide(o AdoptOptions, res *AdoptResult) error {
 		for _, ag := range agents {
 			h := Hidden{Agent: ag, Scope: s.Kind, Name: s.Name, File: settingsFile(ag, s.Kind, o.Shared), Value: switches[ag].value}
 			if ag == "codex" {
+				h.Key = install.CanonicalPath(s.AbsPath)
 				if !o.CodexDisable {
-					skip(codexNoSwitch)
+					if rules.own["codex"][h.Key] != "" && install.CodexDisabled(rules.codex.rules, h.Key, s.Name) {
+						res.Already++ // an earlier --codex-disable
+					} else {
+						skip(codexNoSwitch)
+					}
 					continue
 				}
 				if codex == nil {
@@ -167,7 +172,6 @@ func (w *Workspace) hide(o AdoptOptions, res *AdoptResult) error {
 					skip(codex.why)
 					continue
 				}
-				h.Key = install.CanonicalPath(s.AbsPath)
 				if why := codex.entryFor(h.Key, s.Name); why != "" {
 					if rules.own["codex"][h.Key] != "" && install.CodexDisabled(codex.rules, h.Key, s.Name) {
 						res.Already++
