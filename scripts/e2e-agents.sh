@@ -102,7 +102,7 @@ claude_ask() {
 sent() { grep -q -- "$1" "$work/requests.jsonl"; }
 # listed NAME: the agent's own skill listing (Claude Code's "The following
 # skills are available for use with the Skill tool:") names the skill.
-listed() { listing | grep -q -- "^- $1:"; }
+listed() { listing | grep -- "^- $1:" >/dev/null; }
 # listing: Claude Code's own skill listings in the requests, as sent, each
 # distinct one once.
 listing() {
@@ -217,6 +217,72 @@ codex_ask() {
 }
 say "Codex $(codex --version 2>/dev/null)"
 agent_checks codex codex_ask flaky-tests "my go tests fail randomly on CI but pass locally" '"name":"mcp__megagit"' '"name":"search_skills"'
+
+# adopt: Codex 0.171.0's one per-skill switch is [[skills.config]] path =
+# SKILL.md, enabled = false in ~/.codex/config.toml. It drops the skill
+# from Codex's own listing (the "### Available skills" of its skills
+# instructions), and from the user's $NAME too, so adopt writes it only
+# with --codex-disable. What keeps $NAME, allow_implicit_invocation:
+# false, is in the skill's own agents/openai.yaml, which adopt never
+# writes: such a skill is left alone, and $NAME still expands it. Restore
+# brings the config file and the listing back byte for byte.
+# codex_listing: Codex's own skill listings in the requests, as sent, each
+# distinct one once.
+codex_listing() {
+  python3 - "$work/requests.jsonl" <<'PY'
+import json, sys
+head = "### Available skills\n"
+def texts(v):
+    if isinstance(v, str): yield v
+    elif isinstance(v, dict):
+        for x in v.values(): yield from texts(x)
+    elif isinstance(v, list):
+        for x in v: yield from texts(x)
+seen = []
+for line in open(sys.argv[1]):
+    for t in texts(json.loads(line)):
+        i = t.find(head)
+        if i < 0:
+            continue
+        one = t[i + len(head):].split("</skills_instructions>", 1)[0]
+        if one not in seen:
+            seen.append(one)
+print("\n\n".join(seen))
+sys.exit(0 if seen else 1)
+PY
+}
+# (grep reads it all: one that quits at the first match would break
+# python's pipe, which pipefail counts as a failure)
+codex_listed() { codex_listing | grep -- "^- $1:" >/dev/null; }
+mkdir -p .agents/skills/release-cut/agents
+printf -- '---\nname: release-cut\ndescription: Cut a release tag and write the changelog. Use when releasing.\n---\n\n# Release\nTag the release with git tag.\n' >.agents/skills/release-cut/SKILL.md
+printf 'policy:\n  allow_implicit_invocation: false\n' >.agents/skills/release-cut/agents/openai.yaml
+codex_ask "summarise data.csv into a report"
+codex_listed csv-report && pass "codex: before adopt, Codex lists csv-report itself" || fail "codex: before adopt, csv-report is not in Codex's listing"
+codex_listing >"$work/codex-listing-before.txt"
+codex_listing >/dev/null && ! codex_listed release-cut && pass "codex: Codex itself keeps release-cut (allow_implicit_invocation: false) out of its listing" || fail "codex: release-cut is listed"
+cp "$HOME/.codex/config.toml" "$work/codex-config-before.toml"
+codex_ask 'use $release-cut for v1.2'
+sent 'Tag the release with git tag.' && pass "codex: \$release-cut expands the user-only skill" || fail "codex: \$release-cut did not reach the model"
+megagit adopt --agent codex >"$work/adopt.out" 2>&1
+grep -q 'left csv-report .*Codex has no per-skill setting that keeps your \$NAME' "$work/adopt.out" && cmp -s "$HOME/.codex/config.toml" "$work/codex-config-before.toml" \
+  && pass "codex: without --codex-disable, adopt leaves Codex's listing and says why" || { cat "$work/adopt.out"; fail "codex: adopt without --codex-disable"; }
+megagit adopt --agent codex --codex-disable >"$work/adopt.out" 2>&1
+grep -q "^path = '.*/.agents/skills/csv-report/SKILL.md'\$" "$HOME/.codex/config.toml" && ! grep -q release-cut "$HOME/.codex/config.toml" \
+  && pass "codex: --codex-disable writes [[skills.config]] enabled = false for csv-report, none for release-cut" || { cat "$work/adopt.out" "$HOME/.codex/config.toml"; fail "codex: --codex-disable wrote no entry"; }
+codex_ask "summarise data.csv into a report"
+codex_listing >/dev/null && ! codex_listed csv-report && sent 'skills that may help with this prompt\\n- csv-report:' \
+  && pass "codex: after adopt, Codex's listing drops csv-report and megagit injects it" || fail "codex: after adopt"
+codex_ask 'use $csv-report on data.csv'
+sent 'use $csv-report on data.csv' && ! sent 'Read the CSV with pandas.' && pass "codex: after --codex-disable, \$csv-report no longer expands the skill (why adopt asks for the flag)" || fail "codex: a disabled skill still expanded"
+codex_ask 'use $release-cut for v1.2'
+sent 'Tag the release with git tag.' && pass "codex: release-cut, left alone, still expands with \$release-cut" || fail "codex: \$release-cut after adopt"
+megagit adopt --restore --agent codex >/dev/null 2>&1
+cmp -s "$HOME/.codex/config.toml" "$work/codex-config-before.toml" && pass "codex: restore brings ~/.codex/config.toml back byte for byte" || fail "codex: ~/.codex/config.toml differs after restore"
+codex_ask "summarise data.csv into a report"
+codex_listing | cmp -s - "$work/codex-listing-before.txt" && pass "codex: adopt --restore brings Codex's listing back byte for byte" || fail "codex: the listing after restore differs"
+codex_ask 'use $csv-report on data.csv'
+sent 'Read the CSV with pandas.' && pass "codex: after restore, \$csv-report expands the skill again" || fail "codex: \$csv-report after restore"
 
 cd "$repo"
 if [ "$fails" -gt 0 ]; then say "$fails check(s) failed"; exit 1; fi

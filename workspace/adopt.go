@@ -75,6 +75,10 @@ type AdoptOptions struct {
 	// Allow are the audit rules whose high findings do not keep a skill
 	// in the agents' own listings (`--allow`).
 	Allow []string
+	// CodexDisable writes Codex's switch too (`--codex-disable`):
+	// enabled = false in ~/.codex/config.toml, which takes the skill's
+	// $NAME and picker entry from the user as well.
+	CodexDisable bool
 }
 
 // AdoptResult is what adopt or restore did (or, dry, would do).

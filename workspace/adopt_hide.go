@@ -11,6 +11,7 @@ import (
 
 	"github.com/megagit/megagit/audit"
 	install "github.com/megagit/megagit/hook/install"
+	"github.com/megagit/megagit/local"
 )
 
 // listers are the agents that list the skills of the native folder dir
@@ -36,9 +37,12 @@ func listers(dir string) []string {
 // relative to the project (or the home folder): Claude Code's user
 // settings for a personal skill, the project's local settings (shared:
 // its committed settings) for a project's; Gemini CLI's user or workspace
-// settings.
+// settings; Codex's user config.toml, relative to the home folder for
+// every scope (Codex reads skills.config from no project's file).
 func settingsFile(agent, scope string, shared bool) string {
 	switch {
+	case agent == "codex":
+		return ".codex/config.toml"
 	case agent == "claude" && scope == KindProject && !shared:
 		return ".claude/settings.local.json"
 	case agent == "claude":
@@ -110,6 +114,7 @@ func (w *Workspace) hide(o AdoptOptions, res *AdoptResult) error {
 	}
 	var plan []planned
 	seen := map[string]bool{}
+	var codex *codexConfig // read when a skill needs it
 	all := append(append([]*Sourced{}, c.Skills...), c.Shadowed...)
 	for _, s := range all {
 		if s.Skill == nil || s.Plugin != "" || s.Kind != KindProject && s.Kind != KindUser ||
@@ -147,13 +152,41 @@ func (w *Workspace) hide(o AdoptOptions, res *AdoptResult) error {
 			return err
 		}
 		for _, ag := range agents {
-			if _, ok := switches[ag]; !ok {
-				skip("adopt writes no " + agentName(ag) + " setting yet (its per-skill `enabled = false` in config.toml may take the user's $NAME away too): " + agentName(ag) + " keeps listing it")
-				continue
+			h := Hidden{Agent: ag, Scope: s.Kind, Name: s.Name, File: settingsFile(ag, s.Kind, o.Shared), Value: switches[ag].value}
+			if ag == "codex" {
+				h.Key = install.CanonicalPath(s.AbsPath)
+				if !o.CodexDisable {
+					if rules.own["codex"][h.Key] != "" && install.CodexDisabled(rules.codex.rules, h.Key, s.Name) {
+						res.Already++ // an earlier --codex-disable
+					} else {
+						skip(codexNoSwitch)
+					}
+					continue
+				}
+				if codex == nil {
+					if codex, err = w.readCodexConfig(); err != nil {
+						return err // nothing is written yet
+					}
+				}
+				if codex.why != "" {
+					skip(codex.why)
+					continue
+				}
+				if why := codex.entryFor(h.Key, s.Name); why != "" {
+					if rules.own["codex"][h.Key] != "" && install.CodexDisabled(codex.rules, h.Key, s.Name) {
+						res.Already++
+					} else {
+						skip(why)
+					}
+					continue
+				}
 			}
-			rel := settingsFile(ag, s.Kind, o.Shared)
-			file := filepath.Join(base, filepath.FromSlash(rel))
-			key := ag + "\x00" + file + "\x00" + strings.ToLower(s.Name)
+			settingsBase, err := w.settingsBase(h)
+			if err != nil {
+				return err
+			}
+			file := filepath.Join(settingsBase, filepath.FromSlash(h.File))
+			key := ag + "\x00" + file + "\x00" + strings.ToLower(s.Name) + "\x00" + h.Key
 			if seen[key] {
 				continue
 			}
@@ -181,13 +214,18 @@ func (w *Workspace) hide(o AdoptOptions, res *AdoptResult) error {
 				skillRel = s.AbsPath
 			}
 			_, statErr := os.Stat(file)
-			plan = append(plan, planned{
-				Hidden: Hidden{Agent: ag, Scope: s.Kind, Name: s.Name, File: rel, Value: switches[ag].value,
-					Skill: filepath.ToSlash(skillRel), Created: errors.Is(statErr, fs.ErrNotExist)},
-				reg: reg, path: file, skillPath: s.AbsPath})
+			h.Skill, h.Created = filepath.ToSlash(skillRel), errors.Is(statErr, fs.ErrNotExist)
+			plan = append(plan, planned{Hidden: h, reg: reg, path: file, skillPath: s.AbsPath})
 		}
 	}
 	sort.SliceStable(plan, func(i, j int) bool { return plan[i].Name < plan[j].Name })
+	// Every file is checked before the first is written: one that does
+	// not parse stops adopt with nothing changed.
+	for _, p := range plan {
+		if err := checkSwitch(p.Hidden, p.path); err != nil {
+			return err
+		}
+	}
 	for _, p := range plan {
 		if !o.DryRun {
 			if err := p.reg.writeSwitch(p.Hidden, p.path); err != nil {
@@ -211,7 +249,12 @@ func (w *Workspace) writeSwitch(h Hidden, file string) error {
 		return err
 	}
 	// The file as it is, journaled before it changes: a kill after the
-	// write leaves a record restore can undo byte for byte.
+	// write leaves a record restore can undo byte for byte. An edit that
+	// cannot be made (a file that does not parse) is refused here, before
+	// anything is written.
+	if err := checkSwitch(h, file); err != nil {
+		return err
+	}
 	if _, data, err := install.ReadSettings(file); err == nil && len(data) <= maxBefore {
 		h.Before = string(data)
 	}
@@ -226,6 +269,19 @@ func (w *Workspace) writeSwitch(h Hidden, file string) error {
 	}
 	h.State = ""
 	return w.journalSwitch(h, false)
+}
+
+// checkSwitch says whether h can be written into file: an error naming
+// the file when it does not parse or the edit cannot be made safely.
+func checkSwitch(h Hidden, file string) error {
+	_, data, err := install.ReadSettings(file)
+	if err != nil {
+		return err
+	}
+	if _, err := switches[h.Agent].set(data, h.key()); err != nil {
+		return fmt.Errorf("%w: %s: %v", local.ErrInvalid, file, err)
+	}
+	return nil
 }
 
 // show takes back the switches adopt wrote, of the scopes and agent o
@@ -267,8 +323,16 @@ func (w *Workspace) showFrom(o AdoptOptions, project, user bool, res *AdoptResul
 		if err != nil {
 			return err
 		}
-		file := filepath.Join(base, filepath.FromSlash(h.File))
-		r := HiddenSwitch{Hidden: h, Path: file, SkillPath: filepath.Join(base, filepath.FromSlash(h.Skill))}
+		settingsBase, err := w.settingsBase(h)
+		if err != nil {
+			return err
+		}
+		file := filepath.Join(settingsBase, filepath.FromSlash(h.File))
+		skill := filepath.FromSlash(h.Skill)
+		if !filepath.IsAbs(skill) {
+			skill = filepath.Join(base, skill)
+		}
+		r := HiddenSwitch{Hidden: h, Path: file, SkillPath: skill}
 		ours, now, err := switchState(file, h)
 		if err != nil {
 			return err

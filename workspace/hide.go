@@ -18,8 +18,11 @@ import (
 // Adopt works through the agents' own per-skill switches, never by moving
 // a file: each skill megagit routes is hidden from its agent's listing by
 // a setting of that agent (Claude Code's skillOverrides, Gemini CLI's
-// skills.disabled), written into the settings file of the skill's scope,
-// and journaled in HiddenFile of the registry of that scope (the project's
+// skills.disabled, and when asked Codex's [[skills.config]] enabled =
+// false, which takes the user's $NAME away too), written into the settings
+// file of the skill's scope (Codex's: the user's ~/.codex/config.toml,
+// the one layer whose skills.config it reads), and journaled in
+// HiddenFile of the registry of that scope (the project's
 // for a project's skills, the user registry for personal ones), so that
 // restore removes exactly what adopt wrote and megagit knows which of an
 // agent's switches are its own (a switch the user set is the user's
@@ -43,13 +46,20 @@ type Hidden struct {
 	Scope string `json:"scope"` // KindProject or KindUser
 	Name  string `json:"name"`
 	// File is the settings file, slash-separated, relative to the
-	// project's work tree (scope project) or the home folder (scope user).
+	// project's work tree (scope project) or the home folder (scope user);
+	// Codex's is always relative to the home folder.
 	File string `json:"file"`
 	// Value is what adopt wrote: Claude Code's skillOverrides value; for
-	// Gemini CLI "disabled" (the name in skills.disabled).
+	// Gemini CLI "disabled" (the name in skills.disabled); for Codex
+	// "enabled = false".
 	Value string `json:"value"`
-	// Skill is the SKILL.md it hides, relative like File.
+	// Skill is the SKILL.md it hides, relative to the project's work tree
+	// or the home folder (by Scope).
 	Skill string `json:"skill"`
+	// Key is what selects the skill in File when it is not Name: for
+	// Codex the SKILL.md's absolute path, symlinks resolved (the path
+	// selector of its [[skills.config]] entry).
+	Key string `json:"key,omitempty"`
 	// Created says adopt created File: restore removes it when nothing
 	// else is left in it.
 	Created bool `json:"created,omitempty"`
@@ -80,14 +90,27 @@ type HiddenSwitch struct {
 	Note string `json:"note,omitempty"`
 }
 
-// agentSwitch is how one agent's switch is read and written.
+// key is what selects h's skill in its settings file.
+func (h Hidden) key() string {
+	if h.Key != "" {
+		return h.Key
+	}
+	return h.Name
+}
+
+// agentSwitch is how one agent's switch is read and written, for the
+// skill key selects (Hidden.key).
 type agentSwitch struct {
 	value string
-	// get says whether data sets the switch of name, and to what.
-	get func(data []byte, name string) (string, error)
-	set func(data []byte, name string) ([]byte, error)
-	del func(data []byte, name string) ([]byte, error)
+	// get says whether data sets the switch of key, and to what.
+	get func(data []byte, key string) (string, error)
+	set func(data []byte, key string) ([]byte, error)
+	del func(data []byte, key string) ([]byte, error)
+	// empty says a file the switch's removal leaves holds nothing.
+	empty func(data []byte) bool
 }
+
+func emptyJSON(data []byte) bool { return strings.TrimSpace(string(data)) == "{}" }
 
 var switches = map[string]agentSwitch{
 	"claude": {
@@ -96,7 +119,8 @@ var switches = map[string]agentSwitch{
 		set: func(data []byte, name string) ([]byte, error) {
 			return install.SetClaudeOverride(data, name, install.ClaudeHidden)
 		},
-		del: install.RemoveClaudeOverride,
+		del:   install.RemoveClaudeOverride,
+		empty: emptyJSON,
 	},
 	"gemini": {
 		value: geminiHidden,
@@ -109,8 +133,18 @@ var switches = map[string]agentSwitch{
 			}
 			return "", err
 		},
-		set: install.AddGeminiDisabled,
-		del: install.RemoveGeminiDisabled,
+		set:   install.AddGeminiDisabled,
+		del:   install.RemoveGeminiDisabled,
+		empty: emptyJSON,
+	},
+	// Written only when asked (AdoptOptions.CodexDisable): Codex's one
+	// per-skill switch takes the skill's $NAME away from the user too.
+	"codex": {
+		value: install.CodexOff,
+		get:   install.CodexSkillSwitch,
+		set:   install.AddCodexSkillOff,
+		del:   install.RemoveCodexSkillOff,
+		empty: func(data []byte) bool { return strings.TrimSpace(string(data)) == "" },
 	},
 }
 
@@ -135,7 +169,7 @@ func (w *Workspace) Switches() ([]Hidden, error) {
 	}
 	for i, h := range out {
 		if _, ok := switches[h.Agent]; !ok {
-			return nil, fmt.Errorf("%w: %s: entry %d: field agent: %q, want claude or gemini", local.ErrInvalid, p, i+1, h.Agent)
+			return nil, fmt.Errorf("%w: %s: entry %d: field agent: %q, want claude, codex or gemini", local.ErrInvalid, p, i+1, h.Agent)
 		}
 		if h.Scope != KindProject && h.Scope != KindUser {
 			return nil, fmt.Errorf("%w: %s: entry %d: field scope: %q, want project or user", local.ErrInvalid, p, i+1, h.Scope)
@@ -145,6 +179,9 @@ func (w *Workspace) Switches() ([]Hidden, error) {
 		}
 		if !filepath.IsLocal(filepath.FromSlash(h.File)) || path2agent(h.File) != h.Agent {
 			return nil, fmt.Errorf("%w: %s: entry %d: field file: %q is not one of %s's settings files", local.ErrInvalid, p, i+1, h.File, h.Agent)
+		}
+		if h.Agent == "codex" && !filepath.IsAbs(h.Key) {
+			return nil, fmt.Errorf("%w: %s: entry %d: field key: %q, want the skill's SKILL.md, absolute", local.ErrInvalid, p, i+1, h.Key)
 		}
 		if h.State != "" && h.State != StateHiding && h.State != StateShowing {
 			return nil, fmt.Errorf("%w: %s: entry %d: field state: %q, want %s, %s or none", local.ErrInvalid, p, i+1, h.State, StateHiding, StateShowing)
@@ -160,12 +197,14 @@ func path2agent(rel string) string {
 		return "claude"
 	case ".gemini/settings.json":
 		return "gemini"
+	case ".codex/config.toml":
+		return "codex"
 	}
 	return ""
 }
 
 func sameSwitch(a, b Hidden) bool {
-	return a.Agent == b.Agent && a.Scope == b.Scope && a.File == b.File && strings.EqualFold(a.Name, b.Name)
+	return a.Agent == b.Agent && a.Scope == b.Scope && a.File == b.File && strings.EqualFold(a.Name, b.Name) && a.Key == b.Key
 }
 
 // writeSwitches replaces the journal (atomic, durable).
@@ -208,7 +247,18 @@ func (w *Workspace) journalSwitch(h Hidden, drop bool) error {
 	return w.writeSwitches(out)
 }
 
-// switchBase is the folder a switch's File is relative to.
+// settingsBase is the folder h's File is relative to: Codex's is the
+// home folder whatever the scope (it reads skills.config from the user's
+// config.toml only), the others' the base of h's scope.
+func (w *Workspace) settingsBase(h Hidden) (string, error) {
+	if h.Agent == "codex" {
+		return w.switchBase(KindUser)
+	}
+	return w.switchBase(h.Scope)
+}
+
+// switchBase is the folder a switch's Skill (and, but for Codex, File) is
+// relative to: the project's work tree or the home folder.
 func (w *Workspace) switchBase(scope string) (string, error) {
 	if scope == KindUser {
 		home, err := os.UserHomeDir()
@@ -227,7 +277,7 @@ func switchState(file string, h Hidden) (ours bool, now string, err error) {
 	if err != nil {
 		return false, "", err
 	}
-	now, err = switches[h.Agent].get(data, h.Name)
+	now, err = switches[h.Agent].get(data, h.key())
 	if err != nil {
 		return false, "", fmt.Errorf("%w: %s: %v", local.ErrInvalid, file, err)
 	}
@@ -247,7 +297,7 @@ func applySwitch(file string, h Hidden, on bool) (Hidden, error) {
 	var updated []byte
 	switch {
 	case on:
-		updated, err = sw.set(data, h.Name)
+		updated, err = sw.set(data, h.key())
 	case h.After != "" && sum(data) == h.After && (h.Before != "" || h.Created):
 		if h.Created && h.Before == "" {
 			if err := os.Remove(target); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -257,7 +307,7 @@ func applySwitch(file string, h Hidden, on bool) (Hidden, error) {
 		}
 		updated = []byte(h.Before)
 	default:
-		updated, err = sw.del(data, h.Name)
+		updated, err = sw.del(data, h.key())
 	}
 	if err != nil {
 		return h, fmt.Errorf("%w: %s: %v", local.ErrInvalid, file, err)
@@ -271,7 +321,7 @@ func applySwitch(file string, h Hidden, on bool) (Hidden, error) {
 	if string(updated) == string(data) {
 		return h, nil
 	}
-	if !on && h.Created && strings.TrimSpace(string(updated)) == "{}" {
+	if !on && h.Created && sw.empty(updated) {
 		if err := os.Remove(target); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return h, err
 		}
@@ -296,7 +346,7 @@ func (w *Workspace) recoverSwitches() ([]string, error) {
 		if h.State == "" {
 			continue
 		}
-		base, err := w.switchBase(h.Scope)
+		base, err := w.settingsBase(h)
 		if err != nil {
 			return notes, err
 		}
@@ -346,8 +396,8 @@ func agentName(agent string) string {
 }
 
 // ownSwitches are the switches adopt wrote that apply here (this
-// registry's and the user registry's), by agent and lower-case name, with
-// the absolute settings file each is in.
+// registry's and the user registry's), by agent and lower-case name (for
+// Codex: Key, the SKILL.md), with the absolute settings file each is in.
 func (w *Workspace) ownSwitches() map[string]map[string]string {
 	out := map[string]map[string]string{}
 	for _, ws := range w.adoptRegistries() {
@@ -356,14 +406,18 @@ func (w *Workspace) ownSwitches() map[string]map[string]string {
 			continue // doctor names the file
 		}
 		for _, h := range all {
-			base, err := ws.switchBase(h.Scope)
+			base, err := ws.settingsBase(h)
 			if err != nil || h.State == StateHiding {
 				continue
 			}
 			if out[h.Agent] == nil {
 				out[h.Agent] = map[string]string{}
 			}
-			out[h.Agent][strings.ToLower(h.Name)] = filepath.Join(base, filepath.FromSlash(h.File))
+			key := strings.ToLower(h.Name)
+			if h.Agent == "codex" {
+				key = h.Key // a path: two projects' skills may share a name
+			}
+			out[h.Agent][key] = filepath.Join(base, filepath.FromSlash(h.File))
 		}
 	}
 	return out

@@ -106,8 +106,9 @@ func geminiReads(dir string) bool {
 type agentRules struct {
 	gem    geminiOff
 	claude map[string]claudeSwitch
-	// own are adopt's switches, by agent and lower-case name: the
-	// settings file each is in.
+	codex  codexOff
+	// own are adopt's switches, by agent and lower-case name (Codex's by
+	// SKILL.md path): the settings file each is in.
 	own map[string]map[string]string
 }
 
@@ -123,7 +124,8 @@ func (r agentRules) ours(agent, name, file string) bool {
 func (w *Workspace) agentRules() (agentRules, []error) {
 	gem, problems := w.geminiDisabled()
 	claude, cp := w.claudeOff()
-	return agentRules{gem: gem, claude: claude, own: w.ownSwitches()}, append(problems, cp...)
+	codex, xp := w.codexRules()
+	return agentRules{gem: gem, claude: claude, codex: codex, own: w.ownSwitches()}, append(append(problems, cp...), xp...)
 }
 
 // claudeReads says whether Claude Code reads the native folder dir.
@@ -153,6 +155,8 @@ func applyRules(s *Sourced, r agentRules) {
 		} else {
 			s.UserOnly = "disabled in " + file + " skills.disabled (Gemini CLI)"
 		}
+	case s.Kind != KindTeam && s.Plugin == "" && codexReads(folder) && r.codex.off(s.AbsPath, s.Name, r.own["codex"]):
+		s.UserOnly = "enabled = false in " + r.codex.file + " [[skills.config]] (Codex)"
 	}
 	paths, err := s.File.Paths()
 	if err == nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/megagit/megagit/config"
+	install "github.com/megagit/megagit/hook/install"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/route"
@@ -265,6 +266,9 @@ func (w *Workspace) StampRoots() []string {
 		for _, f := range w.claudeSettingsFiles() {
 			out = append(out, route.FileRoot(f))
 		}
+	}
+	if f := install.CodexUserConfig(); w.Cfg.Sources.Codex && f != "" {
+		out = append(out, route.FileRoot(f))
 	}
 	// adopt's switches: which of the agents' switches are megagit's own.
 	out = append(out, route.FileRoot(w.hiddenPath()))

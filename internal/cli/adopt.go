@@ -21,6 +21,8 @@ type adoptOptions struct {
 	except  []string
 	shared  bool
 	allow   []string
+	// codexDisable writes Codex's enabled = false, which takes $NAME too.
+	codexDisable bool
 }
 
 // newAdoptCmd parses `megagit adopt` into options and hands them to runF,
@@ -28,7 +30,7 @@ type adoptOptions struct {
 func newAdoptCmd(a *app, runF func(*adoptOptions) error) *cobra.Command {
 	opts := &adoptOptions{app: a}
 	cmd := &cobra.Command{
-		Use:   "adopt [--agent A] [--scope S] [--except NAME]... [--shared] [--restore] [--dry-run] [--json]",
+		Use:   "adopt [--agent A] [--scope S] [--except NAME]... [--shared] [--codex-disable] [--restore] [--dry-run] [--json]",
 		Short: "Hide the skills megagit routes from the agents' own skill listings, with the agents' settings (--restore shows them again)",
 		Long: `Adopt turns off the agents' own listing of the skills megagit routes, so the
 agent no longer lists every skill in every prompt and megagit injects only
@@ -43,8 +45,13 @@ it, and adopt writes the agent's own per-skill setting instead:
                .claude/settings.json
   Gemini CLI   the skill's name in skills.disabled of ~/.gemini/settings.json
                (personal skills) or the project's .gemini/settings.json
-  Codex        not yet: adopt writes no Codex setting, so Codex keeps
-               listing its skills; adopt says so
+  Codex        nothing unless --codex-disable: Codex's one per-skill
+               setting, [[skills.config]] path = SKILL.md, enabled = false
+               in ~/.codex/config.toml (the only file whose skills.config
+               Codex reads, for a project's skills too), also takes the
+               skill out of your $NAME mentions and the skills picker;
+               without the flag Codex keeps listing its skills, and adopt
+               says so for each
 
 --scope says whose skills: project (the default in a project: the
 project's .claude/skills, .agents/skills, .gemini/skills), user (your
@@ -54,7 +61,8 @@ your user registry, created on first use) or all.
 
 Adopt leaves alone: a skill the agent already keeps from the model
 (disable-model-invocation: true, Codex's allow_implicit_invocation: false,
-a name in Gemini CLI's skills.disabled, a skillOverrides value you set),
+a name in Gemini CLI's skills.disabled, a skillOverrides value you set, an
+entry of yours for it in Codex's [[skills.config]]),
 every skill --except names, a skill megagit would not inject (disabled,
 denied, or its rules unreadable), and a skill folder in which megagit audit
 finds something high (unless --allow names its rule), each with why.
@@ -85,6 +93,9 @@ or restore) finishes it.`,
 			if err := audit.CheckAllow(opts.allow); err != nil {
 				return usageError{err}
 			}
+			if opts.codexDisable && (opts.restore || opts.agent != "all" && opts.agent != "codex") {
+				return usageError{fmt.Errorf("--codex-disable: only to adopt for Codex (--agent codex or all, no --restore: restore takes Codex's entries back without it)")}
+			}
 			return orRun(runF, adoptRun)(opts)
 		},
 	}
@@ -93,6 +104,7 @@ or restore) finishes it.`,
 	f.StringVar(&opts.scope, "scope", "", "project (the project's skills; the default in a project), user (your personal skills) or all")
 	f.StringSliceVar(&opts.except, "except", nil, "leave the skill `NAME` in the agents' own listings (repeatable, or comma-separated)")
 	f.BoolVar(&opts.shared, "shared", false, "write a project's Claude Code settings into its shared .claude/settings.json (default: this machine's .claude/settings.local.json)")
+	f.BoolVar(&opts.codexDisable, "codex-disable", false, "for Codex, write enabled = false in ~/.codex/config.toml all the same: the skill leaves Codex's listing and your $NAME and skills picker too")
 	f.BoolVar(&opts.restore, "restore", false, "take back the settings adopt wrote")
 	f.BoolVar(&opts.dryRun, "dry-run", false, "say what would change and change nothing")
 	f.BoolVar(&opts.json, "json", false, "print JSON: restore, dry_run, hidden, shown, already, moved_back, skipped")
@@ -107,7 +119,8 @@ func adoptRun(opts *adoptOptions) error {
 		return err
 	}
 	defer done()
-	o := workspace.AdoptOptions{Agent: opts.agent, Scope: opts.scope, DryRun: opts.dryRun, Now: a.now(), Except: opts.except, Shared: opts.shared, Allow: opts.allow}
+	o := workspace.AdoptOptions{Agent: opts.agent, Scope: opts.scope, DryRun: opts.dryRun, Now: a.now(), Except: opts.except, Shared: opts.shared, Allow: opts.allow,
+		CodexDisable: opts.codexDisable}
 	if o.Agent == "all" {
 		o.Agent = ""
 	}
@@ -150,6 +163,12 @@ func adoptRun(opts *adoptOptions) error {
 				install += " --scope user"
 			}
 			a.say(fmt.Sprintf("megagit: the skills stay where they are and keep their /NAME commands; megagit's hooks inject the ones a prompt needs (`%s` if not done). Undo: megagit adopt --restore%s", install, scopeFlag(opts.scope)))
+			for _, h := range res.Hidden {
+				if h.Agent == "codex" {
+					a.say("megagit: in Codex, the skills disabled are out of your $NAME mentions and skills picker too, until `megagit adopt --restore`")
+					break
+				}
+			}
 		}
 		if len(res.Hidden) == 0 && res.Already == 0 && len(res.Skipped) == 0 && opts.scope == "" && !e.IsUserRegistry() {
 			if n := personalSkills(e); n > 0 {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pelletier/go-toml/v2"
 )
 
 // Kill `megagit adopt` and `megagit adopt --restore` at random moments:
@@ -79,7 +81,11 @@ func newAdoptFixture(t *testing.T) *adoptFixture {
 	for file, data := range map[string]string{
 		filepath.Join(f.home, ".claude", "settings.json"): "{\n  \"theme\": \"dark\",\n  \"skillOverrides\": {\"someone-else\": \"off\"}\n}\n",
 		filepath.Join(f.home, ".gemini", "settings.json"): "{\"ui\": {\"theme\": \"GitHub\"}}\n",
+		filepath.Join(f.home, ".codex", "config.toml"):    "# mine\nmodel = \"gpt-5\"\n\n[[skills.config]]\nname = \"someone-else\"\nenabled = false\n",
 	} {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -95,6 +101,7 @@ func (f *adoptFixture) settingsPaths() []string {
 	return []string{
 		filepath.Join(f.home, ".claude", "settings.json"), filepath.Join(f.home, ".gemini", "settings.json"),
 		filepath.Join(f.proj, ".claude", "settings.local.json"), filepath.Join(f.proj, ".gemini", "settings.json"),
+		filepath.Join(f.home, ".codex", "config.toml"),
 	}
 }
 
@@ -215,7 +222,7 @@ func (f *adoptFixture) consistent(t *testing.T, when string) {
 				t.Fatalf("%s: a step left %s of %s after doctor --fix", when, h.State, h.Name)
 			}
 			base := f.proj
-			if h.Scope == "user" {
+			if h.Scope == "user" || h.Agent == "codex" {
 				base = f.home
 			}
 			journaled[filepath.Join(base, h.File)+" "+h.Name] = true
@@ -225,6 +232,25 @@ func (f *adoptFixture) consistent(t *testing.T, when string) {
 	for _, p := range f.settingsPaths() {
 		data, err := os.ReadFile(p)
 		if os.IsNotExist(err) {
+			continue
+		}
+		if strings.HasSuffix(p, ".toml") {
+			var c struct {
+				Skills struct {
+					Config []struct {
+						Path    string
+						Enabled bool
+					}
+				}
+			}
+			if err := toml.Unmarshal(data, &c); err != nil {
+				t.Fatalf("%s: %s is not TOML any more: %v\n%s", when, p, err, data)
+			}
+			for _, e := range c.Skills.Config {
+				if e.Path != "" && !e.Enabled {
+					set[p+" "+filepath.Base(filepath.Dir(e.Path))] = true
+				}
+			}
 			continue
 		}
 		var s struct {
@@ -272,12 +298,15 @@ func TestKilledAdoptsAndRestoresLoseNoSkill(t *testing.T) {
 	f := newAdoptFixture(t)
 	mustMegagit(t, f.env, "-C", f.proj, "verdict", "mine-claude-0", "HELPFUL", "--reason", "before adopt")
 
-	adopt := []string{"adopt", "--scope", "all"}
+	adopt := []string{"adopt", "--scope", "all", "--codex-disable"}
 	restore := []string{"adopt", "--restore", "--scope", "all"}
 	ka := newKiller(t, "an adopt", timed(t, f.env, f.proj, "", adopt...))
 	f.consistent(t, "after a whole adopt")
 	if got := f.settingsFiles(t)[filepath.Join(f.home, ".claude", "settings.json")]; !strings.Contains(got, `"mine-claude-2": "user-invocable-only"`) || !strings.Contains(got, `"theme": "dark"`) {
 		t.Fatalf("after adopt, ~/.claude/settings.json is\n%s", got)
+	}
+	if got := f.settingsFiles(t)[filepath.Join(f.home, ".codex", "config.toml")]; !strings.Contains(got, "proj-agents-1/SKILL.md'\nenabled = false") || !strings.HasPrefix(got, "# mine\n") {
+		t.Fatalf("after adopt, ~/.codex/config.toml is\n%s", got)
 	}
 	kr := newKiller(t, "a restore", timed(t, f.env, f.proj, "", restore...))
 	f.settingsAsBefore(t, "after a whole restore")

@@ -16,5 +16,8 @@ func TestAdoptFlags(t *testing.T) {
 		{name: "allow a rule", args: []string{"--allow", "download-exec"}, want: adoptOptions{agent: "all", allow: []string{"download-exec"}}},
 		{name: "allow a typo", args: []string{"--allow", "curl"}, wantErr: `--allow "curl": not an audit rule`},
 		{name: "shared", args: []string{"--shared"}, want: adoptOptions{agent: "all", shared: true}},
+		{name: "codex disable", args: []string{"--agent", "codex", "--codex-disable"}, want: adoptOptions{agent: "codex", codexDisable: true}},
+		{name: "codex disable for claude", args: []string{"--agent", "claude", "--codex-disable"}, wantErr: "--codex-disable: only to adopt for Codex"},
+		{name: "codex disable on restore", args: []string{"--restore", "--codex-disable"}, wantErr: "--codex-disable: only to adopt for Codex"},
 	})
 }
