@@ -255,8 +255,16 @@ func (w *Workspace) writeSwitch(h Hidden, file string) error {
 	if err := checkSwitch(h, file); err != nil {
 		return err
 	}
-	if _, data, err := install.ReadSettings(file); err == nil && len(data) <= maxBefore {
-		h.Before = string(data)
+	all, err := w.Switches()
+	if err != nil {
+		return err
+	}
+	if _, data, err := install.ReadSettings(file); err == nil {
+		if prev := lastFor(all, h); prev != nil && prev.State == "" && prev.After != "" && prev.After == sum(data) {
+			h.Chained, h.Created = true, false // the file is as the previous switch left it
+		} else if len(data) <= maxBefore {
+			h.Before = string(data)
+		}
 	}
 	h.State = StateHiding
 	if err := w.journalSwitch(h, false); err != nil {
@@ -313,6 +321,10 @@ func (w *Workspace) showFrom(o AdoptOptions, project, user bool, res *AdoptResul
 	if err != nil {
 		return err
 	}
+	// chains are, by settings file, the chained switches (newest first)
+	// whose file is still as the newest of them left it: they wait for
+	// the start of their chain, which takes the file back in one write.
+	chains := map[string][]Hidden{}
 	for i := len(all) - 1; i >= 0; i-- {
 		h := all[i]
 		if !(h.Scope == KindProject && project || h.Scope == KindUser && user) || o.Agent != "" && o.Agent != h.Agent {
@@ -343,24 +355,106 @@ func (w *Workspace) showFrom(o AdoptOptions, project, user bool, res *AdoptResul
 				r.Note = "no longer set (removed by hand?): nothing to take back"
 			}
 		}
-		if !o.DryRun {
-			h.State = StateShowing
-			if err := w.journalSwitch(h, false); err != nil {
-				return err
-			}
-			if ours {
-				if _, err := applySwitch(file, h, false); err != nil {
-					_, rerr := w.recoverSwitches()
-					return errors.Join(err, rerr)
-				}
-			}
-			if err := w.journalSwitch(h, true); err != nil {
-				return err
-			}
-		}
 		res.Shown = append(res.Shown, r)
+		if o.DryRun {
+			continue
+		}
+		waiting := chains[file]
+		if ours && h.Chained && (len(waiting) > 0 || fileSum(file) == h.After) {
+			chains[file] = append(waiting, h) // the older record it follows takes the file back
+			continue
+		}
+		delete(chains, file)
+		if ours && len(waiting) > 0 && (h.Before != "" || h.Created) {
+			// The chain's start: the file goes back as it found it, in one
+			// write, journaled before and after as one step.
+			chain := append(waiting, h)
+			if err := w.journalMany(chain, StateShowing); err != nil {
+				return err
+			}
+			if _, err := restoreChain(file, h); err != nil {
+				_, rerr := w.recoverSwitches()
+				return errors.Join(err, rerr)
+			}
+			if err := w.journalMany(chain, ""); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := w.dropSwitches(file, waiting, true); err != nil {
+			return err
+		}
+		if err := w.dropSwitches(file, []Hidden{h}, ours); err != nil {
+			return err
+		}
+	}
+	// A chain whose start is not there to take the file back: each of its
+	// keys removed.
+	for file, waiting := range chains {
+		if err := w.dropSwitches(file, waiting, true); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// dropSwitches removes each switch of hs from file (only when ours: it
+// still says what adopt wrote), journaled as being shown before and
+// dropped after, one by one.
+func (w *Workspace) dropSwitches(file string, hs []Hidden, ours bool) error {
+	for _, h := range hs {
+		h.State = StateShowing
+		if err := w.journalSwitch(h, false); err != nil {
+			return err
+		}
+		if ours {
+			if _, err := applySwitch(file, h, false); err != nil {
+				_, rerr := w.recoverSwitches()
+				return errors.Join(err, rerr)
+			}
+		}
+		if err := w.journalSwitch(h, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// journalMany marks every record of hs with state in one write of the
+// journal (StateShowing), or drops them all ("").
+func (w *Workspace) journalMany(hs []Hidden, state string) error {
+	all, err := w.Switches()
+	if err != nil {
+		return err
+	}
+	out := all[:0]
+	for _, x := range all {
+		in := false
+		for _, h := range hs {
+			if sameSwitch(x, h) {
+				in = true
+				break
+			}
+		}
+		switch {
+		case !in:
+			out = append(out, x)
+		case state != "":
+			x.State = state
+			out = append(out, x)
+		}
+	}
+	return w.writeSwitches(out)
+}
+
+// fileSum is the sha256 of a settings file as it is ("" when it cannot be
+// read).
+func fileSum(file string) string {
+	_, data, err := install.ReadSettings(file)
+	if err != nil {
+		return ""
+	}
+	return sum(data)
 }
 
 // auditRefusal says why the audit keeps a skill folder out: its first

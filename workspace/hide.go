@@ -69,8 +69,19 @@ type Hidden struct {
 	// formatting too); once someone edited it, restore removes the one key.
 	Before string `json:"before,omitempty"`
 	After  string `json:"after,omitempty"`
-	State  string `json:"state,omitempty"`
+	// Chained says adopt wrote this switch into the file exactly as the
+	// record before it for the same file left it (its After): it keeps no
+	// Before of its own, and restore takes the chain back to the Before of
+	// its first record in one write. Without it, a run that hides hundreds
+	// of skills in one file would keep hundreds of copies of that file.
+	Chained bool   `json:"chained,omitempty"`
+	State   string `json:"state,omitempty"`
 }
+
+// maxJournal bounds hidden.json: a few hundred bytes a switch, and a copy
+// of a settings file where a chain of them starts (one adopt of an older
+// megagit kept a copy in every record).
+const maxJournal = 64 << 20
 
 // maxBefore bounds the copy of a settings file a record keeps.
 const maxBefore = 256 << 10
@@ -156,7 +167,7 @@ func (w *Workspace) hiddenPath() string { return filepath.Join(w.Reg.LocalDir(),
 // Switches lists the switches adopt wrote from this registry.
 func (w *Workspace) Switches() ([]Hidden, error) {
 	p := w.hiddenPath()
-	data, err := local.ReadRegular(p, local.MaxConfig)
+	data, err := local.ReadRegular(p, maxJournal)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -298,7 +309,7 @@ func applySwitch(file string, h Hidden, on bool) (Hidden, error) {
 	switch {
 	case on:
 		updated, err = sw.set(data, h.key())
-	case h.After != "" && sum(data) == h.After && (h.Before != "" || h.Created):
+	case !h.Chained && h.After != "" && sum(data) == h.After && (h.Before != "" || h.Created):
 		if h.Created && h.Before == "" {
 			if err := os.Remove(target); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return h, err
@@ -313,9 +324,12 @@ func applySwitch(file string, h Hidden, on bool) (Hidden, error) {
 		return h, fmt.Errorf("%w: %s: %v", local.ErrInvalid, file, err)
 	}
 	if on {
-		h.Before, h.After = "", sum(updated)
-		if len(data) <= maxBefore {
-			h.Before = string(data)
+		h.After = sum(updated)
+		if !h.Chained {
+			h.Before = ""
+			if len(data) <= maxBefore {
+				h.Before = string(data)
+			}
 		}
 	}
 	if string(updated) == string(data) {
@@ -333,6 +347,37 @@ func applySwitch(file string, h Hidden, on bool) (Hidden, error) {
 	return h, install.WriteSettings(target, updated)
 }
 
+// lastFor is the newest record of the journal all for the settings file
+// of h (nil when there is none).
+func lastFor(all []Hidden, h Hidden) *Hidden {
+	for i := len(all) - 1; i >= 0; i-- {
+		if all[i].Agent == h.Agent && all[i].File == h.File && (h.Agent == "codex" || all[i].Scope == h.Scope) {
+			return &all[i]
+		}
+	}
+	return nil
+}
+
+// restoreChain puts the file of a chain of switches (newest first in
+// chain, the last one its start) back as the start found it: its Before,
+// or no file when it created it; false when the start keeps neither.
+func restoreChain(file string, start Hidden) (bool, error) {
+	target, _, err := install.ReadSettings(file)
+	if err != nil {
+		return false, err
+	}
+	switch {
+	case start.Before != "":
+		return true, install.WriteSettings(target, []byte(start.Before))
+	case start.Created:
+		if err := os.Remove(target); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return false, err
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
 // recoverSwitches finishes the switch steps a kill interrupted (the caller
 // holds the adopt lock): a switch being written stays when the file has
 // it, else its record goes; one being removed is removed. What it did.
@@ -341,7 +386,10 @@ func (w *Workspace) recoverSwitches() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var notes []string
+	notes, all, err := w.recoverChains(all)
+	if err != nil {
+		return notes, err
+	}
 	for _, h := range all {
 		if h.State == "" {
 			continue
@@ -380,6 +428,73 @@ func (w *Workspace) recoverSwitches() ([]string, error) {
 		}
 	}
 	return notes, nil
+}
+
+// recoverChains finishes the restores of whole chains a kill interrupted
+// (restore marks a chain being shown in one write, then writes the file):
+// for each settings file whose records being shown are a chain's start and
+// the switches chained to it, a file still as the newest of them left it
+// gets the start's Before back, and a file already back loses them from
+// the journal. What is left is all, without them.
+func (w *Workspace) recoverChains(all []Hidden) ([]string, []Hidden, error) {
+	var notes []string
+	byFile := map[string][]int{}
+	var files []string
+	for i, h := range all {
+		if h.State != StateShowing {
+			continue
+		}
+		base, err := w.settingsBase(h)
+		if err != nil {
+			return notes, all, err
+		}
+		file := filepath.Join(base, filepath.FromSlash(h.File))
+		if byFile[file] == nil {
+			files = append(files, file)
+		}
+		byFile[file] = append(byFile[file], i)
+	}
+	drop := map[int]bool{}
+	for _, file := range files {
+		idx := byFile[file]
+		start, last := all[idx[0]], all[idx[len(idx)-1]]
+		if len(idx) < 2 || start.Chained || start.Before == "" && !start.Created {
+			continue
+		}
+		chain := true
+		for _, i := range idx[1:] {
+			chain = chain && all[i].Chained
+		}
+		if !chain {
+			continue
+		}
+		now := fileSum(file)
+		_, statErr := os.Stat(file)
+		back := start.Before != "" && now == sum([]byte(start.Before)) || start.Before == "" && errors.Is(statErr, fs.ErrNotExist)
+		switch {
+		case back:
+		case now == last.After:
+			if _, err := restoreChain(file, start); err != nil {
+				return notes, all, err
+			}
+		default:
+			continue // edited since: each key is removed below
+		}
+		for _, i := range idx {
+			drop[i] = true
+			notes = append(notes, fmt.Sprintf("%s: back in %s's listing (%s)", all[i].Name, agentName(all[i].Agent), describe(file)))
+		}
+	}
+	if len(drop) == 0 {
+		return notes, all, nil
+	}
+	var keep []Hidden
+	for i, h := range all {
+		if !drop[i] {
+			keep = append(keep, h)
+		}
+	}
+	return notes, keep, w.writeSwitches(keep)
 }
 
 // agentName is an agent as people call it.

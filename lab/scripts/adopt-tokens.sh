@@ -45,8 +45,7 @@ port=$(cat "$work/port")
 
 cd "$work/plain"
 megagit hook install --scope user >/dev/null 2>&1
-user=$(megagit adopt --scope user --dry-run 2>&1 >/dev/null | sed -n 's/.*registry at \(.*\), which.*/\1/p')
-user=${user/#\~/$HOME}
+user=$XDG_DATA_HOME/megagit/user
 
 # listing_bytes: the size of Claude Code's own skill listing in the
 # request of one headless prompt ("The following skills are available for
@@ -74,7 +73,7 @@ print(best)
 PY
 }
 before=$(listing_bytes)
-megagit adopt --scope user >/dev/null 2>&1
+megagit adopt --scope user >"$work/adopt.out" 2>&1 || { cat "$work/adopt.out" >&2; exit 1; }
 after=$(listing_bytes)
 
 # megagit's injection, one session per prompt of the split.
