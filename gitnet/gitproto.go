@@ -23,35 +23,6 @@ import (
 // anonymous: no credentials.
 type gitTransport struct{}
 
-// maxAdvertisement bounds the refs a git:// server may advertise, in
-// bytes: a server that never stops listing refs would fill the memory.
-// A repository of a million refs advertises about 60 MiB.
-var maxAdvertisement int64 = 64 << 20
-
-// ErrAdvertisementTooLarge is a server whose list of refs passed
-// maxAdvertisement.
-var ErrAdvertisementTooLarge = errors.New("the server's list of refs is too large")
-
-// cappedReader reads at most left bytes of r, then fails (over set).
-type cappedReader struct {
-	r    io.Reader
-	left int64
-	over bool
-}
-
-func (c *cappedReader) Read(p []byte) (int, error) {
-	if c.left <= 0 {
-		c.over = true
-		return 0, ErrAdvertisementTooLarge
-	}
-	if int64(len(p)) > c.left {
-		p = p[:c.left]
-	}
-	n, err := c.r.Read(p)
-	c.left -= int64(n)
-	return n, err
-}
-
 // gitPort is git://'s default port.
 const gitPort = 9418
 
@@ -131,10 +102,10 @@ func (s *gitSession) AdvertisedReferencesContext(ctx context.Context) (*packp.Ad
 		return nil, err
 	}
 	ar := packp.NewAdvRefs()
-	capped := &cappedReader{r: s.conn, left: maxAdvertisement}
+	capped := newCappedReader(s.conn)
 	if err := ar.Decode(capped); err != nil {
 		if capped.over {
-			return nil, fmt.Errorf("%w (over %d MiB): refused", ErrAdvertisementTooLarge, maxAdvertisement>>20)
+			return nil, errAdvertisementTooLarge()
 		}
 		if err := s.advRefsError(err); err != nil {
 			return nil, err

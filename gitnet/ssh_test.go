@@ -4,7 +4,6 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/binary"
-	"io"
 	"net"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +20,22 @@ import (
 // key: enough of an ssh remote to list and fetch through megagit's ssh
 // dialer. It returns the address.
 func sshGitServer(t *testing.T) string {
+	t.Helper()
+	return sshServer(t, func(ch ssh.Channel, line string) uint32 {
+		svc, arg, _ := strings.Cut(line, " ")
+		cmd := exec.Command("git", strings.TrimPrefix(svc, "git-"), strings.Trim(arg, "'"))
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = ch, ch, ch.Stderr()
+		if err := cmd.Run(); err != nil {
+			return 1
+		}
+		return 0
+	})
+}
+
+// sshServer is an ssh server on a loopback port that accepts any key and
+// answers each exec request with run (given the command line; it returns
+// the exit status). It returns the address.
+func sshServer(t *testing.T, run func(ch ssh.Channel, line string) uint32) string {
 	t.Helper()
 	_, hostKey, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
@@ -43,13 +58,13 @@ func sshGitServer(t *testing.T) string {
 			if err != nil {
 				return
 			}
-			go serveSSH(c, cfg)
+			go serveSSH(c, cfg, run)
 		}
 	}()
 	return ln.Addr().String()
 }
 
-func serveSSH(c net.Conn, cfg *ssh.ServerConfig) {
+func serveSSH(c net.Conn, cfg *ssh.ServerConfig, run func(ch ssh.Channel, line string) uint32) {
 	defer c.Close()
 	_, chans, reqs, err := ssh.NewServerConn(c, cfg)
 	if err != nil {
@@ -74,16 +89,7 @@ func serveSSH(c net.Conn, cfg *ssh.ServerConfig) {
 				}
 				_ = req.Reply(true, nil)
 				line := string(req.Payload[4 : 4+binary.BigEndian.Uint32(req.Payload)])
-				svc, arg, _ := strings.Cut(line, " ")
-				cmd := exec.Command("git", strings.TrimPrefix(svc, "git-"), strings.Trim(arg, "'"))
-				cmd.Stdin, cmd.Stdout, cmd.Stderr = ch, ch, ch.Stderr()
-				status := uint32(0)
-				if err := cmd.Run(); err != nil {
-					status = 1
-				}
-				_, _ = ch.SendRequest("exit-status", false, binary.BigEndian.AppendUint32(nil, status))
-				_ = ch.CloseWrite()
-				_, _ = io.Copy(io.Discard, ch)
+				sshExit(ch, run(ch, line))
 				return
 			}
 		}()

@@ -1,12 +1,11 @@
 package regsync
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/storage/memory"
 
 	"github.com/megagit/megagit/local"
@@ -22,10 +21,12 @@ const maxFetchObjects = 256 << 20
 var fetchCap int64 = maxFetchObjects
 
 // boundedStorage is the memory storage a source is fetched into, refusing
-// objects past max in all. go-git's pack parser asks a storage that has a
-// LazyWriter for each object's type and size before it writes the
-// object's content, so an object that would pass the cap (a blob that
-// inflates to gigabytes) is refused before any of it is unpacked.
+// objects past max in all. go-git parses a fetched pack into a storage
+// object by object, each held whole in memory before the storage sees it
+// (a blob that inflates to gigabytes would be), unless the storage takes
+// the pack itself (PackfileWriter): this one does, reads every object's
+// size from the pack before any object is unpacked (packscan.go), and
+// only then has go-git parse it.
 type boundedStorage struct {
 	*memory.Storage
 	stored, max int64
@@ -36,12 +37,18 @@ func newBoundedStorage(max int64) *boundedStorage {
 	return &boundedStorage{Storage: memory.NewStorage(), max: max}
 }
 
+// refuse is the refusal of a source over the cap, why naming what broke
+// it.
+func (s *boundedStorage) refuse(why string) error {
+	if s.refused == nil {
+		s.refused = fmt.Errorf("%w (%w): the source unpacks to more than %s, the cap for a skill source (%s)", local.ErrInvalid, local.ErrTooLarge, local.Size(s.max), why)
+	}
+	return s.refused
+}
+
 func (s *boundedStorage) admit(size int64) error {
 	if size < 0 || s.stored+size > s.max {
-		if s.refused == nil {
-			s.refused = fmt.Errorf("%w (%w): the source unpacks to more than %s, the cap for a skill source", local.ErrInvalid, local.ErrTooLarge, local.Size(s.max))
-		}
-		return s.refused
+		return s.refuse("an object of " + local.Size(size))
 	}
 	s.stored += size
 	return nil
@@ -55,72 +62,93 @@ func (s *boundedStorage) SetEncodedObject(o plumbing.EncodedObject) (plumbing.Ha
 	return s.Storage.SetEncodedObject(o)
 }
 
-// LazyWriter is the writer go-git's pack parser writes an object through,
-// once its header passed the cap.
-func (s *boundedStorage) LazyWriter() (io.WriteCloser, func(plumbing.ObjectType, int64) error, error) {
-	o := &lazyObject{s: s}
-	return o, o.header, nil
+// PackfileWriter takes a fetched pack as it arrives (compressed; a pack
+// of more than max bytes is refused as it arrives), and unpacks it when
+// closed if the sizes its objects declare pass the cap.
+func (s *boundedStorage) PackfileWriter() (io.WriteCloser, error) {
+	return &packWriter{s: s}, nil
 }
 
-type lazyObject struct {
-	s   *boundedStorage
-	obj *sizedObject
+type packWriter struct {
+	s      *boundedStorage
+	pack   spool
+	failed bool
 }
 
-func (o *lazyObject) header(t plumbing.ObjectType, size int64) error {
-	if err := o.s.admit(size); err != nil {
-		return err
+func (w *packWriter) Write(p []byte) (int, error) {
+	if w.pack.size+int64(len(p)) > w.s.max-w.s.stored {
+		w.failed = true
+		return 0, w.s.refuse("its pack alone is over " + local.Size(w.s.max))
 	}
-	o.obj = &sizedObject{typ: t, data: make([]byte, 0, size)}
-	return nil
-}
-
-func (o *lazyObject) Write(p []byte) (int, error) {
-	switch {
-	case o.obj == nil:
-		return 0, errors.New("pack object written before its header")
-	case len(p) > cap(o.obj.data)-len(o.obj.data):
-		return 0, errors.New("pack object larger than its header says")
-	}
-	o.obj.data = append(o.obj.data, p...)
+	w.pack.write(p)
 	return len(p), nil
 }
 
-// Close stores the object written (its bytes were admitted with its
-// header).
-func (o *lazyObject) Close() error {
-	if o.obj == nil {
+// Close unpacks the pack into the storage, unless it is over the cap.
+func (w *packWriter) Close() error {
+	if w.failed || w.pack.size == 0 {
 		return nil
 	}
-	obj := o.obj
-	o.obj = nil
-	_, err := o.s.Storage.SetEncodedObject(obj)
+	sizes, err := scanPack(&spoolReader{s: &w.pack}, w.s.max-w.s.stored)
+	if err != nil {
+		return err
+	}
+	if w.s.stored+sizes.total > w.s.max {
+		return w.s.refuse(sizes.blame(w.s.max))
+	}
+	// Read once more, as it streamed in: go-git holds no more of it than
+	// its deltas, and each chunk read is let go, so the pack and its
+	// objects are not both held whole.
+	p, err := packfile.NewParserWithStorage(packfile.NewScanner(&spoolReader{s: &w.pack, drop: true}), w.s)
+	if err != nil {
+		return err
+	}
+	_, err = p.Parse()
 	return err
 }
 
-// sizedObject is an object held in memory in a buffer of the size its
-// header announced (go-git's MemoryObject grows by appending, up to twice
-// the memory).
-type sizedObject struct {
-	typ  plumbing.ObjectType
-	data []byte
-	hash plumbing.Hash
+// spoolChunk is the size of a spool's chunks.
+const spoolChunk = 1 << 20
+
+// spool is a fetched pack held in chunks (a buffer that doubled as it
+// grew would hold up to twice the pack).
+type spool struct {
+	chunks [][]byte
+	size   int64
 }
 
-func (o *sizedObject) Hash() plumbing.Hash {
-	if o.hash.IsZero() {
-		o.hash = plumbing.ComputeHash(o.typ, o.data)
+func (s *spool) write(p []byte) {
+	s.size += int64(len(p))
+	for len(p) > 0 {
+		if len(s.chunks) == 0 || len(s.chunks[len(s.chunks)-1]) == spoolChunk {
+			s.chunks = append(s.chunks, make([]byte, 0, spoolChunk))
+		}
+		last := &s.chunks[len(s.chunks)-1]
+		n := min(len(p), spoolChunk-len(*last))
+		*last = append(*last, p[:n]...)
+		p = p[n:]
 	}
-	return o.hash
 }
 
-func (o *sizedObject) Type() plumbing.ObjectType     { return o.typ }
-func (o *sizedObject) SetType(t plumbing.ObjectType) { o.typ = t }
-func (o *sizedObject) Size() int64                   { return int64(len(o.data)) }
-func (o *sizedObject) SetSize(int64)                 {}
-func (o *sizedObject) Reader() (io.ReadCloser, error) {
-	return io.NopCloser(bytes.NewReader(o.data)), nil
+// spoolReader reads a spool from its start; with drop, each chunk read
+// is let go.
+type spoolReader struct {
+	s      *spool
+	i, off int
+	drop   bool
 }
-func (o *sizedObject) Writer() (io.WriteCloser, error) {
-	return nil, errors.New("a fetched object is read-only")
+
+func (r *spoolReader) Read(p []byte) (int, error) {
+	for r.i < len(r.s.chunks) {
+		if c := r.s.chunks[r.i]; r.off < len(c) {
+			n := copy(p, c[r.off:])
+			r.off += n
+			return n, nil
+		}
+		if r.drop {
+			r.s.chunks[r.i] = nil
+		}
+		r.i, r.off = r.i+1, 0
+	}
+	return 0, io.EOF
 }

@@ -160,8 +160,11 @@ func fetchSource(ctx context.Context, source, ref string, history bool) (*Source
 	w := gitnet.Begin()
 	refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: creds.Auth})
 	if err = creds.Done(w.Err(err)); err != nil {
-		if errors.Is(err, transport.ErrEmptyRemoteRepository) {
+		switch {
+		case errors.Is(err, transport.ErrEmptyRemoteRepository):
 			return nil, fmt.Errorf("%w: %s is an empty repository: no skills to install", local.ErrInvalid, gitauth.Redact(stored))
+		case errors.Is(err, gitnet.ErrAdvertisementTooLarge):
+			return nil, fail("skill source", err)
 		}
 		return nil, fail("cannot reach skill source", err)
 	}
