@@ -284,6 +284,26 @@ codex_listing | cmp -s - "$work/codex-listing-before.txt" && pass "codex: adopt 
 codex_ask 'use $csv-report on data.csv'
 sent 'Read the CSV with pandas.' && pass "codex: after restore, \$csv-report expands the skill again" || fail "codex: \$csv-report after restore"
 
+# Personal skills, in a folder with no registry: the user-scope hooks name
+# the user registry (created by the install), so Claude Code started there
+# gets a personal skill injected; adopt --scope user, run from there too,
+# takes it out of Claude Code's own listing; restore brings it back.
+mkdir -p "$HOME/.claude/skills/csv-clean" "$work/plain"
+printf -- '---\nname: csv-clean\ndescription: Clean messy CSV files: fix encodings, trim columns, drop duplicate rows. Use when a CSV file is messy.\n---\n\n# Steps\nUse csvkit.\n' >"$HOME/.claude/skills/csv-clean/SKILL.md"
+cd "$work/plain"
+megagit hook install --scope user >/dev/null 2>&1
+grep -q -- '--user-registry' "$HOME/.claude/settings.json" && pass "claude: hook install --scope user outside a registry names the user registry" || fail "claude: the user-scope hooks name no registry"
+claude_ask "this csv file is a mess: duplicate rows and broken encoding, clean it"
+sent 'skills that may help with this prompt\\n- csv-clean:' && pass "claude: in a folder without a registry, the user-scope hook injects a personal skill" || fail "claude: no personal skill injected outside a registry"
+listed csv-clean && pass "claude: before adopt --scope user, Claude Code lists csv-clean itself" || fail "claude: csv-clean not in Claude Code's own listing"
+megagit adopt --scope user >/dev/null 2>&1
+claude_ask "this csv file is a mess: duplicate rows and broken encoding, clean it"
+! listed csv-clean && sent 'skills that may help with this prompt\\n- csv-clean:' \
+  && pass "claude: after adopt --scope user (from a folder without a registry), the listing drops csv-clean and megagit injects it" || fail "claude: after adopt --scope user"
+megagit adopt --restore --scope user >/dev/null 2>&1
+claude_ask "hello"
+listed csv-clean && pass "claude: adopt --restore --scope user lists csv-clean again" || fail "claude: restore --scope user"
+
 cd "$repo"
 if [ "$fails" -gt 0 ]; then say "$fails check(s) failed"; exit 1; fi
 say "all checks passed"

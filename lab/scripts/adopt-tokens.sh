@@ -49,7 +49,8 @@ user=$XDG_DATA_HOME/megagit/user
 
 # listing_bytes: the size of Claude Code's own skill listing in the
 # request of one headless prompt ("The following skills are available for
-# use with the Skill tool:" up to the blank line after it).
+# use with the Skill tool:", a blank line, and its entries up to the next
+# blank line); Claude Code's own skills (/init and the like) stay in it.
 listing_bytes() {
   : >"$work/requests.jsonl"
   ANTHROPIC_BASE_URL="http://127.0.0.1:$port" ANTHROPIC_API_KEY=sk-lab \
@@ -68,7 +69,8 @@ for line in open(sys.argv[1]):
     for t in texts(json.loads(line)):
         i = t.find(head)
         if i >= 0:
-            best = max(best, len(t[i:].split("\n\n", 1)[0].encode()))
+            body = t[i + len(head):].lstrip("\n").split("\n\n", 1)[0]
+            best = max(best, len((head + "\n\n" + body).encode()))
 print(best)
 PY
 }
