@@ -66,8 +66,13 @@ func ProjectRunsHook(cwd, agent string) bool {
 	if top == "" {
 		top = cwd
 	}
+	home, _ := os.UserHomeDir()
 	for _, f := range ProjectSettings(agent) {
-		data, err := readSmall(filepath.Join(top, filepath.FromSlash(f)))
+		p := filepath.Join(top, filepath.FromSlash(f))
+		if home != "" && sameFile(p, filepath.Join(home, filepath.FromSlash(f))) {
+			continue // the user's own settings (in the home folder, or a dotfiles repository there): not a project's
+		}
+		data, err := readSmall(p)
 		if err != nil {
 			continue
 		}
@@ -78,6 +83,12 @@ func ProjectRunsHook(cwd, agent string) bool {
 		}
 	}
 	return false
+}
+
+func sameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
 // maxSettings bounds a settings file the hook reads.

@@ -289,7 +289,7 @@ sent 'Read the CSV with pandas.' && pass "codex: after restore, \$csv-report exp
 # gets a personal skill injected; adopt --scope user, run from there too,
 # takes it out of Claude Code's own listing; restore brings it back.
 mkdir -p "$HOME/.claude/skills/csv-clean" "$work/plain"
-printf -- '---\nname: csv-clean\ndescription: Clean messy CSV files: fix encodings, trim columns, drop duplicate rows. Use when a CSV file is messy.\n---\n\n# Steps\nUse csvkit.\n' >"$HOME/.claude/skills/csv-clean/SKILL.md"
+printf -- '---\nname: csv-clean\ndescription: Clean messy CSV files, fix encodings, trim columns and drop duplicate rows. Use when a CSV file is messy.\n---\n\n# Steps\nUse csvkit.\n' >"$HOME/.claude/skills/csv-clean/SKILL.md"
 cd "$work/plain"
 megagit hook install --scope user >/dev/null 2>&1
 grep -q -- '--user-registry' "$HOME/.claude/settings.json" && pass "claude: hook install --scope user outside a registry names the user registry" || fail "claude: the user-scope hooks name no registry"
