@@ -90,6 +90,7 @@ type Blend struct {
 	ContextW float64 `mapstructure:"context_w" default:"0.15" env:"MEGA_EVAL_CONTEXT_W" help:"weight of helpful-minus-harmful context match"`
 	HarmW    float64 `mapstructure:"harm_w" default:"1.5" env:"MEGA_EVAL_HARM_W" help:"asymmetry multiplier on harmful context match"`
 	RelatedW float64 `mapstructure:"related_w" default:"0.10" env:"MEGA_EVAL_RELATED_W" help:"weight of the related past-verdict signal"`
+	LearntW  float64 `mapstructure:"learnt_w" default:"0.5" check:"fraction" env:"MEGA_EVAL_LEARNT_W" help:"what a prompt learnt from the agents' history (megagit learn history) weighs next to an explicit HELPFUL verdict's context"`
 	HalfLife float64 `mapstructure:"half_life_days" default:"30" check:"min=0" help:"days after which a skill's learnt evidence (verdicts, past prompts, the silence penalty) pulls half as hard, counted from its last change; 0: it never fades"`
 }
 

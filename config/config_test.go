@@ -212,7 +212,7 @@ func TestSeedEnvNames(t *testing.T) {
 // environment names: the struct tags are the only list of them.
 func TestEveryKeyAndDefault(t *testing.T) {
 	want := map[string]any{
-		"blend.context_w": 0.15, "blend.count_w": 0.1, "blend.enabled": true, "blend.half_life_days": 30.0, "blend.harm_w": 1.5, "blend.related_w": 0.1,
+		"blend.context_w": 0.15, "blend.count_w": 0.1, "blend.enabled": true, "blend.half_life_days": 30.0, "blend.harm_w": 1.5, "blend.learnt_w": 0.5, "blend.related_w": 0.1,
 		"dynamic_k.abs_floor": 0.0, "dynamic_k.abstain_z_ent": 0.0, "dynamic_k.abstain_z_top1": 0.0, "dynamic_k.ambig_z_ent": 0.0,
 		"dynamic_k.gate": "auto", "dynamic_k.tier": "", "dynamic_k.very_ambig_z_ent": 0.0,
 		"hook.deadline_ms": int64(500), "hook.log_prompts": false, "hook.output": "text", "hook.refresh": "background", "hook.serve": "auto", "hook.shadow": false,

@@ -18,6 +18,9 @@ type Blend struct {
 	Harm float64
 	// Related weighs related_help - related_harm over past verdict reasons.
 	Related float64
+	// Learnt is what a prompt learnt from the agents' history weighs next
+	// to an explicit HELPFUL verdict's context (Context), in (0, 1].
+	Learnt float64
 	// Suspect is the status multiplier of a suspect skill.
 	Suspect float64
 	// HalfLifeDays fades evidence with its age: every term learnt from
@@ -39,8 +42,13 @@ type Blend struct {
 // the cut to an active skill of similar relevance, but stays in the list
 // and can earn its way back.
 func DefaultBlend() Blend {
-	return Blend{Enabled: true, Count: 0.10, Context: 0.15, Harm: 1.5, Related: 0.10, Suspect: 0.5, HalfLifeDays: DefaultHalfLifeDays}
+	return Blend{Enabled: true, Count: 0.10, Context: 0.15, Harm: 1.5, Related: 0.10, Learnt: DefaultLearnt, Suspect: 0.5, HalfLifeDays: DefaultHalfLifeDays}
 }
+
+// DefaultLearnt weighs a prompt learnt from history half an explicit
+// HELPFUL verdict's: the skill was used after it, but nobody said it
+// helped.
+const DefaultLearnt = 0.5
 
 // DefaultHalfLifeDays is how long evidence keeps half its pull: a month,
 // the reference design's memory half-life. Skills that keep being used
@@ -111,6 +119,12 @@ type Breakdown struct {
 	HelpCtxModel float64 `json:"help_ctx_model,omitempty"`
 	HarmCtxModel float64 `json:"harm_ctx_model,omitempty"`
 	Context      float64 `json:"context_match"`
+	// LearntCtx is the best similarity of the query to the prompts learnt
+	// from the agents' history (word overlap or the model's, the larger),
+	// LearntDecay the share its age keeps, Learnt the weighted term.
+	LearntCtx   float64 `json:"learnt_ctx,omitempty"`
+	LearntDecay float64 `json:"learnt_decay,omitempty"`
+	Learnt      float64 `json:"learnt_match,omitempty"`
 	// RelatedHelp and RelatedHarm are the best similarities to past
 	// helpful and harmful verdict reasons; Related is the weighted term.
 	RelatedHelp float64 `json:"related_help_max"`
@@ -175,12 +189,13 @@ func (b Blend) Apply(bd *Breakdown) {
 		bd.HelpCtxWords, bd.HarmCtxWords, bd.HelpCtxModel, bd.HarmCtxModel = 0, 0, 0, 0
 		bd.RelatedHelp, bd.RelatedHarm, bd.Related = 0, 0, 0
 		bd.RelatedHelpModel, bd.RelatedHarmModel = 0, 0
+		bd.LearntCtx, bd.Learnt = 0, 0
 		bd.Silence, bd.Decay = 1, 1
 		bd.Final = ArchivedScore
 		return
 	}
 	if !b.Enabled {
-		bd.CountRaw, bd.Count, bd.Context, bd.Related = 0, 0, 0, 0
+		bd.CountRaw, bd.Count, bd.Context, bd.Related, bd.Learnt = 0, 0, 0, 0, 0
 		bd.StatusMult, bd.Silence, bd.Decay = 1, 1, 1
 		bd.Final = bd.Relevance
 		return
@@ -196,13 +211,20 @@ func (b Blend) Apply(bd *Breakdown) {
 	bd.Count = b.Count * bd.CountRaw * d
 	bd.Context = b.Context * (bd.HelpCtx - b.Harm*bd.HarmCtx) * d
 	bd.Related = b.Related * (bd.RelatedHelp - bd.RelatedHarm) * d
+	if bd.LearntCtx > 0 {
+		ld := bd.LearntDecay
+		if ld == 0 {
+			ld = 1
+		}
+		bd.Learnt = b.Context * b.Learnt * bd.LearntCtx * ld
+	}
 	if d != 1 {
 		bd.Weight = 1 + (bd.Weight-1)*d
 		bd.Silence = 1 + (bd.Silence-1)*d
 	}
 	sum := bd.Relevance
 	// Adding exact zeros keeps a cold start bit-identical to its relevance.
-	for _, t := range []float64{bd.Count, bd.Context, bd.Related} {
+	for _, t := range []float64{bd.Count, bd.Context, bd.Related, bd.Learnt} {
 		if t != 0 {
 			sum += t
 		}

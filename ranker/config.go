@@ -28,6 +28,12 @@ type Doc struct {
 	Updated int64
 	// Related holds the reasons of past verdicts on this skill.
 	Related []Reason
+	// Learnt are prompts of the agents' past sessions that the skill
+	// served (`megagit learn history`): like HelpfulContexts, but each
+	// weighs Blend.Learnt of one and fades from LearntUpdated (Unix
+	// seconds of the newest); they are never a verdict.
+	Learnt        []string `json:",omitempty"`
+	LearntUpdated int64    `json:",omitempty"`
 	// Paths are the globs a skill is limited to (Claude Code's paths:,
 	// relative to the project's top): with any, the skill is a candidate
 	// only where Options.Out says it is not out.

@@ -75,6 +75,8 @@ type ContextScores struct {
 	// RelHelp and RelHarm are the same for the reasons of the skill's past
 	// helpful and harmful verdicts (the related-verdict term).
 	RelHelp, RelHarm []float64
+	// Learnt is the same for the prompts learnt from history (Doc.Learnt).
+	Learnt []float64
 }
 
 // candidate reports whether a skill may be emitted at all: it must match
@@ -598,6 +600,7 @@ func (ix *Index) breakdown(b *Breakdown, i int, q query, raw float64, dense, den
 		b.HelpCtx, b.HarmCtx = b.HelpCtxWords, b.HarmCtxWords
 		b.RelatedHelp = maxCosine(q.vec, ix.relHelp[i])
 		b.RelatedHarm = maxCosine(q.vec, ix.relHarm[i])
+		b.LearntCtx = maxCosine(q.vec, ix.learnt[i])
 	}
 	if ix.cfg.Blend.Enabled && b.Status != StatusArchived && ctx != nil {
 		// Only a skill with contexts of that kind can match one.
@@ -608,6 +611,9 @@ func (ix *Index) breakdown(b *Breakdown, i int, q query, raw float64, dense, den
 		if i < len(ctx.Harm) && len(d.HarmfulContexts) > 0 {
 			b.HarmCtxModel = ctx.Harm[i]
 			b.HarmCtx = max(b.HarmCtx, b.HarmCtxModel)
+		}
+		if len(d.Learnt) > 0 && i < len(ctx.Learnt) {
+			b.LearntCtx = max(b.LearntCtx, ctx.Learnt[i])
 		}
 		if len(d.Related) > 0 {
 			if i < len(ctx.RelHelp) {
@@ -625,6 +631,9 @@ func (ix *Index) breakdown(b *Breakdown, i int, q query, raw float64, dense, den
 		b.AgeDays = max(0, int((q.now.Unix()-d.Updated)/86400))
 	}
 	b.Decay = ix.cfg.Blend.Decay(d.Updated, q.now)
+	if b.LearntCtx > 0 {
+		b.LearntDecay = ix.cfg.Blend.Decay(d.LearntUpdated, q.now)
+	}
 	ix.cfg.Blend.Apply(b)
 }
 

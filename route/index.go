@@ -46,7 +46,7 @@ const (
 	// IndexFile is the compiled index's name in .megagit/local/.
 	IndexFile         = "route-index.bin"
 	oldIndexCacheName = "route-index.gob" // formats up to 4, removed on write
-	indexCacheVersion = 14                // 14: the fallback vectors; 13: skill text cleaned (safetext.Injected); 12: a doc's paths globs, user-only skills left out; 11: verdict reasons' vectors; 10: silence and evidence age; 9: context vectors; 8: a doc's description includes when_to_use
+	indexCacheVersion = 15                // 15: prompts learnt from history; 14: the fallback vectors; 13: skill text cleaned (safetext.Injected); 12: a doc's paths globs, user-only skills left out; 11: verdict reasons' vectors; 10: silence and evidence age; 9: context vectors; 8: a doc's description includes when_to_use
 	// checkedFile's modification time is when Refresh last compared the
 	// compiled index with every skill.
 	checkedFile = "route-index.checked"
@@ -302,7 +302,7 @@ func vectorsFor(docs, oldDocs []ranker.Doc, prev *Vectors, key string, embed fun
 		}
 		out.Rows = append(out.Rows, from.Rows[2*dim*o:2*dim*(o+1)]...)
 		for _, k := range ctx[int32(o)] {
-			out.Ctx = append(out.Ctx, CtxRow{Doc: int32(i), Harm: from.Ctx[k].Harm, Reason: from.Ctx[k].Reason})
+			out.Ctx = append(out.Ctx, CtxRow{Doc: int32(i), Harm: from.Ctx[k].Harm, Reason: from.Ctx[k].Reason, Learnt: from.Ctx[k].Learnt})
 			out.CtxRows = append(out.CtxRows, from.CtxRows[k*dim:(k+1)*dim]...)
 		}
 	}
@@ -315,7 +315,7 @@ type vecKey struct{ id, desc, contexts string }
 
 func vecKeyOf(d ranker.Doc) vecKey {
 	var b strings.Builder
-	b.WriteString(strings.Join(d.HelpfulContexts, "\x00") + "\x01" + strings.Join(d.HarmfulContexts, "\x00"))
+	b.WriteString(strings.Join(d.HelpfulContexts, "\x00") + "\x01" + strings.Join(d.HarmfulContexts, "\x00") + "\x03" + strings.Join(d.Learnt, "\x00"))
 	for _, r := range d.Related {
 		if r.Helpful {
 			b.WriteString("\x02+")

@@ -377,6 +377,9 @@ func appendVectors(b []byte, v *Vectors) []byte {
 		if c.Reason {
 			ref |= 1 << 30
 		}
+		if c.Learnt {
+			ref |= 1 << 29
+		}
 		b = binary.LittleEndian.AppendUint32(b, ref)
 	}
 	for _, x := range v.CtxRows {
@@ -413,8 +416,8 @@ func decodeVectors(b []byte, n int) (*Vectors, bool) {
 		v.Ctx = make([]CtxRow, nctx)
 		for k := range v.Ctx {
 			ref := binary.LittleEndian.Uint32(rest[4*k:])
-			if doc := ref &^ (3 << 30); doc < uint32(n) {
-				v.Ctx[k] = CtxRow{Doc: int32(doc), Harm: ref&(1<<31) != 0, Reason: ref&(1<<30) != 0}
+			if doc := ref &^ (7 << 29); doc < uint32(n) {
+				v.Ctx[k] = CtxRow{Doc: int32(doc), Harm: ref&(1<<31) != 0, Reason: ref&(1<<30) != 0, Learnt: ref&(1<<29) != 0}
 			} else {
 				return nil, false
 			}
@@ -447,7 +450,7 @@ func floats(b []byte) []float32 {
 func appendDocs(b []byte, docs []ranker.Doc) []byte {
 	lists, related := 0, 0
 	for _, d := range docs {
-		lists += len(d.Headings) + len(d.Triggers) + len(d.HelpfulContexts) + len(d.HarmfulContexts) + len(d.Paths)
+		lists += len(d.Headings) + len(d.Triggers) + len(d.HelpfulContexts) + len(d.HarmfulContexts) + len(d.Learnt) + len(d.Paths)
 		related += len(d.Related)
 	}
 	b = binary.AppendUvarint(b, uint64(lists))
@@ -471,12 +474,14 @@ func appendDocs(b []byte, docs []ranker.Doc) []byte {
 		list(d.Triggers)
 		list(d.HelpfulContexts)
 		list(d.HarmfulContexts)
+		list(d.Learnt)
 		list(d.Paths)
 		b = binary.AppendVarint(b, int64(d.HelpfulCount))
 		b = binary.AppendVarint(b, int64(d.HarmfulCount))
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(d.Weight))
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(d.Silence))
 		b = binary.AppendVarint(b, d.Updated)
+		b = binary.AppendVarint(b, d.LearntUpdated)
 		b = binary.AppendUvarint(b, uint64(len(d.Related)))
 		for _, r := range d.Related {
 			str(r.Text)
@@ -582,6 +587,7 @@ func decodeDocs(b []byte, n int) ([]ranker.Doc, bool) {
 		d.ID, d.Path, d.Description, d.Status = r.str(), r.str(), r.str(), r.str()
 		d.Headings, d.Triggers = r.list(&pool), r.list(&pool)
 		d.HelpfulContexts, d.HarmfulContexts = r.list(&pool), r.list(&pool)
+		d.Learnt = r.list(&pool)
 		d.Paths = r.list(&pool)
 		d.HelpfulCount, d.HarmfulCount = r.varint(), r.varint()
 		if len(r.b) < 16 {
@@ -591,6 +597,7 @@ func decodeDocs(b []byte, n int) ([]ranker.Doc, bool) {
 		d.Silence = math.Float64frombits(binary.LittleEndian.Uint64(r.b[8:]))
 		r.b = r.b[16:]
 		d.Updated = int64(r.varint())
+		d.LearntUpdated = int64(r.varint())
 		if k := r.uvarint(); k > 0 {
 			if k > uint64(len(reasons)) {
 				return nil, false

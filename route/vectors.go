@@ -34,6 +34,8 @@ type CtxRow struct {
 	// Reason marks the reason of a past verdict (the related-verdict term)
 	// rather than a session's prompt.
 	Reason bool
+	// Learnt marks a prompt learnt from the agents' history (Doc.Learnt).
+	Learnt bool
 }
 
 // Docs is how many documents the rows cover.
@@ -114,6 +116,11 @@ func (v *Vectors) ContextScores(q []float32, floor float64) *ranker.ContextScore
 		s := max(0, (dotRow(q, v.CtxRows[k*v.Dim:(k+1)*v.Dim])-floor)/(1-floor))
 		var to []float64
 		switch {
+		case c.Learnt:
+			if cs.Learnt == nil {
+				cs.Learnt = make([]float64, n)
+			}
+			to = cs.Learnt
 		case c.Reason && c.Harm:
 			if cs.RelHarm == nil {
 				cs.RelHarm = make([]float64, n)

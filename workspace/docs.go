@@ -37,6 +37,7 @@ func RankerConfig(cfg *config.Config) ranker.Config {
 	rc.Blend.Count, rc.Blend.Context = cfg.Blend.CountW, cfg.Blend.ContextW
 	rc.Blend.Harm, rc.Blend.Related = cfg.Blend.HarmW, cfg.Blend.RelatedW
 	rc.Blend.HalfLifeDays = cfg.Blend.HalfLife
+	rc.Blend.Learnt = cfg.Blend.LearntW
 	rc.MMR.Lambda = cfg.Route.MMR
 	if cfg.DynamicK.Tier != "" {
 		floor := rc.DynamicK.AbsFloor

@@ -182,6 +182,14 @@ func (w *Workspace) indexDocs() func() ([]ranker.Doc, []error, error) {
 		if kerr == nil && err == nil {
 			saveProblems(w.Reg.Local(), key, bad)
 		}
+		if err == nil {
+			// The prompts learnt from history: routed, never embedded
+			// into a committed cache (Docs leaves them out).
+			var lerr error
+			if docs, lerr = w.withLearnt(docs); lerr != nil {
+				bad = append(bad, lerr)
+			}
+		}
 		return docs, bad, err
 	}
 }

@@ -270,6 +270,10 @@ func (w *Workspace) StampRoots() []string {
 	if f := install.CodexUserConfig(); w.Cfg.Sources.Codex && f != "" {
 		out = append(out, route.FileRoot(f))
 	}
+	// The prompts learnt from the agents' history.
+	for _, ld := range w.learntStores() {
+		out = append(out, route.FileRoot(learntPath(ld)))
+	}
 	// adopt's switches: which of the agents' switches are megagit's own.
 	out = append(out, route.FileRoot(w.hiddenPath()))
 	if dir := w.UserRegistryDir(); dir != "" && !w.IsUserRegistry() {

@@ -220,6 +220,9 @@ func whyRun(opts *whyOptions) error {
 		fmt.Fprintf(opts.app.out, "# %s from %s (%s)\n", shown(b.ID), src.Kind, shown(workspace.Describe(src.AbsPath)))
 		printCorrections(opts.app.out, res.Corrections)
 		printWhy(opts.app.out, b, sp, passage)
+		if b.LearntCtx > 0 {
+			printLearnt(opts.app.out, e, b.ID, opts.prompt)
+		}
 		if out != "" {
 			fmt.Fprintf(opts.app.out, "# out of paths: %s\n", shown(out))
 		}
@@ -301,13 +304,44 @@ func printWhy(w io.Writer, b ranker.Breakdown, sp *semanticParts, passage *ranke
 		rel += fmt.Sprintf("; model %+.4f / %+.4f", b.RelatedHelpModel, b.RelatedHarmModel)
 	}
 	line("related_verdict", fmt.Sprintf("%+.4f", b.Related), rel)
+	if b.LearntCtx > 0 {
+		line("learnt_match", fmt.Sprintf("%+.4f", b.Learnt), fmt.Sprintf("best prompt learnt from the agents' history: %.4f, weighing blend.learnt_w of a verdict's context", b.LearntCtx))
+	}
 	line("trajectory", fmt.Sprintf("× %.4f", b.Weight), "exponential moving average of implicit outcomes; 1 until one arrives")
 	line("silence", fmt.Sprintf("× %.4f", b.Silence), "sessions in a row that injected it and never used it; 1 up to five")
 	line("status_mult", fmt.Sprintf("× %.4f", b.StatusMult), b.Status)
 	if b.Decay != 1 {
 		line("evidence_age", fmt.Sprintf("%d d", b.AgeDays), fmt.Sprintf("learnt terms and multipliers faded to ×%.4f of their pull", b.Decay))
 	}
-	fmt.Fprintf(w, "%s\n%-16s %+8.4f  (= (relevance + count + context + related) × trajectory × silence × status)\n", strings.Repeat("─", 26), "final", b.Final)
+	fmt.Fprintf(w, "%s\n%-16s %+8.4f  (= (relevance + count + context + related + learnt) × trajectory × silence × status)\n", strings.Repeat("─", 26), "final", b.Final)
+}
+
+// printLearnt names the learnt prompt of skill that shares the most
+// words with prompt, and where it was learnt from (agent, session, date).
+func printLearnt(w io.Writer, e *workspace.Workspace, skill, prompt string) {
+	learnt, _ := e.LearntPrompts()
+	recs := learnt[strings.ToLower(skill)]
+	words := map[string]bool{}
+	for _, f := range strings.Fields(strings.ToLower(prompt)) {
+		words[f] = true
+	}
+	best, most := -1, -1
+	for i := len(recs) - 1; i >= 0; i-- {
+		n := 0
+		for _, f := range strings.Fields(strings.ToLower(recs[i].Prompt)) {
+			if words[f] {
+				n++
+			}
+		}
+		if n > most {
+			best, most = i, n
+		}
+	}
+	if best < 0 {
+		return
+	}
+	r := recs[best]
+	fmt.Fprintf(w, "# learnt from %s session %s, %s (%s): \"%s\"\n", r.Agent, shown(hook.Clip(r.Session, 40)), r.Time.UTC().Format("2006-01-02"), r.How, shown(hook.Clip(r.Prompt, 100)))
 }
 
 // outOfPathsWhy says why a skill's paths kept it out for a prompt asked

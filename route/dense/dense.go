@@ -46,6 +46,8 @@ const (
 	// ReasonsEmbedded helpful and harmful verdicts.
 	FieldReasonHelp = "reason-help"
 	FieldReasonHarm = "reason-harm"
+	// FieldLearnt is a prompt learnt from the agents' history (Doc.Learnt).
+	FieldLearnt = "learnt"
 )
 
 // ReasonsEmbedded is how many of a skill's latest verdict reasons of each
@@ -67,6 +69,9 @@ func EmbedItems(docs []ranker.Doc) []embedcache.DocText {
 		}
 		for i, c := range d.HarmfulContexts {
 			items = append(items, embedcache.DocText{Skill: d.ID, Field: FieldHarm, N: i, Text: c})
+		}
+		for i, c := range d.Learnt {
+			items = append(items, embedcache.DocText{Skill: d.ID, Field: FieldLearnt, N: i, Text: c})
 		}
 		items = append(items, reasonItems(d)...)
 	}
@@ -115,10 +120,10 @@ func New(emb models.Embedder, prof models.Profile, docs []ranker.Doc, cacheDirs 
 			return nil, fmt.Errorf("%s: a vector of %d values, want %d", emb.ID(), len(row), v.Dim)
 		}
 		switch items[k].Field {
-		case FieldHelp, FieldHarm, FieldReasonHelp, FieldReasonHarm:
+		case FieldHelp, FieldHarm, FieldReasonHelp, FieldReasonHarm, FieldLearnt:
 			f := items[k].Field
 			v.Ctx = append(v.Ctx, route.CtxRow{Doc: int32(doc), Harm: f == FieldHarm || f == FieldReasonHarm,
-				Reason: f == FieldReasonHelp || f == FieldReasonHarm})
+				Reason: f == FieldReasonHelp || f == FieldReasonHarm, Learnt: f == FieldLearnt})
 			v.CtxRows = append(v.CtxRows, row...)
 		case "full":
 			doc++
