@@ -1,0 +1,129 @@
+package history
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// openSession opens a session file for reading, refusing what is not one:
+// a path that is not where its agent keeps sessions (isSessionPath), a
+// folder on the way that is a symlink (the path must be its own real
+// path, as Sessions gives it), the file itself a symlink, a FIFO, a device
+// or a folder. The file is opened through an os.Root of its folder without
+// blocking, and must still be the file looked at.
+func openSession(s Session) (*os.File, int64, error) {
+	if !filepath.IsAbs(s.Path) || !isSessionPath(s.Agent, s.Path) {
+		return nil, 0, fmt.Errorf("%w of %s: %s", ErrNotSession, s.Agent, s.Path)
+	}
+	dir, base := filepath.Split(filepath.Clean(s.Path))
+	dir = filepath.Clean(dir)
+	if real, err := filepath.EvalSymlinks(dir); err != nil {
+		return nil, 0, err
+	} else if real != dir {
+		return nil, 0, fmt.Errorf("%w: %s is reached through a symlink", ErrNotSession, s.Path)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer root.Close()
+	seen, err := root.Lstat(base)
+	if err != nil {
+		return nil, 0, err
+	}
+	if !seen.Mode().IsRegular() {
+		return nil, 0, fmt.Errorf("%w: %s is not a regular file (%s)", ErrNotSession, s.Path, seen.Mode().Type())
+	}
+	f, err := root.OpenFile(base, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := f.Stat()
+	if err == nil && (!st.Mode().IsRegular() || !os.SameFile(seen, st)) {
+		err = fmt.Errorf("%w: %s changed while it was opened", ErrNotSession, s.Path)
+	}
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, st.Size(), nil
+}
+
+// isSessionPath reports whether path has the shape of the agent's session
+// files: Claude Code's projects/<project>/<session>.jsonl, Codex's
+// sessions/YYYY/MM/DD/rollout-*.jsonl, Gemini CLI's
+// tmp/<project>/chats/session-*.json[l].
+func isSessionPath(agent, path string) bool {
+	base := filepath.Base(path)
+	up := func(n int) string {
+		p := path
+		for range n {
+			p = filepath.Dir(p)
+		}
+		return filepath.Base(p)
+	}
+	switch agent {
+	case AgentClaude:
+		return strings.HasSuffix(base, ".jsonl") && up(2) == "projects"
+	case AgentCodex:
+		return strings.HasPrefix(base, "rollout-") && strings.HasSuffix(base, ".jsonl") && up(4) == "sessions"
+	case AgentGemini:
+		return strings.HasPrefix(base, "session-") && (strings.HasSuffix(base, ".jsonl") || strings.HasSuffix(base, ".json")) &&
+			up(1) == "chats" && up(3) == "tmp"
+	}
+	return false
+}
+
+// eachLine calls fn with each non-blank line of the first MaxFile bytes of
+// r; a line longer than MaxLine is skipped as it is read and counted. The
+// line passed is only valid during the call.
+func eachLine(r io.Reader, res *Result, fn func(line []byte)) error {
+	br := bufio.NewReaderSize(io.LimitReader(r, MaxFile), 64<<10)
+	var line []byte
+	for {
+		var tooLong bool
+		var err error
+		line, tooLong, err = readLine(br, line[:0], MaxLine)
+		switch {
+		case tooLong:
+			res.Lines++
+			res.Long++
+		case len(bytes.TrimSpace(line)) > 0:
+			res.Lines++
+			fn(line)
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// readLine reads one line of at most max bytes into buf; a longer one is
+// read to its end, a buffer at a time, and reported as tooLong without its
+// bytes.
+func readLine(r *bufio.Reader, buf []byte, max int) (line []byte, tooLong bool, err error) {
+	line = buf
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > max {
+				tooLong, line = true, buf[:0]
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, tooLong, err
+		}
+	}
+}
