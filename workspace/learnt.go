@@ -296,3 +296,13 @@ func forgetIn(ld local.Dir, names map[string]bool) (int, error) {
 	}
 	return gone, writeLearnt(p, keep)
 }
+
+// LearntKeys are the keys of the store of ld.
+func LearntKeys(ld local.Dir) map[string]bool {
+	recs, _, _ := readLearnt(learntPath(ld))
+	out := make(map[string]bool, len(recs))
+	for _, r := range recs {
+		out[r.Key] = true
+	}
+	return out
+}

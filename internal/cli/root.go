@@ -132,6 +132,7 @@ func newRootCmd(a *app) *cobra.Command {
 		newMCPCmd(a, nil),
 		newVersionCmd(a, nil),
 		newAdoptCmd(a, nil),
+		newLearnCmd(a),
 		exitCodesTopic(),
 	)
 	strictGroups(root)

@@ -1,0 +1,355 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/megagit/megagit/learn/history"
+	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/workspace"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+)
+
+func newLearnCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{Use: "learn", Short: "Learn from the agents' past sessions which of your prompts each skill served (kept on this machine)"}
+	cmd.AddCommand(newLearnHistoryCmd(a, nil), newLearnForgetCmd(a, nil))
+	return cmd
+}
+
+type learnHistoryOptions struct {
+	app    *app
+	agents []string
+	since  string
+	dryRun bool
+	json   bool
+}
+
+// newLearnHistoryCmd parses `megagit learn history` into options and
+// hands them to runF, or to learnHistoryRun when runF is nil.
+func newLearnHistoryCmd(a *app, runF func(*learnHistoryOptions) error) *cobra.Command {
+	opts := &learnHistoryOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "history [--agent A]... [--since WHEN] [--dry-run] [--json]",
+		Short: "Read the agents' past sessions and learn, per skill, the prompts it served",
+		Long: `learn history reads the sessions Claude Code, Codex and Gemini CLI keep on
+this machine (~/.claude/projects, ~/.codex/sessions, Gemini CLI's chats) and
+finds each prompt of yours the agent answered with a skill megagit routes:
+the model calling its skill tool or reading the skill's SKILL.md, or your
+own /NAME command with its arguments. Each such prompt becomes a learnt
+context of the skill: later prompts in words like it find the skill, at
+half the weight of an explicit HELPFUL verdict's context (blend.learnt_w),
+fading with the evidence half-life. It is never a verdict: no status moves.
+A use followed in the same turn by a correction or a failing command
+teaches nothing.
+
+The prompts stay on this machine, in .megagit/local/learnt.jsonl of the
+registry that owns each skill (the user registry for your own folders'
+skills): never committed, never pushed by sync. Secrets are redacted and
+each prompt is cut to 4 KB, as for every context. megagit learn forget
+removes them.
+
+Running it again learns nothing twice; sessions read before and unchanged
+since are skipped (.megagit/local/history.json), so a killed run resumes.`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, ag := range opts.agents {
+				if err := checkAgentFlag(ag); err != nil {
+					return err
+				}
+			}
+			if _, err := parseSince(opts.since, time.Now()); err != nil {
+				return err
+			}
+			return orRun(runF, learnHistoryRun)(opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringSliceVar(&opts.agents, "agent", nil, "only this agent's sessions: claude, codex or gemini (repeatable; default: all three)")
+	f.StringVar(&opts.since, "since", "", "only sessions changed since `WHEN`: a date (2026-11-01), a time (RFC 3339) or an age (30d, 2w, 12h)")
+	f.BoolVar(&opts.dryRun, "dry-run", false, "say what would be learnt, per skill, and write nothing")
+	f.BoolVar(&opts.json, "json", false, "print JSON: sessions, read, skipped, uses, spoiled, unknown, learnt (per skill), dry_run")
+	return cmd
+}
+
+// historyCheckpoint is the file of the sessions an import read, each with
+// the size and time it had: unchanged, it is not read again.
+const historyCheckpoint = "history.json"
+
+// learnedSkill is what one skill learnt.
+type learnedSkill struct {
+	Skill  string         `json:"skill"`
+	New    int            `json:"new"`
+	Agents map[string]int `json:"agents"`
+}
+
+func learnHistoryRun(opts *learnHistoryOptions) error {
+	a := opts.app
+	e, err := openOrUser(a)
+	if err != nil {
+		return err
+	}
+	since, _ := parseSince(opts.since, a.now())
+	c, err := e.Catalog()
+	if err != nil {
+		return err
+	}
+	a.warnProblems(c.Problems)
+	// The skills megagit routes, by lower-case name and by SKILL.md.
+	byName, byPath := map[string]*workspace.Sourced{}, map[string]*workspace.Sourced{}
+	for _, s := range c.Skills {
+		if !s.Routable() {
+			continue
+		}
+		byName[strings.ToLower(s.Name)] = s
+		if real, err := filepath.EvalSymlinks(s.AbsPath); err == nil {
+			byPath[real] = s
+		}
+		byPath[s.AbsPath] = s
+	}
+	sessions, err := history.Sessions(history.Options{Agents: opts.agents, Since: since})
+	if err != nil {
+		return err
+	}
+	ld := e.Reg.Local()
+	seen := readCheckpoint(ld)
+	type pending struct {
+		ld   local.Dir
+		recs []workspace.Learnt
+	}
+	stores := map[string]*pending{}
+	learnt := map[string]*learnedSkill{}
+	var read, skipped, uses, spoiled, unknown int
+	done := map[string]string{}
+	bar := learnProgress(a.errOut, len(sessions))
+	for i, s := range sessions {
+		bar(i)
+		stamp := fmt.Sprintf("%d:%d", s.Size, s.ModTime.UnixNano())
+		if seen[s.Path] == stamp {
+			skipped++
+			done[s.Path] = stamp
+			continue
+		}
+		found, err := history.Read(s)
+		if err != nil {
+			a.say(fmt.Sprintf("megagit: warning: %s", shownLines(err.Error())))
+			continue
+		}
+		read++
+		done[s.Path] = stamp
+		for _, u := range found {
+			uses++
+			if u.Spoiled {
+				spoiled++
+				continue
+			}
+			sk := byName[strings.ToLower(u.Skill)]
+			if u.SkillPath != "" {
+				p := u.SkillPath
+				if real, err := filepath.EvalSymlinks(p); err == nil {
+					p = real
+				}
+				if byPath[p] != nil {
+					sk = byPath[p]
+				}
+			}
+			prompt := workspace.CleanLearnt(u.Prompt)
+			if sk == nil || prompt == "" {
+				unknown++
+				continue
+			}
+			owner := sk.Owner
+			if owner == nil {
+				owner = e.Reg
+			}
+			key := owner.LocalDir()
+			if stores[key] == nil {
+				stores[key] = &pending{ld: owner.Local()}
+			}
+			stores[key].recs = append(stores[key].recs, workspace.Learnt{
+				Skill: sk.Name, Prompt: prompt, Agent: u.Agent, Session: u.Session, How: u.How, Time: u.Time.UTC(),
+				Key: workspace.LearntKey(u.Agent, u.Session, sk.Name, prompt),
+			})
+		}
+	}
+	bar(len(sessions))
+	keys := make([]string, 0, len(stores))
+	for k := range stores {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		p := stores[k]
+		if opts.dryRun {
+			for _, r := range uniqueNew(p.ld, p.recs) {
+				count(learnt, r)
+			}
+			continue
+		}
+		fresh := uniqueNew(p.ld, p.recs)
+		if _, err := workspace.AddLearnt(p.ld, p.recs); err != nil {
+			return err
+		}
+		for _, r := range fresh {
+			count(learnt, r)
+		}
+	}
+	if !opts.dryRun {
+		if err := writeCheckpoint(ld, seen, done); err != nil {
+			return err
+		}
+	}
+	list := make([]learnedSkill, 0, len(learnt))
+	total := 0
+	for _, l := range learnt {
+		list = append(list, *l)
+		total += l.New
+	}
+	sort.Slice(list, func(i, j int) bool {
+		return list[i].New > list[j].New || list[i].New == list[j].New && list[i].Skill < list[j].Skill
+	})
+	would := map[bool]string{true: "would be ", false: ""}[opts.dryRun]
+	a.say(fmt.Sprintf("megagit: %d session(s) read (%d unchanged since the last import), %d use(s) of a skill found: %d prompt(s) %slearnt for %d skill(s), %d spoiled by a correction or a failing command, %d of a skill megagit does not route",
+		read, skipped, uses, total, would, len(list), spoiled, unknown))
+	if opts.json {
+		return printJSON(a.out, map[string]any{"sessions": len(sessions), "read": read, "skipped": skipped, "uses": uses, "spoiled": spoiled,
+			"unknown": unknown, "learnt": list, "dry_run": opts.dryRun})
+	}
+	if len(list) == 0 {
+		return nil
+	}
+	rows := [][]string{}
+	for _, l := range list {
+		var ags []string
+		for ag, n := range l.Agents {
+			ags = append(ags, fmt.Sprintf("%s %d", ag, n))
+		}
+		slices.Sort(ags)
+		rows = append(rows, []string{l.Skill, strconv.Itoa(l.New), strings.Join(ags, ", ")})
+	}
+	return printTable(a.out, []string{"SKILL", "NEW PROMPTS", "FROM"}, rows)
+}
+
+func count(m map[string]*learnedSkill, r workspace.Learnt) {
+	l := m[r.Skill]
+	if l == nil {
+		l = &learnedSkill{Skill: r.Skill, Agents: map[string]int{}}
+		m[r.Skill] = l
+	}
+	l.New++
+	l.Agents[r.Agent]++
+}
+
+// uniqueNew are the records of recs the store of ld does not hold yet,
+// each once.
+func uniqueNew(ld local.Dir, recs []workspace.Learnt) []workspace.Learnt {
+	have := workspace.LearntKeys(ld)
+	var out []workspace.Learnt
+	for _, r := range recs {
+		if !have[r.Key] {
+			have[r.Key] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func readCheckpoint(ld local.Dir) map[string]string {
+	out := map[string]string{}
+	data, err := ld.Read(historyCheckpoint)
+	if err == nil {
+		_ = json.Unmarshal(data, &out)
+	}
+	return out
+}
+
+// writeCheckpoint keeps the sessions read (done), and those read before
+// that this run did not list (older than --since, another --agent).
+func writeCheckpoint(ld local.Dir, seen, done map[string]string) error {
+	for p, st := range seen {
+		if _, ok := done[p]; !ok {
+			done[p] = st
+		}
+	}
+	data, err := json.Marshal(done)
+	if err != nil {
+		return err
+	}
+	return ld.Write(historyCheckpoint, data)
+}
+
+// learnProgress draws a bar over the sessions on a terminal, and nothing
+// otherwise.
+func learnProgress(w io.Writer, n int) func(int) {
+	if !isTTY(w) || n < 50 {
+		return func(int) {}
+	}
+	bar := progressbar.NewOptions(n, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription("sessions"),
+		progressbar.OptionShowCount(), progressbar.OptionThrottle(200*time.Millisecond),
+		progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }))
+	return func(i int) { _ = bar.Set(i) }
+}
+
+// openOrUser is the registry around the working directory, else, outside
+// every registry, the user registry when it exists.
+func openOrUser(a *app) (*workspace.Workspace, error) {
+	e, err := a.open(nil)
+	if errors.Is(err, local.ErrNotRegistry) && a.dir == "" {
+		if dir, uerr := workspace.UserRegistryPath(); uerr == nil && workspace.UserRegistryExists(dir) {
+			a.say(fmt.Sprintf("megagit: no registry here: using your user registry, %s", workspace.Describe(dir)))
+			a.dir = dir
+			return a.open(nil)
+		}
+	}
+	return e, err
+}
+
+type learnForgetOptions struct {
+	app    *app
+	skills []string
+	all    bool
+}
+
+func newLearnForgetCmd(a *app, runF func(*learnForgetOptions) error) *cobra.Command {
+	opts := &learnForgetOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "forget SKILL... | --all",
+		Short: "Forget the prompts learnt from history: of these skills, or --all",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.skills = args
+			if opts.all == (len(args) > 0) {
+				return usageError{errors.New("name the skills whose learnt prompts to forget, or --all")}
+			}
+			return orRun(runF, learnForgetRun)(opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.all, "all", false, "forget every learnt prompt (and which sessions were read)")
+	return cmd
+}
+
+func learnForgetRun(opts *learnForgetOptions) error {
+	a := opts.app
+	e, err := openOrUser(a)
+	if err != nil {
+		return err
+	}
+	n, err := e.ForgetLearnt(opts.skills)
+	if err != nil {
+		return err
+	}
+	if opts.all {
+		if err := e.Reg.Local().Write(historyCheckpoint, []byte("{}")); err != nil {
+			return err
+		}
+	}
+	a.say(fmt.Sprintf("megagit: %d learnt prompt(s) forgotten", n))
+	return nil
+}
