@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/learn"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
 )
@@ -226,6 +227,11 @@ func work(opts Options, st *runState) error {
 			return nil
 		}
 		found, err := fileMentions(in.TranscriptPath, "<skill-used")
+		if err == nil && !found {
+			// Nor a tag: a skill the agent loaded itself still teaches
+			// routing the prompt it served.
+			found, err = fileMentions(in.TranscriptPath, `"name":"Skill"`)
+		}
 		if errors.Is(err, os.ErrNotExist) || (err == nil && !found) {
 			return nil
 		}
@@ -246,6 +252,11 @@ func work(opts Options, st *runState) error {
 	ledgers, err := store.Ledgers()
 	if err != nil {
 		return err
+	}
+	if recs := selfLoaded(opts.Agent, sess, turns, func(name string) bool { return store.Has(name) == nil }, opts.Now()); len(recs) > 0 {
+		if _, err := learn.AddLearnt(reg.Local(), recs); err != nil {
+			logf(fmt.Errorf("learning the prompts of the skills the agent loaded itself: %w", err))
+		}
 	}
 	inputs := explicitVerdicts(logf, sess, turns, ledgers)
 	inputs = append(inputs, implicitVerdicts(sess, turns, ledgers, final, inputs)...)
@@ -307,4 +318,36 @@ func saveSession(reg *registry.Registry, s *hook.Session, now time.Time) error {
 		return err
 	}
 	return reg.Local().Write(hook.SessionFile(s.ID), data)
+}
+
+// selfLoaded are the prompts of turns in which the agent loaded, on its
+// own (its skill tool; megagit had not injected it this session), a skill
+// of the registry, as learnt prompts (learn.Learnt): what `megagit learn
+// history` learns from past sessions, kept up by every stop. A turn whose
+// commands then failed, or whose next prompt corrects it, teaches nothing;
+// each prompt is kept once (its key), so a stop that reads the same turns
+// again adds nothing.
+func selfLoaded(agent string, sess *hook.Session, turns []Turn, known func(string) bool, now time.Time) []learn.Learnt {
+	var out []learn.Learnt
+	for i, t := range turns {
+		if len(t.Skills) == 0 || t.Prompt == "" {
+			continue
+		}
+		spoiled := i+1 < len(turns) && learn.IsCorrection(turns[i+1].Prompt)
+		for _, c := range t.Commands {
+			spoiled = spoiled || c.Done && c.ExitCode != 0
+		}
+		if spoiled {
+			continue
+		}
+		prompt := learn.CleanLearnt(t.Prompt)
+		for _, name := range t.Skills {
+			if prompt == "" || sess.Injected(name) != nil || !known(name) {
+				continue
+			}
+			out = append(out, learn.Learnt{Skill: name, Prompt: prompt, Agent: agent, Session: sess.ID, How: "skill-tool",
+				Time: now.UTC(), Key: learn.LearntKey(agent, sess.ID, name, prompt)})
+		}
+	}
+	return out
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/megagit/megagit/learn"
 	"github.com/megagit/megagit/learn/history"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/workspace"
@@ -123,7 +124,7 @@ func learnHistoryRun(opts *learnHistoryOptions) error {
 	seen := readCheckpoint(ld)
 	type pending struct {
 		ld   local.Dir
-		recs []workspace.Learnt
+		recs []learn.Learnt
 	}
 	stores := map[string]*pending{}
 	learnt := map[string]*learnedSkill{}
@@ -161,7 +162,7 @@ func learnHistoryRun(opts *learnHistoryOptions) error {
 					sk = byPath[p]
 				}
 			}
-			prompt := workspace.CleanLearnt(u.Prompt)
+			prompt := learn.CleanLearnt(u.Prompt)
 			if sk == nil || prompt == "" {
 				unknown++
 				continue
@@ -174,9 +175,9 @@ func learnHistoryRun(opts *learnHistoryOptions) error {
 			if stores[key] == nil {
 				stores[key] = &pending{ld: owner.Local()}
 			}
-			stores[key].recs = append(stores[key].recs, workspace.Learnt{
+			stores[key].recs = append(stores[key].recs, learn.Learnt{
 				Skill: sk.Name, Prompt: prompt, Agent: u.Agent, Session: u.Session, How: u.How, Time: u.Time.UTC(),
-				Key: workspace.LearntKey(u.Agent, u.Session, sk.Name, prompt),
+				Key: learn.LearntKey(u.Agent, u.Session, sk.Name, prompt),
 			})
 		}
 	}
@@ -195,7 +196,7 @@ func learnHistoryRun(opts *learnHistoryOptions) error {
 			continue
 		}
 		fresh := uniqueNew(p.ld, p.recs)
-		if _, err := workspace.AddLearnt(p.ld, p.recs); err != nil {
+		if _, err := learn.AddLearnt(p.ld, p.recs); err != nil {
 			return err
 		}
 		for _, r := range fresh {
@@ -238,7 +239,7 @@ func learnHistoryRun(opts *learnHistoryOptions) error {
 	return printTable(a.out, []string{"SKILL", "NEW PROMPTS", "FROM"}, rows)
 }
 
-func count(m map[string]*learnedSkill, r workspace.Learnt) {
+func count(m map[string]*learnedSkill, r learn.Learnt) {
 	l := m[r.Skill]
 	if l == nil {
 		l = &learnedSkill{Skill: r.Skill, Agents: map[string]int{}}
@@ -250,9 +251,9 @@ func count(m map[string]*learnedSkill, r workspace.Learnt) {
 
 // uniqueNew are the records of recs the store of ld does not hold yet,
 // each once.
-func uniqueNew(ld local.Dir, recs []workspace.Learnt) []workspace.Learnt {
-	have := workspace.LearntKeys(ld)
-	var out []workspace.Learnt
+func uniqueNew(ld local.Dir, recs []learn.Learnt) []learn.Learnt {
+	have := learn.LearntKeys(ld)
+	var out []learn.Learnt
 	for _, r := range recs {
 		if !have[r.Key] {
 			have[r.Key] = true

@@ -74,6 +74,13 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			e.Setenv("REALSKILLS", real)
+			// HISTORY is a home folder with the real agents' session files
+			// (learn/history/testdata), for scripts about learn history.
+			hist, err := filepath.Abs(filepath.Join("..", "..", "learn", "history", "testdata", "home"))
+			if err != nil {
+				return err
+			}
+			e.Setenv("HISTORY", hist)
 			// A loaded test machine must not cut a prompt hook short, nor
 			// the refresh of the compiled index it waits for within half
 			// its deadline; scripts about the deadline set their own.
