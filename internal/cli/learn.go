@@ -317,6 +317,7 @@ type learnForgetOptions struct {
 	app    *app
 	skills []string
 	all    bool
+	json   bool
 }
 
 func newLearnForgetCmd(a *app, runF func(*learnForgetOptions) error) *cobra.Command {
@@ -333,6 +334,7 @@ func newLearnForgetCmd(a *app, runF func(*learnForgetOptions) error) *cobra.Comm
 		},
 	}
 	cmd.Flags().BoolVar(&opts.all, "all", false, "forget every learnt prompt (and which sessions were read)")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: forgotten")
 	return cmd
 }
 
@@ -352,5 +354,8 @@ func learnForgetRun(opts *learnForgetOptions) error {
 		}
 	}
 	a.say(fmt.Sprintf("megagit: %d learnt prompt(s) forgotten", n))
+	if opts.json {
+		return printJSON(a.out, map[string]any{"forgotten": n})
+	}
 	return nil
 }
