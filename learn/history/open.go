@@ -108,17 +108,24 @@ func eachLine(r io.Reader, res *Result, fn func(line []byte)) error {
 	}
 }
 
-// readLine reads one line of at most max bytes into buf; a longer one is
-// read to its end, a buffer at a time, and reported as tooLong without its
-// bytes.
+// readLine reads one line of at most max bytes into buf, growing it by
+// doubling (so reading a line costs at most twice its size, once); a
+// longer one is read to its end, a buffer at a time, and reported as
+// tooLong without its bytes. The buffer is returned either way, to be
+// reused.
 func readLine(r *bufio.Reader, buf []byte, max int) (line []byte, tooLong bool, err error) {
-	line = buf
+	line = buf[:0]
 	for {
 		chunk, err := r.ReadSlice('\n')
 		if !tooLong {
-			if len(line)+len(chunk) > max {
-				tooLong, line = true, buf[:0]
+			if n := len(line) + len(chunk); n > max {
+				tooLong, line = true, line[:0]
 			} else {
+				if n > cap(line) {
+					grown := make([]byte, len(line), min(max, 2*n))
+					copy(grown, line)
+					line = grown
+				}
 				line = append(line, chunk...)
 			}
 		}
