@@ -59,6 +59,7 @@ func TestSessionsOrderAndFilters(t *testing.T) {
 		{"since", Options{Since: base.Add(2 * time.Hour)}, []string{"codex:rollout-c.jsonl", "gemini:session-a.jsonl"}},
 		{"agents", Options{Agents: []string{AgentCodex, AgentClaude}}, []string{"claude:a.jsonl", "claude:b.jsonl", "codex:rollout-c.jsonl"}},
 		{"no agent", Options{Agents: []string{}}, nil},
+		{"an agent twice", Options{Agents: []string{AgentCodex, AgentCodex}}, []string{"codex:rollout-c.jsonl"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.o.Home, tc.o.Env = home, noEnv
