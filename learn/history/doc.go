@@ -9,8 +9,29 @@
 // ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl (CODEX_HOME for ~/.codex)
 // and Gemini CLI's ~/.gemini/tmp/<project>/chats/session-*.jsonl, or .json
 // from older versions (GEMINI_CLI_HOME for ~). Read reads one file and
-// returns its uses. What a use is in each format, and what spoils it, is
-// written beside each reader (claude.go, codex.go, gemini.go, turns.go).
+// returns its uses, each named as the agent names the skill; a slash
+// command is returned whatever it names (/compact too): the caller keeps
+// the names its registry knows.
+//
+// A use, per agent (the formats as Claude Code 2.1.332, Codex 0.171.0 and
+// Gemini CLI 0.61.0 write them, testdata/README.md):
+//
+//   - Claude Code: the Skill tool ("skill-tool"), a Read of a SKILL.md or
+//     a Bash command reading one ("read"), the user's /name args ("slash",
+//     the prompt being args);
+//   - Codex: the user's $name, which Codex expands into a <skill> message
+//     ("mention"), a shell command reading a SKILL.md ("read");
+//   - Gemini CLI: activate_skill ("activate"), read_file of a SKILL.md or
+//     run_shell_command reading one ("read").
+//
+// A use is Spoiled, as learn's implicit outcomes would score it, when in
+// the same turn a shell command after it failed (Claude Code's is_error
+// Bash results, unless the user's permissions refused the command;
+// Codex's exit codes; Gemini CLI's "Exit Code: N" and failed calls), when
+// its own tool call failed or was refused (the skill never loaded), when
+// the user's next prompt is a correction (learn.IsCorrection), or when the
+// user interrupted the turn (Claude Code's "[Request interrupted by
+// user]").
 //
 // Whatever the files hold, a read is bounded: a file is read line by line,
 // at most MaxFile bytes of it, a line over MaxLine skipped unread, a

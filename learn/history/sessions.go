@@ -94,7 +94,8 @@ func Sessions(o Options) ([]Session, error) {
 		}
 		return strings.Compare(a.Path, b.Path)
 	})
-	return out, nil
+	// An agent named twice, or two agents' folders set to one: each file once.
+	return slices.CompactFunc(out, func(a, b Session) bool { return a.Path == b.Path && a.Agent == b.Agent }), nil
 }
 
 // walk appends the session files under dir that levels accepts: folders
