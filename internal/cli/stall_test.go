@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"golang.org/x/crypto/ssh"
@@ -38,6 +39,13 @@ func cmdStall(ts *testscript.TestScript, neg bool, args []string) {
 			}
 			go func() {
 				defer c.Close()
+				if strings.HasPrefix(first, "HTTP/") {
+					// An HTTP answer follows the request: sent before it,
+					// the client's transport may take the bytes for a
+					// stray response on an idle connection, and fail
+					// there rather than wait (a flaky test, not a stall).
+					readHead(c)
+				}
 				_, _ = c.Write([]byte(first))
 				<-done
 			}()
@@ -57,4 +65,17 @@ func cmdSSHKey(ts *testscript.TestScript, neg bool, args []string) {
 	block, err := ssh.MarshalPrivateKey(key, "")
 	ts.Check(err)
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), pem.EncodeToMemory(block), 0o600))
+}
+
+// readHead reads a request's head (up to the blank line), at most 64 KiB.
+func readHead(c net.Conn) {
+	buf := make([]byte, 0, 4096)
+	one := make([]byte, 1024)
+	for len(buf) < 64<<10 {
+		n, err := c.Read(one)
+		buf = append(buf, one[:n]...)
+		if strings.Contains(string(buf), "\r\n\r\n") || err != nil {
+			return
+		}
+	}
 }
