@@ -57,7 +57,11 @@ type claudeLine struct {
 	SessionID   string `json:"sessionId"`
 	IsMeta      bool   `json:"isMeta"`
 	IsSidechain bool   `json:"isSidechain"`
-	Message     struct {
+	// ToolDenialKind and PermissionDecision mark a tool call the user's
+	// permissions refused: it never ran.
+	ToolDenialKind     string                    `json:"toolDenialKind"`
+	PermissionDecision struct{ Decision string } `json:"permissionDecision"`
+	Message            struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
 	} `json:"message"`
@@ -174,7 +178,10 @@ func (t *Transcript) readUser(l claudeLine, cmds map[string][2]int) {
 		case "text":
 			texts = append(texts, b.Text)
 		case "tool_result":
-			if at, ok := cmds[b.ToolUseID]; ok {
+			// A command the permissions refused never ran: it says
+			// nothing of the skill, so it stays not done.
+			denied := l.ToolDenialKind != "" || l.PermissionDecision.Decision == "reject"
+			if at, ok := cmds[b.ToolUseID]; ok && !denied {
 				c := &t.Turns[at[0]].Commands[at[1]]
 				c.Done = true
 				c.ExitCode = exitCode(b)

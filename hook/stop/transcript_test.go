@@ -2,6 +2,7 @@ package stop
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -106,5 +107,33 @@ func TestReadClaudeTranscriptSkipsHugeLines(t *testing.T) {
 	}
 	if tr.Skipped != 1 || len(tr.Turns) != 1 || len(tr.Turns[0].Texts) != 1 || tr.Turns[0].Texts[0].Text != "done" {
 		t.Fatalf("skipped %d, turns %d: want the huge line skipped, the prompt and the short text read", tr.Skipped, len(tr.Turns))
+	}
+}
+
+// TestRefusedCommandIsNoFailure reads a real Claude Code session in which
+// the user's permissions refused the Bash command the model asked for: a
+// command that never ran says nothing of the skill, so it is not a failed
+// one (which would count against the skill).
+func TestRefusedCommandIsNoFailure(t *testing.T) {
+	f, err := os.Open(filepath.Join("..", "..", "learn", "history", "testdata", "home", ".claude", "projects", "-home-user-proj", "627118f1-37ea-40d3-9099-08f6c238e66d.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr, err := ReadClaudeTranscript(f, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, turn := range tr.Turns {
+		for _, c := range turn.Commands {
+			n++
+			if c.Done {
+				t.Errorf("the refused command %q is done with exit %d", c.Command, c.ExitCode)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("the session's Bash command was not read")
 	}
 }
