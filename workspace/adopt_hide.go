@@ -83,7 +83,9 @@ type planned struct {
 // listing no longer carries it. A skill the agent already keeps from the
 // model (the user's choice), one o.Except names, one megagit does not
 // route, and one whose switch the user set by hand are left alone, each
-// with why; one adopt hid before is counted in res.Already.
+// with why; one adopt hid before is counted in res.Already. A Claude Code
+// plugin's skill is always left (with the personal skills, scope user):
+// Claude Code has no setting that hides it (adopt_plugin.go).
 func (w *Workspace) hide(o AdoptOptions, res *AdoptResult) error {
 	project, user := w.scopes(o)
 	if w.IsUserRegistry() {
@@ -117,6 +119,14 @@ func (w *Workspace) hide(o AdoptOptions, res *AdoptResult) error {
 	var codex *codexConfig // read when a skill needs it
 	all := append(append([]*Sourced{}, c.Skills...), c.Shadowed...)
 	for _, s := range all {
+		if s.Skill != nil && s.Kind == KindPlugin && user && (o.Agent == "" || o.Agent == "claude") && !seen["plugin\x00"+s.Name] {
+			// Claude Code reads no setting that hides it (pluginNoSwitch):
+			// nothing is written, and adopt says why. Its plugin is the
+			// user's install, so it is reported with the personal skills.
+			seen["plugin\x00"+s.Name] = true
+			res.Skipped = append(res.Skipped, Skip{s.Name, filepath.Dir(s.AbsPath), pluginSkip(s, except, rules)})
+			continue
+		}
 		if s.Skill == nil || s.Plugin != "" || s.Kind != KindProject && s.Kind != KindUser ||
 			s.Kind == KindProject && !project || s.Kind == KindUser && !user {
 			continue
@@ -133,7 +143,7 @@ func (w *Workspace) hide(o AdoptOptions, res *AdoptResult) error {
 		}
 		skip := func(why string) { res.Skipped = append(res.Skipped, Skip{s.Name, skillDir, why}) }
 		switch {
-		case except[strings.ToLower(s.Name)]:
+		case excepted(except, s):
 			skip("named by --except: left in the agents' own listing")
 			continue
 		case s.UserOnly != "":

@@ -148,6 +148,13 @@ func applyRules(s *Sourced, r agentRules) {
 		s.UserOnly = "agents/openai.yaml: policy.allow_implicit_invocation: false (Codex)"
 	case claudeOff && s.Kind != KindTeam && (s.Plugin != "" || claudeReads(folder)) && !r.ours("claude", s.Name, cs.file):
 		s.UserOnly = "skillOverrides: " + cs.value + " in " + describe(cs.file) + " (Claude Code)"
+		if s.Plugin != "" {
+			// Claude Code ignores skillOverrides for a plugin's skill and
+			// lists it all the same (adopt_plugin.go); the value, under
+			// the qualified name its settings would key it by, is the
+			// user's word that the model should not have it.
+			s.UserOnly = "skillOverrides: " + cs.value + " in " + describe(cs.file) + " (your setting: Claude Code lists a plugin's skill all the same)"
+		}
 	case s.Kind != KindTeam && s.Plugin == "" && s.NativeKey != "" && geminiReads(s.Folder) && (gem.all != "" || gem.names[strings.ToLower(s.Name)] != "" && !r.ours("gemini", s.Name, gem.names[strings.ToLower(s.Name)])):
 		file := gem.names[strings.ToLower(s.Name)]
 		if file == "" {
@@ -192,6 +199,9 @@ func (s *Sourced) NotRoutedWhy() string {
 	case s.Denied != "":
 		return "denied: the config's deny: list names it (" + s.Denied + "); megagit never injects it"
 	case s.UserOnly != "":
+		if s.Plugin != "" && strings.HasPrefix(s.UserOnly, "skillOverrides:") {
+			return "user-only: " + s.UserOnly + "; megagit never injects it"
+		}
 		return "user-only: " + s.UserOnly + "; the agent keeps it from the model, so megagit never injects it"
 	case s.Held != "":
 		return "not routed: " + s.Held
