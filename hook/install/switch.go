@@ -13,6 +13,9 @@ import (
 
 // ClaudeHidden is the value of Claude Code's skillOverrides that adopt
 // writes: the skill leaves the model's listing, its /NAME command stays.
+// Claude Code (2.1.332) keys skillOverrides by a skill's full name, and
+// ignores it for a plugin's skill (plugin:skill) under any key, so adopt
+// writes none for those.
 const ClaudeHidden = "user-invocable-only"
 
 // ClaudeOverride is skillOverrides[name] of a Claude Code settings file
