@@ -304,6 +304,68 @@ megagit adopt --restore --scope user >/dev/null 2>&1
 claude_ask "hello"
 listed csv-clean && pass "claude: adopt --restore --scope user lists csv-clean again" || fail "claude: restore --scope user"
 
+# A Claude Code plugin's skills, installed from a local marketplace with
+# Claude Code's own commands: Claude Code lists them and megagit routes
+# them. Claude Code 2.1.332 reads no setting that takes a plugin's skill
+# out of its listing (it ignores skillOverrides for it, under the
+# qualified and the bare name), so adopt writes nothing for it, leaves the
+# plugin's files alone and says why; /docs-kit:pdf-forms still expands the
+# skill, and after restore the listing is byte for byte what it was. A
+# plugin skill whose author keeps it from the model is neither listed nor
+# injected.
+market="$work/market"
+mkdir -p "$market/.claude-plugin" "$market/docs-kit/.claude-plugin" "$market/docs-kit/skills/pdf-forms" "$market/docs-kit/skills/sign-pdf"
+printf '{"name": "local-market", "owner": {"name": "E2E"}, "plugins": [{"name": "docs-kit", "source": "./docs-kit", "description": "Document helpers"}]}\n' >"$market/.claude-plugin/marketplace.json"
+printf '{"name": "docs-kit", "version": "1.0.0", "description": "Document helpers"}\n' >"$market/docs-kit/.claude-plugin/plugin.json"
+printf -- '---\nname: pdf-forms\ndescription: Fill in PDF forms from a data file. Use when a PDF form must be filled.\n---\n\n# Steps\nUse pdftk fill_form with the FDF file.\n' >"$market/docs-kit/skills/pdf-forms/SKILL.md"
+printf -- '---\nname: sign-pdf\ndescription: Sign a PDF document with the certificate. Use when a PDF must be signed.\ndisable-model-invocation: true\n---\n\n# Sign\nRun pdfsig.\n' >"$market/docs-kit/skills/sign-pdf/SKILL.md"
+if timeout 120 claude plugin marketplace add "$market" >"$work/plugin.out" 2>&1 && timeout 120 claude plugin install docs-kit@local-market >>"$work/plugin.out" 2>&1; then
+  pass "claude: claude plugin install docs-kit@local-market (a local marketplace)"
+else
+  cat "$work/plugin.out"; fail "claude: the plugin did not install"
+fi
+# plugin_sum: every file of the plugin, as the marketplace and Claude
+# Code's plugin folder hold it.
+plugin_sum() { find "$market" "$HOME/.claude/plugins/cache" "$HOME/.claude/plugins/installed_plugins.json" -type f -exec sha256sum {} + | sort; }
+pdf_forms="fill in the pdf form w2.pdf from data.json"
+claude_ask "$pdf_forms"
+listed docs-kit:pdf-forms && pass "claude: Claude Code lists the plugin's skill docs-kit:pdf-forms itself" || fail "claude: docs-kit:pdf-forms is not in Claude Code's listing"
+sent 'skills that may help with this prompt\\n- docs-kit:pdf-forms:' && pass "claude: megagit injects the plugin's skill docs-kit:pdf-forms" || fail "claude: docs-kit:pdf-forms not injected"
+listing >"$work/plugin-listing-before.txt"
+claude_ask "sign this pdf document with the certificate"
+listing >/dev/null && ! listed docs-kit:sign-pdf && ! sent 'skills that may help with this prompt\\n- docs-kit:sign-pdf:' \
+  && pass "claude: the plugin's user-only docs-kit:sign-pdf is neither listed nor injected" || fail "claude: docs-kit:sign-pdf was listed or injected"
+cp "$HOME/.claude/settings.json" "$work/user-settings-before.json"
+plugin_sum >"$work/plugin-before.txt"
+megagit adopt --scope user --except csv-clean >"$work/adopt.out" 2>&1
+grep -q "left docs-kit:pdf-forms .*Claude Code has no setting that hides a plugin's skill" "$work/adopt.out" && grep -q 'left docs-kit:sign-pdf .*disable-model-invocation' "$work/adopt.out" \
+  && cmp -s "$HOME/.claude/settings.json" "$work/user-settings-before.json" \
+  && pass "claude: adopt leaves the plugin's skills, says why, and writes no setting" || { cat "$work/adopt.out"; fail "claude: adopt and the plugin's skills"; }
+plugin_sum | cmp -s - "$work/plugin-before.txt" && pass "claude: adopt changed no file of the plugin" || fail "claude: adopt changed a file of the plugin"
+claude_ask "$pdf_forms"
+listing | cmp -s - "$work/plugin-listing-before.txt" && sent 'skills that may help with this prompt\\n- docs-kit:pdf-forms:' \
+  && pass "claude: after adopt, Claude Code's listing is as it was and megagit injects docs-kit:pdf-forms" || fail "claude: the listing or the injection after adopt"
+# Why adopt writes nothing: the setting that hides a folder's skill, by
+# hand, under both names a plugin's skill could be keyed by.
+python3 - "$HOME/.claude/settings.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s.setdefault("skillOverrides", {}).update({"docs-kit:pdf-forms": "user-invocable-only", "pdf-forms": "user-invocable-only"})
+json.dump(s, open(sys.argv[1], "w"), indent=2)
+PY
+claude_ask "$pdf_forms"
+listed docs-kit:pdf-forms && pass "claude: Claude Code ignores skillOverrides for a plugin's skill (qualified or bare name): why adopt writes none" \
+  || fail "claude: Claude Code now hides a plugin's skill with skillOverrides: adopt should write it (workspace/adopt_plugin.go)"
+cp "$work/user-settings-before.json" "$HOME/.claude/settings.json"
+claude_ask "/docs-kit:pdf-forms w2.pdf"
+sent 'Use pdftk fill_form with the FDF file.' && pass "claude: after adopt, /docs-kit:pdf-forms still expands the plugin's skill" || fail "claude: /docs-kit:pdf-forms did not reach the model"
+plugin_sum >"$work/plugin-before.txt"
+megagit adopt --restore --scope user >/dev/null 2>&1
+cmp -s "$HOME/.claude/settings.json" "$work/user-settings-before.json" && plugin_sum | cmp -s - "$work/plugin-before.txt" \
+  && pass "claude: restore leaves the settings file and the plugin's files byte for byte" || fail "claude: restore changed the settings or the plugin"
+claude_ask "$pdf_forms"
+listing | cmp -s - "$work/plugin-listing-before.txt" && pass "claude: after restore, Claude Code's listing with the plugin is byte for byte what it was" || fail "claude: the listing after restore differs"
+
 cd "$repo"
 if [ "$fails" -gt 0 ]; then say "$fails check(s) failed"; exit 1; fi
 say "all checks passed"
