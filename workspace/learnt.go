@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/megagit/megagit/learn"
+	"github.com/megagit/megagit/learn/learnt"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/ranker"
 )
@@ -35,11 +35,11 @@ func (w *Workspace) learntStores() []local.Dir {
 
 // LearntPrompts are the learnt prompts of every store routing reads, by
 // lower-case skill name, oldest first.
-func (w *Workspace) LearntPrompts() (map[string][]learn.Learnt, error) {
-	out := map[string][]learn.Learnt{}
+func (w *Workspace) LearntPrompts() (map[string][]learnt.Learnt, error) {
+	out := map[string][]learnt.Learnt{}
 	var errs []error
 	for _, ld := range w.learntStores() {
-		recs, _, err := learn.ReadLearnt(learn.LearntPath(ld))
+		recs, _, err := learnt.ReadLearnt(learnt.LearntPath(ld))
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -55,15 +55,15 @@ func (w *Workspace) LearntPrompts() (map[string][]learn.Learnt, error) {
 	return out, errors.Join(errs...)
 }
 
-// withLearnt gives each document its newest learn.LearntRouted learnt prompts
+// withLearnt gives each document its newest learnt.LearntRouted prompts
 // (not already one of its helpful contexts) and when the newest was used.
 func (w *Workspace) withLearnt(docs []ranker.Doc) ([]ranker.Doc, error) {
-	learnt, err := w.LearntPrompts()
-	if len(learnt) == 0 {
+	byName, err := w.LearntPrompts()
+	if len(byName) == 0 {
 		return docs, err
 	}
 	for i := range docs {
-		recs := learnt[strings.ToLower(docs[i].ID)]
+		recs := byName[strings.ToLower(docs[i].ID)]
 		if len(recs) == 0 {
 			continue
 		}
@@ -73,7 +73,7 @@ func (w *Workspace) withLearnt(docs []ranker.Doc) ([]ranker.Doc, error) {
 		}
 		var prompts []string
 		var newest time.Time
-		for j := len(recs) - 1; j >= 0 && len(prompts) < learn.LearntRouted; j-- {
+		for j := len(recs) - 1; j >= 0 && len(prompts) < learnt.LearntRouted; j-- {
 			if p := recs[j].Prompt; !have[p] {
 				have[p] = true
 				prompts = append(prompts, p)
@@ -99,10 +99,10 @@ func (w *Workspace) ForgetLearnt(skills []string) (int, error) {
 	}
 	gone := 0
 	for _, ld := range w.learntStores() {
-		n, err := learn.Forget(ld, names)
+		n, err := learnt.Forget(ld, names)
 		gone += n
 		if err != nil {
-			return gone, fmt.Errorf("%s: %w", learn.LearntPath(ld), err)
+			return gone, fmt.Errorf("%s: %w", learnt.LearntPath(ld), err)
 		}
 	}
 	return gone, nil

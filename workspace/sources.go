@@ -8,7 +8,7 @@ import (
 
 	"github.com/megagit/megagit/config"
 	install "github.com/megagit/megagit/hook/install"
-	"github.com/megagit/megagit/learn"
+	"github.com/megagit/megagit/learn/learnt"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/route"
@@ -273,7 +273,7 @@ func (w *Workspace) StampRoots() []string {
 	}
 	// The prompts learnt from the agents' history.
 	for _, ld := range w.learntStores() {
-		out = append(out, route.FileRoot(learn.LearntPath(ld)))
+		out = append(out, route.FileRoot(learnt.LearntPath(ld)))
 	}
 	// adopt's switches: which of the agents' switches are megagit's own.
 	out = append(out, route.FileRoot(w.hiddenPath()))

@@ -21,6 +21,7 @@ import (
 
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/learn"
+	"github.com/megagit/megagit/learn/learnt"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
 )
@@ -254,7 +255,7 @@ func work(opts Options, st *runState) error {
 		return err
 	}
 	if recs := selfLoaded(opts.Agent, sess, turns, func(name string) bool { return store.Has(name) == nil }, opts.Now()); len(recs) > 0 {
-		if _, err := learn.AddLearnt(reg.Local(), recs); err != nil {
+		if _, err := learnt.AddLearnt(reg.Local(), recs); err != nil {
 			logf(fmt.Errorf("learning the prompts of the skills the agent loaded itself: %w", err))
 		}
 	}
@@ -322,13 +323,13 @@ func saveSession(reg *registry.Registry, s *hook.Session, now time.Time) error {
 
 // selfLoaded are the prompts of turns in which the agent loaded, on its
 // own (its skill tool; megagit had not injected it this session), a skill
-// of the registry, as learnt prompts (learn.Learnt): what `megagit learn
+// of the registry, as learnt prompts (learnt.Learnt): what `megagit learn
 // history` learns from past sessions, kept up by every stop. A turn whose
 // commands then failed, or whose next prompt corrects it, teaches nothing;
 // each prompt is kept once (its key), so a stop that reads the same turns
 // again adds nothing.
-func selfLoaded(agent string, sess *hook.Session, turns []Turn, known func(string) bool, now time.Time) []learn.Learnt {
-	var out []learn.Learnt
+func selfLoaded(agent string, sess *hook.Session, turns []Turn, known func(string) bool, now time.Time) []learnt.Learnt {
+	var out []learnt.Learnt
 	for i, t := range turns {
 		if len(t.Skills) == 0 || t.Prompt == "" {
 			continue
@@ -340,13 +341,13 @@ func selfLoaded(agent string, sess *hook.Session, turns []Turn, known func(strin
 		if spoiled {
 			continue
 		}
-		prompt := learn.CleanLearnt(t.Prompt)
+		prompt := learnt.CleanLearnt(t.Prompt)
 		for _, name := range t.Skills {
 			if prompt == "" || sess.Injected(name) != nil || !known(name) {
 				continue
 			}
-			out = append(out, learn.Learnt{Skill: name, Prompt: prompt, Agent: agent, Session: sess.ID, How: "skill-tool",
-				Time: now.UTC(), Key: learn.LearntKey(agent, sess.ID, name, prompt)})
+			out = append(out, learnt.Learnt{Skill: name, Prompt: prompt, Agent: agent, Session: sess.ID, How: "skill-tool",
+				Time: now.UTC(), Key: learnt.LearntKey(agent, sess.ID, name, prompt)})
 		}
 	}
 	return out

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/megagit/megagit/learn"
 	"github.com/megagit/megagit/learn/history"
+	"github.com/megagit/megagit/learn/learnt"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/workspace"
 	"github.com/schollz/progressbar/v3"
@@ -124,10 +124,10 @@ func learnHistoryRun(opts *learnHistoryOptions) error {
 	seen := readCheckpoint(ld)
 	type pending struct {
 		ld   local.Dir
-		recs []learn.Learnt
+		recs []learnt.Learnt
 	}
 	stores := map[string]*pending{}
-	learnt := map[string]*learnedSkill{}
+	learned := map[string]*learnedSkill{}
 	var read, skipped, uses, spoiled, unknown int
 	done := map[string]string{}
 	bar := learnProgress(a.errOut, len(sessions))
@@ -162,7 +162,7 @@ func learnHistoryRun(opts *learnHistoryOptions) error {
 					sk = byPath[p]
 				}
 			}
-			prompt := learn.CleanLearnt(u.Prompt)
+			prompt := learnt.CleanLearnt(u.Prompt)
 			if sk == nil || prompt == "" {
 				unknown++
 				continue
@@ -175,9 +175,9 @@ func learnHistoryRun(opts *learnHistoryOptions) error {
 			if stores[key] == nil {
 				stores[key] = &pending{ld: owner.Local()}
 			}
-			stores[key].recs = append(stores[key].recs, learn.Learnt{
+			stores[key].recs = append(stores[key].recs, learnt.Learnt{
 				Skill: sk.Name, Prompt: prompt, Agent: u.Agent, Session: u.Session, How: u.How, Time: u.Time.UTC(),
-				Key: learn.LearntKey(u.Agent, u.Session, sk.Name, prompt),
+				Key: learnt.LearntKey(u.Agent, u.Session, sk.Name, prompt),
 			})
 		}
 	}
@@ -191,16 +191,16 @@ func learnHistoryRun(opts *learnHistoryOptions) error {
 		p := stores[k]
 		if opts.dryRun {
 			for _, r := range uniqueNew(p.ld, p.recs) {
-				count(learnt, r)
+				count(learned, r)
 			}
 			continue
 		}
 		fresh := uniqueNew(p.ld, p.recs)
-		if _, err := learn.AddLearnt(p.ld, p.recs); err != nil {
+		if _, err := learnt.AddLearnt(p.ld, p.recs); err != nil {
 			return err
 		}
 		for _, r := range fresh {
-			count(learnt, r)
+			count(learned, r)
 		}
 	}
 	if !opts.dryRun {
@@ -208,9 +208,9 @@ func learnHistoryRun(opts *learnHistoryOptions) error {
 			return err
 		}
 	}
-	list := make([]learnedSkill, 0, len(learnt))
+	list := make([]learnedSkill, 0, len(learned))
 	total := 0
-	for _, l := range learnt {
+	for _, l := range learned {
 		list = append(list, *l)
 		total += l.New
 	}
@@ -239,7 +239,7 @@ func learnHistoryRun(opts *learnHistoryOptions) error {
 	return printTable(a.out, []string{"SKILL", "NEW PROMPTS", "FROM"}, rows)
 }
 
-func count(m map[string]*learnedSkill, r learn.Learnt) {
+func count(m map[string]*learnedSkill, r learnt.Learnt) {
 	l := m[r.Skill]
 	if l == nil {
 		l = &learnedSkill{Skill: r.Skill, Agents: map[string]int{}}
@@ -251,9 +251,9 @@ func count(m map[string]*learnedSkill, r learn.Learnt) {
 
 // uniqueNew are the records of recs the store of ld does not hold yet,
 // each once.
-func uniqueNew(ld local.Dir, recs []learn.Learnt) []learn.Learnt {
-	have := learn.LearntKeys(ld)
-	var out []learn.Learnt
+func uniqueNew(ld local.Dir, recs []learnt.Learnt) []learnt.Learnt {
+	have := learnt.LearntKeys(ld)
+	var out []learnt.Learnt
 	for _, r := range recs {
 		if !have[r.Key] {
 			have[r.Key] = true
