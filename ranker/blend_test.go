@@ -216,3 +216,64 @@ func TestOldEvidenceFades(t *testing.T) {
 		t.Errorf("evidence four half-lives old: %s first, want image-resizer (relevance alone)", got)
 	}
 }
+
+// TestLearntPrompts checks a prompt learnt from the agents' history: the
+// skill it served then ranks first for words like it, through the word
+// channel and the model's, below what the same prompt as an explicit
+// HELPFUL verdict's context gives; it fades with its own age; and without
+// any, nothing moves.
+func TestLearntPrompts(t *testing.T) {
+	base := []Doc{
+		{ID: "pdf-tables", Description: "Extract tables from PDF files into CSV."},
+		{ID: "csv-report", Description: "Summarise a CSV file into a markdown report."},
+		{ID: "release-cut", Description: "Cut a release: tag, changelog, publish."},
+	}
+	prompt := "turn the quarterly statements into spreadsheets"
+	rank := func(docs []Doc, opt Options) map[string]Breakdown {
+		r := NewIndex(docs, DefaultConfig()).Rank(prompt, opt)
+		out := map[string]Breakdown{}
+		for _, b := range r.Ranked {
+			out[b.ID] = b
+		}
+		if len(r.Ranked) > 0 {
+			out["first"] = r.Ranked[0]
+		}
+		return out
+	}
+	with := func(f func(*Doc)) []Doc {
+		docs := append([]Doc(nil), base...)
+		f(&docs[0])
+		return docs
+	}
+	plain := rank(base, Options{})
+	learnt := rank(with(func(d *Doc) { d.Learnt = []string{"turn the quarterly statements pdf into spreadsheets"} }), Options{})
+	helpful := rank(with(func(d *Doc) {
+		d.HelpfulContexts, d.HelpfulCount = []string{"turn the quarterly statements pdf into spreadsheets"}, 1
+	}), Options{})
+	if l, p := learnt["pdf-tables"], plain["pdf-tables"]; l.Final <= p.Final || l.Learnt <= 0 || learnt["first"].ID != "pdf-tables" {
+		t.Errorf("a learnt prompt: final %v -> %v (learnt term %v), first %s", p.Final, l.Final, l.Learnt, learnt["first"].ID)
+	}
+	// Its words join the contexts field of the word channel, as a
+	// verdict's context's do, at Blend.Learnt of their weight.
+	if l, p, h := learnt["pdf-tables"], plain["pdf-tables"], helpful["pdf-tables"]; l.LexicalRaw <= p.LexicalRaw || l.LexicalRaw >= h.LexicalRaw {
+		t.Errorf("the word channel: %v plain, %v learnt, %v as a verdict's context", p.LexicalRaw, l.LexicalRaw, h.LexicalRaw)
+	}
+	if l, h := learnt["pdf-tables"], helpful["pdf-tables"]; l.Final >= h.Final {
+		t.Errorf("a learnt prompt weighs %v, as much as or more than a helpful verdict's context (%v)", l.Final, h.Final)
+	}
+	for _, id := range []string{"csv-report", "release-cut"} {
+		if learnt[id].Final != plain[id].Final {
+			t.Errorf("%s moved without a learnt prompt of its own: %v -> %v", id, plain[id].Final, learnt[id].Final)
+		}
+	}
+	// The model's similarity alone (no shared word) counts too, at
+	// Blend.Learnt of a verdict's, and fades with the learnt prompt's age.
+	docs := with(func(d *Doc) { d.Learnt, d.LearntUpdated = []string{"zzz"}, time.Now().Add(-60*24*time.Hour).Unix() })
+	ctx := &ContextScores{Help: make([]float64, 3), Harm: make([]float64, 3), Learnt: []float64{0.9, 0, 0}}
+	now := time.Now()
+	m := rank(docs, Options{Dense: make([]float64, 3), Contexts: ctx, Now: now})["pdf-tables"]
+	cfg := DefaultBlend()
+	if m.LearntCtx != 0.9 || math.Abs(m.LearntDecay-0.25) > 0.01 || math.Abs(m.Learnt-cfg.Context*cfg.Learnt*0.9*m.LearntDecay) > 1e-9 {
+		t.Errorf("the model's learnt similarity: ctx %v, decay %v, term %v", m.LearntCtx, m.LearntDecay, m.Learnt)
+	}
+}

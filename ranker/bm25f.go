@@ -108,6 +108,10 @@ func NewIndex(docs []Doc, cfg Config) *Index {
 	if cfg.Fields.Body.Weight > 0 {
 		bodies = allBodyTerms(docs)
 	}
+	// The prompts learnt from history extend the contexts field, each term
+	// counting Blend.Learnt of a verdict context's (its length too).
+	learntW := cfg.Blend.Learnt
+	var learntTF []map[int32]float64
 	for i, d := range docs {
 		texts := [numFields][]string{
 			{strings.ReplaceAll(d.ID, "-", " ")},
@@ -141,6 +145,21 @@ func NewIndex(docs []Doc, cfg Config) *Index {
 				}
 			}
 			fieldTF[i][f] = c
+			if f == fieldContexts && learntW > 0 && len(d.Learnt) > 0 {
+				if learntTF == nil {
+					learntTF = make([]map[int32]float64, n)
+				}
+				lc := map[int32]float64{}
+				for _, s := range d.Learnt {
+					words(s, func(w string) {
+						if t := memo.stem(w); t != "" {
+							lc[id(t)] += learntW
+							lens[i][f] += learntW
+						}
+					})
+				}
+				learntTF[i] = lc
+			}
 			lenSum[f] += lens[i][f]
 			// The body finds a skill; MMR's likeness of two skills stays
 			// with what they say they are.
@@ -163,6 +182,14 @@ func NewIndex(docs []Doc, cfg Config) *Index {
 				}
 			}
 		}
+		if learntTF != nil {
+			for t := range learntTF[i] {
+				if !seen[t] {
+					seen[t] = true
+					df[t]++
+				}
+			}
+		}
 	}
 	params := [numFields]Field{cfg.Fields.Name, cfg.Fields.Description, cfg.Fields.Headings, cfg.Fields.Triggers, cfg.Fields.Contexts, cfg.Fields.Body}
 	ix.postings = make([][]posting, vocab)
@@ -179,6 +206,11 @@ func NewIndex(docs []Doc, cfg Config) *Index {
 			}
 			for t, k := range fieldTF[i][f] {
 				pseudo[t] += p.Weight * float64(k) / norm
+			}
+			if f == fieldContexts && learntTF != nil {
+				for t, k := range learntTF[i] {
+					pseudo[t] += p.Weight * k / norm
+				}
 			}
 		}
 		for _, t := range sortedKeys(pseudo) {
