@@ -119,9 +119,10 @@ type Breakdown struct {
 	HelpCtxModel float64 `json:"help_ctx_model,omitempty"`
 	HarmCtxModel float64 `json:"harm_ctx_model,omitempty"`
 	Context      float64 `json:"context_match"`
-	// LearntCtx is the best similarity of the query to the prompts learnt
-	// from the agents' history (word overlap or the model's, the larger),
-	// LearntDecay the share its age keeps, Learnt the weighted term.
+	// LearntCtx is the model's best similarity of the query to the prompts
+	// learnt from the agents' history (their words count in the word
+	// channel's contexts field instead), LearntDecay the share its age
+	// keeps, Learnt the weighted term.
 	LearntCtx   float64 `json:"learnt_ctx,omitempty"`
 	LearntDecay float64 `json:"learnt_decay,omitempty"`
 	Learnt      float64 `json:"learnt_match,omitempty"`

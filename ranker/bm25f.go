@@ -60,8 +60,6 @@ type Index struct {
 	// help, harm, relHelp and relHarm are per-skill context and verdict
 	// reason vectors for the blend's similarity terms.
 	help, harm, relHelp, relHarm [][]svec
-	// learnt are per-skill vectors of the prompts learnt from history.
-	learnt [][]svec
 	// typoWords are the catalog words an unknown prompt word may be
 	// corrected to, sorted, and typoTerms their terms (see Typos).
 	typoWords []string
@@ -227,7 +225,6 @@ func NewIndex(docs []Doc, cfg Config) *Index {
 	ix.harm = make([][]svec, n)
 	ix.relHelp = make([][]svec, n)
 	ix.relHarm = make([][]svec, n)
-	ix.learnt = make([][]svec, n)
 	idfOf := func(t int32) float64 {
 		if int(t) < vocab {
 			return bm25IDF(n, df[t])
@@ -248,9 +245,6 @@ func NewIndex(docs []Doc, cfg Config) *Index {
 		}
 		for _, s := range d.HarmfulContexts {
 			ix.harm[i] = append(ix.harm[i], vec(s))
-		}
-		for _, s := range d.Learnt {
-			ix.learnt[i] = append(ix.learnt[i], vec(s))
 		}
 		for _, r := range d.Related {
 			if r.Helpful {

@@ -29,7 +29,7 @@ type Doc struct {
 	// Related holds the reasons of past verdicts on this skill.
 	Related []Reason
 	// Learnt are prompts of the agents' past sessions that the skill
-	// served (`megagit learn history`): like HelpfulContexts, but each
+	// served (`megagit learn history`), newest first: like HelpfulContexts, but each
 	// weighs Blend.Learnt of one and fades from LearntUpdated (Unix
 	// seconds of the newest); they are never a verdict.
 	Learnt        []string `json:",omitempty"`

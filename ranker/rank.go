@@ -75,7 +75,8 @@ type ContextScores struct {
 	// RelHelp and RelHarm are the same for the reasons of the skill's past
 	// helpful and harmful verdicts (the related-verdict term).
 	RelHelp, RelHarm []float64
-	// Learnt is the same for the prompts learnt from history (Doc.Learnt).
+	// Learnt is the same for the prompts learnt from history (Doc.Learnt;
+	// their words count in the contexts field of the word channel).
 	Learnt []float64
 }
 
@@ -600,7 +601,6 @@ func (ix *Index) breakdown(b *Breakdown, i int, q query, raw float64, dense, den
 		b.HelpCtx, b.HarmCtx = b.HelpCtxWords, b.HarmCtxWords
 		b.RelatedHelp = maxCosine(q.vec, ix.relHelp[i])
 		b.RelatedHarm = maxCosine(q.vec, ix.relHarm[i])
-		b.LearntCtx = maxCosine(q.vec, ix.learnt[i])
 	}
 	if ix.cfg.Blend.Enabled && b.Status != StatusArchived && ctx != nil {
 		// Only a skill with contexts of that kind can match one.
@@ -613,7 +613,7 @@ func (ix *Index) breakdown(b *Breakdown, i int, q query, raw float64, dense, den
 			b.HarmCtx = max(b.HarmCtx, b.HarmCtxModel)
 		}
 		if len(d.Learnt) > 0 && i < len(ctx.Learnt) {
-			b.LearntCtx = max(b.LearntCtx, ctx.Learnt[i])
+			b.LearntCtx = ctx.Learnt[i]
 		}
 		if len(d.Related) > 0 {
 			if i < len(ctx.RelHelp) {

@@ -8,7 +8,7 @@ import (
 
 // SnapshotVersion changes whenever Snapshot's layout or meaning does, so a
 // stored snapshot from another build is rebuilt rather than misread.
-const SnapshotVersion = 5
+const SnapshotVersion = 5 // 5: the postings hold the learnt prompts' terms
 
 // ErrSnapshotMismatch means a snapshot was not taken from these documents
 // with these field settings; the caller should build the index with NewIndex.
@@ -36,11 +36,11 @@ type Snapshot struct {
 	PostStart []int32
 	Post      []Posting
 	// Vector v is Vec[VecStart[v]:VecStart[v+1]]. Per doc, in doc order:
-	// its text vector, then its NHelp, NHarm, NRelHelp, NRelHarm and
-	// NLearnt context, reason and learnt-prompt vectors.
-	VecStart                                  []int32
-	Vec                                       []VecEntry
-	NHelp, NHarm, NRelHelp, NRelHarm, NLearnt []int32
+	// its text vector, then its NHelp, NHarm, NRelHelp and NRelHarm
+	// context and reason vectors.
+	VecStart                         []int32
+	Vec                              []VecEntry
+	NHelp, NHarm, NRelHelp, NRelHarm []int32
 	// TypoMinLen is the Typos.MinLen the snapshot was taken with; Words
 	// are the catalog words a typo may be corrected to, in byte order,
 	// WordTerms their terms and WordHash their hash table (typoTable).
@@ -87,7 +87,7 @@ func (ix *Index) Snapshot() *Snapshot {
 		PostStart: make([]int32, 0, len(ix.postings)+1),
 		VecStart:  []int32{0},
 		NHelp:     make([]int32, n), NHarm: make([]int32, n),
-		NRelHelp: make([]int32, n), NRelHarm: make([]int32, n), NLearnt: make([]int32, n),
+		NRelHelp: make([]int32, n), NRelHarm: make([]int32, n),
 		TypoMinLen: ix.cfg.Typos.MinLen, Words: ix.typoWords, WordTerms: ix.typoTerms, WordHash: ix.typoHash,
 	}
 	if s.Terms == nil {
@@ -114,7 +114,7 @@ func (ix *Index) Snapshot() *Snapshot {
 		for _, group := range [...]struct {
 			vs []svec
 			n  *int32
-		}{{ix.help[i], &s.NHelp[i]}, {ix.harm[i], &s.NHarm[i]}, {ix.relHelp[i], &s.NRelHelp[i]}, {ix.relHarm[i], &s.NRelHarm[i]}, {ix.learnt[i], &s.NLearnt[i]}} {
+		}{{ix.help[i], &s.NHelp[i]}, {ix.harm[i], &s.NHarm[i]}, {ix.relHelp[i], &s.NRelHelp[i]}, {ix.relHarm[i], &s.NRelHarm[i]}} {
 			*group.n = int32(len(group.vs))
 			for _, v := range group.vs {
 				add(v)
@@ -160,7 +160,7 @@ func NewIndexFromSnapshot(docs []Doc, cfg Config, s *Snapshot) (*Index, error) {
 		postings: make([][]posting, s.Vocab),
 		docVec:   make([]svec, n),
 		help:     perDoc(s.NHelp), harm: perDoc(s.NHarm),
-		relHelp: perDoc(s.NRelHelp), relHarm: perDoc(s.NRelHarm), learnt: perDoc(s.NLearnt),
+		relHelp: perDoc(s.NRelHelp), relHarm: perDoc(s.NRelHarm),
 		typoWords: s.Words, typoTerms: s.WordTerms, typoHash: s.WordHash,
 	}
 	var all []posting
@@ -200,7 +200,7 @@ func NewIndexFromSnapshot(docs []Doc, cfg Config, s *Snapshot) (*Index, error) {
 		for _, g := range [...]struct {
 			k  int32
 			to [][]svec
-		}{{s.NHelp[i], ix.help}, {s.NHarm[i], ix.harm}, {s.NRelHelp[i], ix.relHelp}, {s.NRelHarm[i], ix.relHarm}, {s.NLearnt[i], ix.learnt}} {
+		}{{s.NHelp[i], ix.help}, {s.NHarm[i], ix.harm}, {s.NRelHelp[i], ix.relHelp}, {s.NRelHarm[i], ix.relHarm}} {
 			if g.k > 0 {
 				g.to[i] = group(g.k)
 			}
@@ -219,7 +219,7 @@ func (s *Snapshot) check() error {
 		return errors.New("term tables disagree")
 	case len(s.PostStart) != s.Vocab+1:
 		return errors.New("posting tables disagree")
-	case len(s.NHelp) != n || len(s.NHarm) != n || len(s.NRelHelp) != n || len(s.NRelHarm) != n || len(s.NLearnt) != n:
+	case len(s.NHelp) != n || len(s.NHarm) != n || len(s.NRelHelp) != n || len(s.NRelHarm) != n:
 		return errors.New("vector counts disagree")
 	}
 	if err := monotone(s.PostStart, len(s.Post)); err != nil {
@@ -232,7 +232,7 @@ func (s *Snapshot) check() error {
 	}
 	vecs := n
 	for i := 0; i < n; i++ {
-		for _, k := range [...]int32{s.NHelp[i], s.NHarm[i], s.NRelHelp[i], s.NRelHarm[i], s.NLearnt[i]} {
+		for _, k := range [...]int32{s.NHelp[i], s.NHarm[i], s.NRelHelp[i], s.NRelHarm[i]} {
 			if k < 0 {
 				return errors.New("negative vector count")
 			}

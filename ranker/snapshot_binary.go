@@ -101,7 +101,6 @@ func (s *Snapshot) AppendBinary(b []byte) ([]byte, error) {
 	i32s(s.NHarm)
 	i32s(s.NRelHelp)
 	i32s(s.NRelHarm)
-	i32s(s.NLearnt)
 	for _, t := range s.Terms {
 		b = append(b, t...)
 	}
@@ -163,7 +162,6 @@ func DecodeSnapshot(data []byte) (*Snapshot, error) {
 	s.NHarm = take[int32](r, docs, 4)
 	s.NRelHelp = take[int32](r, docs, 4)
 	s.NRelHarm = take[int32](r, docs, 4)
-	s.NLearnt = take[int32](r, docs, 4)
 	blob := take[byte](r, termBytes, 1)
 	wordEnds := take[uint32](r, nwords, 4)
 	s.WordTerms = take[int32](r, nwords, 4)

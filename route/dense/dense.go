@@ -55,6 +55,13 @@ const (
 // (lifecycle.ContextCap), so a long ledger costs no more than a short one.
 const ReasonsEmbedded = 3
 
+// LearntEmbedded is how many of a skill's learnt prompts (the newest:
+// ranker.Doc.Learnt is newest first) the model embeds, as many as the
+// verdict reasons: the word channel reads them all, and a skill learnt
+// from hundreds of sessions costs the prompt hook no more than one learnt
+// from three.
+const LearntEmbedded = ReasonsEmbedded
+
 // EmbedItems are the texts routing embeds per skill, keyed as New
 // keys them, so routing finds every vector `megagit embed` committed: the
 // two of DocTexts, then the skill's helpful and harmful contexts, each
@@ -70,7 +77,7 @@ func EmbedItems(docs []ranker.Doc) []embedcache.DocText {
 		for i, c := range d.HarmfulContexts {
 			items = append(items, embedcache.DocText{Skill: d.ID, Field: FieldHarm, N: i, Text: c})
 		}
-		for i, c := range d.Learnt {
+		for i, c := range d.Learnt[:min(len(d.Learnt), LearntEmbedded)] {
 			items = append(items, embedcache.DocText{Skill: d.ID, Field: FieldLearnt, N: i, Text: c})
 		}
 		items = append(items, reasonItems(d)...)
