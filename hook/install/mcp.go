@@ -41,6 +41,9 @@ func MCPPath(agent, scope, workTree, home string) (string, error) {
 		}
 		return filepath.Join(base, ".mcp.json"), nil
 	case hook.AgentCodex:
+		if scope == ScopeUser {
+			return filepath.Join(codexHome(home), "config.toml"), nil
+		}
 		return filepath.Join(base, ".codex", "config.toml"), nil
 	case hook.AgentGemini:
 		return filepath.Join(base, ".gemini", "settings.json"), nil

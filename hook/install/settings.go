@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -56,11 +57,23 @@ func SettingsPath(agent, scope, workTree, home string) (string, error) {
 	case hook.AgentClaude:
 		return filepath.Join(base, ".claude", "settings.json"), nil
 	case hook.AgentCodex:
+		if scope == ScopeUser {
+			return filepath.Join(codexHome(home), "hooks.json"), nil
+		}
 		return filepath.Join(base, ".codex", "hooks.json"), nil
 	case hook.AgentGemini:
 		return filepath.Join(base, ".gemini", "settings.json"), nil
 	}
 	return "", hook.CheckAgent(agent)
+}
+
+// codexHome is Codex's own folder: $CODEX_HOME when set (absolute), as
+// Codex reads it, else ~/.codex.
+func codexHome(home string) string {
+	if h := os.Getenv("CODEX_HOME"); h != "" && filepath.IsAbs(h) {
+		return h
+	}
+	return filepath.Join(home, ".codex")
 }
 
 // AgentEntries are megagit's hooks for an agent; command runs megagit

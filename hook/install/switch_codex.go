@@ -351,12 +351,12 @@ func cloneSkills(m map[string]any) map[string]any {
 // CodexUserConfig is the config.toml whose skills.config Codex reads:
 // $CODEX_HOME/config.toml, else ~/.codex/config.toml ("" without a home).
 func CodexUserConfig() string {
-	if h := os.Getenv("CODEX_HOME"); h != "" {
-		return filepath.Join(h, "config.toml")
-	}
 	home, err := os.UserHomeDir()
-	if err != nil || home == "" {
+	if err != nil {
+		home = ""
+	}
+	if home == "" && !filepath.IsAbs(os.Getenv("CODEX_HOME")) {
 		return ""
 	}
-	return filepath.Join(home, ".codex", "config.toml")
+	return filepath.Join(codexHome(home), "config.toml")
 }
