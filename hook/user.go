@@ -35,8 +35,12 @@ func Locate(dir, userReg, cwd, agent string) (string, error) {
 	if ProjectRunsHook(where, agent) {
 		return "", ErrProjectHook
 	}
-	if _, err := local.Find(where); errors.Is(err, local.ErrNotRegistry) {
+	root, err := local.Find(where)
+	if errors.Is(err, local.ErrNotRegistry) {
 		return userReg, nil
+	}
+	if err == nil {
+		return root, nil // found: opening it does not walk up again
 	}
 	return where, nil
 }
@@ -69,10 +73,10 @@ func ProjectRunsHook(cwd, agent string) bool {
 	home, _ := os.UserHomeDir()
 	for _, f := range ProjectSettings(agent) {
 		p := filepath.Join(top, filepath.FromSlash(f))
-		if home != "" && sameFile(p, filepath.Join(home, filepath.FromSlash(f))) {
+		if home != "" && SameFile(p, filepath.Join(home, filepath.FromSlash(f))) {
 			continue // the user's own settings (in the home folder, or a dotfiles repository there): not a project's
 		}
-		data, err := readSmall(p)
+		data, err := local.ReadRegular(p, maxSettings) // a FIFO there never blocks the hook
 		if err != nil {
 			continue
 		}
@@ -85,7 +89,8 @@ func ProjectRunsHook(cwd, agent string) bool {
 	return false
 }
 
-func sameFile(a, b string) bool {
+// SameFile says whether paths a and b are one existing file.
+func SameFile(a, b string) bool {
 	sa, err1 := os.Stat(a)
 	sb, err2 := os.Stat(b)
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
@@ -93,21 +98,6 @@ func sameFile(a, b string) bool {
 
 // maxSettings bounds a settings file the hook reads.
 const maxSettings = 4 << 20
-
-func readSmall(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() || st.Size() > maxSettings {
-		return nil, os.ErrInvalid
-	}
-	data := make([]byte, st.Size())
-	n, err := f.Read(data)
-	return data[:n], err
-}
 
 // hookRE matches `megagit [-C DIR] hook prompt|stop|session-start` and
 // `megagit-hook [-C DIR] prompt|session-start`. It is compiled on first

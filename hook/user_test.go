@@ -4,7 +4,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func writeFile(t *testing.T, path, data string) {
@@ -54,6 +56,27 @@ func TestLocate(t *testing.T) {
 	writeFile(t, filepath.Join(stopOnly, ".claude", "settings.json"), `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"megagit hook stop --agent claude"}]}]}}`)
 	if got, err := Locate("", user, stopOnly, AgentClaude); got != user || err != nil {
 		t.Errorf("a project with megagit's stop hook only: %q, %v; want the user registry", got, err)
+	}
+
+	// A FIFO in the place of a project's settings file never blocks the
+	// hook: it is not read.
+	fifo := t.TempDir()
+	writeFile(t, filepath.Join(fifo, ".git", "HEAD"), "ref: refs/heads/main\n")
+	if err := os.MkdirAll(filepath.Join(fifo, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(fifo, ".claude", "settings.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan string, 1)
+	go func() { got, _ := Locate("", user, fifo, AgentClaude); done <- got }()
+	select {
+	case got := <-done:
+		if got != user {
+			t.Errorf("with a FIFO for settings: %q, want the user registry", got)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a FIFO in the place of .claude/settings.json blocked the hook")
 	}
 
 	// The home folder as a git repository of dotfiles, its settings the

@@ -39,10 +39,13 @@ func (w *Workspace) LearntPrompts() (map[string][]learnt.Learnt, error) {
 	out := map[string][]learnt.Learnt{}
 	var errs []error
 	for _, ld := range w.learntStores() {
-		recs, _, err := learnt.ReadLearnt(learnt.LearntPath(ld))
+		recs, bad, err := learnt.ReadLearnt(learnt.LearntPath(ld))
 		if err != nil {
 			errs = append(errs, err)
 			continue
+		}
+		if bad > 0 {
+			errs = append(errs, fmt.Errorf("%s: %d line(s) that are not a learnt prompt (fields skill, prompt and key), skipped; `megagit learn forget --all` clears the file", learnt.LearntPath(ld), bad))
 		}
 		for _, r := range recs {
 			k := strings.ToLower(r.Skill)

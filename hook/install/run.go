@@ -204,11 +204,7 @@ func leanCommand(opts Options, command, exe string) string {
 	return ShellQuote(sibling)
 }
 
-func sameFile(a, b string) bool {
-	sa, err1 := os.Stat(a)
-	sb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
-}
+func sameFile(a, b string) bool { return hook.SameFile(a, b) }
 
 // maxSettings bounds an agent's settings file (~/.claude.json keeps every
 // project's history, so it is not small).

@@ -255,7 +255,7 @@ func work(opts Options, st *runState) error {
 		return err
 	}
 	if recs := selfLoaded(opts.Agent, sess, turns, func(name string) bool { return store.Has(name) == nil }, opts.Now()); len(recs) > 0 {
-		if _, err := learnt.AddLearnt(reg.Local(), recs); err != nil {
+		if _, err := learnt.AddLearnt(reg.Local(), recs, false); err != nil {
 			logf(fmt.Errorf("learning the prompts of the skills the agent loaded itself: %w", err))
 		}
 	}

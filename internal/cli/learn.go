@@ -189,17 +189,11 @@ func learnHistoryRun(opts *learnHistoryOptions) error {
 	sort.Strings(keys)
 	for _, k := range keys {
 		p := stores[k]
-		if opts.dryRun {
-			for _, r := range uniqueNew(p.ld, p.recs) {
-				count(learned, r)
-			}
-			continue
-		}
-		fresh := uniqueNew(p.ld, p.recs)
-		if _, err := learnt.AddLearnt(p.ld, p.recs); err != nil {
+		added, err := learnt.AddLearnt(p.ld, p.recs, opts.dryRun)
+		if err != nil {
 			return err
 		}
-		for _, r := range fresh {
+		for _, r := range added {
 			count(learned, r)
 		}
 	}
@@ -247,20 +241,6 @@ func count(m map[string]*learnedSkill, r learnt.Learnt) {
 	}
 	l.New++
 	l.Agents[r.Agent]++
-}
-
-// uniqueNew are the records of recs the store of ld does not hold yet,
-// each once.
-func uniqueNew(ld local.Dir, recs []learnt.Learnt) []learnt.Learnt {
-	have := learnt.LearntKeys(ld)
-	var out []learnt.Learnt
-	for _, r := range recs {
-		if !have[r.Key] {
-			have[r.Key] = true
-			out = append(out, r)
-		}
-	}
-	return out
 }
 
 func readCheckpoint(ld local.Dir) map[string]string {

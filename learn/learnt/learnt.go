@@ -93,44 +93,65 @@ func ReadLearnt(path string) (recs []Learnt, bad int, err error) {
 
 // AddLearnt keeps recs in the store of the local folder ld (of the
 // registry owning their skills), each once (Key), and at most LearntKept
-// per skill, the newest; how many were new.
-func AddLearnt(ld local.Dir, recs []Learnt) (int, error) {
+// per skill, the newest; it returns the ones that were new. dryRun says
+// which would be, and writes nothing.
+func AddLearnt(ld local.Dir, recs []Learnt, dryRun bool) ([]Learnt, error) {
 	if len(recs) == 0 {
-		return 0, nil
+		return nil, nil
 	}
 	if err := ld.Check(); err != nil {
-		return 0, err
+		return nil, err
+	}
+	p := LearntPath(ld)
+	if dryRun {
+		old, _, err := ReadLearnt(p)
+		_, added := merge(old, recs)
+		return added, err
 	}
 	if err := local.MkdirAll(ld.Path()); err != nil {
-		return 0, err
+		return nil, err
 	}
 	lock, err := ld.AcquireFile(learntLock, learntWait)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer lock.Release()
-	p := LearntPath(ld)
 	old, _, err := ReadLearnt(p)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	seen := map[string]bool{}
+	all, added := merge(old, recs)
+	if len(added) == 0 {
+		return nil, nil
+	}
+	return added, writeLearnt(p, all)
+}
+
+// merge is the store old with recs added: each key once, LearntKept per
+// skill, the newest; and the records of recs that are in it and were not
+// before (a use older than a full skill's kept ones is not: an import run
+// again adds nothing).
+func merge(old, recs []Learnt) (all, added []Learnt) {
+	seen := make(map[string]bool, len(old))
 	for _, r := range old {
 		seen[r.Key] = true
 	}
-	all, added := old, 0
+	isNew := map[string]bool{}
+	all = append([]Learnt(nil), old...)
 	for _, r := range recs {
-		if seen[r.Key] {
-			continue
+		if !seen[r.Key] {
+			seen[r.Key] = true
+			isNew[r.Key] = true
+			all = append(all, r)
 		}
-		seen[r.Key] = true
-		all = append(all, r)
-		added++
 	}
-	if added == 0 {
-		return 0, nil
+	all = keepNewest(all, LearntKept)
+	for _, r := range all {
+		if isNew[r.Key] {
+			added = append(added, r)
+		}
 	}
-	return added, writeLearnt(p, keepNewest(all, LearntKept))
+	return all, added
 }
 
 // keepNewest keeps at most n records per skill, the newest, in time order.
@@ -198,14 +219,4 @@ func Forget(ld local.Dir, names map[string]bool) (int, error) {
 		gone += bad // all: the unreadable lines go too
 	}
 	return gone, writeLearnt(p, keep)
-}
-
-// LearntKeys are the keys of the store of ld.
-func LearntKeys(ld local.Dir) map[string]bool {
-	recs, _, _ := ReadLearnt(LearntPath(ld))
-	out := make(map[string]bool, len(recs))
-	for _, r := range recs {
-		out[r.Key] = true
-	}
-	return out
 }
