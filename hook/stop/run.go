@@ -227,12 +227,9 @@ func work(opts Options, st *runState) error {
 		if opts.Agent != hook.AgentClaude || in.TranscriptPath == "" {
 			return nil
 		}
-		found, err := fileMentions(in.TranscriptPath, "<skill-used")
-		if err == nil && !found {
-			// Nor a tag: a skill the agent loaded itself still teaches
-			// routing the prompt it served.
-			found, err = fileMentions(in.TranscriptPath, `"name":"Skill"`)
-		}
+		// A tag, or a skill the agent loaded itself (which teaches routing
+		// the prompt it served), in one pass over the file.
+		found, err := fileMentions(in.TranscriptPath, "<skill-used", `"name":"Skill"`)
 		if errors.Is(err, os.ErrNotExist) || (err == nil && !found) {
 			return nil
 		}

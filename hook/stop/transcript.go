@@ -229,9 +229,9 @@ func (t *Transcript) readAssistant(l claudeLine, key string, cur func() *Turn, c
 	}
 }
 
-// fileMentions reports whether the transcript at path contains needle,
+// fileMentions reports whether the transcript at path contains any of needles,
 // reading at most its last MaxTranscript bytes a block at a time.
-func fileMentions(path, needle string) (bool, error) {
+func fileMentions(path string, needles ...string) (bool, error) {
 	r, err := openTranscript(path, nil)
 	if err != nil {
 		return false, err
@@ -239,10 +239,16 @@ func fileMentions(path, needle string) (bool, error) {
 	defer r.Close()
 	buf := make([]byte, 256<<10)
 	keep := 0 // bytes of the previous block kept, for a needle across blocks
+	for _, n := range needles {
+		keep = max(keep, len(n)-1)
+	}
+	kept := 0
 	for {
-		n, err := io.ReadFull(r, buf[keep:])
-		if bytes.Contains(buf[:keep+n], []byte(needle)) {
-			return true, nil
+		n, err := io.ReadFull(r, buf[kept:])
+		for _, needle := range needles {
+			if bytes.Contains(buf[:kept+n], []byte(needle)) {
+				return true, nil
+			}
 		}
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return false, nil
@@ -250,7 +256,7 @@ func fileMentions(path, needle string) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		keep = len(needle) - 1
+		kept = keep
 		copy(buf, buf[len(buf)-keep:])
 	}
 }

@@ -61,13 +61,10 @@ prints the steps that rewrite the history.`,
 func doctorRun(opts *doctorOptions) error {
 	a := opts.app
 	root, err := registryRoot(a)
-	if errors.Is(err, local.ErrNotRegistry) && a.dir == "" {
-		// Outside every registry, your user-scope hooks route with the
-		// user registry: check that one.
-		if dir, uerr := workspace.UserRegistryPath(); uerr == nil && workspace.UserRegistryExists(dir) {
-			a.say(fmt.Sprintf("megagit: no registry here: checking your user registry, %s", workspace.Describe(dir)))
-			a.dir, root, err = dir, dir, nil
-		}
+	// Outside every registry, your user-scope hooks route with the user
+	// registry: check that one.
+	if errors.Is(err, local.ErrNotRegistry) && useUserRegistry(a, "checking") {
+		root, err = a.dir, nil
 	}
 	if err != nil {
 		return notRegistry(a, err)

@@ -280,17 +280,29 @@ func learnProgress(w io.Writer, n int) func(int) {
 }
 
 // openOrUser is the registry around the working directory, else, outside
-// every registry, the user registry when it exists.
+// every registry, the user registry when it exists (useUserRegistry).
 func openOrUser(a *app) (*workspace.Workspace, error) {
 	e, err := a.open(nil)
-	if errors.Is(err, local.ErrNotRegistry) && a.dir == "" {
-		if dir, uerr := workspace.UserRegistryPath(); uerr == nil && workspace.UserRegistryExists(dir) {
-			a.say(fmt.Sprintf("megagit: no registry here: using your user registry, %s", workspace.Describe(dir)))
-			a.dir = dir
-			return a.open(nil)
-		}
+	if errors.Is(err, local.ErrNotRegistry) && useUserRegistry(a, "using") {
+		return a.open(nil)
 	}
 	return e, err
+}
+
+// useUserRegistry points a at the user registry when no -C was given and
+// it exists, saying so ("megagit: no registry here: VERB your user
+// registry, DIR"); false when there is none.
+func useUserRegistry(a *app, verb string) bool {
+	if a.dir != "" {
+		return false
+	}
+	dir, err := workspace.UserRegistryPath()
+	if err != nil || !workspace.UserRegistryExists(dir) {
+		return false
+	}
+	a.say(fmt.Sprintf("megagit: no registry here: %s your user registry, %s", verb, workspace.Describe(dir)))
+	a.dir = dir
+	return true
 }
 
 type learnForgetOptions struct {
