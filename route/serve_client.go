@@ -45,6 +45,24 @@ func SocketPath(root, localDir string) string {
 // declined: the caller routes in-process.
 var ErrNotServed = errors.New("not served")
 
+// ErrServerStops means the server declined and stops after this answer
+// (it serves another megagit or other settings, see server.Options.Yield):
+// it wraps ErrNotServed, and the caller starts no server until it has
+// stopped, which the next prompt sees.
+var ErrServerStops = errors.New("megagit serve stops")
+
+// declined is a server's refusal to answer: why, and whether it stops.
+type declined struct {
+	why   string
+	stops bool
+}
+
+func (d declined) Error() string { return ErrNotServed.Error() + ": " + d.why }
+
+func (d declined) Is(target error) bool {
+	return target == ErrNotServed || (d.stops && target == ErrServerStops)
+}
+
 // Client asks one registry's `megagit serve` to route prompts. Besides
 // the prompt it sends what decides the ranking on its side, so a server
 // that would answer otherwise declines.
@@ -76,7 +94,7 @@ func (c Client) Route(prompt, project string, s Settings, timeout time.Duration)
 		return nil, Result{}, fmt.Errorf("serve %s: bad answer: %w", socket, err)
 	}
 	if resp.Declined != "" {
-		return nil, Result{}, fmt.Errorf("%w: %s", ErrNotServed, resp.Declined)
+		return nil, Result{}, declined{why: resp.Declined, stops: resp.Stopping}
 	}
 	if err := checkWire(resp); err != nil {
 		return nil, Result{}, fmt.Errorf("serve %s: bad answer: %w", socket, err)

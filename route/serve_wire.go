@@ -34,6 +34,7 @@ type Request struct {
 // when the server cannot answer for this client.
 type Response struct {
 	Declined   string           `json:"declined,omitempty"`
+	Stopping   bool             `json:"stopping,omitempty"` // with Declined: the server stops after this answer
 	Docs       []ranker.Doc     `json:"docs,omitempty"`
 	Ranked     []WireBreakdown  `json:"ranked,omitempty"`
 	Emitted    []int            `json:"emitted,omitempty"`

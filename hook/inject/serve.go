@@ -1,6 +1,7 @@
 package inject
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -42,6 +43,11 @@ func ensureServer(opts Options, e *Env, served error) string {
 	s := e.Settings
 	if s.Serve == "off" {
 		return "hook.serve is off: start it with `megagit serve`"
+	}
+	if errors.Is(served, route.ErrServerStops) {
+		// It declined and stops: whether its lock is free yet is a race,
+		// so the next prompt, not this one, starts the server that answers.
+		return fmt.Sprintf("megagit serve runs but did not answer: %v; it stops, and the next prompt starts one that answers", served)
 	}
 	lock, err := e.Local.TryAcquireFile(route.ServeLock)
 	if err != nil {

@@ -2,6 +2,7 @@ package inject
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,6 +48,21 @@ func TestEnsureServerStartsOnceAndBacksOff(t *testing.T) {
 				t.Fatal("the stand-in server still holds the lock")
 			}
 		}
+	}
+
+	// A server that declined this client and stops: whether its lock is
+	// free yet is a race, so nothing is started before the next prompt.
+	ensureWith := func(err error, want string) {
+		t.Helper()
+		keep := served
+		served = err
+		defer func() { served = keep }()
+		ensure(want)
+	}
+	ensureWith(fmt.Errorf("%w: client settings differ: %w", route.ErrNotServed, route.ErrServerStops),
+		"runs but did not answer: not served: client settings differ")
+	if st, ok := route.ReadServeState(e.Local); ok {
+		t.Fatalf("a server was started while the declining one stops: %+v", st)
 	}
 
 	// The first call starts a server (here one that exits at once, never

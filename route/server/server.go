@@ -254,8 +254,10 @@ func (s *server) handle(c net.Conn, slots *connSlots, clock *idleClock) {
 	defer clock.end()
 	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
 	resp, other := s.answer(req)
+	stops := other && s.opts.Yield && s.yield != nil
+	resp.Stopping = stops
 	_ = route.WriteResponse(c, resp)
-	if other && s.opts.Yield && s.yield != nil {
+	if stops {
 		fmt.Fprintf(s.opts.Log, "megagit: declined a client of another version or with other settings (%s); stopping, so the prompt hook starts a server that answers it\n", resp.Declined)
 		s.yielded.Store(true)
 		s.yield()

@@ -120,6 +120,43 @@ func checkServedLikeLocal(t *testing.T, r Registry) {
 	routetest.CheckLikeLocal(t, clientOf(r), local)
 }
 
+// A server the prompt hook started (Yield) says, when it declines a client
+// with other settings, that it stops, and it does; one started by hand
+// declines without stopping.
+func TestServeYieldSaysItStops(t *testing.T) {
+	dir := serveTestRegistry(t, 5)
+	log := &routetest.Log{}
+	opts := testOptions(dir, log)
+	opts.Yield = true
+	done := make(chan error, 1)
+	go func() { done <- Run(context.Background(), opts) }()
+	r := reopen(t, dir)
+	routetest.WaitServed(t, clientOf(r), log)
+	other := route.Client{Version: testVersion, Root: r.Root, LocalDir: r.LocalDir, Config: "other"}
+	_, _, err := other.Route("postgres migration", "", route.Settings{TopK: 3}, 5*time.Second)
+	if !errors.Is(err, route.ErrServerStops) || !errors.Is(err, route.ErrNotServed) {
+		t.Fatalf("a client with other settings: err %v, want a decline that says the server stops", err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the yielding server ended with %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the server did not stop after declining; log:\n%s", log)
+	}
+
+	r2, _ := startServeLog(t, dir)
+	other.Root, other.LocalDir = r2.Root, r2.LocalDir
+	_, _, err = other.Route("postgres migration", "", route.Settings{TopK: 3}, 5*time.Second)
+	if !errors.Is(err, route.ErrNotServed) || errors.Is(err, route.ErrServerStops) {
+		t.Fatalf("a server started by hand: err %v, want a decline that does not stop it", err)
+	}
+	if _, _, err := clientOf(r2).Route("postgres migration", "", route.Settings{TopK: 3}, 5*time.Second); err != nil {
+		t.Fatalf("after declining, the server started by hand no longer answers: %v", err)
+	}
+}
+
 // A client of another megagit or another registry is declined, and routes
 // in-process.
 func TestServeDeclinesOtherClients(t *testing.T) {
