@@ -19,10 +19,14 @@ type Event struct {
 	// routing (Evidence.Disabled, Reason its why) or lets it route again;
 	// they touch nothing else of the evidence, not even its age.
 	Disable, Enable bool
-	Reason          string
-	Context         string
-	Session         string
-	At              time.Time
+	// Use is a prompt the skill served, learnt from an agent's history
+	// and shared (`megagit learn share`): evidence for routing only, never
+	// a verdict, so it leaves the evidence as it is, even its age.
+	Use     bool
+	Reason  string
+	Context string
+	Session string
+	At      time.Time
 }
 
 // Apply folds one event into the evidence and returns the new state; the
@@ -30,6 +34,8 @@ type Event struct {
 func Apply(e Evidence, ev Event) Evidence {
 	e = e.clone()
 	switch {
+	case ev.Use:
+		return e
 	case ev.Disable:
 		e.Disabled = ev.Reason
 		if e.Disabled == "" {

@@ -202,6 +202,9 @@ func (r *Registry) Revert(ref string, now time.Time) ([]Entry, plumbing.Hash, er
 				strings.Join(curHarm, "\x00") != strings.Join(before.HarmfulContexts, "\x00")
 			if userCurated {
 				for _, g := range gone {
+					if g.Action == ActionUse {
+						continue // a shared use is no context of mega_meta's
+					}
 					after.HelpfulContexts = removeLast(after.HelpfulContexts, g.Context)
 					after.HarmfulContexts = removeLast(after.HarmfulContexts, g.Context)
 				}

@@ -181,7 +181,7 @@ func (r *Registry) resolveRevert(ref string) (map[string]bool, string, error) {
 	}
 	ids := map[string]bool{}
 	for _, e := range parseTrailers(c) {
-		if (e.Kind == "verdict" || e.Kind == "outcome" || e.Kind == "unarchive") && e.ID != "" {
+		if (e.Kind == "verdict" || e.Kind == "outcome" || e.Kind == "unarchive" || e.Kind == ActionUse) && e.ID != "" {
 			ids[e.ID] = true
 		}
 	}

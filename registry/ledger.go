@@ -53,6 +53,10 @@ const (
 	ActionUnarchive = "unarchive"
 	ActionDisable   = "disable"
 	ActionEnable    = "enable"
+	// ActionUse is a prompt the skill served, learnt from an agent's
+	// history and shared by `megagit learn share`: its context routes like
+	// a learnt prompt; it is never a verdict and moves no status.
+	ActionUse = "use"
 )
 
 // LedgerPath is the registry-relative path of a skill's ledger.
@@ -105,6 +109,9 @@ func (e Entry) Time() time.Time {
 func (e Entry) Event() lifecycle.Event {
 	ctx, _ := safetext.Context.Clean(e.Context)
 	session, _ := safetext.Session.Clean(e.Session)
+	if e.Action == ActionUse {
+		return lifecycle.Event{Use: true, Context: ctx, Session: session, At: e.Time()}
+	}
 	if e.Action == ActionDisable {
 		reason, _ := safetext.Reason.Clean(e.Reason)
 		return lifecycle.Event{Disable: true, Reason: reason, At: e.Time()}
@@ -134,8 +141,11 @@ func (e Entry) validate() error {
 		return fmt.Errorf("field skill: %v", err)
 	}
 	if e.Action != "" {
-		if e.Action != ActionUnarchive && e.Action != ActionDisable && e.Action != ActionEnable {
+		if e.Action != ActionUnarchive && e.Action != ActionDisable && e.Action != ActionEnable && e.Action != ActionUse {
 			return fmt.Errorf("field action: unknown %q", e.Action)
+		}
+		if e.Action == ActionUse && strings.TrimSpace(e.Context) == "" {
+			return fmt.Errorf("field context: missing (a shared use is its prompt)")
 		}
 	} else if _, err := lifecycle.ParseVerdict(e.Verdict); err != nil || e.Verdict != strings.ToUpper(e.Verdict) {
 		return fmt.Errorf("field verdict: unknown %q", e.Verdict)

@@ -60,9 +60,15 @@ func RankerConfig(cfg *config.Config) ranker.Config {
 // left to skill list, lint and doctor (a project skill overriding a team
 // one of the same name is no mistake).
 func (w *Workspace) Docs() (docs []ranker.Doc, problems []error, err error) {
-	c, err := w.Catalog()
+	docs, problems, _, err = w.catalogDocs()
+	return docs, problems, err
+}
+
+// catalogDocs is Docs with the catalog it read.
+func (w *Workspace) catalogDocs() (docs []ranker.Doc, problems []error, c *Catalog, err error) {
+	c, err = w.Catalog()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	problems = c.Problems
 	for _, s := range c.Skills {
@@ -70,7 +76,7 @@ func (w *Workspace) Docs() (docs []ranker.Doc, problems []error, err error) {
 			problems = append(problems, fmt.Errorf("%s (the skill is not routed)", s.Held))
 		}
 	}
-	return CatalogDocs(c.Skills), problems, nil
+	return CatalogDocs(c.Skills), problems, c, nil
 }
 
 // CatalogDocs turns the routable skills (Sourced.Routable) into ranker

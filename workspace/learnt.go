@@ -3,6 +3,7 @@ package workspace
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/megagit/megagit/learn/learnt"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/registry"
 )
 
 // learntStores are the stores routing reads here: this registry's, the
@@ -58,15 +60,21 @@ func (w *Workspace) LearntPrompts() (map[string][]learnt.Learnt, error) {
 	return out, errors.Join(errs...)
 }
 
-// withLearnt gives each document its newest learnt.LearntRouted prompts
-// (not already one of its helpful contexts) and when the newest was used.
-func (w *Workspace) withLearnt(docs []ranker.Doc) ([]ranker.Doc, error) {
+// withLearnt gives each document its newest learnt.LearntRouted learnt
+// prompts (not already one of its helpful contexts) and when the newest
+// was used: those of the stores routing reads, and those shared in its
+// ledger (SharedUses). skills are the catalog's, by lower-case name.
+func (w *Workspace) withLearnt(docs []ranker.Doc, skills map[string]*Sourced) ([]ranker.Doc, error) {
 	byName, err := w.LearntPrompts()
-	if len(byName) == 0 {
-		return docs, err
-	}
 	for i := range docs {
-		recs := byName[strings.ToLower(docs[i].ID)]
+		k := strings.ToLower(docs[i].ID)
+		recs := byName[k]
+		if s := skills[k]; s != nil {
+			if shared := SharedUses(s); len(shared) > 0 {
+				recs = append(slices.Clone(recs), shared...)
+				sort.SliceStable(recs, func(i, j int) bool { return recs[i].Time.Before(recs[j].Time) })
+			}
+		}
 		if len(recs) == 0 {
 			continue
 		}
@@ -91,6 +99,57 @@ func (w *Workspace) withLearnt(docs []ranker.Doc) ([]ranker.Doc, error) {
 		}
 	}
 	return docs, err
+}
+
+// SharedHow is the How of a learnt prompt that is a shared use in a
+// skill's ledger (`megagit learn share`), not one of this machine's store.
+const SharedHow = "shared"
+
+// SharedUses are the uses shared in s's ledger (registry.ActionUse), as
+// learnt prompts, oldest first.
+func SharedUses(s *Sourced) []learnt.Learnt {
+	var out []learnt.Learnt
+	for _, en := range s.Ledger {
+		if en.Action != registry.ActionUse {
+			continue
+		}
+		p := learnt.CleanLearnt(en.Context)
+		if p == "" {
+			continue
+		}
+		agent, _ := strings.CutPrefix(en.Reason, "learnt from a ")
+		agent, _ = strings.CutSuffix(agent, " session")
+		out = append(out, learnt.Learnt{Skill: s.Name, Prompt: p, Agent: agent, Session: en.Session, How: SharedHow, Time: en.Time(), Key: en.ID})
+	}
+	return out
+}
+
+// LearntOf is every learnt prompt routing reads for one skill: this
+// machine's stores' and those its ledger shares, oldest first.
+func (w *Workspace) LearntOf(skill string) ([]learnt.Learnt, error) {
+	k := strings.ToLower(skill)
+	byName, err := w.LearntPrompts()
+	recs := byName[k]
+	c, cerr := w.Catalog()
+	if cerr != nil {
+		return recs, errors.Join(err, cerr)
+	}
+	if s := routableByName(c.Skills)[k]; s != nil {
+		recs = append(recs, SharedUses(s)...)
+	}
+	sort.SliceStable(recs, func(i, j int) bool { return recs[i].Time.Before(recs[j].Time) })
+	return recs, err
+}
+
+// routableByName is the catalog's routable skills by lower-case name.
+func routableByName(skills []*Sourced) map[string]*Sourced {
+	out := make(map[string]*Sourced, len(skills))
+	for _, s := range skills {
+		if s.Routable() {
+			out[strings.ToLower(s.Name)] = s
+		}
+	}
+	return out
 }
 
 // ForgetLearnt removes, from every store routing reads here, the learnt

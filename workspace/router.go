@@ -149,6 +149,7 @@ func (w *Workspace) updateDocs(old route.Compiled, key string, changed []string)
 		names[name] = true
 	}
 	docs := slices.Clone(old.Docs)
+	sources := map[string]*Sourced{}
 	for name := range names {
 		s, err := w.Reg.Skill(name)
 		if err != nil || s.Path != old.Docs[at[name]].Path {
@@ -164,6 +165,20 @@ func (w *Workspace) updateDocs(old route.Compiled, key string, changed []string)
 			return nil, false // now user-only, or its rules unreadable
 		}
 		docs[at[name]] = CatalogDocs([]*Sourced{src})[0]
+		sources[strings.ToLower(name)] = src
+	}
+	// The learnt prompts of the skills read again: this machine's (the
+	// store is unchanged, else nothing is updated in place) and the ones
+	// their ledgers share.
+	changedDocs := make([]ranker.Doc, 0, len(names))
+	for name := range names {
+		changedDocs = append(changedDocs, docs[at[name]])
+	}
+	if _, err := w.withLearnt(changedDocs, sources); err != nil {
+		return nil, false
+	}
+	for _, d := range changedDocs {
+		docs[at[d.ID]] = d
 	}
 	saveProblems(w.Reg.Local(), key, problems)
 	return docs, true
@@ -178,7 +193,7 @@ func (w *Workspace) indexDocs() func() ([]ranker.Doc, []error, error) {
 		// The key first, as route.Load takes it: an edit meanwhile makes
 		// both stale together.
 		key, kerr := route.SkillsKey(w.Reg.Root(), w.StampRoots())
-		docs, bad, err := w.Docs()
+		docs, bad, c, err := w.catalogDocs()
 		if kerr == nil && err == nil {
 			saveProblems(w.Reg.Local(), key, bad)
 		}
@@ -186,7 +201,7 @@ func (w *Workspace) indexDocs() func() ([]ranker.Doc, []error, error) {
 			// The prompts learnt from history: routed, never embedded
 			// into a committed cache (Docs leaves them out).
 			var lerr error
-			if docs, lerr = w.withLearnt(docs); lerr != nil {
+			if docs, lerr = w.withLearnt(docs, routableByName(c.Skills)); lerr != nil {
 				bad = append(bad, lerr)
 			}
 		}

@@ -96,6 +96,7 @@ func TestEveryResultHasJSON(t *testing.T) {
 		{"megagit audit", jsonCase{args: []string{"audit", "--json"}, keys: []string{"skill", "source", "findings"}, list: true}},
 		{"megagit adopt", jsonCase{args: []string{"adopt", "--dry-run", "--json"}, keys: []string{"restore", "dry_run", "hidden", "shown", "already", "moved_back", "skipped"}}},
 		{"megagit learn history", jsonCase{args: []string{"learn", "history", "--dry-run", "--json"}, keys: []string{"sessions", "read", "skipped", "uses", "spoiled", "unknown", "learnt", "dry_run"}}},
+		{"megagit learn share", jsonCase{args: []string{"learn", "share", "--json"}, keys: []string{"share", "already", "kept", "commit"}}},
 		{"megagit learn forget", jsonCase{args: []string{"learn", "forget", "--all", "--json"}, keys: []string{"forgotten"}}},
 		{"megagit config", jsonCase{args: []string{"config", "--json"}, keys: []string{"key", "value", "source"}, list: true}},
 		{"megagit model list", jsonCase{args: []string{"model", "list", "--json"}, keys: []string{"id", "kind"}, list: true}},

@@ -22,7 +22,7 @@ import (
 
 func newLearnCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "learn", Short: "Learn from the agents' past sessions which of your prompts each skill served (kept on this machine)"}
-	cmd.AddCommand(newLearnHistoryCmd(a, nil), newLearnForgetCmd(a, nil))
+	cmd.AddCommand(newLearnHistoryCmd(a, nil), newLearnShareCmd(a, nil), newLearnForgetCmd(a, nil))
 	return cmd
 }
 
@@ -54,8 +54,9 @@ teaches nothing.
 
 The prompts stay on this machine, in .megagit/local/learnt.jsonl of the
 registry that owns each skill (the user registry for your own folders'
-skills): never committed, never pushed by sync. Secrets are redacted and
-each prompt is cut to 4 KB, as for every context. megagit learn forget
+skills): never committed, never pushed by sync, unless you share them
+(megagit learn share shows what would be shared). Secrets are redacted
+and each prompt is cut to 4 KB, as for every context. megagit learn forget
 removes them.
 
 Running it again learns nothing twice; sessions read before and unchanged
@@ -317,6 +318,10 @@ func newLearnForgetCmd(a *app, runF func(*learnForgetOptions) error) *cobra.Comm
 	cmd := &cobra.Command{
 		Use:   "forget SKILL... | --all",
 		Short: "Forget the prompts learnt from history: of these skills, or --all",
+		Long: `learn forget removes the prompts learnt from history from this machine's
+store: of the skills named, or --all (and which sessions were read, so the
+next learn history reads them again). Prompts you shared (megagit learn
+share) are in the registry's history: megagit revert COMMIT takes them back.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.skills = args
 			if opts.all == (len(args) > 0) {
@@ -350,4 +355,104 @@ func learnForgetRun(opts *learnForgetOptions) error {
 		return printJSON(a.out, map[string]any{"forgotten": n})
 	}
 	return nil
+}
+
+type learnShareOptions struct {
+	app    *app
+	skills []string
+	yes    bool
+	json   bool
+}
+
+// newLearnShareCmd parses `megagit learn share` into options and hands
+// them to runF, or to learnShareRun when runF is nil.
+func newLearnShareCmd(a *app, runF func(*learnShareOptions) error) *cobra.Command {
+	opts := &learnShareOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "share [SKILL...] [--yes] [--json]",
+		Short: "Show the prompts learnt from history that would be shared; with --yes, commit them",
+		Long: `learn share shows, per skill, the prompts learnt from the agents' history
+(megagit learn history) that would be shared with everyone who syncs this
+registry, and with --yes commits them to the skills' ledgers, one commit
+that megagit sync pushes. Your teammates' megagit then routes them like
+their own learnt prompts: evidence of use, never a verdict.
+
+Only this registry's own skills are shared: the prompts of skills in an
+agent's own folder, a plugin or another registry stay on this machine.
+Read what is listed before you pass --yes: the prompts are your own words,
+with secrets redacted. megagit revert COMMIT takes a share back.`,
+		Example: `  megagit learn share                  # what would be shared
+  megagit learn share flaky-tests --yes   # share one skill's prompts`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.skills = args
+			return orRun(runF, learnShareRun)(opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.yes, "yes", false, "commit the prompts listed (without it nothing is written)")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: share (skill, prompt, agent, session, time), already, kept, commit")
+	return cmd
+}
+
+func learnShareRun(opts *learnShareOptions) error {
+	a := opts.app
+	e, err := openOrUser(a)
+	if err != nil {
+		return err
+	}
+	plan, err := e.PlanShare(opts.skills)
+	if err != nil {
+		return err
+	}
+	kept := make([]string, 0, len(plan.Kept))
+	for name := range plan.Kept {
+		kept = append(kept, name)
+	}
+	sort.Strings(kept)
+	for _, name := range kept {
+		a.say(fmt.Sprintf("megagit: not shared: %s: %s", shown(name), shown(plan.Kept[name])))
+	}
+	commit := ""
+	if opts.yes && len(plan.Uses) > 0 {
+		added, hash, err := e.Share(plan)
+		if err != nil {
+			return err
+		}
+		if len(added) > 0 {
+			commit = hash.String()
+		}
+	}
+	skills := map[string]bool{}
+	for _, u := range plan.Uses {
+		skills[u.Skill] = true
+	}
+	switch {
+	case len(plan.Uses) == 0:
+		a.say(fmt.Sprintf("megagit: nothing to share (%d prompt(s) shared before)", plan.Already))
+	case commit != "":
+		a.say(fmt.Sprintf("megagit: shared %d prompt(s) of %d skill(s) in commit %s; `megagit sync` pushes it, `megagit revert %.12s` takes it back", len(plan.Uses), len(skills), commit[:12], commit))
+	default:
+		a.say(fmt.Sprintf("megagit: would share %d prompt(s) of %d skill(s), committed to their ledgers for everyone who syncs this registry; nothing is written without --yes", len(plan.Uses), len(skills)))
+	}
+	if opts.json {
+		type useJSON struct {
+			Skill   string `json:"skill"`
+			Prompt  string `json:"prompt"`
+			Agent   string `json:"agent"`
+			Session string `json:"session"`
+			Time    string `json:"time"`
+		}
+		out := []useJSON{}
+		for _, u := range plan.Uses {
+			out = append(out, useJSON{u.Skill, u.Prompt, u.Agent, u.Session, u.At.UTC().Format(time.RFC3339)})
+		}
+		return printJSON(a.out, map[string]any{"share": out, "already": plan.Already, "kept": plan.Kept, "commit": commit})
+	}
+	if len(plan.Uses) == 0 {
+		return nil
+	}
+	rows := [][]string{}
+	for _, u := range plan.Uses {
+		rows = append(rows, []string{u.Skill, u.Prompt, u.Agent, u.At.UTC().Format("2006-01-02")})
+	}
+	return printTable(a.out, []string{"SKILL", "PROMPT", "FROM", "USED"}, rows)
 }

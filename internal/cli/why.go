@@ -319,8 +319,7 @@ func printWhy(w io.Writer, b ranker.Breakdown, sp *semanticParts, passage *ranke
 // printLearnt names the learnt prompt of skill that shares the most
 // words with prompt, and where it was learnt from (agent, session, date).
 func printLearnt(w io.Writer, e *workspace.Workspace, skill, prompt string) {
-	learnt, _ := e.LearntPrompts()
-	recs := learnt[strings.ToLower(skill)]
+	recs, _ := e.LearntOf(skill)
 	words := map[string]bool{}
 	for _, f := range strings.Fields(strings.ToLower(prompt)) {
 		words[f] = true
