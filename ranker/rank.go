@@ -2,6 +2,7 @@ package ranker
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -148,6 +149,56 @@ func (r KReason) Dynamic() bool {
 		return true
 	}
 	return r.IsGapCut()
+}
+
+// Explain says in words what the reason means, for a person reading
+// `megagit route --verbose`; a reason with "+budget" or "+force" appended
+// says that too.
+func (r KReason) Explain() string {
+	base, extra := string(r), []string{}
+	for _, suffix := range []KReason{ReasonForced, ReasonBudget} {
+		if b, ok := strings.CutSuffix(base, string(suffix)); ok {
+			base = b
+			switch suffix {
+			case ReasonBudget:
+				extra = append([]string{"the token budget (route.budget) left some out"}, extra...)
+			case ReasonForced:
+				extra = append([]string{"a skill the force: list names was added"}, extra...)
+			}
+		}
+	}
+	var why string
+	switch KReason(base) {
+	case ReasonAbsFloor:
+		why = "the best skill's score is below the floor: none is close enough"
+	case ReasonUniformNull:
+		why = "no skill stands out: a weak leader over flat scores"
+	case ReasonGate:
+		why = "the abstention gate judged that no skill fits"
+	case ReasonVeryAmbiguous:
+		why = "the scores are very flat, so several close skills are offered"
+	case ReasonAmbiguous:
+		why = "the scores are flat, so a few close skills are offered"
+	case ReasonEmpty:
+		why = "there is no skill to rank"
+	case ReasonEmptyQuery:
+		why = "the prompt has no word to match"
+	case ReasonNoMatch:
+		why = "no skill shares a word or a meaning with the prompt"
+	case ReasonFixed:
+		why = "dynamic K is off: the top route.top_k skills are offered"
+	case ReasonLexicalDominant:
+		why = "one skill's words match far better than any other's"
+	default:
+		if n, ok := strings.CutPrefix(base, string(gapCutPrefix)); ok {
+			if i, err := strconv.Atoi(n); err == nil {
+				why = fmt.Sprintf("cut at the largest drop in score, after rank %d", i+1)
+				break
+			}
+		}
+		why = base
+	}
+	return strings.Join(append([]string{why}, extra...), "; ")
 }
 
 // Result is one query's full ranking: every skill's breakdown (archived

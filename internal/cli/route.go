@@ -26,6 +26,7 @@ type routeOptions struct {
 	budget     int
 	json       bool
 	noServe    bool
+	verbose    bool
 	paths      []string
 	flags      flagLookup
 }
@@ -49,6 +50,7 @@ func newRouteCmd(a *app, runF func(*routeOptions) error) *cobra.Command {
 	cmd.Flags().StringVar(&opts.format, "format", "", "catalog (name, description, path) or compose (primary body, secondary gotchas)")
 	cmd.Flags().IntVar(&opts.budget, "budget", 0, "token budget of the injected text")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&opts.verbose, "verbose", false, "also say why that many skills: the branch of dynamic K or the gate that decided")
 	cmd.Flags().BoolVar(&opts.noServe, "no-serve", false, "route in this process even if \"megagit serve\" runs")
 	cmd.Flags().StringArrayVar(&opts.paths, "path", nil, "a `FILE` being worked on, for skills limited by paths: (repeatable; the current folder and the files the prompt names count too)")
 	return cmd
@@ -130,10 +132,16 @@ func routeRun(opts *routeOptions) error {
 	for i, s := range out.Skills {
 		names[i] = s.Name
 	}
-	if out.K == 0 {
-		fmt.Fprintf(opts.app.errOut, "megagit: k=0 (%s): nothing worth injecting\n", out.Reason)
-	} else {
-		fmt.Fprintf(opts.app.errOut, "megagit: k=%d (%s): %s; %d tokens\n", out.K, out.Reason, shown(strings.Join(names, ", ")), out.Tokens)
+	switch out.K {
+	case 0:
+		fmt.Fprintf(opts.app.errOut, "megagit: no skill fits this prompt: nothing to inject\n")
+	case 1:
+		fmt.Fprintf(opts.app.errOut, "megagit: 1 skill fits: %s (%d tokens)\n", shown(names[0]), out.Tokens)
+	default:
+		fmt.Fprintf(opts.app.errOut, "megagit: %d skills fit: %s (%d tokens)\n", out.K, shown(strings.Join(names, ", ")), out.Tokens)
+	}
+	if opts.verbose {
+		fmt.Fprintf(opts.app.errOut, "megagit: why %d: %s (%s; `megagit why PROMPT SKILL` shows one skill's scores)\n", out.K, out.Reason.Explain(), out.Reason)
 	}
 	if alone != nil {
 		was := "nothing"
