@@ -5,6 +5,7 @@ import (
 
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -40,16 +41,32 @@ func configRun(opts *configOptions) error {
 		}
 		files = w.Files
 	}
-	_, settings, err := config.LoadFiles(files, nil)
+	cfg, settings, err := config.LoadFiles(files, nil)
 	if err != nil {
 		return err
 	}
-	if opts.json {
-		return printJSON(opts.app.out, settings)
+	// A setting left at 0 or "" defers to megagit's default or the
+	// model's profile: show what routing really uses, and from where.
+	inForce := workspace.SettingsInForce(cfg)
+	type settingJSON struct {
+		config.Setting
+		InForce any    `json:"in_force"`
+		Why     string `json:"in_force_from,omitempty"`
 	}
+	out := make([]settingJSON, 0, len(settings))
 	rows := make([][]string, 0, len(settings))
 	for _, s := range settings {
-		rows = append(rows, []string{s.Key, fmt.Sprint(s.Value), s.Source})
+		row := settingJSON{Setting: s, InForce: s.Value}
+		source := s.Source
+		if f, ok := inForce[s.Key]; ok && s.Source == "default" {
+			row.InForce, row.Why = f.Value, f.Why
+			source = "default: " + f.Why
+		}
+		out = append(out, row)
+		rows = append(rows, []string{s.Key, fmt.Sprint(row.InForce), source})
 	}
-	return printTable(opts.app.out, []string{"KEY", "VALUE", "SOURCE"}, rows)
+	if opts.json {
+		return printJSON(opts.app.out, out)
+	}
+	return printTable(opts.app.out, []string{"KEY", "IN FORCE", "SOURCE"}, rows)
 }
