@@ -15,8 +15,8 @@ import (
 // teaches the gate nothing about abstaining and is left out: emitting for
 // it injects the wrong skill first, abstaining loses a skill the ranking
 // nearly found. (Positives used to be every query with its gold in the top
-// ten; lab/NOTEBOOK.md, "Fewer features, and a prompt fits when its skill
-// leads", measures both.)
+// ten: gates fitted that way abstained worse on prompts they were not
+// fitted on.)
 
 // GateSamples are rows' samples for ranker.FitGate, and how many rows were
 // left out because no gold skill of theirs leads the ranking.

@@ -70,7 +70,7 @@ type Fields struct {
 // BodyTerms is how many of a skill body's distinct terms the index keeps:
 // the most frequent, ties by the term. A skill's body names what it is
 // for in words its name and description leave out, and a few hundred of
-// them carry nearly all of that (lab/NOTEBOOK.md, "The skill's body"),
+// them carry nearly all of that (on the development benchmarks),
 // while a long body's rare terms would only grow the index every prompt
 // loads. Changing it, or the tokeniser, changes the terms a compiled route
 // index keeps with its documents: bump route's index version with it.
@@ -126,8 +126,7 @@ type Config struct {
 // DefaultFields weigh every field once, with the standard b = 0.75, except
 // headings and the body at a quarter: a long skill has dozens of generic
 // headings ("Overview", "Examples") and a long body that otherwise lift it
-// for unrelated prompts (measured on the development benchmarks:
-// lab/NOTEBOOK.md).
+// for unrelated prompts (measured on the development benchmarks).
 func DefaultFields() Fields {
 	return Fields{
 		Name:        Field{Weight: 1, B: 0.75},

@@ -112,9 +112,8 @@ func ProfileForModel(modelID string) DynamicK {
 }
 
 // LexicalTier and LexicalAbsFloor are the profile of the built-in lexical
-// channel, chosen with `megagit eval` on the development benchmarks
-// (lab/NOTEBOOK.md has the sweep). The floor
-// is on normalised relevance: the share of the query's maximum attainable
+// channel, chosen by sweeping them with `megagit eval` on the development
+// benchmarks. The floor is on normalised relevance: the share of the query's maximum attainable
 // BM25F score the best skill reaches.
 const (
 	LexicalTier     = TierMedium

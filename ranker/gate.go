@@ -49,8 +49,7 @@ var optionalGateFeatures = []string{"top", "known_share", "dense_z", "log_dense_
 // prompt's length, log_dense_rank the leader's standing by cosine that
 // dense_z measures, known_share what lexical scores), and a gate fitted
 // without them abstains better on prompts it was not fitted on, at every
-// catalog size from 10 to 10,000 skills (lab/NOTEBOOK.md, "Fewer features,
-// and a prompt fits when its skill leads").
+// catalog size from 10 to 10,000 skills.
 var unfittedGateFeatures = []string{"top", "known_share", "log_dense_rank"}
 
 // lengthFeature is how a gate fitted on these samples reads the prompt's
@@ -60,7 +59,7 @@ var unfittedGateFeatures = []string{"top", "known_share", "log_dense_rank"}
 // scaled by ln(1 + terms)): log_terms let length alone raise the
 // probability, and long messages about anything at all passed. Without
 // one, the lexical share is the only score, and log_terms keeps more of
-// the no-skill prompts out (lab/NOTEBOOK.md, "The length of a prompt").
+// the no-skill prompts out.
 func lengthFeature(samples []GateSample) (use, leave string) {
 	for _, s := range samples {
 		if s.Signals.Dense != 0 || s.Signals.DenseSD != 0 {
@@ -215,8 +214,7 @@ type GateFit struct {
 
 // DefaultGateFit weights prompts that need no skill at 0.4 of the total,
 // the share that gave the best coverage on the development benchmarks
-// across catalog sizes (lab/NOTEBOOK.md, "The abstention gate"), with a
-// light ridge.
+// across catalog sizes, with a light ridge.
 func DefaultGateFit() GateFit { return GateFit{NullShare: 0.4, L2: 1e-3} }
 
 // FitGate fits a gate to samples by weighted logistic regression (full-batch

@@ -24,7 +24,7 @@ type Typos struct {
 // DefaultTypos corrects words of five letters or more, at the weight of
 // the word typed right: four letters made prompts that need no skill find
 // one, six left many typos unread, and a discount (0.6, 0.8) only lost
-// coverage (lab/NOTEBOOK.md, "Typos").
+// coverage, on the development benchmarks.
 func DefaultTypos() Typos { return Typos{MinLen: 5, Weight: 1} }
 
 // Correction is one prompt word the catalog does not know, read as a
