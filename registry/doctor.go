@@ -11,25 +11,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/megagit/megagit/doctor"
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/local"
 )
-
-// Doctor statuses: ok, warn (works, but look at it), fail (broken: doctor
-// exits non-zero).
-const (
-	CheckOK   = "ok"
-	CheckWarn = "warn"
-	CheckFail = "fail"
-)
-
-// Check is one doctor finding.
-type Check struct {
-	Name   string `json:"name"`
-	Status string `json:"status"`
-	Detail string `json:"detail"`
-	Hint   string `json:"hint,omitempty"`
-}
 
 // JournalPending reports whether an interrupted write left its journal
 // behind in the registry at root (checked before Open replays it).
@@ -44,23 +29,23 @@ func JournalPending(root string) bool {
 // the lock is free, no interrupted write waits, and the union merge rule
 // is in place. It never changes anything (regsync.RemoteCheck checks the
 // remote).
-func (r *Registry) Doctor() []Check {
-	var out []Check
+func (r *Registry) Doctor() []doctor.Check {
+	var out []doctor.Check
 	add := func(name, status, detail, hint string) {
-		out = append(out, Check{Name: name, Status: status, Detail: detail, Hint: hint})
+		out = append(out, doctor.Check{Name: name, Status: status, Detail: detail, Hint: hint})
 	}
 	skills, problems, err := r.Skills()
 	switch {
 	case err != nil:
-		add("skills", CheckFail, err.Error(), "")
+		add("skills", doctor.Fail, err.Error(), "")
 	case len(problems) > 0:
 		msgs := make([]string, len(problems))
 		for i, p := range problems {
 			msgs[i] = p.Error()
 		}
-		add("skills", CheckFail, fmt.Sprintf("%d skill(s) load, %d refused: %s", len(skills), len(problems), strings.Join(msgs, "; ")), "run `megagit lint` for details and fix the files")
+		add("skills", doctor.Fail, fmt.Sprintf("%d skill(s) load, %d refused: %s", len(skills), len(problems), strings.Join(msgs, "; ")), "run `megagit lint` for details and fix the files")
 	default:
-		add("skills", CheckOK, fmt.Sprintf("%d skill(s) load", len(skills)), "")
+		add("skills", doctor.OK, fmt.Sprintf("%d skill(s) load", len(skills)), "")
 	}
 	out = append(out, r.ledgerChecks(skills)...)
 	out = append(out, r.gitChecks()...)
@@ -74,10 +59,10 @@ func (r *Registry) Doctor() []Check {
 
 // refsCheck fails on torn ref files and on git locks a killed megagit
 // left; doctor --fix removes the locks and the torn remote-tracking refs.
-func (r *Registry) refsCheck() Check {
+func (r *Registry) refsCheck() doctor.Check {
 	torn, locks := r.TornRefs(), r.StaleGitLocks()
 	if len(torn) == 0 && len(locks) == 0 {
-		return Check{Name: "refs", Status: CheckOK, Detail: "every ref reads, no git lock left by a killed megagit"}
+		return doctor.Check{Name: "refs", Status: doctor.OK, Detail: "every ref reads, no git lock left by a killed megagit"}
 	}
 	var parts []string
 	if len(torn) > 0 {
@@ -90,13 +75,13 @@ func (r *Registry) refsCheck() Check {
 	if i := slices.IndexFunc(torn, func(t string) bool { return !strings.HasPrefix(t, "refs/remotes/") }); i >= 0 {
 		hint = "a torn branch or tag is never removed for you: point it at its commit again with `git update-ref " + torn[i] + " <commit>` (`git reflog` lists candidates); " + hint
 	}
-	return Check{Name: "refs", Status: CheckFail, Detail: strings.Join(parts, "; "), Hint: hint}
+	return doctor.Check{Name: "refs", Status: doctor.Fail, Detail: strings.Join(parts, "; "), Hint: hint}
 }
 
 // ledgerChecks reads every ledger and compares each skill's mega_meta with
 // a replay of its ledger (what resync would write).
-func (r *Registry) ledgerChecks(skills []*Skill) []Check {
-	var out []Check
+func (r *Registry) ledgerChecks(skills []*Skill) []doctor.Check {
+	var out []doctor.Check
 	var bad []string
 	byName := map[string]*Skill{}
 	for _, s := range skills {
@@ -104,7 +89,7 @@ func (r *Registry) ledgerChecks(skills []*Skill) []Check {
 	}
 	ents, err := os.ReadDir(r.abs(local.LedgerDir))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return []Check{{Name: "ledger", Status: CheckFail, Detail: err.Error()}}
+		return []doctor.Check{{Name: "ledger", Status: doctor.Fail, Detail: err.Error()}}
 	}
 	ledgers := map[string][]Entry{}
 	lines, orphans := 0, []string{}
@@ -131,14 +116,14 @@ func (r *Registry) ledgerChecks(skills []*Skill) []Check {
 	}
 	switch {
 	case len(bad) > 0:
-		out = append(out, Check{Name: "ledger", Status: CheckWarn, Detail: fmt.Sprintf("%d verdict(s) read; %d unreadable or misplaced line(s) skipped: %s", lines, len(bad), strings.Join(bad, "; ")),
+		out = append(out, doctor.Check{Name: "ledger", Status: doctor.Warn, Detail: fmt.Sprintf("%d verdict(s) read; %d unreadable or misplaced line(s) skipped: %s", lines, len(bad), strings.Join(bad, "; ")),
 			Hint: "skipped lines count as nothing; remove them by hand (git log -p shows where they came from)"})
 	default:
-		out = append(out, Check{Name: "ledger", Status: CheckOK, Detail: fmt.Sprintf("%d verdict(s) in %d ledger(s)", lines, len(ledgers))})
+		out = append(out, doctor.Check{Name: "ledger", Status: doctor.OK, Detail: fmt.Sprintf("%d verdict(s) in %d ledger(s)", lines, len(ledgers))})
 	}
 	if len(orphans) > 0 {
 		sort.Strings(orphans)
-		out = append(out, Check{Name: "ledger-orphans", Status: CheckWarn, Detail: "ledgers without a skill: " + strings.Join(orphans, ", ")})
+		out = append(out, doctor.Check{Name: "ledger-orphans", Status: doctor.Warn, Detail: "ledgers without a skill: " + strings.Join(orphans, ", ")})
 	}
 	var stale, unarchived []string
 	for _, s := range skills {
@@ -163,41 +148,41 @@ func (r *Registry) ledgerChecks(skills []*Skill) []Check {
 		if len(unarchived) > 0 {
 			hint = strings.Join(unarchived, "; ") + "; " + hint + " to put mega_meta back in line with the ledger"
 		}
-		out = append(out, Check{Name: "evidence", Status: CheckFail,
+		out = append(out, doctor.Check{Name: "evidence", Status: doctor.Fail,
 			Detail: fmt.Sprintf("mega_meta of %d skill(s) disagrees with the ledger: %s", len(stale), strings.Join(stale, ", ")),
 			Hint:   hint})
 	} else {
-		out = append(out, Check{Name: "evidence", Status: CheckOK, Detail: "every skill's mega_meta matches a replay of its ledger"})
+		out = append(out, doctor.Check{Name: "evidence", Status: doctor.OK, Detail: "every skill's mega_meta matches a replay of its ledger"})
 	}
 	return out
 }
 
 // gitChecks looks at HEAD, the lock, the journal and .gitattributes.
-func (r *Registry) gitChecks() []Check {
-	var out []Check
+func (r *Registry) gitChecks() []doctor.Check {
+	var out []doctor.Check
 	branch, head, err := r.Head()
 	switch {
 	case err != nil:
-		out = append(out, Check{Name: "git", Status: CheckFail, Detail: err.Error()})
+		out = append(out, doctor.Check{Name: "git", Status: doctor.Fail, Detail: err.Error()})
 	case head.IsZero():
-		out = append(out, Check{Name: "git", Status: CheckWarn, Detail: "branch " + branch.Short() + " has no commits yet"})
+		out = append(out, doctor.Check{Name: "git", Status: doctor.Warn, Detail: "branch " + branch.Short() + " has no commits yet"})
 	case r.ref != "":
-		out = append(out, Check{Name: "git", Status: CheckOK, Detail: fmt.Sprintf("registry on branch %s at %s (its own; the checked-out branch is never touched)", branch.Short(), head.String()[:12])})
+		out = append(out, doctor.Check{Name: "git", Status: doctor.OK, Detail: fmt.Sprintf("registry on branch %s at %s (its own; the checked-out branch is never touched)", branch.Short(), head.String()[:12])})
 	default:
-		out = append(out, Check{Name: "git", Status: CheckOK, Detail: fmt.Sprintf("on %s at %s", branch.Short(), head.String()[:12])})
+		out = append(out, doctor.Check{Name: "git", Status: doctor.OK, Detail: fmt.Sprintf("on %s at %s", branch.Short(), head.String()[:12])})
 	}
 	out = append(out, r.layoutCheck())
 	if info := r.Local().LockState(); info.Held {
-		out = append(out, Check{Name: "lock", Status: CheckWarn, Detail: fmt.Sprintf("held by pid %d since %s", info.PID, info.When),
+		out = append(out, doctor.Check{Name: "lock", Status: doctor.Warn, Detail: fmt.Sprintf("held by pid %d since %s", info.PID, info.When),
 			Hint: "another megagit process is writing; the kernel frees the lock when it exits"})
 	} else {
-		out = append(out, Check{Name: "lock", Status: CheckOK, Detail: "free"})
+		out = append(out, doctor.Check{Name: "lock", Status: doctor.OK, Detail: "free"})
 	}
 	if _, err := os.Stat(r.journalPath()); err == nil {
-		out = append(out, Check{Name: "journal", Status: CheckFail, Detail: "an interrupted write is waiting to be finished",
+		out = append(out, doctor.Check{Name: "journal", Status: doctor.Fail, Detail: "an interrupted write is waiting to be finished",
 			Hint: "run `megagit doctor --fix` (any megagit write finishes it too)"})
 	} else {
-		out = append(out, Check{Name: "journal", Status: CheckOK, Detail: "no interrupted write"})
+		out = append(out, doctor.Check{Name: "journal", Status: doctor.OK, Detail: "no interrupted write"})
 	}
 	attrs, _ := os.ReadFile(r.abs(".gitattributes"))
 	if r.ref != "" { // the registry branch's own, not the project's
@@ -205,9 +190,9 @@ func (r *Registry) gitChecks() []Check {
 		attrs, _, _ = r.blobAt(tree, ".gitattributes")
 	}
 	if hasLine(string(attrs), ledgerUnionRule) {
-		out = append(out, Check{Name: "gitattributes", Status: CheckOK, Detail: "ledgers merge with merge=union under plain git"})
+		out = append(out, doctor.Check{Name: "gitattributes", Status: doctor.OK, Detail: "ledgers merge with merge=union under plain git"})
 	} else {
-		out = append(out, Check{Name: "gitattributes", Status: CheckWarn, Detail: ".gitattributes lacks `.megagit/ledger/*.jsonl merge=union`",
+		out = append(out, doctor.Check{Name: "gitattributes", Status: doctor.Warn, Detail: ".gitattributes lacks `.megagit/ledger/*.jsonl merge=union`",
 			Hint: "add that line so a plain `git pull` never conflicts on ledgers"})
 	}
 	return out
@@ -256,11 +241,11 @@ func (r *Registry) RemoveTempDebris() ([]string, error) {
 	return debris, nil
 }
 
-func debrisCheck(debris []string) Check {
+func debrisCheck(debris []string) doctor.Check {
 	if len(debris) == 0 {
-		return Check{Name: "debris", Status: CheckOK, Detail: "no temp files of interrupted writes"}
+		return doctor.Check{Name: "debris", Status: doctor.OK, Detail: "no temp files of interrupted writes"}
 	}
-	return Check{Name: "debris", Status: CheckFail,
+	return doctor.Check{Name: "debris", Status: doctor.Fail,
 		Detail: fmt.Sprintf("%d temp file(s) of interrupted writes: %s", len(debris), strings.Join(debris, ", ")),
 		Hint:   "run `megagit doctor --fix` to remove them"}
 }

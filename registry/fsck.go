@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/megagit/megagit/doctor"
 )
 
 // maxHistoryWalk bounds how many commits the history check reads.
@@ -73,16 +74,16 @@ func (r *Registry) hasNUL(h plumbing.Hash) (bool, error) {
 }
 
 // historyCheck is doctor's view of HistoryProblems.
-func (r *Registry) historyCheck() Check {
+func (r *Registry) historyCheck() doctor.Check {
 	const name = "history"
 	bad, err := r.HistoryProblems()
 	switch {
 	case err != nil:
-		return Check{Name: name, Status: CheckWarn, Detail: "could not read the history: " + err.Error()}
+		return doctor.Check{Name: name, Status: doctor.Warn, Detail: "could not read the history: " + err.Error()}
 	case len(bad.Hashes) == 0:
-		return Check{Name: name, Status: CheckOK, Detail: fmt.Sprintf("%d commit(s) read: none that git fsck --strict rejects", bad.Walked)}
+		return doctor.Check{Name: name, Status: doctor.OK, Detail: fmt.Sprintf("%d commit(s) read: none that git fsck --strict rejects", bad.Walked)}
 	}
-	return Check{Name: name, Status: CheckFail,
+	return doctor.Check{Name: name, Status: doctor.Fail,
 		Detail: fmt.Sprintf("%d commit(s) on %s hold a NUL byte in their message (git fsck --strict: nulInCommit): %s; "+
 			"pushing them to a remote that checks objects (receive.fsckObjects) fails", len(bad.Hashes), bad.Branch.Short(), shortHashes(bad.Hashes, 5)),
 		Hint: "only rewriting the branch's history removes them: `megagit doctor --fix` prints the steps"}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/megagit/megagit/doctor"
 )
 
 // InstalledState compares the lockfile with the registry: the installed
@@ -34,16 +35,16 @@ func (r *Registry) InstalledState() (lock Lock, missing, edited []string, err er
 }
 
 // installedCheck is doctor's look at .megagit/skills.lock.
-func (r *Registry) installedCheck() Check {
+func (r *Registry) installedCheck() doctor.Check {
 	const name = "installed"
 	lock, missing, edited, err := r.InstalledState()
 	if err != nil {
-		return Check{Name: name, Status: CheckFail, Detail: err.Error(),
+		return doctor.Check{Name: name, Status: doctor.Fail, Detail: err.Error(),
 			Hint: "fix " + LockFile + " by hand, or `git checkout` its last good version"}
 	}
 	n := len(lock.Skills)
 	if n == 0 {
-		return Check{Name: name, Status: CheckOK, Detail: "no skill installed from git"}
+		return doctor.Check{Name: name, Status: doctor.OK, Detail: "no skill installed from git"}
 	}
 	sources := map[string]bool{}
 	for _, e := range lock.Skills {
@@ -54,11 +55,11 @@ func (r *Registry) installedCheck() Check {
 		detail += fmt.Sprintf("; %d edited here since installed (skill update keeps them unless --force): %s", len(edited), strings.Join(edited, ", "))
 	}
 	if len(missing) > 0 {
-		return Check{Name: name, Status: CheckWarn,
+		return doctor.Check{Name: name, Status: doctor.Warn,
 			Detail: detail + fmt.Sprintf("; %d in %s but not in the registry: %s", len(missing), LockFile, strings.Join(missing, ", ")),
 			Hint:   "`megagit doctor --fix` drops their entries from " + LockFile + " (or `megagit skill install SOURCE NAME` puts a skill back)"}
 	}
-	return Check{Name: name, Status: CheckOK, Detail: detail}
+	return doctor.Check{Name: name, Status: doctor.OK, Detail: detail}
 }
 
 // ForgetMissingInstalls drops from the lockfile, in one commit, the

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/megagit/megagit/doctor"
 	"github.com/megagit/megagit/local"
 )
 
@@ -20,11 +21,11 @@ import (
 // the registry's) commits verdicts onto the developer's branch, which then
 // carries them into its pull requests: a warning on the default branch, a
 // failure on any other.
-func (r *Registry) layoutCheck() Check {
+func (r *Registry) layoutCheck() doctor.Check {
 	const name = "layout"
 	if r.ref != "" {
 		if !r.ignoresMetaDir() {
-			return Check{Name: name, Status: CheckFail, Detail: refIgnoreFile + " is missing or lacks `*`: the project's git would see megagit's files",
+			return doctor.Check{Name: name, Status: doctor.Fail, Detail: refIgnoreFile + " is missing or lacks `*`: the project's git would see megagit's files",
 				Hint: "write a line `*` to " + refIgnoreFile}
 		}
 		var outside []string
@@ -35,15 +36,15 @@ func (r *Registry) layoutCheck() Check {
 		}
 		if len(outside) > 0 {
 			if r.InterruptedMoveToRef() {
-				return Check{Name: name, Status: CheckFail,
+				return doctor.Check{Name: name, Status: doctor.Fail,
 					Detail: fmt.Sprintf("an interrupted `megagit layout ref`: branch %s has no commit yet and the skill root(s) %s are still the project's", r.ref.Short(), strings.Join(outside, ", ")),
 					Hint:   "`megagit layout ref` (or `megagit doctor --fix`) finishes it"}
 			}
-			return Check{Name: name, Status: CheckFail,
+			return doctor.Check{Name: name, Status: doctor.Fail,
 				Detail: fmt.Sprintf("skill root(s) %s are outside %s/: verdicts would edit files of the project's branch", strings.Join(outside, ", "), local.MetaDir),
 				Hint:   "set `roots: [" + RefSkillsRoot + "]` in " + local.ConfigPath + " and move the skills there"}
 		}
-		ok := Check{Name: name, Status: CheckOK, Detail: "ref: skills, ledgers and evidence on branch " + r.ref.Short() + ", in " + local.MetaDir + "/ (ignored by the project)"}
+		ok := doctor.Check{Name: name, Status: doctor.OK, Detail: "ref: skills, ledgers and evidence on branch " + r.ref.Short() + ", in " + local.MetaDir + "/ (ignored by the project)"}
 		if meta, skills := r.trackedByProject(); meta || len(skills) > 0 {
 			var steps []string
 			if meta {
@@ -52,7 +53,7 @@ func (r *Registry) layoutCheck() Check {
 			if len(skills) > 0 { // their copies are in RefSkillsRoot
 				steps = append(steps, "git rm -r -q "+strings.Join(skills, " "))
 			}
-			return Check{Name: name, Status: CheckWarn,
+			return doctor.Check{Name: name, Status: doctor.Warn,
 				Detail: ok.Detail + "; but the checked-out branch still tracks the registry's old files",
 				Hint:   "remove them from the project, on its main branch: `" + strings.Join(steps, " && ") + ` && git commit -m "megagit: the registry moved to its own branch"` + "`"}
 		}
@@ -60,18 +61,18 @@ func (r *Registry) layoutCheck() Check {
 	}
 	branch, head, err := r.Head()
 	if err != nil || head.IsZero() {
-		return Check{Name: name, Status: CheckOK, Detail: "branch: the registry commits to the checked-out branch"}
+		return doctor.Check{Name: name, Status: doctor.OK, Detail: "branch: the registry commits to the checked-out branch"}
 	}
 	foreign := r.projectFiles(head)
 	if len(foreign) == 0 {
-		return Check{Name: name, Status: CheckOK, Detail: "branch: a repository of its own; the registry commits to " + branch.Short()}
+		return doctor.Check{Name: name, Status: doctor.OK, Detail: "branch: a repository of its own; the registry commits to " + branch.Short()}
 	}
 	detail := fmt.Sprintf("the registry is inside a project (%s) and commits verdicts to its checked-out branch %s", strings.Join(foreign, ", "), branch.Short())
 	hint := "keep the registry on a branch of its own: `megagit layout ref` (docs/layouts.md)"
 	if r.isDefaultBranch(branch) {
-		return Check{Name: name, Status: CheckWarn, Detail: detail, Hint: hint}
+		return doctor.Check{Name: name, Status: doctor.Warn, Detail: detail, Hint: hint}
 	}
-	return Check{Name: name, Status: CheckFail, Detail: detail + ", so they end up in its pull requests", Hint: hint}
+	return doctor.Check{Name: name, Status: doctor.Fail, Detail: detail + ", so they end up in its pull requests", Hint: hint}
 }
 
 // projectFiles names (up to three) top-level entries of commit h that are

@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/megagit/megagit/doctor"
 	"github.com/megagit/megagit/local"
 )
 
@@ -206,19 +207,19 @@ func (r *Registry) UntrackLocal() ([]string, plumbing.Hash, error) {
 // localStateCheck fails when git tracks files under .megagit/local/: on
 // the registry branch (doctor --fix stops tracking them) or, in the ref
 // layout, on the project's branch or in its index (git does).
-func (r *Registry) localStateCheck() Check {
+func (r *Registry) localStateCheck() doctor.Check {
 	const name = "local state"
 	paths, err := r.TrackedLocal()
 	if err != nil {
-		return Check{Name: name, Status: CheckFail, Detail: err.Error()}
+		return doctor.Check{Name: name, Status: doctor.Fail, Detail: err.Error()}
 	}
 	project, err := r.ProjectTrackedLocal()
 	if err != nil {
-		return Check{Name: name, Status: CheckFail, Detail: err.Error()}
+		return doctor.Check{Name: name, Status: doctor.Fail, Detail: err.Error()}
 	}
 	switch {
 	case len(paths) > 0:
-		return Check{Name: name, Status: CheckFail,
+		return doctor.Check{Name: name, Status: doctor.Fail,
 			Detail: fmt.Sprintf("git tracks %s: %s/ is this machine's own state and must never be shared", strings.Join(paths, ", "), local.LocalDirName),
 			Hint:   "`megagit doctor --fix` stops tracking them in one commit, keeping the files"}
 	case len(project) > 0:
@@ -226,11 +227,11 @@ func (r *Registry) localStateCheck() Check {
 		for i, p := range project {
 			git[i] = r.GitPath(p)
 		}
-		return Check{Name: name, Status: CheckFail,
+		return doctor.Check{Name: name, Status: doctor.Fail,
 			Detail: fmt.Sprintf("your project's branch or git's index tracks %s: %s/ is this machine's own state and must never be shared; megagit does not read it", strings.Join(project, ", "), local.LocalDirName),
 			Hint:   fmt.Sprintf("stop tracking them on your branch (megagit never commits to it): `git rm --cached %s`, then commit", strings.Join(git, " "))}
 	}
-	return Check{Name: name, Status: CheckOK, Detail: "git tracks nothing under " + local.LocalDirName + "/"}
+	return doctor.Check{Name: name, Status: doctor.OK, Detail: "git tracks nothing under " + local.LocalDirName + "/"}
 }
 
 // refuseLocalChanges is writeCommit's guard: no commit megagit writes adds

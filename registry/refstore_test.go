@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/storage"
 
+	"github.com/megagit/megagit/doctor"
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/registrytest"
@@ -38,13 +39,13 @@ func inode(t *testing.T, p string) uint64 {
 	return st.Sys().(*syscall.Stat_t).Ino
 }
 
-func refsCheck(r *registry.Registry) registry.Check {
+func refsCheck(r *registry.Registry) doctor.Check {
 	for _, c := range r.Doctor() {
 		if c.Name == "refs" {
 			return c
 		}
 	}
-	return registry.Check{}
+	return doctor.Check{}
 }
 
 // A ref go-git writes (a fetch's remote-tracking ref) replaces the old
@@ -121,7 +122,7 @@ func TestConfigWritesReplaceTheFile(t *testing.T) {
 // which plain git works again; a torn branch is reported, never removed.
 func TestDoctorFindsTornRefsAndLeftLocks(t *testing.T) {
 	r := registrytest.New(t, "alpha")
-	if c := refsCheck(r); c.Status != registry.CheckOK {
+	if c := refsCheck(r); c.Status != doctor.OK {
 		t.Fatalf("refs check on a fresh registry: %+v", c)
 	}
 	remote := filepath.Join(r.GitDir(), "refs", "remotes", "origin", "main")
@@ -140,7 +141,7 @@ func TestDoctorFindsTornRefsAndLeftLocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := refsCheck(r)
-	if c.Status != registry.CheckFail || !strings.Contains(c.Detail, "refs/remotes/origin/main") || !strings.Contains(c.Detail, headFile+".lock") || !strings.Contains(c.Hint, "doctor --fix") {
+	if c.Status != doctor.Fail || !strings.Contains(c.Detail, "refs/remotes/origin/main") || !strings.Contains(c.Detail, headFile+".lock") || !strings.Contains(c.Hint, "doctor --fix") {
 		t.Fatalf("refs check: %+v", c)
 	}
 	if got, err := r.RemoveStaleGitLocks(); err != nil || len(got) != 1 || got[0] != headFile+".lock" {
@@ -149,7 +150,7 @@ func TestDoctorFindsTornRefsAndLeftLocks(t *testing.T) {
 	if got := r.RemoveTornRemoteRefs(); len(got) != 1 || got[0] != "refs/remotes/origin/main" {
 		t.Errorf("removed refs %v", got)
 	}
-	if c := refsCheck(r); c.Status != registry.CheckOK {
+	if c := refsCheck(r); c.Status != doctor.OK {
 		t.Fatalf("refs check after the repair: %+v", c)
 	}
 	registrytest.Git(t, r, "fsck", "--strict", "--no-progress")
@@ -163,7 +164,7 @@ func TestDoctorFindsTornRefsAndLeftLocks(t *testing.T) {
 	if err := os.WriteFile(tag, []byte("3f2a9c"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if c := refsCheck(r); c.Status != registry.CheckFail || !strings.Contains(c.Hint, "git update-ref refs/tags/v1") {
+	if c := refsCheck(r); c.Status != doctor.Fail || !strings.Contains(c.Hint, "git update-ref refs/tags/v1") {
 		t.Fatalf("refs check on a torn tag: %+v", c)
 	}
 	r.RemoveTornRemoteRefs()

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/megagit/megagit/doctor"
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
@@ -115,7 +116,7 @@ func TestRenameSkillMovesFolderNameAndLedger(t *testing.T) {
 		t.Errorf("gamma after a verdict: %+v", s.Evidence)
 	}
 	for _, c := range r.Doctor() {
-		if c.Status == registry.CheckFail || (c.Name == "ledger-orphans" && c.Status != registry.CheckOK) {
+		if c.Status == doctor.Fail || (c.Name == "ledger-orphans" && c.Status != doctor.OK) {
 			t.Errorf("doctor after mv: %+v", c)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/megagit/megagit/doctor"
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/registrytest"
@@ -41,7 +42,7 @@ func TestVerdictFromLinkedWorktreeMovesTheSharedBranch(t *testing.T) {
 		t.Fatalf("want 2 verdict commits on feature, got %d", n)
 	}
 	for _, c := range wt.Doctor() {
-		if c.Status == registry.CheckFail {
+		if c.Status == doctor.Fail {
 			t.Errorf("doctor in the worktree: %+v", c)
 		}
 	}

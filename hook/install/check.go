@@ -11,9 +11,9 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/megagit/megagit/doctor"
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/local"
-	"github.com/megagit/megagit/registry"
 )
 
 // DoctorCheck looks for megagit's hooks in the agent settings files of the
@@ -23,7 +23,7 @@ import (
 // and when a file has no SessionStart hook (installed by an older
 // megagit): the verdict-tag request then rides on the first injection of a
 // session and is not given again after a compaction.
-func DoctorCheck(workTree string) registry.Check {
+func DoctorCheck(workTree string) doctor.Check {
 	home, _ := os.UserHomeDir()
 	var found, noStart, double, fixes, broken, reinstalls, unread []string
 	for _, agent := range []string{hook.AgentClaude, hook.AgentCodex, hook.AgentGemini} {
@@ -79,12 +79,12 @@ func DoctorCheck(workTree string) registry.Check {
 		}
 	}
 	if len(double) > 0 {
-		return registry.Check{Name: "hooks", Status: registry.CheckFail,
+		return doctor.Check{Name: "hooks", Status: doctor.Fail,
 			Detail: "installed at more than one scope, so every prompt is routed and injected twice: " + strings.Join(double, "; "),
 			Hint:   "keep one: " + strings.Join(fixes, "; ") + "; or run `megagit hook install --scope user` again without -C: user hooks that name your user registry give way to a project's own"}
 	}
 	if len(broken) > 0 {
-		return registry.Check{Name: "hooks", Status: registry.CheckFail,
+		return doctor.Check{Name: "hooks", Status: doctor.Fail,
 			Detail: "the agent cannot run megagit's hooks: " + strings.Join(broken, "; "),
 			Hint:   "run " + strings.Join(reinstalls, ", ") + " again with this megagit (and the --command or --hook-command you installed with, if any)"}
 	}
@@ -93,19 +93,19 @@ func DoctorCheck(workTree string) registry.Check {
 		if len(found) > 0 {
 			detail = "installed in " + strings.Join(found, ", ") + "; " + detail
 		}
-		return registry.Check{Name: "hooks", Status: registry.CheckWarn, Detail: detail,
+		return doctor.Check{Name: "hooks", Status: doctor.Warn, Detail: detail,
 			Hint: "fix the file by hand (the agent may not load it either), then run `megagit hook install` if its hooks are gone"}
 	}
 	if len(found) == 0 {
-		return registry.Check{Name: "hooks", Status: registry.CheckWarn, Detail: "no agent settings file runs megagit's hooks",
+		return doctor.Check{Name: "hooks", Status: doctor.Warn, Detail: "no agent settings file runs megagit's hooks",
 			Hint: "run `megagit hook install` so prompts are routed and sessions leave verdicts"}
 	}
 	if len(noStart) > 0 {
-		return registry.Check{Name: "hooks", Status: registry.CheckWarn,
+		return doctor.Check{Name: "hooks", Status: doctor.Warn,
 			Detail: "installed in " + strings.Join(found, ", ") + "; without the session-start hook in " + strings.Join(noStart, ", "),
 			Hint:   "run `megagit hook install` again: the session-start hook asks for verdict tags once per session and again after a compaction"}
 	}
-	return registry.Check{Name: "hooks", Status: registry.CheckOK, Detail: "installed in " + strings.Join(found, ", ")}
+	return doctor.Check{Name: "hooks", Status: doctor.OK, Detail: "installed in " + strings.Join(found, ", ")}
 }
 
 // userStepsAside says whether a user settings file's prompt hooks give way
@@ -181,7 +181,7 @@ func brokenCommand(command string) string {
 // when the agent starts, and the agent then simply has no megagit tools.
 // None registered is fine: the server is optional. A file megagit cannot
 // parse is a warning: the agent may read a dialect megagit does not.
-func MCPDoctorCheck(workTree string) registry.Check {
+func MCPDoctorCheck(workTree string) doctor.Check {
 	home, _ := os.UserHomeDir()
 	var found, broken, reinstalls, seen, unread []string
 	for _, agent := range []string{hook.AgentClaude, hook.AgentCodex, hook.AgentGemini} {
@@ -226,17 +226,17 @@ func MCPDoctorCheck(workTree string) registry.Check {
 	}
 	switch {
 	case len(broken) > 0:
-		return registry.Check{Name: "mcp", Status: registry.CheckFail,
+		return doctor.Check{Name: "mcp", Status: doctor.Fail,
 			Detail: "the agent cannot start megagit's MCP server: " + strings.Join(broken, "; "),
 			Hint:   "run " + strings.Join(reinstalls, ", ") + " again with this megagit (and the --command you installed with, if any)"}
 	case len(unread) > 0:
-		return registry.Check{Name: "mcp", Status: registry.CheckWarn,
+		return doctor.Check{Name: "mcp", Status: doctor.Warn,
 			Detail: "could not read an agent's MCP configuration, so its megagit entry is unchecked: " + strings.Join(unread, "; "),
 			Hint:   "fix the file by hand, or see whether the agent reads it"}
 	case len(found) == 0:
-		return registry.Check{Name: "mcp", Status: registry.CheckOK, Detail: "no agent has megagit's MCP server (optional: `megagit hook install --mcp`)"}
+		return doctor.Check{Name: "mcp", Status: doctor.OK, Detail: "no agent has megagit's MCP server (optional: `megagit hook install --mcp`)"}
 	}
-	return registry.Check{Name: "mcp", Status: registry.CheckOK, Detail: "registered in " + strings.Join(found, ", ")}
+	return doctor.Check{Name: "mcp", Status: doctor.OK, Detail: "registered in " + strings.Join(found, ", ")}
 }
 
 // mcpEntry is the command line of megagit's server in an MCP

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/megagit/megagit/doctor"
 	"github.com/megagit/megagit/hook"
-	"github.com/megagit/megagit/registry"
 )
 
 func TestSettingsHaveOurs(t *testing.T) {
@@ -41,13 +41,13 @@ func TestDoctorCheckSessionStart(t *testing.T) {
 		}
 	}
 	write(`{"hooks":{"UserPromptSubmit":[{"hooks":[{"command":"megagit hook prompt --agent claude"}]}]}}`)
-	if c := DoctorCheck(work); c.Status != registry.CheckWarn || !strings.Contains(c.Detail, "without the session-start hook") || c.Hint == "" {
+	if c := DoctorCheck(work); c.Status != doctor.Warn || !strings.Contains(c.Detail, "without the session-start hook") || c.Hint == "" {
 		t.Errorf("an install without session-start: %+v", c)
 	}
 	entries, _ := AgentEntries(hook.AgentClaude, "megagit", "")
 	data, _ := Merge(nil, entries)
 	write(string(data))
-	if c := DoctorCheck(work); c.Status != registry.CheckOK {
+	if c := DoctorCheck(work); c.Status != doctor.OK {
 		t.Errorf("a full install: %+v", c)
 	}
 }
@@ -87,28 +87,28 @@ func TestDoctorChecksBrokenCommands(t *testing.T) {
 	}
 
 	hooks(ShellQuote(gone))
-	if c := DoctorCheck(work); c.Status != registry.CheckFail || !strings.Contains(c.Detail, gone+" does not exist") || c.Hint == "" {
+	if c := DoctorCheck(work); c.Status != doctor.Fail || !strings.Contains(c.Detail, gone+" does not exist") || c.Hint == "" {
 		t.Errorf("hooks running a binary that is gone: %+v", c)
 	}
 	hooks(ShellQuote(bin) + " -C " + ShellQuote(filepath.Join(work, "no-such-registry")))
-	if c := DoctorCheck(work); c.Status != registry.CheckFail || !strings.Contains(c.Detail, "no-such-registry (-C) is not a folder") {
+	if c := DoctorCheck(work); c.Status != doctor.Fail || !strings.Contains(c.Detail, "no-such-registry (-C) is not a folder") {
 		t.Errorf("hooks pinned to a registry that is gone: %+v", c)
 	}
 	hooks(ShellQuote(bin) + " -C " + ShellQuote(work))
-	if c := DoctorCheck(work); c.Status != registry.CheckOK {
+	if c := DoctorCheck(work); c.Status != doctor.OK {
 		t.Errorf("hooks running an existing binary: %+v", c)
 	}
 	// A settings file megagit cannot parse is named, not skipped in silence.
 	gemini := filepath.Join(work, ".gemini", "settings.json")
 	write(gemini, `{"hooks": {"BeforeAgent": [`)
-	if c := DoctorCheck(work); c.Status != registry.CheckWarn || !strings.Contains(c.Detail, gemini+": ") || !strings.Contains(c.Detail, "installed in "+settings) || c.Hint == "" {
+	if c := DoctorCheck(work); c.Status != doctor.Warn || !strings.Contains(c.Detail, gemini+": ") || !strings.Contains(c.Detail, "installed in "+settings) || c.Hint == "" {
 		t.Errorf("a settings file that does not parse: %+v", c)
 	}
 	if err := os.Remove(gemini); err != nil {
 		t.Fatal(err)
 	}
 
-	if c := MCPDoctorCheck(work); c.Status != registry.CheckOK || !strings.Contains(c.Detail, "no agent has") {
+	if c := MCPDoctorCheck(work); c.Status != doctor.OK || !strings.Contains(c.Detail, "no agent has") {
 		t.Errorf("no MCP server registered: %+v", c)
 	}
 	mcpJSON := filepath.Join(work, ".mcp.json")
@@ -124,17 +124,17 @@ func TestDoctorChecksBrokenCommands(t *testing.T) {
 	}
 	write(codex, string(toml))
 	c := MCPDoctorCheck(work)
-	if c.Status != registry.CheckFail || !strings.Contains(c.Detail, mcpJSON+": "+gone+" does not exist") || strings.Contains(c.Detail, codex+":") {
+	if c.Status != doctor.Fail || !strings.Contains(c.Detail, mcpJSON+": "+gone+" does not exist") || strings.Contains(c.Detail, codex+":") {
 		t.Errorf("an MCP entry running a binary that is gone (and a good one): %+v", c)
 	}
 	data, _ = MergeMCPJSON(nil, []string{bin, "mcp"}, true)
 	write(mcpJSON, string(data))
-	if c := MCPDoctorCheck(work); c.Status != registry.CheckOK || !strings.Contains(c.Detail, mcpJSON) || !strings.Contains(c.Detail, codex) {
+	if c := MCPDoctorCheck(work); c.Status != doctor.OK || !strings.Contains(c.Detail, mcpJSON) || !strings.Contains(c.Detail, codex) {
 		t.Errorf("MCP entries that run: %+v", c)
 	}
 	// A configuration megagit cannot parse is named, not skipped in silence.
 	write(codex, "[mcp_servers.megagit\ncommand = 1\n")
-	if c := MCPDoctorCheck(work); c.Status != registry.CheckWarn || !strings.Contains(c.Detail, codex+": ") || c.Hint == "" {
+	if c := MCPDoctorCheck(work); c.Status != doctor.Warn || !strings.Contains(c.Detail, codex+": ") || c.Hint == "" {
 		t.Errorf("an MCP configuration that does not parse: %+v", c)
 	}
 }

@@ -11,9 +11,9 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/megagit/megagit/doctor"
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/local"
-	"github.com/megagit/megagit/registry"
 )
 
 // namesRegistry says whether a hook command names its registry: -C, or
@@ -46,7 +46,7 @@ const maxShownProjects = 5
 // projects with a registry of their own and injects nothing in the
 // others, which it names from the agents' lists of projects. ok is false
 // when no agent has user-scope hooks (nothing to say).
-func UserHookCheck(home string) (c registry.Check, ok bool) {
+func UserHookCheck(home string) (c doctor.Check, ok bool) {
 	var unpinned, fixes []string
 	for _, agent := range []string{hook.AgentClaude, hook.AgentCodex, hook.AgentGemini} {
 		p, err := SettingsPath(agent, ScopeUser, "", home)
@@ -67,10 +67,10 @@ func UserHookCheck(home string) (c registry.Check, ok bool) {
 		}
 	}
 	if !ok {
-		return registry.Check{}, false
+		return doctor.Check{}, false
 	}
 	if len(unpinned) == 0 {
-		return registry.Check{Name: "user hooks", Status: registry.CheckOK, Detail: "your user-scope hooks name the registry they route with where a project has none"}, true
+		return doctor.Check{Name: "user hooks", Status: doctor.OK, Detail: "your user-scope hooks name the registry they route with where a project has none"}, true
 	}
 	detail := "your user-scope hooks of " + strings.Join(unpinned, ", ") + " name no registry: in a project without a registry of its own they inject nothing"
 	if bare := projectsWithoutRegistry(home); len(bare) > 0 {
@@ -83,7 +83,7 @@ func UserHookCheck(home string) (c registry.Check, ok bool) {
 			detail += fmt.Sprintf(" and %d more", n)
 		}
 	}
-	return registry.Check{Name: "user hooks", Status: registry.CheckFail, Detail: detail,
+	return doctor.Check{Name: "user hooks", Status: doctor.Fail, Detail: detail,
 		Hint: "run " + strings.Join(fixes, ", ") + " again: the hooks then name your user registry (created on first use), which routes your personal skills wherever a project has no registry"}, true
 }
 

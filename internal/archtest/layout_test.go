@@ -144,11 +144,24 @@ func TestImportsFlowOneWay(t *testing.T) {
 			}
 		}
 	}
-	// local is the file layout every room shares: it imports no room.
-	if p := pkgs[module+"/local"]; p != nil {
+	// local is the file layout every package shares, and doctor the shape
+	// of a doctor finding every checker reports: leaves, importing no
+	// package of the module.
+	for _, leaf := range []string{"local", "doctor"} {
+		if p := pkgs[module+"/"+leaf]; p != nil {
+			for im := range p.imports {
+				if strings.HasPrefix(im, module+"/") {
+					t.Errorf("%s imports %s: it is a leaf that every package may import", leaf, im)
+				}
+			}
+		}
+	}
+	// The hooks' installer checks the agents' settings files: it links
+	// no git (a doctor finding is doctor.Check, not the registry's).
+	if p := pkgs[module+"/hook/install"]; p != nil {
 		for im := range p.imports {
-			if strings.HasPrefix(im, module+"/") {
-				t.Errorf("local imports %s: the layout helpers import no room", im)
+			if im == module+"/registry" || strings.HasPrefix(im, "github.com/go-git/") {
+				t.Errorf("hook/install imports %s: installing a hook needs no git", im)
 			}
 		}
 	}

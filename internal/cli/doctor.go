@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/megagit/megagit/doctor"
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/hook/install"
 	"github.com/megagit/megagit/hook/stop"
@@ -73,7 +74,7 @@ func doctorRun(opts *doctorOptions) error {
 		// A symlink or file in the place of .megagit/local: nothing opens
 		// the registry through it.
 		if !opts.fix {
-			return doctorReport(a, opts, []registry.Check{localDirCheck(root)})
+			return doctorReport(a, opts, []doctor.Check{localDirCheck(root)})
 		}
 		_, moved, err := local.FixLocalDir(root)
 		if err != nil {
@@ -187,7 +188,7 @@ func doctorRun(opts *doctorOptions) error {
 	checks := e.Reg.Doctor()
 	if user != nil {
 		for _, c := range user.Reg.Doctor() {
-			if c.Status == registry.CheckFail {
+			if c.Status == doctor.Fail {
 				c.Name = "user registry " + c.Name
 				c.Detail = workspace.Describe(user.Reg.Root()) + ": " + c.Detail
 				checks = append(checks, c)
@@ -198,7 +199,7 @@ func doctorRun(opts *doctorOptions) error {
 		checks = append(checks, regsync.RemoteCheck(e.Reg, timeout))
 	}
 	if journal && !registry.JournalPending(root) {
-		checks = append(checks, registry.Check{Name: "recovery", Status: registry.CheckWarn,
+		checks = append(checks, doctor.Check{Name: "recovery", Status: doctor.Warn,
 			Detail: "an interrupted write (a killed megagit) was found and finished"})
 	}
 	checks = append(checks, cacheChecks(root)...)
@@ -215,10 +216,10 @@ func doctorRun(opts *doctorOptions) error {
 }
 
 // doctorReport prints the checks and fails when one failed.
-func doctorReport(a *app, opts *doctorOptions, checks []registry.Check) error {
+func doctorReport(a *app, opts *doctorOptions, checks []doctor.Check) error {
 	failed := 0
 	for _, c := range checks {
-		if c.Status == registry.CheckFail {
+		if c.Status == doctor.Fail {
 			failed++
 		}
 	}
@@ -243,20 +244,20 @@ func doctorReport(a *app, opts *doctorOptions, checks []registry.Check) error {
 
 // localDirCheck is the one check doctor runs when .megagit/local is not a
 // folder (a symlink, a file): the others read the registry through it.
-func localDirCheck(root string) registry.Check {
+func localDirCheck(root string) doctor.Check {
 	detail := strings.TrimPrefix(local.Open(root, 0).Check().Error(), local.ErrInvalid.Error()+": ")
 	detail, _, _ = strings.Cut(detail, " (`megagit doctor --fix`")
-	return registry.Check{Name: "local state", Status: registry.CheckFail, Detail: detail + "; the other checks run once it is one",
+	return doctor.Check{Name: "local state", Status: doctor.Fail, Detail: detail + "; the other checks run once it is one",
 		Hint: "`megagit doctor --fix` replaces it with a folder (a file is kept beside it) and stops tracking it"}
 }
 
 // doctorHint is doctor's last word when checks failed: each failed check's
 // hint says what repairs it; --fix is named only for the checks whose hint
 // names it (it does not touch, say, the agents' settings files).
-func doctorHint(checks []registry.Check) string {
+func doctorHint(checks []doctor.Check) string {
 	var failed, fixed []string
 	for _, c := range checks {
-		if c.Status != registry.CheckFail {
+		if c.Status != doctor.Fail {
 			continue
 		}
 		failed = append(failed, c.Name)
@@ -273,27 +274,27 @@ func doctorHint(checks []registry.Check) string {
 
 // cacheChecks verifies each committed embedding cache: index.json reads
 // and names the vectors.npy it was written with, and the array reads.
-func cacheChecks(root string) []registry.Check {
+func cacheChecks(root string) []doctor.Check {
 	dirs := embedcache.CheckCommitted(root)
 	if len(dirs) == 0 {
-		return []registry.Check{{Name: "cache", Status: registry.CheckOK, Detail: "no embedding cache committed"}}
+		return []doctor.Check{{Name: "cache", Status: doctor.OK, Detail: "no embedding cache committed"}}
 	}
-	var out []registry.Check
+	var out []doctor.Check
 	for _, d := range dirs {
 		name := "cache " + d.Name
 		if d.Err != nil {
-			out = append(out, registry.Check{Name: name, Status: registry.CheckFail, Detail: d.Err.Error(),
+			out = append(out, doctor.Check{Name: name, Status: doctor.Fail, Detail: d.Err.Error(),
 				Hint: "run `megagit cache verify` for the exact fix (routing ignores a broken cache meanwhile)"})
 			continue
 		}
-		out = append(out, registry.Check{Name: name, Status: registry.CheckOK, Detail: "index.json matches vectors.npy"})
+		out = append(out, doctor.Check{Name: name, Status: doctor.OK, Detail: "index.json matches vectors.npy"})
 	}
 	return out
 }
 
 // settingsCheck warns of the settings the registry's committed config
 // sets but may not (config.Ignored): each file, and its keys.
-func settingsCheck(w *workspace.Workspace) registry.Check {
+func settingsCheck(w *workspace.Workspace) doctor.Check {
 	const name = "settings"
 	var files []string
 	keys := map[string][]string{}
@@ -304,13 +305,13 @@ func settingsCheck(w *workspace.Workspace) registry.Check {
 		keys[ig.File] = append(keys[ig.File], ig.Key)
 	}
 	if len(files) == 0 {
-		return registry.Check{Name: name, Status: registry.CheckOK, Detail: "the committed config names no library, program or folder of this machine"}
+		return doctor.Check{Name: name, Status: doctor.OK, Detail: "the committed config names no library, program or folder of this machine"}
 	}
 	var parts []string
 	for _, f := range files {
 		parts = append(parts, fmt.Sprintf("%s sets %s", f, strings.Join(keys[f], ", ")))
 	}
-	return registry.Check{Name: name, Status: registry.CheckWarn,
+	return doctor.Check{Name: name, Status: doctor.Warn,
 		Detail: strings.Join(parts, "; ") + ": a committed config may not name a library, program or folder of this machine, so megagit ignores them",
 		Hint:   "remove them from the committed file; set them for this machine in .megagit/local/config.yaml (`megagit model use --dir DIR`), your user config or the environment"}
 }
@@ -331,31 +332,31 @@ func builtinKey(w *workspace.Workspace) string {
 
 // routeIndexCheck says whether the compiled route index the prompt hook
 // answers from is there, whole, and up to date with every skill.
-func routeIndexCheck(w *workspace.Workspace) registry.Check {
+func routeIndexCheck(w *workspace.Workspace) doctor.Check {
 	const name = "route-index"
 	fix := "`megagit index` (or `megagit doctor --fix`) rebuilds it; the prompt hook also does"
 	c, ok := route.ReadCompiled(w.Reg.Local(), route.RankerKey(workspace.RankerConfig(w.Cfg)), route.Want{Bodies: true, Vectors: true, Fallback: true, Stamps: true})
 	if !ok {
 		if _, err := os.Stat(filepath.Join(w.Reg.LocalDir(), route.IndexFile)); errors.Is(err, os.ErrNotExist) {
-			return registry.Check{Name: name, Status: registry.CheckWarn, Detail: "no compiled route index yet", Hint: fix}
+			return doctor.Check{Name: name, Status: doctor.Warn, Detail: "no compiled route index yet", Hint: fix}
 		}
-		return registry.Check{Name: name, Status: registry.CheckWarn, Detail: route.IndexFile + " is damaged or of another format: it is never read", Hint: fix}
+		return doctor.Check{Name: name, Status: doctor.Warn, Detail: route.IndexFile + " is damaged or of another format: it is never read", Hint: fix}
 	}
 	key, err := route.SkillsKey(w.Reg.Root(), w.StampRoots())
 	switch {
 	case err != nil:
-		return registry.Check{Name: name, Status: registry.CheckFail, Detail: err.Error()}
+		return doctor.Check{Name: name, Status: doctor.Fail, Detail: err.Error()}
 	case c.Index == nil:
-		return registry.Check{Name: name, Status: registry.CheckWarn, Detail: "built with other ranker settings", Hint: fix}
+		return doctor.Check{Name: name, Status: doctor.Warn, Detail: "built with other ranker settings", Hint: fix}
 	case c.Key != key:
-		return registry.Check{Name: name, Status: registry.CheckWarn, Detail: "out of date: a skill or ledger changed since it was built", Hint: fix}
+		return doctor.Check{Name: name, Status: doctor.Warn, Detail: "out of date: a skill or ledger changed since it was built", Hint: fix}
 	}
 	if want := builtinKey(w); want != "" && (c.Vectors == nil || c.Vectors.Key != want) {
 		held := "no vectors"
 		if c.Vectors != nil {
 			held = "the vectors of " + c.Vectors.Key
 		}
-		return registry.Check{Name: name, Status: registry.CheckWarn,
+		return doctor.Check{Name: name, Status: doctor.Warn,
 			Detail: fmt.Sprintf("out of date: it holds %s, not of the active model %s", held, want), Hint: fix}
 	}
 	detail := fmt.Sprintf("%d skills, lexical only", len(c.Docs))
@@ -365,16 +366,16 @@ func routeIndexCheck(w *workspace.Workspace) registry.Check {
 	if c.Fallback != nil {
 		detail += fmt.Sprintf(" (and of %s for the prompt hook until megagit serve answers)", c.Fallback.Key)
 	}
-	return registry.Check{Name: name, Status: registry.CheckOK, Detail: detail + ", up to date"}
+	return doctor.Check{Name: name, Status: doctor.OK, Detail: detail + ", up to date"}
 }
 
 // sourcesCheck lists where skills come from besides the registry, and
 // warns about a source that cannot be read and about shadowed skills.
-func sourcesCheck(w *workspace.Workspace) registry.Check {
+func sourcesCheck(w *workspace.Workspace) doctor.Check {
 	const name = "sources"
 	c, err := w.Catalog()
 	if err != nil {
-		return registry.Check{Name: name, Status: registry.CheckFail, Detail: err.Error()}
+		return doctor.Check{Name: name, Status: doctor.Fail, Detail: err.Error()}
 	}
 	count := map[string]int{}
 	never, disabled, denied := 0, 0, 0
@@ -427,53 +428,53 @@ func sourcesCheck(w *workspace.Workspace) registry.Check {
 		hint = "Claude Code puts personal skills over a project's, megagit the project's first: rename one of the two so both load the same skill; " + hint
 	}
 	if len(bad) > 0 {
-		return registry.Check{Name: name, Status: registry.CheckWarn, Detail: detail + "; " + strings.Join(bad, "; "), Hint: hint}
+		return doctor.Check{Name: name, Status: doctor.Warn, Detail: detail + "; " + strings.Join(bad, "; "), Hint: hint}
 	}
-	return registry.Check{Name: name, Status: registry.CheckOK, Detail: detail}
+	return doctor.Check{Name: name, Status: doctor.OK, Detail: detail}
 }
 
 // adoptCheck fails when a killed adopt or restore left a step unfinished
 // (a skill may then be in two places, or only moved aside), and warns of
 // originals moved aside that no list names, where restore never looks.
-func adoptCheck(w *workspace.Workspace) registry.Check {
+func adoptCheck(w *workspace.Workspace) doctor.Check {
 	const name = "adopt"
 	pending, strays, err := w.AdoptProblems()
 	switch {
 	case err != nil:
-		return registry.Check{Name: name, Status: registry.CheckFail, Detail: err.Error(), Hint: "fix or remove the file it names (it lists what `megagit adopt --restore` puts back)"}
+		return doctor.Check{Name: name, Status: doctor.Fail, Detail: err.Error(), Hint: "fix or remove the file it names (it lists what `megagit adopt --restore` puts back)"}
 	case len(pending) > 0:
-		return registry.Check{Name: name, Status: registry.CheckFail,
+		return doctor.Check{Name: name, Status: doctor.Fail,
 			Detail: fmt.Sprintf("%d interrupted adopt or restore step(s): %s", len(pending), strings.Join(pending, ", ")),
 			Hint:   "run `megagit doctor --fix` (or `megagit adopt --restore`): each switch ends written and journaled, or neither; each moved skill in the registry or back in its agent's folder"}
 	case len(strays) > 0:
-		return registry.Check{Name: name, Status: registry.CheckWarn,
+		return doctor.Check{Name: name, Status: doctor.Warn,
 			Detail: fmt.Sprintf("%d skill folder(s) moved aside by adopt that no list of adopted skills names, so restore never puts them back: %s", len(strays), strings.Join(strays, ", ")),
 			Hint:   "move each back into its agent's skill folder by hand if the registry lacks it, else delete it"}
 	}
 	if n, err := w.MovedSkills(); err == nil && n > 0 {
-		return registry.Check{Name: name, Status: registry.CheckWarn,
+		return doctor.Check{Name: name, Status: doctor.Warn,
 			Detail: fmt.Sprintf("%d skill(s) an earlier megagit's adopt moved out of the agents' folders; adopt now leaves skills where they are", n),
 			Hint:   "run `megagit doctor --fix` (or `megagit adopt`, which then hides them with the agents' settings): each goes back to its agent's folder"}
 	}
-	return registry.Check{Name: name, Status: registry.CheckOK, Detail: "no adopt or restore step left unfinished"}
+	return doctor.Check{Name: name, Status: doctor.OK, Detail: "no adopt or restore step left unfinished"}
 }
 
 // listingCheck suggests adopt when the agents' own listings still carry
 // more of the skills megagit routes than one prompt's injection may hold
 // (route.budget): every prompt pays for that listing, and megagit would
 // inject only the few a prompt needs.
-func listingCheck(w *workspace.Workspace) registry.Check {
+func listingCheck(w *workspace.Workspace) doctor.Check {
 	const name = "agents' listings"
 	l, err := w.NativeListing()
 	if err != nil {
-		return registry.Check{Name: name, Status: registry.CheckWarn, Detail: "could not tell what adopt would hide: " + err.Error()}
+		return doctor.Check{Name: name, Status: doctor.Warn, Detail: "could not tell what adopt would hide: " + err.Error()}
 	}
 	if l.Skills == 0 {
-		return registry.Check{Name: name, Status: registry.CheckOK, Detail: "no skill megagit routes is also in an agent's own listing"}
+		return doctor.Check{Name: name, Status: doctor.OK, Detail: "no skill megagit routes is also in an agent's own listing"}
 	}
 	detail := fmt.Sprintf("the agents' own listings carry %d skill(s) megagit routes, about %d tokens in every prompt", l.Skills, l.Tokens)
 	if l.Tokens <= w.Cfg.Route.Budget {
-		return registry.Check{Name: name, Status: registry.CheckOK, Detail: detail + fmt.Sprintf(", within one prompt's injection (route.budget %d)", w.Cfg.Route.Budget)}
+		return doctor.Check{Name: name, Status: doctor.OK, Detail: detail + fmt.Sprintf(", within one prompt's injection (route.budget %d)", w.Cfg.Route.Budget)}
 	}
 	var cmds []string
 	if l.Project {
@@ -482,7 +483,7 @@ func listingCheck(w *workspace.Workspace) registry.Check {
 	if l.User {
 		cmds = append(cmds, "`megagit adopt --scope user`")
 	}
-	return registry.Check{Name: name, Status: registry.CheckWarn,
+	return doctor.Check{Name: name, Status: doctor.Warn,
 		Detail: detail + fmt.Sprintf(", more than megagit injects at most (route.budget %d)", w.Cfg.Route.Budget),
 		Hint:   strings.Join(cmds, " and ") + " hides them from the agents' listings with the agents' own settings (no file moves; the /NAME commands stay); megagit's hook then injects the few a prompt needs"}
 }
@@ -490,30 +491,30 @@ func listingCheck(w *workspace.Workspace) registry.Check {
 // identityCheck fails when git has no identity to author commits with, or
 // when verdicts of past sessions wait for one (the stop hook keeps them in
 // .megagit/local/pending/ rather than drop them).
-func identityCheck(reg *registry.Registry) registry.Check {
+func identityCheck(reg *registry.Registry) doctor.Check {
 	const name = "git identity"
 	idErr := reg.HasIdentity()
 	v, sessions := stop.Pending(reg.Local())
 	switch {
 	case idErr != nil && v > 0:
-		return registry.Check{Name: name, Status: registry.CheckFail,
+		return doctor.Check{Name: name, Status: doctor.Fail,
 			Detail: fmt.Sprintf("none, and %d verdict(s) of %d session(s) wait for one", v, sessions),
 			Hint:   "`git config --global user.name \"Your Name\"` and `git config --global user.email you@example.com`, then `megagit doctor --fix` records them"}
 	case idErr != nil:
-		return registry.Check{Name: name, Status: registry.CheckFail, Detail: "none: verdicts cannot be committed (the stop hook keeps them until there is one)",
+		return doctor.Check{Name: name, Status: doctor.Fail, Detail: "none: verdicts cannot be committed (the stop hook keeps them until there is one)",
 			Hint: "`git config --global user.name \"Your Name\"` and `git config --global user.email you@example.com`"}
 	case v > 0:
-		return registry.Check{Name: name, Status: registry.CheckFail,
+		return doctor.Check{Name: name, Status: doctor.Fail,
 			Detail: fmt.Sprintf("%d verdict(s) of %d session(s) are not recorded yet (there was no identity, or a skill had uncommitted edits: hook.log says which)", v, sessions),
 			Hint:   "commit your edits to the skill if any, then `megagit doctor --fix` records them (the next stop hook also does)"}
 	}
-	return registry.Check{Name: name, Status: registry.CheckOK, Detail: "commits are authored by your git identity"}
+	return doctor.Check{Name: name, Status: doctor.OK, Detail: "commits are authored by your git identity"}
 }
 
 // writableCheck warns when the registry's .megagit/local cannot be written
 // (a read-only mount): the prompt hook still routes, but remembers no
 // session and logs no decision, and verdicts cannot be recorded.
-func writableCheck(reg *registry.Registry) registry.Check {
+func writableCheck(reg *registry.Registry) doctor.Check {
 	const name = "writable"
 	dir := reg.Local().Path()
 	err := local.MkdirAll(dir)
@@ -521,13 +522,13 @@ func writableCheck(reg *registry.Registry) registry.Check {
 		probe := filepath.Join(dir, ".doctor-writable")
 		if err = local.WriteFileAtomic(probe, []byte("megagit doctor\n"), 0o600); err == nil {
 			os.Remove(probe)
-			return registry.Check{Name: name, Status: registry.CheckOK, Detail: dir + " can be written"}
+			return doctor.Check{Name: name, Status: doctor.OK, Detail: dir + " can be written"}
 		}
 	}
 	if !local.IsReadOnly(err) {
-		return registry.Check{Name: name, Status: registry.CheckFail, Detail: err.Error()}
+		return doctor.Check{Name: name, Status: doctor.Fail, Detail: err.Error()}
 	}
-	return registry.Check{Name: name, Status: registry.CheckWarn,
+	return doctor.Check{Name: name, Status: doctor.Warn,
 		Detail: dir + " cannot be written (read-only): prompts are routed, but no session is remembered (a skill may be injected again), no decision is logged, and no verdict can be recorded",
 		Hint:   "make the registry writable, or use a clone of it that is"}
 }

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/megagit/megagit/doctor"
 	"github.com/megagit/megagit/embedcache"
-	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/route/dense"
 	"github.com/megagit/megagit/workspace"
 )
@@ -15,7 +15,7 @@ import (
 // description and name, and each helpful or harmful context and verdict
 // reason it keeps. A cache that lacks rows still routes (the missing
 // vectors are computed on each machine); `megagit embed` adds them.
-func cacheCoverageCheck(e *workspace.Workspace) []registry.Check {
+func cacheCoverageCheck(e *workspace.Workspace) []doctor.Check {
 	const name = "cache coverage"
 	emb, err := activeEmbedder(e, func(string) {})
 	if err != nil || emb == nil {
@@ -31,9 +31,9 @@ func cacheCoverageCheck(e *workspace.Workspace) []registry.Check {
 	}
 	lacking := append(append([]string{}, cov.Stale...), cov.Missing...)
 	if len(lacking) == 0 {
-		return []registry.Check{{Name: name, Status: registry.CheckOK, Detail: fmt.Sprintf("every text of %d skill(s) has its vector", cov.Skills)}}
+		return []doctor.Check{{Name: name, Status: doctor.OK, Detail: fmt.Sprintf("every text of %d skill(s) has its vector", cov.Skills)}}
 	}
-	return []registry.Check{{Name: name, Status: registry.CheckWarn,
+	return []doctor.Check{{Name: name, Status: doctor.Warn,
 		Detail: fmt.Sprintf("the committed cache of %s lacks vectors of %d skill(s): %s; routing computes them on each machine meanwhile",
 			emb.ID(), len(lacking), strings.Join(lacking, ", ")),
 		Hint: "run `megagit embed`, which adds the missing vectors and commits them (doctor --fix does not embed)"}}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/doctor"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/dense"
 	"github.com/megagit/megagit/workspace"
@@ -13,7 +13,7 @@ import (
 // serveCheck says whether the registry's `megagit serve` runs (its pid,
 // model and idle timeout), and why the last one the prompt hook started
 // could not start, if it could not.
-func serveCheck(w *workspace.Workspace) registry.Check {
+func serveCheck(w *workspace.Workspace) doctor.Check {
 	const name = "serve"
 	d := w.Reg.Local()
 	info := d.FileLockState(route.ServeLock)
@@ -36,7 +36,7 @@ func serveCheck(w *workspace.Workspace) registry.Check {
 				detail += "it stops after " + st.Idle + " without a request"
 			}
 		}
-		return registry.Check{Name: name, Status: registry.CheckOK, Detail: detail}
+		return doctor.Check{Name: name, Status: doctor.OK, Detail: detail}
 	}
 	onnx := dense.UsesONNX(w.Cfg, w.Reg.Root())
 	if ok && (st.State == route.ServeFailed || st.State == route.ServeStarting) {
@@ -44,7 +44,7 @@ func serveCheck(w *workspace.Workspace) registry.Check {
 		if why == "" {
 			why = fmt.Sprintf("megagit serve (pid %d) exited while loading, before it answered", st.PID)
 		}
-		return registry.Check{Name: name, Status: registry.CheckWarn,
+		return doctor.Check{Name: name, Status: doctor.Warn,
 			Detail: fmt.Sprintf("no megagit serve runs; the last one the prompt hook started could not start at %s: %s", st.Time, why),
 			Hint: fmt.Sprintf("%s says more; the hook routes without the model until it is mended (it starts the server again once the model, ONNX Runtime or the config changes, or after %s)",
 				filepath.Join(d.Path(), route.ServeLog), route.ServeRetryAfter)}
@@ -56,5 +56,5 @@ func serveCheck(w *workspace.Workspace) registry.Check {
 	case onnx:
 		detail += "; the prompt hook starts one for the ONNX model"
 	}
-	return registry.Check{Name: name, Status: registry.CheckOK, Detail: detail}
+	return doctor.Check{Name: name, Status: doctor.OK, Detail: detail}
 }

@@ -9,6 +9,7 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 
+	"github.com/megagit/megagit/doctor"
 	"github.com/megagit/megagit/gitauth"
 	"github.com/megagit/megagit/gitnet"
 	"github.com/megagit/megagit/registry"
@@ -53,13 +54,13 @@ func PingRemote(rg *registry.Registry, name string, timeout time.Duration) (stri
 
 // RemoteCheck is doctor's check that the remote answers within timeout;
 // offline is a warning, not a failure, and no remote is fine.
-func RemoteCheck(rg *registry.Registry, timeout time.Duration) registry.Check {
+func RemoteCheck(rg *registry.Registry, timeout time.Duration) doctor.Check {
 	url, err := PingRemote(rg, "", timeout)
 	switch {
 	case errors.Is(err, ErrNoRemote):
-		return registry.Check{Name: "remote", Status: registry.CheckOK, Detail: "no remote configured (local registry)", Hint: "share it with `megagit remote add origin URL` and `megagit sync`"}
+		return doctor.Check{Name: "remote", Status: doctor.OK, Detail: "no remote configured (local registry)", Hint: "share it with `megagit remote add origin URL` and `megagit sync`"}
 	case err != nil:
-		return registry.Check{Name: "remote", Status: registry.CheckWarn, Detail: gitauth.Redact(fmt.Sprintf("%s did not answer: %v", url, err)), Hint: "offline? `megagit sync` will work once it is reachable"}
+		return doctor.Check{Name: "remote", Status: doctor.Warn, Detail: gitauth.Redact(fmt.Sprintf("%s did not answer: %v", url, err)), Hint: "offline? `megagit sync` will work once it is reachable"}
 	}
-	return registry.Check{Name: "remote", Status: registry.CheckOK, Detail: gitauth.Redact(url) + " is reachable"}
+	return doctor.Check{Name: "remote", Status: doctor.OK, Detail: gitauth.Redact(url) + " is reachable"}
 }

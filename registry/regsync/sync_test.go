@@ -11,6 +11,7 @@ import (
 	"time"
 
 	git "github.com/go-git/go-git/v5"
+	"github.com/megagit/megagit/doctor"
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/registrytest"
@@ -215,7 +216,7 @@ func TestSyncStressWritersAndSyncers(t *testing.T) {
 			t.Fatalf("s: helpful %d harmful %d, want %d and 5", s.Evidence.HelpfulCount, s.Evidence.HarmfulCount, writers*each/2)
 		}
 		for _, c := range r.Doctor() {
-			if c.Status == registry.CheckFail {
+			if c.Status == doctor.Fail {
 				t.Fatalf("doctor: %+v", c)
 			}
 		}
