@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/megagit/megagit/gitauth"
 	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/registry/skillslock"
 	"github.com/megagit/megagit/skillfile"
 )
 
@@ -19,7 +20,7 @@ type Install struct {
 	Name  string            // the skill's name in the registry
 	Files map[string][]byte // each file of the skill's folder in the source, by path inside it
 	Exec  map[string]bool   // the files of Files that are executable in the source
-	Entry LockEntry         // its provenance; InstallSkills fills Files
+	Entry skillslock.Entry  // its provenance; InstallSkills fills Files
 }
 
 // InstallOptions says how InstallSkills treats skills already there.
@@ -38,48 +39,6 @@ type Installed struct {
 	Update    bool     // it was installed from the same source already
 	Unchanged bool     // nothing to write: same files, same provenance
 	Files     []string // registry files the commit wrote or deleted
-}
-
-// FileDiff is how two versions of a skill's folder differ, by path inside
-// the folder.
-type FileDiff struct {
-	Added   []string `json:"added"`
-	Removed []string `json:"removed"`
-	Changed []string `json:"changed"`
-}
-
-// Empty reports whether the two versions hold the same files.
-func (d FileDiff) Empty() bool { return len(d.Added)+len(d.Removed)+len(d.Changed) == 0 }
-
-// DiffHashes compares two file -> sha256 maps (old, new).
-func DiffHashes(old, new map[string]string) FileDiff {
-	d := FileDiff{Added: []string{}, Removed: []string{}, Changed: []string{}}
-	for f, h := range new {
-		switch oh, ok := old[f]; {
-		case !ok:
-			d.Added = append(d.Added, f)
-		case oh != h:
-			d.Changed = append(d.Changed, f)
-		}
-	}
-	for f := range old {
-		if _, ok := new[f]; !ok {
-			d.Removed = append(d.Removed, f)
-		}
-	}
-	sort.Strings(d.Added)
-	sort.Strings(d.Removed)
-	sort.Strings(d.Changed)
-	return d
-}
-
-// HashFiles is the lock's hashes of a skill folder's files.
-func HashFiles(files map[string][]byte) map[string]string {
-	out := make(map[string]string, len(files))
-	for f, data := range files {
-		out[f] = FileHash(f, data)
-	}
-	return out
 }
 
 // LocalFiles hashes the files of an installed skill's folder as they are
@@ -104,7 +63,7 @@ func (r *Registry) LocalFiles(name string) (map[string]string, error) {
 			return nil, err
 		}
 		rel := strings.TrimPrefix(f, dir+"/")
-		out[rel] = FileHash(rel, data)
+		out[rel] = skillslock.FileHash(rel, data)
 	}
 	return out, nil
 }
@@ -132,7 +91,7 @@ func (r *Registry) LocalFile(name, rel string) ([]byte, error) {
 }
 
 // InstallSkills writes skills fetched from a source into the registry and
-// their provenance into LockFile, in one commit (all or nothing). A new
+// their provenance into skillslock.File, in one commit (all or nothing). A new
 // skill goes to the first root; a name the registry has already is refused
 // unless the lock says it was installed from the same source, when its
 // folder is replaced by the new files, its evidence kept (mega_meta and the
@@ -160,7 +119,7 @@ func (r *Registry) InstallSkills(items []Install, opts InstallOptions) ([]Instal
 				return "", nil, fmt.Errorf("%w: skill %q twice in one install", local.ErrInvalid, it.Name)
 			}
 			seen[it.Name] = true
-			it.Entry.Files = HashFiles(it.Files)
+			it.Entry.Files = skillslock.HashFiles(it.Files)
 			// Never a credential in the lock or the commit, even when
 			// the lock read held one (a teammate's edit by hand).
 			it.Entry.Source = gitauth.Strip(it.Entry.Source)
@@ -190,7 +149,7 @@ func (r *Registry) InstallSkills(items []Install, opts InstallOptions) ([]Instal
 		if len(changes) == 0 {
 			return "", nil, nil
 		}
-		changes = append(changes, Change{Path: LockFile, Data: lock.Format()})
+		changes = append(changes, Change{Path: skillslock.File, Data: lock.Format()})
 		var names []string
 		sources := map[string]bool{}
 		for _, in := range done {
@@ -219,7 +178,7 @@ func (r *Registry) InstallSkills(items []Install, opts InstallOptions) ([]Instal
 }
 
 // installOne is the changes that write one skill, and its SKILL.md's lint.
-func (r *Registry) installOne(it Install, lock Lock, opts InstallOptions) (Installed, []Change, []skillfile.Problem, error) {
+func (r *Registry) installOne(it Install, lock skillslock.Lock, opts InstallOptions) (Installed, []Change, []skillfile.Problem, error) {
 	in := Installed{Name: it.Name}
 	if err := skillfile.ValidateName(it.Name); err != nil {
 		return in, nil, nil, err
@@ -247,7 +206,7 @@ func (r *Registry) installOne(it Install, lock Lock, opts InstallOptions) (Insta
 		if err != nil {
 			return in, nil, nil, err
 		}
-		d := DiffHashes(prev.Files, here)
+		d := skillslock.DiffHashes(prev.Files, here)
 		if !d.Empty() && !opts.Force {
 			return in, nil, nil, &LocalEditsError{Skill: it.Name, Diff: d}
 		}
@@ -335,7 +294,7 @@ const nestedMetaDir = "a skill may not hold a " + local.MetaDir + " folder (mega
 // some file system takes for one: local.SameName); the error names the
 // file, the skill's folder in its source and the source (e, its secrets
 // stripped).
-func checkFileName(name string, e LockEntry) error {
+func checkFileName(name string, e skillslock.Entry) error {
 	where := fmt.Sprintf("skill folder %s in %s", e.Path, e.Source)
 	if len(e.Commit) >= 12 {
 		where += " (commit " + e.Commit[:12] + ")"
@@ -359,7 +318,7 @@ func checkFileName(name string, e LockEntry) error {
 // what was installed: an update would overwrite them.
 type LocalEditsError struct {
 	Skill string
-	Diff  FileDiff // installed -> here
+	Diff  skillslock.FileDiff // installed -> here
 }
 
 func (e *LocalEditsError) Error() string {
@@ -390,5 +349,5 @@ func (r *Registry) dropLockEntry(name string) ([]Change, error) {
 		return nil, nil
 	}
 	delete(lock.Skills, name)
-	return []Change{{Path: LockFile, Data: lock.Format()}}, nil
+	return []Change{{Path: skillslock.File, Data: lock.Format()}}, nil
 }

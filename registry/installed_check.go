@@ -8,13 +8,14 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/megagit/megagit/doctor"
+	"github.com/megagit/megagit/registry/skillslock"
 )
 
 // InstalledState compares the lockfile with the registry: the installed
 // skills the registry no longer holds (deleted by hand or with plain git:
 // their lock entries are stale) and those edited here since they were
 // installed (`skill update` refuses to overwrite them without --force).
-func (r *Registry) InstalledState() (lock Lock, missing, edited []string, err error) {
+func (r *Registry) InstalledState() (lock skillslock.Lock, missing, edited []string, err error) {
 	if lock, err = r.ReadLock(); err != nil {
 		return lock, nil, nil, err
 	}
@@ -27,7 +28,7 @@ func (r *Registry) InstalledState() (lock Lock, missing, edited []string, err er
 		if err != nil {
 			return lock, nil, nil, err
 		}
-		if !DiffHashes(lock.Skills[name].Files, here).Empty() {
+		if !skillslock.DiffHashes(lock.Skills[name].Files, here).Empty() {
 			edited = append(edited, name)
 		}
 	}
@@ -40,7 +41,7 @@ func (r *Registry) installedCheck() doctor.Check {
 	lock, missing, edited, err := r.InstalledState()
 	if err != nil {
 		return doctor.Check{Name: name, Status: doctor.Fail, Detail: err.Error(),
-			Hint: "fix " + LockFile + " by hand, or `git checkout` its last good version"}
+			Hint: "fix " + skillslock.File + " by hand, or `git checkout` its last good version"}
 	}
 	n := len(lock.Skills)
 	if n == 0 {
@@ -56,8 +57,8 @@ func (r *Registry) installedCheck() doctor.Check {
 	}
 	if len(missing) > 0 {
 		return doctor.Check{Name: name, Status: doctor.Warn,
-			Detail: detail + fmt.Sprintf("; %d in %s but not in the registry: %s", len(missing), LockFile, strings.Join(missing, ", ")),
-			Hint:   "`megagit doctor --fix` drops their entries from " + LockFile + " (or `megagit skill install SOURCE NAME` puts a skill back)"}
+			Detail: detail + fmt.Sprintf("; %d in %s but not in the registry: %s", len(missing), skillslock.File, strings.Join(missing, ", ")),
+			Hint:   "`megagit doctor --fix` drops their entries from " + skillslock.File + " (or `megagit skill install SOURCE NAME` puts a skill back)"}
 	}
 	return doctor.Check{Name: name, Status: doctor.OK, Detail: detail}
 }
@@ -81,7 +82,7 @@ func (r *Registry) ForgetMissingInstalls() ([]string, plumbing.Hash, error) {
 		for _, m := range missing {
 			msg += "Megagit-Skill: " + m + "\n"
 		}
-		return msg, []Change{{Path: LockFile, Data: lock.Format()}}, nil
+		return msg, []Change{{Path: skillslock.File, Data: lock.Format()}}, nil
 	})
 	return gone, hash, err
 }

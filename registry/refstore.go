@@ -77,7 +77,7 @@ func (s *refStorer) CheckAndSetReference(ref, old *plumbing.Reference) error {
 // refs, then the packed ones a loose ref does not replace. go-git reads
 // every file under refs/, lock files too, so a ref that git or megagit is
 // writing at that moment (refs/heads/main.lock beside refs/heads/main)
-// failed the whole listing, and with it a fetch or a push. Lock files are
+// failed the whole listing, and with it a fetch or a push. skillslock.Lock files are
 // skipped here, and so is a torn loose ref, as if it were not there.
 func (s *refStorer) IterReferences() (storer.ReferenceIter, error) {
 	var refs []*plumbing.Reference

@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/registry/skillslock"
 	"github.com/megagit/megagit/skillfile"
 )
 
@@ -154,11 +155,11 @@ func (r *Registry) moveLockEntry(oldName, newName, skillMD string, renamed []byt
 		return nil, nil
 	}
 	if _, taken := lock.Skills[newName]; taken {
-		return nil, fmt.Errorf("%w: %s already has an entry for %q, a skill no longer in the registry: `megagit doctor --fix` drops it", ErrExists, LockFile, newName)
+		return nil, fmt.Errorf("%w: %s already has an entry for %q, a skill no longer in the registry: `megagit doctor --fix` drops it", ErrExists, skillslock.File, newName)
 	}
 	want := e.Files["SKILL.md"]
 	installed := renamed
-	if here, err := r.LocalFile(oldName, "SKILL.md"); err != nil || FileHash("SKILL.md", here) != want {
+	if here, err := r.LocalFile(oldName, "SKILL.md"); err != nil || skillslock.FileHash("SKILL.md", here) != want {
 		installed = nil
 		if old := r.versionHashed(skillMD, want); old != nil {
 			if f, err := skillfile.Parse(skillMD, old); err == nil {
@@ -171,19 +172,19 @@ func (r *Registry) moveLockEntry(oldName, newName, skillMD string, renamed []byt
 		for f, h := range e.Files {
 			files[f] = h
 		}
-		files["SKILL.md"] = FileHash("SKILL.md", installed)
+		files["SKILL.md"] = skillslock.FileHash("SKILL.md", installed)
 		e.Files = files
 	}
 	delete(lock.Skills, oldName)
 	lock.Skills[newName] = e
-	return []Change{{Path: LockFile, Data: lock.Format()}}, nil
+	return []Change{{Path: skillslock.File, Data: lock.Format()}}, nil
 }
 
 // maxVersionsRead bounds the commits versionHashed reads.
 const maxVersionsRead = 1000
 
 // versionHashed is the version of registry file rel, in the branch's last
-// maxVersionsRead commits, whose lock hash (FileHash) is hash; nil for
+// maxVersionsRead commits, whose lock hash (skillslock.FileHash) is hash; nil for
 // none.
 func (r *Registry) versionHashed(rel, hash string) []byte {
 	_, head, err := r.Head()
@@ -207,7 +208,7 @@ func (r *Registry) versionHashed(rel, hash string) []byte {
 		}
 		seen[f.Hash] = true
 		data, err := f.Contents()
-		if err == nil && FileHash(path.Base(rel), []byte(data)) == hash {
+		if err == nil && skillslock.FileHash(path.Base(rel), []byte(data)) == hash {
 			return []byte(data)
 		}
 	}

@@ -156,6 +156,15 @@ func TestImportsFlowOneWay(t *testing.T) {
 			}
 		}
 	}
+	// The lock file's package reads and writes bytes: the registry does
+	// the file and git work around it.
+	if p := pkgs[module+"/registry/skillslock"]; p != nil {
+		for im := range p.imports {
+			if slices.Contains(impure, im) || strings.HasPrefix(im, "github.com/go-git/") || im == module+"/registry" {
+				t.Errorf("registry/skillslock imports %s: the lock's format and merge do no I/O and no git", im)
+			}
+		}
+	}
 	// The hooks' installer checks the agents' settings files: it links
 	// no git (a doctor finding is doctor.Check, not the registry's).
 	if p := pkgs[module+"/hook/install"]; p != nil {

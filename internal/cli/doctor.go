@@ -16,6 +16,7 @@ import (
 	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/regsync"
+	"github.com/megagit/megagit/registry/skillslock"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/dense"
 	"github.com/megagit/megagit/skillfile"
@@ -168,9 +169,9 @@ func doctorRun(opts *doctorOptions) error {
 		}
 		fmt.Fprintf(a.errOut, "megagit: fix: rebuilt the evidence of %d skill(s) from the ledger\n", len(results))
 		if gone, _, err := e.Reg.ForgetMissingInstalls(); err != nil {
-			a.say(fmt.Sprintf("megagit: fix: %s: %v", registry.LockFile, err))
+			a.say(fmt.Sprintf("megagit: fix: %s: %v", skillslock.File, err))
 		} else if len(gone) > 0 {
-			a.say(fmt.Sprintf("megagit: fix: dropped from %s the entries of skills no longer in the registry: %s", registry.LockFile, strings.Join(gone, ", ")))
+			a.say(fmt.Sprintf("megagit: fix: dropped from %s the entries of skills no longer in the registry: %s", skillslock.File, strings.Join(gone, ", ")))
 		}
 		if _, _, _, err := e.Compiled(a.say, false); err != nil {
 			return fmt.Errorf("fix: compiled route index: %w", err)

@@ -9,6 +9,7 @@ import (
 	"github.com/megagit/megagit/gitauth"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/skillslock"
 	"github.com/megagit/megagit/skillfile"
 	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
@@ -149,7 +150,7 @@ type skillJSON struct {
 
 // origins reads each registry's skills.lock once, to say where each skill
 // was installed from.
-type origins map[*registry.Registry]registry.Lock
+type origins map[*registry.Registry]skillslock.Lock
 
 // of is a skill's origin: its registry's lock entry's source, else
 // "local" (made here, imported, adopted, or an agent's own).

@@ -12,6 +12,7 @@ import (
 	"github.com/megagit/megagit/gitauth"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/regsync"
+	"github.com/megagit/megagit/registry/skillslock"
 	"github.com/megagit/megagit/skillfile"
 	"github.com/spf13/cobra"
 )
@@ -239,7 +240,7 @@ func fetchedItems(src *regsync.Source, chosen []regsync.FoundSkill, ref string) 
 		if err != nil {
 			return nil, err
 		}
-		items = append(items, registry.Install{Name: c.Name, Files: files, Exec: exec, Entry: registry.LockEntry{
+		items = append(items, registry.Install{Name: c.Name, Files: files, Exec: exec, Entry: skillslock.Entry{
 			Source: src.URL, Ref: ref, Commit: src.Commit.String(), CommitTime: src.Time.UTC().Format(time.RFC3339), Path: c.Path,
 		}})
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/regsync"
+	"github.com/megagit/megagit/registry/skillslock"
 	"github.com/megagit/megagit/skillfile"
 	"github.com/spf13/cobra"
 )
@@ -98,16 +99,16 @@ const (
 
 // updateJSON is one skill in `megagit skill update --json`.
 type updateJSON struct {
-	Name        string            `json:"name"`
-	Source      string            `json:"source"`
-	Ref         string            `json:"ref"`
-	From        string            `json:"from"` // the commit installed
-	To          string            `json:"to"`   // the source's commit now
-	Status      string            `json:"status"`
-	Upstream    registry.FileDiff `json:"upstream"` // installed -> source now
-	Local       registry.FileDiff `json:"local"`    // installed -> here
-	Description *descDiff         `json:"description,omitempty"`
-	Audit       []audit.Finding   `json:"audit"` // in the source's files now; files relative to the skill's folder
+	Name        string              `json:"name"`
+	Source      string              `json:"source"`
+	Ref         string              `json:"ref"`
+	From        string              `json:"from"` // the commit installed
+	To          string              `json:"to"`   // the source's commit now
+	Status      string              `json:"status"`
+	Upstream    skillslock.FileDiff `json:"upstream"` // installed -> source now
+	Local       skillslock.FileDiff `json:"local"`    // installed -> here
+	Description *descDiff           `json:"description,omitempty"`
+	Audit       []audit.Finding     `json:"audit"` // in the source's files now; files relative to the skill's folder
 	// LocalDiff is, for each file edited here and changed by the update,
 	// its lines the update replaces ("- ") and brings ("+ ").
 	LocalDiff map[string][]string `json:"local_diff,omitempty"`
@@ -212,10 +213,10 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 	for _, n := range names {
 		entry := lock.Skills[n]
 		u := updateJSON{Name: n, Source: gitauth.Redact(entry.Source), Ref: entry.Ref, From: entry.Commit, Audit: []audit.Finding{},
-			Upstream: registry.DiffHashes(nil, nil), Local: registry.DiffHashes(nil, nil)}
+			Upstream: skillslock.DiffHashes(nil, nil), Local: skillslock.DiffHashes(nil, nil)}
 		if _, err := e.Reg.Skill(n); errors.Is(err, registry.ErrNotFound) {
 			u.Status = updMissing
-			err := fmt.Errorf("%w: skill %q is in %s but not in the registry (deleted by hand or with plain git)", registry.ErrNotFound, n, registry.LockFile)
+			err := fmt.Errorf("%w: skill %q is in %s but not in the registry (deleted by hand or with plain git)", registry.ErrNotFound, n, skillslock.File)
 			u.Problem = err.Error()
 			problems = append(problems, updateProblem{err, "`megagit doctor --fix` drops its entry; `megagit skill install SOURCE " + n + "` puts it back"})
 			report = append(report, u)
@@ -334,9 +335,9 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 // changed upstream, what changed here, and the item that would update it;
 // or the problem that keeps it from being updated (it left its source, or
 // the source's history was rewritten).
-func planUpdate(reg *registry.Registry, name string, entry registry.LockEntry, src *regsync.Source, budget *regsync.Budget, opts *skillUpdateOptions) (updateJSON, *updateProblem, error) {
+func planUpdate(reg *registry.Registry, name string, entry skillslock.Entry, src *regsync.Source, budget *regsync.Budget, opts *skillUpdateOptions) (updateJSON, *updateProblem, error) {
 	u := updateJSON{Name: name, Source: gitauth.Redact(entry.Source), Ref: entry.Ref, From: entry.Commit, To: src.Commit.String(), Audit: []audit.Finding{},
-		Upstream: registry.DiffHashes(nil, nil), Local: registry.DiffHashes(nil, nil)}
+		Upstream: skillslock.DiffHashes(nil, nil), Local: skillslock.DiffHashes(nil, nil)}
 	files, exec, err := src.Files(entry.Path, nil)
 	left := func(err error) (updateJSON, *updateProblem, error) {
 		u.Status = updLeft
@@ -365,8 +366,8 @@ func planUpdate(reg *registry.Registry, name string, entry registry.LockEntry, s
 	if err != nil {
 		return u, nil, err
 	}
-	u.Upstream = registry.DiffHashes(entry.Files, registry.HashFiles(files))
-	u.Local = registry.DiffHashes(entry.Files, here)
+	u.Upstream = skillslock.DiffHashes(entry.Files, skillslock.HashFiles(files))
+	u.Local = skillslock.DiffHashes(entry.Files, here)
 	if !u.Local.Empty() {
 		u.LocalDiff = map[string][]string{}
 		for _, f := range u.Local.Changed {
@@ -475,7 +476,7 @@ func printUpdates(w io.Writer, report []updateJSON) {
 	}
 }
 
-func printDiff(w io.Writer, label string, d registry.FileDiff) {
+func printDiff(w io.Writer, label string, d skillslock.FileDiff) {
 	for _, f := range d.Added {
 		fmt.Fprintf(w, "%s: added   %s\n", label, shown(f))
 	}

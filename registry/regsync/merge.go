@@ -14,6 +14,7 @@ import (
 
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/skillslock"
 	"github.com/megagit/megagit/skillfile"
 )
 
@@ -191,10 +192,10 @@ func (m *merger3) path(p string) error {
 		if err != nil {
 			return err
 		}
-		if m.r.RelPath(p) == registry.LockFile {
+		if m.r.RelPath(p) == skillslock.File {
 			// A teammate's lock may hold a source's token (edited by
 			// hand): taken without it.
-			data, _ = registry.StripSecrets(data)
+			data, _ = skillslock.StripSecrets(data)
 		}
 		m.set(p, data, false)
 		c := m.out[p]
@@ -211,7 +212,7 @@ func (m *merger3) path(p string) error {
 		return nil
 	case m.r.isSkillFile(rel) && inO && inT:
 		return m.skillFile(p, rel)
-	case rel == registry.LockFile:
+	case rel == skillslock.File:
 		return m.lockFile(p)
 	}
 	m.conflict(p)
@@ -247,21 +248,21 @@ func (m *merger3) ledger(p, rel string) error {
 }
 
 // lockFile merges the installed skills' lock changed on both sides, entry
-// by skill name (registry.MergeLocks); a side that does not read is a
+// by skill name (skillslock.Merge); a side that does not read is a
 // conflict.
 func (m *merger3) lockFile(p string) error {
 	base, _, ours, theirs, err := m.sides(p)
 	if err != nil {
 		return err
 	}
-	var locks [3]registry.Lock
+	var locks [3]skillslock.Lock
 	for i, data := range [][]byte{base, ours, theirs} {
-		if locks[i], err = registry.ParseLock(data); err != nil {
+		if locks[i], err = skillslock.Parse(data); err != nil {
 			m.conflict(p)
 			return nil
 		}
 	}
-	m.set(p, registry.MergeLocks(locks[0], locks[1], locks[2]).Format(), false)
+	m.set(p, skillslock.Merge(locks[0], locks[1], locks[2]).Format(), false)
 	return nil
 }
 

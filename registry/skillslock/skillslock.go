@@ -1,13 +1,15 @@
-package registry
+// Package skillslock is .megagit/skills.lock, the committed record of
+// where installed skills came from: its format, its hashes of a skill's
+// files, and its merge by skill name. It reads and writes bytes only: the
+// registry reads the file and commits it.
+package skillslock
 
 import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"time"
 
@@ -16,27 +18,27 @@ import (
 	"github.com/megagit/megagit/skillfile"
 )
 
-// LockFile is the committed record of where installed skills came from
+// File is the committed record of where installed skills came from
 // (`megagit skill install`), registry-relative: sync merges it by skill
 // name, update reads it to fetch each skill's source again.
-const LockFile = ".megagit/skills.lock"
+const File = ".megagit/skills.lock"
 
-// lockVersion is the format of LockFile; a newer one is refused, not
+// lockVersion is the format of File; a newer one is refused, not
 // rewritten.
 const lockVersion = 1
 
-// Lock is the content of LockFile: one entry per installed skill, by the
+// Lock is the content of File: one entry per installed skill, by the
 // skill's name in the registry.
 type Lock struct {
-	Version int                  `json:"version"`
-	Skills  map[string]LockEntry `json:"skills"`
+	Version int              `json:"version"`
+	Skills  map[string]Entry `json:"skills"`
 }
 
-// LockEntry is one installed skill's provenance. Files hash every file of
+// Entry is one installed skill's provenance. Files hash every file of
 // the skill's folder as installed, by path inside the folder; SKILL.md's
 // hash is of its text without mega_meta (FileHash), so the evidence a
 // verdict writes is not a local edit.
-type LockEntry struct {
+type Entry struct {
 	Source     string            `json:"source"`        // the URL or path, its secrets stripped
 	Ref        string            `json:"ref,omitempty"` // as asked for; "" is the source's default branch
 	Commit     string            `json:"commit"`        // the commit the files came from
@@ -46,13 +48,13 @@ type LockEntry struct {
 }
 
 // Time is the entry's commit time (zero when it does not read).
-func (e LockEntry) Time() time.Time {
+func (e Entry) Time() time.Time {
 	t, _ := time.Parse(time.RFC3339, e.CommitTime)
 	return t
 }
 
 // Equal reports whether two entries say the same thing.
-func (e LockEntry) Equal(o LockEntry) bool {
+func (e Entry) Equal(o Entry) bool {
 	if e.Source != o.Source || e.Ref != o.Ref || e.Commit != o.Commit || e.CommitTime != o.CommitTime || e.Path != o.Path || len(e.Files) != len(o.Files) {
 		return false
 	}
@@ -79,11 +81,11 @@ func FileHash(name string, data []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// ParseLock reads a lock file's bytes; nil or empty is an empty lock (a
+// Parse reads a lock file's bytes; nil or empty is an empty lock (a
 // side of a merge without the file). Anything else must be the format:
 // one JSON object with its version (`null`, `{}` or a list is no lock).
-func ParseLock(data []byte) (Lock, error) {
-	l := Lock{Version: lockVersion, Skills: map[string]LockEntry{}}
+func Parse(data []byte) (Lock, error) {
+	l := Lock{Version: lockVersion, Skills: map[string]Entry{}}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return l, nil
 	}
@@ -91,19 +93,19 @@ func ParseLock(data []byte) (Lock, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&l); err != nil {
-		return l, fmt.Errorf("%w: %s is not a lock file: %v", local.ErrInvalid, LockFile, err)
+		return l, fmt.Errorf("%w: %s is not a lock file: %v", local.ErrInvalid, File, err)
 	}
 	if dec.More() {
-		return l, fmt.Errorf("%w: %s is not a lock file: more than one JSON value", local.ErrInvalid, LockFile)
+		return l, fmt.Errorf("%w: %s is not a lock file: more than one JSON value", local.ErrInvalid, File)
 	}
 	if l.Version < 1 {
-		return l, fmt.Errorf("%w: %s is not a lock file: no \"version\" (megagit writes {\"version\": %d, \"skills\": {...}})", local.ErrInvalid, LockFile, lockVersion)
+		return l, fmt.Errorf("%w: %s is not a lock file: no \"version\" (megagit writes {\"version\": %d, \"skills\": {...}})", local.ErrInvalid, File, lockVersion)
 	}
 	if l.Version > lockVersion {
-		return l, fmt.Errorf("%w: %s is version %d; this megagit reads up to %d (upgrade megagit)", local.ErrInvalid, LockFile, l.Version, lockVersion)
+		return l, fmt.Errorf("%w: %s is version %d; this megagit reads up to %d (upgrade megagit)", local.ErrInvalid, File, l.Version, lockVersion)
 	}
 	if l.Skills == nil {
-		l.Skills = map[string]LockEntry{}
+		l.Skills = map[string]Entry{}
 	}
 	return l, nil
 }
@@ -115,7 +117,7 @@ func ParseLock(data []byte) (Lock, error) {
 // is committed and shared.
 func (l Lock) Format() []byte {
 	l.Version = lockVersion
-	skills := make(map[string]LockEntry, len(l.Skills))
+	skills := make(map[string]Entry, len(l.Skills))
 	for n, e := range l.Skills {
 		e.Source = gitauth.Strip(e.Source)
 		skills[n] = e
@@ -133,7 +135,7 @@ func (l Lock) Format() []byte {
 // teammate edited by hand); data that is no lock, or holds no credential,
 // comes back as it is.
 func StripSecrets(data []byte) ([]byte, bool) {
-	l, err := ParseLock(data)
+	l, err := Parse(data)
 	if err != nil {
 		return data, false
 	}
@@ -155,26 +157,7 @@ func (l Lock) Names() []string {
 	return out
 }
 
-// ReadLock reads the registry's lock file as it is on disk: an empty lock
-// when there is none, an error naming it when it is there but empty (a
-// lock megagit wrote always holds its version: an emptied one has lost
-// the record of what is installed, which reading it as "nothing" would
-// hide).
-func (r *Registry) ReadLock() (Lock, error) {
-	data, err := r.readCapped(LockFile, maxImportFile)
-	if errors.Is(err, os.ErrNotExist) {
-		return ParseLock(nil)
-	}
-	if err != nil {
-		return Lock{}, err
-	}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return Lock{}, fmt.Errorf("%w: %s is empty, so which skills were installed from where is lost: bring it back with `git checkout HEAD -- %s` (or `git log -p -- %s` for an older version), or delete it if none is", local.ErrInvalid, LockFile, LockFile, LockFile)
-	}
-	return ParseLock(data)
-}
-
-// MergeLocks merges two sides' locks over their merge base, entry by skill
+// Merge merges two sides' locks over their merge base, entry by skill
 // name: an entry changed on one side takes that side; one changed on both
 // sides to different values takes the entry of the newer resolved commit
 // (its commit time), or when the times are equal the entry whose commit
@@ -182,8 +165,8 @@ func (r *Registry) ReadLock() (Lock, error) {
 // removed and the other changed is kept as changed. It never conflicts on
 // the lock itself: the skill's files, merged as any files are, say whether
 // the two sides' skills really clash.
-func MergeLocks(base, ours, theirs Lock) Lock {
-	out := Lock{Version: lockVersion, Skills: map[string]LockEntry{}}
+func Merge(base, ours, theirs Lock) Lock {
+	out := Lock{Version: lockVersion, Skills: map[string]Entry{}}
 	names := map[string]bool{}
 	for _, l := range []Lock{base, ours, theirs} {
 		for n := range l.Skills {
@@ -196,7 +179,7 @@ func MergeLocks(base, ours, theirs Lock) Lock {
 		t, inT := theirs.Skills[n]
 		oursCh := inO != inB || (inO && !o.Equal(b))
 		theirsCh := inT != inB || (inT && !t.Equal(b))
-		var keep LockEntry
+		var keep Entry
 		var ok bool
 		switch {
 		case !theirsCh:
@@ -219,7 +202,7 @@ func MergeLocks(base, ours, theirs Lock) Lock {
 
 // newerEntry is the entry of the newer resolved commit; ties go to the
 // larger commit hash, then to ours.
-func newerEntry(o, t LockEntry) LockEntry {
+func newerEntry(o, t Entry) Entry {
 	ot, tt := o.Time(), t.Time()
 	switch {
 	case tt.After(ot):
@@ -230,4 +213,46 @@ func newerEntry(o, t LockEntry) LockEntry {
 		return t
 	}
 	return o
+}
+
+// FileDiff is how two versions of a skill's folder differ, by path inside
+// the folder.
+type FileDiff struct {
+	Added   []string `json:"added"`
+	Removed []string `json:"removed"`
+	Changed []string `json:"changed"`
+}
+
+// Empty reports whether the two versions hold the same files.
+func (d FileDiff) Empty() bool { return len(d.Added)+len(d.Removed)+len(d.Changed) == 0 }
+
+// DiffHashes compares two file -> sha256 maps (old, new).
+func DiffHashes(old, new map[string]string) FileDiff {
+	d := FileDiff{Added: []string{}, Removed: []string{}, Changed: []string{}}
+	for f, h := range new {
+		switch oh, ok := old[f]; {
+		case !ok:
+			d.Added = append(d.Added, f)
+		case oh != h:
+			d.Changed = append(d.Changed, f)
+		}
+	}
+	for f := range old {
+		if _, ok := new[f]; !ok {
+			d.Removed = append(d.Removed, f)
+		}
+	}
+	sort.Strings(d.Added)
+	sort.Strings(d.Removed)
+	sort.Strings(d.Changed)
+	return d
+}
+
+// HashFiles is the lock's hashes of a skill folder's files.
+func HashFiles(files map[string][]byte) map[string]string {
+	out := make(map[string]string, len(files))
+	for f, data := range files {
+		out[f] = FileHash(f, data)
+	}
+	return out
 }

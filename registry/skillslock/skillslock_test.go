@@ -1,12 +1,12 @@
-package registry
+package skillslock
 
 import (
 	"strings"
 	"testing"
 )
 
-func entry(commit, at string, files map[string]string) LockEntry {
-	return LockEntry{Source: "https://example.com/s.git", Commit: commit, CommitTime: at, Path: "skills/x", Files: files}
+func entry(commit, at string, files map[string]string) Entry {
+	return Entry{Source: "https://example.com/s.git", Commit: commit, CommitTime: at, Path: "skills/x", Files: files}
 }
 
 func TestMergeLocks(t *testing.T) {
@@ -14,26 +14,26 @@ func TestMergeLocks(t *testing.T) {
 	newer := entry("bbbb", "2026-02-01T00:00:00Z", map[string]string{"SKILL.md": "2"})
 	older := entry("cccc", "2025-12-01T00:00:00Z", map[string]string{"SKILL.md": "3"})
 	sameTime := entry("dddd", "2026-01-01T00:00:00Z", map[string]string{"SKILL.md": "4"})
-	lock := func(m map[string]LockEntry) Lock { return Lock{Skills: m} }
+	lock := func(m map[string]Entry) Lock { return Lock{Skills: m} }
 	tests := []struct {
 		name               string
-		base, ours, theirs map[string]LockEntry
-		want               map[string]LockEntry
+		base, ours, theirs map[string]Entry
+		want               map[string]Entry
 	}{
-		{"only theirs changed", map[string]LockEntry{"x": old}, map[string]LockEntry{"x": old}, map[string]LockEntry{"x": newer}, map[string]LockEntry{"x": newer}},
-		{"only ours changed", map[string]LockEntry{"x": old}, map[string]LockEntry{"x": newer}, map[string]LockEntry{"x": old}, map[string]LockEntry{"x": newer}},
-		{"both changed: the newer commit wins (theirs)", map[string]LockEntry{"x": old}, map[string]LockEntry{"x": older}, map[string]LockEntry{"x": newer}, map[string]LockEntry{"x": newer}},
-		{"both changed: the newer commit wins (ours)", map[string]LockEntry{"x": old}, map[string]LockEntry{"x": newer}, map[string]LockEntry{"x": older}, map[string]LockEntry{"x": newer}},
-		{"both changed at the same time: the larger hash", nil, map[string]LockEntry{"x": sameTime}, map[string]LockEntry{"x": old}, map[string]LockEntry{"x": sameTime}},
-		{"added on each side", nil, map[string]LockEntry{"x": old}, map[string]LockEntry{"y": newer}, map[string]LockEntry{"x": old, "y": newer}},
-		{"removed by theirs", map[string]LockEntry{"x": old}, map[string]LockEntry{"x": old}, nil, map[string]LockEntry{}},
-		{"removed by ours", map[string]LockEntry{"x": old}, nil, map[string]LockEntry{"x": old}, map[string]LockEntry{}},
-		{"removed here, updated there: the update stays", map[string]LockEntry{"x": old}, nil, map[string]LockEntry{"x": newer}, map[string]LockEntry{"x": newer}},
-		{"updated here, removed there: the update stays", map[string]LockEntry{"x": old}, map[string]LockEntry{"x": newer}, nil, map[string]LockEntry{"x": newer}},
+		{"only theirs changed", map[string]Entry{"x": old}, map[string]Entry{"x": old}, map[string]Entry{"x": newer}, map[string]Entry{"x": newer}},
+		{"only ours changed", map[string]Entry{"x": old}, map[string]Entry{"x": newer}, map[string]Entry{"x": old}, map[string]Entry{"x": newer}},
+		{"both changed: the newer commit wins (theirs)", map[string]Entry{"x": old}, map[string]Entry{"x": older}, map[string]Entry{"x": newer}, map[string]Entry{"x": newer}},
+		{"both changed: the newer commit wins (ours)", map[string]Entry{"x": old}, map[string]Entry{"x": newer}, map[string]Entry{"x": older}, map[string]Entry{"x": newer}},
+		{"both changed at the same time: the larger hash", nil, map[string]Entry{"x": sameTime}, map[string]Entry{"x": old}, map[string]Entry{"x": sameTime}},
+		{"added on each side", nil, map[string]Entry{"x": old}, map[string]Entry{"y": newer}, map[string]Entry{"x": old, "y": newer}},
+		{"removed by theirs", map[string]Entry{"x": old}, map[string]Entry{"x": old}, nil, map[string]Entry{}},
+		{"removed by ours", map[string]Entry{"x": old}, nil, map[string]Entry{"x": old}, map[string]Entry{}},
+		{"removed here, updated there: the update stays", map[string]Entry{"x": old}, nil, map[string]Entry{"x": newer}, map[string]Entry{"x": newer}},
+		{"updated here, removed there: the update stays", map[string]Entry{"x": old}, map[string]Entry{"x": newer}, nil, map[string]Entry{"x": newer}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := MergeLocks(lock(tt.base), lock(tt.ours), lock(tt.theirs))
+			got := Merge(lock(tt.base), lock(tt.ours), lock(tt.theirs))
 			if len(got.Skills) != len(tt.want) {
 				t.Fatalf("got %v, want %v", got.Skills, tt.want)
 			}
@@ -43,7 +43,7 @@ func TestMergeLocks(t *testing.T) {
 				}
 			}
 			// Symmetric: the other machine merges to the same lock.
-			back := MergeLocks(lock(tt.base), lock(tt.theirs), lock(tt.ours))
+			back := Merge(lock(tt.base), lock(tt.theirs), lock(tt.ours))
 			if string(back.Format()) != string(got.Format()) {
 				t.Errorf("not symmetric:\n%s\n%s", got.Format(), back.Format())
 			}
@@ -52,7 +52,7 @@ func TestMergeLocks(t *testing.T) {
 }
 
 func TestLockFormatIsStable(t *testing.T) {
-	l := Lock{Skills: map[string]LockEntry{
+	l := Lock{Skills: map[string]Entry{
 		"zeta":  entry("b", "2026-01-01T00:00:00Z", map[string]string{"b.txt": "2", "SKILL.md": "1", "a/c.py": "3"}),
 		"alpha": entry("a", "2026-01-01T00:00:00Z", map[string]string{"SKILL.md": "1"}),
 	}}
@@ -63,17 +63,17 @@ func TestLockFormatIsStable(t *testing.T) {
 	if strings.Index(out, `"SKILL.md"`) > strings.Index(out, `"a/c.py"`) || strings.Index(out, `"a/c.py"`) > strings.Index(out, `"b.txt"`) {
 		t.Fatalf("files not sorted:\n%s", out)
 	}
-	back, err := ParseLock([]byte(out))
+	back, err := Parse([]byte(out))
 	if err != nil || string(back.Format()) != out {
 		t.Fatalf("round trip: %v\n%s", err, back.Format())
 	}
-	if _, err := ParseLock([]byte(`{"version": 2, "skills": {}}`)); err == nil {
+	if _, err := Parse([]byte(`{"version": 2, "skills": {}}`)); err == nil {
 		t.Fatal("a newer version was read")
 	}
-	if _, err := ParseLock([]byte(`{"skills": {}, "extra": 1}`)); err == nil {
+	if _, err := Parse([]byte(`{"skills": {}, "extra": 1}`)); err == nil {
 		t.Fatal("an unknown field was read")
 	}
-	if l, err := ParseLock(nil); err != nil || len(l.Skills) != 0 {
+	if l, err := Parse(nil); err != nil || len(l.Skills) != 0 {
 		t.Fatalf("empty: %v %v", l, err)
 	}
 }
