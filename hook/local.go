@@ -14,13 +14,12 @@ import (
 	"golang.org/x/term"
 )
 
-// Files the hooks keep in .megagit/local/, and their bounds.
+// Files the hooks keep in .megagit/local/, and their bounds (the decision
+// log's are in package decisionlog).
 const (
-	LogFile          = "hook.log"
-	DecisionLog      = "decisions.jsonl"
-	SessionDir       = "sessions"
-	LogMaxBytes      = 1 << 20
-	DecisionMaxBytes = 4 << 20 // about 10,000 decisions; the oldest half goes when full
+	LogFile     = "hook.log"
+	SessionDir  = "sessions"
+	LogMaxBytes = 1 << 20
 )
 
 // RegistryDir picks where a hook looks for the registry: -C when given (an

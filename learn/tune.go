@@ -3,6 +3,7 @@ package learn
 import (
 	"slices"
 
+	"github.com/megagit/megagit/decisionlog"
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/ranker"
@@ -12,7 +13,7 @@ import (
 // TuneCases keeps the decisions dynamic K decided (not no-match, fixed or
 // the lexical fast path) with the configured model (not a fallback) and labels them from what the stop hook left
 // (labeler.label). ranker.Tune re-fits K's thresholds from them.
-func TuneCases(dir local.Dir, ds []hook.Decision, ledgers map[string][]registry.Entry) []ranker.TuneCase {
+func TuneCases(dir local.Dir, ds []decisionlog.Entry, ledgers map[string][]registry.Entry) []ranker.TuneCase {
 	var out []ranker.TuneCase
 	l := labeler{dir: dir, ledgers: ledgers, stopped: map[string]bool{}}
 	for _, d := range ds {
@@ -33,7 +34,7 @@ func TuneCases(dir local.Dir, ds []hook.Decision, ledgers map[string][]registry.
 // GateSamples), one helped only by a backup is left out, as are decisions
 // that abstained (they carry no verdict), those logged before decisions
 // kept their signals and those ranked without the configured model.
-func GateSamples(dir local.Dir, ds []hook.Decision, ledgers map[string][]registry.Entry) []ranker.GateSample {
+func GateSamples(dir local.Dir, ds []decisionlog.Entry, ledgers map[string][]registry.Entry) []ranker.GateSample {
 	var out []ranker.GateSample
 	l := labeler{dir: dir, ledgers: ledgers, stopped: map[string]bool{}}
 	for _, d := range ds {
@@ -62,7 +63,7 @@ type labeler struct {
 // label is what d's session says of it: helpful at the rank (from 1) of
 // a skill judged HELPFUL, unhelpful when a skill was judged otherwise or
 // the stop hook read the session and found no help, else no label.
-func (l labeler) label(d hook.Decision) (label ranker.Label, needK int) {
+func (l labeler) label(d decisionlog.Entry) (label ranker.Label, needK int) {
 	if len(d.Skills) == 0 || d.Session == "" || d.Shadow {
 		return ranker.LabelNone, 0
 	}

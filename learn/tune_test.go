@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/megagit/megagit/decisionlog"
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/registry"
@@ -23,10 +24,10 @@ func TestTuneCases(t *testing.T) {
 	if err := r.Local().Write(hook.SessionFile("stopped"), data); err != nil {
 		t.Fatal(err)
 	}
-	dyn := func(session string, skills ...string) hook.Decision {
-		d := hook.Decision{Time: "2025-03-01T10:00:00Z", Session: session, Reason: string(ranker.ReasonAmbiguous), Scores: []float64{1, 0.5}}
+	dyn := func(session string, skills ...string) decisionlog.Entry {
+		d := decisionlog.Entry{Time: "2025-03-01T10:00:00Z", Session: session, Reason: string(ranker.ReasonAmbiguous), Scores: []float64{1, 0.5}}
 		for _, s := range skills {
-			d.Skills = append(d.Skills, hook.DecisionSkill{Name: s})
+			d.Skills = append(d.Skills, decisionlog.Skill{Name: s})
 		}
 		return d
 	}
@@ -40,7 +41,7 @@ func TestTuneCases(t *testing.T) {
 	// server started is not the model's: left out.
 	fallback := dyn("helped", "a", "b")
 	fallback.Fallback = "megagit-static-v3"
-	ds := []hook.Decision{fixed, dyn("helped", "a", "b"), fallback, dyn("judged", "c"), dyn("stopped", "d"), dyn("open", "e")}
+	ds := []decisionlog.Entry{fixed, dyn("helped", "a", "b"), fallback, dyn("judged", "c"), dyn("stopped", "d"), dyn("open", "e")}
 	got := TuneCases(r.Local(), ds, ledgers)
 	labels := make([]ranker.Label, len(got))
 	for i, c := range got {
@@ -56,10 +57,10 @@ func TestTuneCases(t *testing.T) {
 // helped only by a backup is left out, one judged otherwise is a negative.
 func TestGateSamplesFromVerdicts(t *testing.T) {
 	r := registrytest.New(t)
-	dec := func(session string, top float64, skills ...string) hook.Decision {
-		d := hook.Decision{Time: "2025-03-01T10:00:00Z", Session: session, Signals: &ranker.Signals{Top: top}}
+	dec := func(session string, top float64, skills ...string) decisionlog.Entry {
+		d := decisionlog.Entry{Time: "2025-03-01T10:00:00Z", Session: session, Signals: &ranker.Signals{Top: top}}
 		for _, s := range skills {
-			d.Skills = append(d.Skills, hook.DecisionSkill{Name: s})
+			d.Skills = append(d.Skills, decisionlog.Skill{Name: s})
 		}
 		return d
 	}
@@ -75,7 +76,7 @@ func TestGateSamplesFromVerdicts(t *testing.T) {
 	unlogged.Signals = nil
 	fallback := dec("leader", 0.7, "a")
 	fallback.Fallback = "lexical"
-	ds := []hook.Decision{dec("leader", 0.5, "a", "x"), dec("backup", 0.4, "x", "b"), dec("judged", 0.2, "c"), unlogged, fallback}
+	ds := []decisionlog.Entry{dec("leader", 0.5, "a", "x"), dec("backup", 0.4, "x", "b"), dec("judged", 0.2, "c"), unlogged, fallback}
 	got := GateSamples(r.Local(), ds, ledgers)
 	if len(got) != 2 || !got[0].Fits || got[0].Signals.Top != 0.5 || got[1].Fits || got[1].Signals.Top != 0.2 {
 		t.Fatalf("samples %+v; want the leader's decision fitting and the judged one not", got)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/megagit/megagit/decisionlog"
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/learn"
 	"github.com/megagit/megagit/local"
@@ -33,7 +34,7 @@ func sessionTurns(agent string, in hook.Input, sess *hook.Session, logf func(err
 			logf(fmt.Errorf("%w: read the event's last_assistant_message instead", err))
 		}
 	}
-	return rememberedTurns(sess, final, "final:"+hook.PromptHash(final)[:16]), nil
+	return rememberedTurns(sess, final, "final:"+decisionlog.PromptHash(final)[:16]), nil
 }
 
 // openTranscript opens a transcript for reading: a regular file only (a

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/megagit/megagit/config"
-	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/decisionlog"
 	"github.com/megagit/megagit/learn"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/ranker"
@@ -75,7 +75,7 @@ dynamic_k.gate: FILE in .megagit/config.yaml to route with it.`,
 const minGateSamples = 10
 
 // tuneGateRun fits the abstention gate to the labelled decisions.
-func tuneGateRun(opts *tuneOptions, e *workspace.Workspace, ds []hook.Decision, ledgers map[string][]registry.Entry) error {
+func tuneGateRun(opts *tuneOptions, e *workspace.Workspace, ds []decisionlog.Entry, ledgers map[string][]registry.Entry) error {
 	samples := learn.GateSamples(e.Reg.Local(), ds, ledgers)
 	fits := 0
 	for _, s := range samples {
@@ -131,7 +131,7 @@ func tuneRun(opts *tuneOptions) error {
 	if err != nil {
 		return err
 	}
-	ds, err := hook.ReadDecisions(e.Reg.Local())
+	ds, err := decisionlog.Read(e.Reg.Local())
 	if err != nil {
 		return err
 	}
