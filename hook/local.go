@@ -107,3 +107,11 @@ func LoadSession(dir local.Dir, id string) (*Session, error) {
 	}
 	return ParseSession(id, data), nil
 }
+
+// SessionStopped reports whether a stop hook has read the session (its
+// memory's Stopped), for learn's labels of logged decisions; a memory that
+// cannot be read counts as not read.
+func SessionStopped(dir local.Dir, id string) bool {
+	sess, err := LoadSession(dir, id)
+	return err == nil && sess.Stopped
+}
