@@ -9,7 +9,6 @@ import (
 
 	"github.com/megagit/megagit/decisionlog"
 	"github.com/megagit/megagit/hook"
-	"github.com/megagit/megagit/learn"
 	"github.com/megagit/megagit/local"
 )
 
@@ -99,14 +98,4 @@ func LocateTurn(turns []Turn, inj hook.Injection) int {
 		return inj.Turn
 	}
 	return -1
-}
-
-// outcomeTurns is what an implicit outcome reads of each turn: its prompt
-// and the commands run in answer.
-func outcomeTurns(turns []Turn) []learn.Turn {
-	out := make([]learn.Turn, len(turns))
-	for i, t := range turns {
-		out[i] = learn.Turn{Prompt: t.Prompt, Commands: t.Commands}
-	}
-	return out
 }
