@@ -1,10 +1,11 @@
 // Package hook is what megagit's agent hooks share (Claude Code, Codex
 // CLI, Gemini CLI): the agents, the event they send on stdin, what the
 // prompt hook prints back, the session memory the prompt hook writes and
-// the stop hook reads, the words that tie a shell command to a skill, and
-// the local decision log. It does no I/O: hook/inject (the prompt hook),
-// hook/stop (the stop hook) and hook/install (the agents' settings files)
-// do. megagit-hook links this package, so it stays small.
+// the stop hook reads, and the words that tie a shell command to a skill
+// (the local decision log is package decisionlog). It does no I/O:
+// hook/inject (the prompt hook), hook/stop (the stop hook) and
+// hook/install (the agents' settings files) do. megagit-hook links this
+// package, so it stays small.
 package hook
 
 import (
@@ -15,6 +16,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/megagit/megagit/decisionlog"
 )
 
 // Agents megagit has adapters for.
@@ -219,7 +222,7 @@ func SanitizeID(id string) string {
 	for cut > 0 && strings.LastIndexByte(name[cut-min(cut, 2):cut], '%') >= 0 {
 		cut-- // never split a %XX
 	}
-	return name[:cut] + "~" + PromptHash(id)[:31]
+	return name[:cut] + "~" + decisionlog.PromptHash(id)[:31]
 }
 
 // plainID reports whether id is its own file name.

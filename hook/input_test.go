@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/megagit/megagit/decisionlog"
 )
 
 func TestSanitizeIDAndProjectWords(t *testing.T) {
@@ -40,7 +42,7 @@ func FuzzSessionFile(f *testing.F) {
 			t.Fatalf("SanitizeID(%q) = %q", id, name)
 		}
 		if strings.Contains(name, "~") {
-			if name[strings.Index(name, "~")+1:] != PromptHash(id)[:31] {
+			if name[strings.Index(name, "~")+1:] != decisionlog.PromptHash(id)[:31] {
 				t.Fatalf("long name %q lacks the id's hash", name)
 			}
 			return

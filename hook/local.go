@@ -14,13 +14,12 @@ import (
 	"golang.org/x/term"
 )
 
-// Files the hooks keep in .megagit/local/, and their bounds.
+// Files the hooks keep in .megagit/local/, and their bounds (the decision
+// log's are in package decisionlog).
 const (
-	LogFile          = "hook.log"
-	DecisionLog      = "decisions.jsonl"
-	SessionDir       = "sessions"
-	LogMaxBytes      = 1 << 20
-	DecisionMaxBytes = 4 << 20 // about 10,000 decisions; the oldest half goes when full
+	LogFile     = "hook.log"
+	SessionDir  = "sessions"
+	LogMaxBytes = 1 << 20
 )
 
 // RegistryDir picks where a hook looks for the registry: -C when given (an
@@ -107,4 +106,12 @@ func LoadSession(dir local.Dir, id string) (*Session, error) {
 		return nil, err
 	}
 	return ParseSession(id, data), nil
+}
+
+// SessionStopped reports whether a stop hook has read the session (its
+// memory's Stopped), for learn's labels of logged decisions; a memory that
+// cannot be read counts as not read.
+func SessionStopped(dir local.Dir, id string) bool {
+	sess, err := LoadSession(dir, id)
+	return err == nil && sess.Stopped
 }

@@ -26,3 +26,27 @@ func TestLogEscapesControlCharacters(t *testing.T) {
 		}
 	}
 }
+
+// learn labels a decision unhelpful when the stop hook read its session:
+// SessionStopped reads that from the session memory, and a session with no
+// memory or a junk one was not read.
+func TestSessionStopped(t *testing.T) {
+	dir := local.Open(t.TempDir(), time.Second)
+	sess := ParseSession("stopped", nil)
+	sess.Stopped = true
+	data, err := sess.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dir.Write(SessionFile("stopped"), data); err != nil {
+		t.Fatal(err)
+	}
+	if err := dir.Write(SessionFile("junk"), []byte("{")); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]bool{"stopped": true, "junk": false, "never": false} {
+		if got := SessionStopped(dir, id); got != want {
+			t.Errorf("SessionStopped(%q) = %v, want %v", id, got, want)
+		}
+	}
+}

@@ -107,7 +107,7 @@ const MaxPromptMemory = 4000
 // MaxSessionPrompts is how many of the latest prompts a session file
 // keeps; the file is read and written on every prompt, so it must not
 // grow with the session. The prompts serve the stop hook's implicit
-// outcomes, which look at most learn.SuccessWindow (5) prompts past an
+// outcomes, which look at most stop.SuccessWindow (5) prompts past an
 // injection, and the stop hook runs after every turn, so an outcome is
 // settled long before its prompts are dropped; 16 leaves room for stop
 // runs that failed or never came. (The prompt that triggered an injection,

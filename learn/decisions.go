@@ -1,7 +1,7 @@
 package learn
 
 import (
-	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/decisionlog"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/safetext"
 )
@@ -9,7 +9,7 @@ import (
 // SessionVerdicts joins a decision with the ledger: the verdicts its
 // emitted skills got in the same session, at or after the decision, per
 // skill ("HELPFUL", "outcome +1.00 (exit-code)", ...).
-func SessionVerdicts(d hook.Decision, ledgers map[string][]registry.Entry) map[string][]string {
+func SessionVerdicts(d decisionlog.Entry, ledgers map[string][]registry.Entry) map[string][]string {
 	out := map[string][]string{}
 	if d.Session == "" {
 		return out

@@ -4,14 +4,14 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/decisionlog"
 	"github.com/megagit/megagit/learn"
 	"github.com/megagit/megagit/registry"
 )
 
 func TestSessionVerdicts(t *testing.T) {
-	d := hook.Decision{Time: "2025-03-01T10:00:00.123Z", Session: "s1",
-		Skills: []hook.DecisionSkill{{Name: "a"}, {Name: "b"}}}
+	d := decisionlog.Entry{Time: "2025-03-01T10:00:00.123Z", Session: "s1",
+		Skills: []decisionlog.Skill{{Name: "a"}, {Name: "b"}}}
 	ledgers := map[string][]registry.Entry{
 		"a": {
 			{Skill: "a", Verdict: "HELPFUL", Source: registry.SourceExplicit, Session: "s1", At: "2025-03-01T10:00:05Z"},
@@ -25,7 +25,7 @@ func TestSessionVerdicts(t *testing.T) {
 	if got := learn.SessionVerdicts(d, ledgers); !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
-	if got := learn.SessionVerdicts(hook.Decision{Skills: d.Skills, Time: d.Time}, ledgers); len(got) != 0 {
+	if got := learn.SessionVerdicts(decisionlog.Entry{Skills: d.Skills, Time: d.Time}, ledgers); len(got) != 0 {
 		t.Fatalf("no session: %v", got)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/decisionlog"
 	"github.com/megagit/megagit/registry"
 )
 
@@ -87,7 +87,7 @@ const MaxPairs = 10
 // ComputeStats reports the use of skills (sorted by name; a skill the log
 // names that is not among them is reported too) from the decisions and
 // ledgers at or after since (zero: all).
-func ComputeStats(skills []StatsSkill, decisions []hook.Decision, since time.Time) Stats {
+func ComputeStats(skills []StatsSkill, decisions []decisionlog.Entry, since time.Time) Stats {
 	st := Stats{Since: since}
 	by := map[string]*SkillStats{}
 	get := func(name string) *SkillStats {

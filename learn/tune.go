@@ -3,8 +3,7 @@ package learn
 import (
 	"slices"
 
-	"github.com/megagit/megagit/hook"
-	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/decisionlog"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/registry"
 )
@@ -12,9 +11,13 @@ import (
 // TuneCases keeps the decisions dynamic K decided (not no-match, fixed or
 // the lexical fast path) with the configured model (not a fallback) and labels them from what the stop hook left
 // (labeler.label). ranker.Tune re-fits K's thresholds from them.
-func TuneCases(dir local.Dir, ds []hook.Decision, ledgers map[string][]registry.Entry) []ranker.TuneCase {
+//
+// stopped reports whether a stop hook read a session (hook.SessionStopped
+// over the registry's local folder): the session memory is the hook's
+// file, so it comes in as a function and learn does not import hook.
+func TuneCases(ds []decisionlog.Entry, ledgers map[string][]registry.Entry, stopped func(session string) bool) []ranker.TuneCase {
 	var out []ranker.TuneCase
-	l := labeler{dir: dir, ledgers: ledgers, stopped: map[string]bool{}}
+	l := labeler{ledgers: ledgers, read: stopped, stopped: map[string]bool{}}
 	for _, d := range ds {
 		if len(d.Scores) == 0 || !ranker.KReason(d.Reason).Dynamic() || d.Fallback != "" {
 			continue
@@ -33,9 +36,10 @@ func TuneCases(dir local.Dir, ds []hook.Decision, ledgers map[string][]registry.
 // GateSamples), one helped only by a backup is left out, as are decisions
 // that abstained (they carry no verdict), those logged before decisions
 // kept their signals and those ranked without the configured model.
-func GateSamples(dir local.Dir, ds []hook.Decision, ledgers map[string][]registry.Entry) []ranker.GateSample {
+// stopped is as for TuneCases.
+func GateSamples(ds []decisionlog.Entry, ledgers map[string][]registry.Entry, stopped func(session string) bool) []ranker.GateSample {
 	var out []ranker.GateSample
-	l := labeler{dir: dir, ledgers: ledgers, stopped: map[string]bool{}}
+	l := labeler{ledgers: ledgers, read: stopped, stopped: map[string]bool{}}
 	for _, d := range ds {
 		if d.Signals == nil || d.Fallback != "" {
 			continue // no signals kept, or not the configured model's
@@ -54,15 +58,15 @@ func GateSamples(dir local.Dir, ds []hook.Decision, ledgers map[string][]registr
 
 // labeler labels logged decisions from the sessions' verdicts.
 type labeler struct {
-	dir     local.Dir
 	ledgers map[string][]registry.Entry
-	stopped map[string]bool // by session: the stop hook read it
+	read    func(session string) bool // whether the stop hook read a session
+	stopped map[string]bool           // read's answers, by session
 }
 
 // label is what d's session says of it: helpful at the rank (from 1) of
 // a skill judged HELPFUL, unhelpful when a skill was judged otherwise or
 // the stop hook read the session and found no help, else no label.
-func (l labeler) label(d hook.Decision) (label ranker.Label, needK int) {
+func (l labeler) label(d decisionlog.Entry) (label ranker.Label, needK int) {
 	if len(d.Skills) == 0 || d.Session == "" || d.Shadow {
 		return ranker.LabelNone, 0
 	}
@@ -83,9 +87,7 @@ func (l labeler) label(d hook.Decision) (label ranker.Label, needK int) {
 	}
 	s, ok := l.stopped[d.Session]
 	if !ok {
-		if sess, err := hook.LoadSession(l.dir, d.Session); err == nil {
-			s = sess.Stopped
-		}
+		s = l.read(d.Session)
 		l.stopped[d.Session] = s
 	}
 	if judged > 0 || s {

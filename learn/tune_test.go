@@ -4,29 +4,24 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/decisionlog"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/registry"
-	"github.com/megagit/megagit/registry/registrytest"
 )
 
 // Only dynamic K's decisions are cases; a helpful verdict labels its rank,
-// a judged-otherwise or stopped session labels unhelpful.
+// a judged-otherwise or stopped session labels unhelpful, and whether a
+// session was stopped is asked once.
 func TestTuneCases(t *testing.T) {
-	r := registrytest.New(t)
-	sess := hook.ParseSession("stopped", nil)
-	sess.Stopped = true
-	data, err := sess.Marshal()
-	if err != nil {
-		t.Fatal(err)
+	asked := map[string]int{}
+	stopped := func(session string) bool {
+		asked[session]++
+		return session == "stopped"
 	}
-	if err := r.Local().Write(hook.SessionFile("stopped"), data); err != nil {
-		t.Fatal(err)
-	}
-	dyn := func(session string, skills ...string) hook.Decision {
-		d := hook.Decision{Time: "2025-03-01T10:00:00Z", Session: session, Reason: string(ranker.ReasonAmbiguous), Scores: []float64{1, 0.5}}
+	dyn := func(session string, skills ...string) decisionlog.Entry {
+		d := decisionlog.Entry{Time: "2025-03-01T10:00:00Z", Session: session, Reason: string(ranker.ReasonAmbiguous), Scores: []float64{1, 0.5}}
 		for _, s := range skills {
-			d.Skills = append(d.Skills, hook.DecisionSkill{Name: s})
+			d.Skills = append(d.Skills, decisionlog.Skill{Name: s})
 		}
 		return d
 	}
@@ -40,26 +35,28 @@ func TestTuneCases(t *testing.T) {
 	// server started is not the model's: left out.
 	fallback := dyn("helped", "a", "b")
 	fallback.Fallback = "megagit-static-v3"
-	ds := []hook.Decision{fixed, dyn("helped", "a", "b"), fallback, dyn("judged", "c"), dyn("stopped", "d"), dyn("open", "e")}
-	got := TuneCases(r.Local(), ds, ledgers)
+	ds := []decisionlog.Entry{fixed, dyn("helped", "a", "b"), fallback, dyn("judged", "c"), dyn("stopped", "d"), dyn("open", "e"), dyn("stopped", "f")}
+	got := TuneCases(ds, ledgers, stopped)
 	labels := make([]ranker.Label, len(got))
 	for i, c := range got {
 		labels[i] = c.Label
 	}
-	want := []ranker.Label{ranker.LabelHelpful, ranker.LabelUnhelpful, ranker.LabelUnhelpful, ranker.LabelNone}
+	want := []ranker.Label{ranker.LabelHelpful, ranker.LabelUnhelpful, ranker.LabelUnhelpful, ranker.LabelNone, ranker.LabelUnhelpful}
 	if !reflect.DeepEqual(labels, want) || got[0].NeedK != 2 {
 		t.Fatalf("labels %v (need K %d), want %v", labels, got[0].NeedK, want)
+	}
+	if asked["stopped"] != 1 {
+		t.Errorf("asked %d times whether session stopped was read; want once", asked["stopped"])
 	}
 }
 
 // tune --gate's samples: a decision fits when its first skill helped; one
 // helped only by a backup is left out, one judged otherwise is a negative.
 func TestGateSamplesFromVerdicts(t *testing.T) {
-	r := registrytest.New(t)
-	dec := func(session string, top float64, skills ...string) hook.Decision {
-		d := hook.Decision{Time: "2025-03-01T10:00:00Z", Session: session, Signals: &ranker.Signals{Top: top}}
+	dec := func(session string, top float64, skills ...string) decisionlog.Entry {
+		d := decisionlog.Entry{Time: "2025-03-01T10:00:00Z", Session: session, Signals: &ranker.Signals{Top: top}}
 		for _, s := range skills {
-			d.Skills = append(d.Skills, hook.DecisionSkill{Name: s})
+			d.Skills = append(d.Skills, decisionlog.Skill{Name: s})
 		}
 		return d
 	}
@@ -75,8 +72,8 @@ func TestGateSamplesFromVerdicts(t *testing.T) {
 	unlogged.Signals = nil
 	fallback := dec("leader", 0.7, "a")
 	fallback.Fallback = "lexical"
-	ds := []hook.Decision{dec("leader", 0.5, "a", "x"), dec("backup", 0.4, "x", "b"), dec("judged", 0.2, "c"), unlogged, fallback}
-	got := GateSamples(r.Local(), ds, ledgers)
+	ds := []decisionlog.Entry{dec("leader", 0.5, "a", "x"), dec("backup", 0.4, "x", "b"), dec("judged", 0.2, "c"), unlogged, fallback}
+	got := GateSamples(ds, ledgers, func(string) bool { return false })
 	if len(got) != 2 || !got[0].Fits || got[0].Signals.Top != 0.5 || got[1].Fits || got[1].Signals.Top != 0.2 {
 		t.Fatalf("samples %+v; want the leader's decision fitting and the judged one not", got)
 	}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/megagit/megagit/decisionlog"
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/route"
@@ -405,7 +406,7 @@ func work(opts Options, st *state) (string, error) {
 	dec := decisionRecord(opts.Agent, in, s, docs, rr, rendered.Included, already, now)
 	dec.LatencyMS = float64(time.Since(opts.Start).Microseconds()) / 1000
 	if line, err := json.Marshal(dec); err == nil && !readOnly {
-		if err := e.Local.Append(hook.DecisionLog, line, hook.DecisionMaxBytes); err != nil && !local.IsReadOnly(err) {
+		if err := e.Local.Append(decisionlog.File, line, decisionlog.MaxBytes); err != nil && !local.IsReadOnly(err) {
 			return "", err
 		}
 	}

@@ -3,6 +3,7 @@ package inject
 import (
 	"time"
 
+	"github.com/megagit/megagit/decisionlog"
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/ranker"
@@ -31,13 +32,13 @@ func savePromptSession(dir local.Dir, s *hook.Session, now time.Time) error {
 }
 
 // decisionRecord is the decision-log line of one prompt.
-func decisionRecord(agent string, in hook.Input, s *Settings, docs []ranker.Doc, rr route.Result, injected []int, already []string, now time.Time) hook.Decision {
-	d := hook.Decision{
+func decisionRecord(agent string, in hook.Input, s *Settings, docs []ranker.Doc, rr route.Result, injected []int, already []string, now time.Time) decisionlog.Entry {
+	d := decisionlog.Entry{
 		Time: now.UTC().Format(time.RFC3339Nano), Session: in.SessionID, Agent: agent,
-		PromptSHA: hook.PromptHash(in.Prompt), Terms: topTerms(in.Prompt, 8),
+		PromptSHA: decisionlog.PromptHash(in.Prompt), Terms: topTerms(in.Prompt, 8),
 		K: len(injected) + len(already), Reason: string(rr.Res.Reason),
 		ZTop1: ranker.Round4(rr.Res.Decision.ZTop1), ZEnt: ranker.Round4(rr.Res.Decision.ZEnt),
-		Shadow: s.Shadow, Skills: []hook.DecisionSkill{}, Candidates: rr.Candidates, Served: rr.Served, Fallback: rr.Fallback,
+		Shadow: s.Shadow, Skills: []decisionlog.Skill{}, Candidates: rr.Candidates, Served: rr.Served, Fallback: rr.Fallback,
 	}
 	if s.LogPrompts {
 		d.Prompt = in.Prompt
@@ -56,12 +57,12 @@ func decisionRecord(agent string, in hook.Input, s *Settings, docs []ranker.Doc,
 		}
 	}
 	for _, i := range injected {
-		d.Skills = append(d.Skills, hook.DecisionSkill{Name: docs[i].ID, Score: ranker.Round4(score[i]), New: true})
+		d.Skills = append(d.Skills, decisionlog.Skill{Name: docs[i].ID, Score: ranker.Round4(score[i]), New: true})
 	}
 	for _, name := range already {
 		for i, doc := range docs {
 			if doc.ID == name {
-				d.Skills = append(d.Skills, hook.DecisionSkill{Name: name, Score: ranker.Round4(score[i])})
+				d.Skills = append(d.Skills, decisionlog.Skill{Name: name, Score: ranker.Round4(score[i])})
 			}
 		}
 	}

@@ -3,7 +3,7 @@
 // memory and the turn's final answer for Codex and Gemini CLI), takes the
 // <skill-used/> tags the model wrote about skills injected in the session
 // (or, in Claude Code, loaded with its Skill tool), derives implicit
-// outcomes (learn.ImplicitOutcome), and records them all as verdicts in one
+// outcomes (ImplicitOutcome), and records them all as verdicts in one
 // commit. It needs the git store, so only the megagit binary runs it;
 // megagit-hook never links it.
 package stop
@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/hook"
-	"github.com/megagit/megagit/learn"
+	"github.com/megagit/megagit/learn/history"
 	"github.com/megagit/megagit/learn/learnt"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
@@ -176,7 +176,7 @@ func logError(opts Options, reg *registry.Registry, err error) {
 // <skill-used/> tags in assistant text and only for skills injected in this
 // session or (Claude Code) loaded by the assistant with the Skill tool, at
 // most one per skill and session (the first); implicit ones are
-// learn's outcomes, one per injection once settled. The ledger is checked
+// ImplicitOutcome's, one per injection once settled. The ledger is checked
 // too, so a rerun on the same transcript records nothing new.
 func work(opts Options, st *runState) error {
 	if err := hook.CheckAgent(opts.Agent); err != nil {
@@ -331,7 +331,7 @@ func selfLoaded(agent string, sess *hook.Session, turns []Turn, known func(strin
 		if len(t.Skills) == 0 || t.Prompt == "" {
 			continue
 		}
-		spoiled := i+1 < len(turns) && learn.IsCorrection(turns[i+1].Prompt)
+		spoiled := i+1 < len(turns) && history.IsCorrection(turns[i+1].Prompt)
 		for _, c := range t.Commands {
 			spoiled = spoiled || c.Done && c.ExitCode != 0
 		}

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/megagit/megagit/learn"
 	"github.com/megagit/megagit/local"
 )
 
@@ -42,8 +41,13 @@ type Text struct {
 }
 
 // Command is one shell command the assistant ran (Claude Code's Bash tool)
-// and its outcome once the tool result arrived.
-type Command = learn.Command
+// and its outcome once the tool result arrived: ExitCode counts once Done.
+type Command struct {
+	ID       string
+	Command  string
+	Done     bool
+	ExitCode int
+}
 
 // claudeLine is the part of a Claude Code transcript line megagit reads.
 // Each line is one JSON object: {"type": "user"|"assistant"|"summary"|...,

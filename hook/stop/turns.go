@@ -7,8 +7,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/megagit/megagit/decisionlog"
 	"github.com/megagit/megagit/hook"
-	"github.com/megagit/megagit/learn"
 	"github.com/megagit/megagit/local"
 )
 
@@ -33,7 +33,7 @@ func sessionTurns(agent string, in hook.Input, sess *hook.Session, logf func(err
 			logf(fmt.Errorf("%w: read the event's last_assistant_message instead", err))
 		}
 	}
-	return rememberedTurns(sess, final, "final:"+hook.PromptHash(final)[:16]), nil
+	return rememberedTurns(sess, final, "final:"+decisionlog.PromptHash(final)[:16]), nil
 }
 
 // openTranscript opens a transcript for reading: a regular file only (a
@@ -98,14 +98,4 @@ func LocateTurn(turns []Turn, inj hook.Injection) int {
 		return inj.Turn
 	}
 	return -1
-}
-
-// outcomeTurns is what an implicit outcome reads of each turn: its prompt
-// and the commands run in answer.
-func outcomeTurns(turns []Turn) []learn.Turn {
-	out := make([]learn.Turn, len(turns))
-	for i, t := range turns {
-		out[i] = learn.Turn{Prompt: t.Prompt, Commands: t.Commands}
-	}
-	return out
 }

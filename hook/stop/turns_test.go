@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/megagit/megagit/hook"
-	"github.com/megagit/megagit/learn"
 )
 
 // longSession is a session of n prompts "prompt <turn>" with the given
@@ -65,7 +64,7 @@ func TestSessionDroppedTurns(t *testing.T) {
 		if at != tt.at {
 			t.Fatalf("%s: LocateTurn = %d, want %d", tt.skill, at, tt.at)
 		}
-		o := learn.ImplicitOutcome(outcomeTurns(turns), at, nil, false)
+		o := ImplicitOutcome(turns, at, nil, false)
 		if !o.Settled || o.Signal != tt.signal {
 			t.Errorf("%s: outcome %+v, want settled %s", tt.skill, o, tt.signal)
 		}
@@ -79,7 +78,7 @@ func TestOldSessionFormatOutcome(t *testing.T) {
 		"injections": [{"skill": "ci-fix", "path": "skills/ci-fix", "turn": 0, "prompt": "fix the build", "at": "2025-01-02T03:04:05Z"}],
 		"updated": "2025-01-02T03:04:05Z"}`
 	s := hook.ParseSession("s1", []byte(old))
-	if o := learn.ImplicitOutcome(outcomeTurns(rememberedTurns(s, "", "")), LocateTurn(rememberedTurns(s, "", ""), s.Injections[0]), nil, false); o.Signal != "correction" {
+	if o := ImplicitOutcome(rememberedTurns(s, "", ""), LocateTurn(rememberedTurns(s, "", ""), s.Injections[0]), nil, false); o.Signal != "correction" {
 		t.Errorf("old format: outcome %+v, want correction", o)
 	}
 }

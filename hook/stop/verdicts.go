@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/megagit/megagit/hook"
-	"github.com/megagit/megagit/learn"
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/safetext"
@@ -117,19 +116,18 @@ func implicitVerdicts(sess *hook.Session, turns []Turn, ledgers map[string][]reg
 		return ledgerHas(ledgers, skill, sess.ID, registry.SourceExplicit)
 	}
 	var out []registry.VerdictInput
-	steps := outcomeTurns(turns)
 	for i := range sess.Injections {
 		inj := &sess.Injections[i]
 		if inj.Implicit || ledgerHas(ledgers, inj.Skill, sess.ID, registry.SourceImplicit) {
 			inj.Implicit = true
 			continue
 		}
-		o := learn.ImplicitOutcome(steps, LocateTurn(turns, *inj), inj.Words, final)
+		o := ImplicitOutcome(turns, LocateTurn(turns, *inj), inj.Words, final)
 		if !o.Settled {
 			continue
 		}
 		inj.Implicit = true
-		if o.Signal == learn.SignalNone && judged(inj.Skill) {
+		if o.Signal == SignalNone && judged(inj.Skill) {
 			continue
 		}
 		v := lifecycle.Neutral

@@ -201,6 +201,38 @@ func TestModelRoomsFlowDown(t *testing.T) {
 	}
 }
 
+// The hooks sit above learn: the stop hook scores implicit outcomes, and
+// learn reads the decision log the prompt hook writes and the verdicts the
+// stop hook leaves. So no package under learn imports one under hook; what
+// learn needs of the hooks comes in as values or from decisionlog.
+func TestLearnSitsBelowTheHooks(t *testing.T) {
+	for ip, p := range loadModule(t) {
+		if ip != module+"/learn" && !strings.HasPrefix(ip, module+"/learn/") {
+			continue
+		}
+		for im := range p.imports {
+			if im == module+"/hook" || strings.HasPrefix(im, module+"/hook/") {
+				t.Errorf("%s imports %s: learn sits below the hooks, which import it; take what it needs as a value or from decisionlog", ip, im)
+			}
+		}
+	}
+}
+
+// decisionlog is the leaf the hooks (which write the log) and learn
+// (which reads it) both import: it imports ranker (the signals a line
+// keeps) and local (the file) only, so importing it adds no arrow.
+func TestDecisionLogIsALeaf(t *testing.T) {
+	p := loadModule(t)[module+"/decisionlog"]
+	if p == nil {
+		t.Fatal("package decisionlog not found")
+	}
+	for im := range p.imports {
+		if strings.HasPrefix(im, module+"/") && im != module+"/ranker" && im != module+"/local" {
+			t.Errorf("decisionlog imports %s: the decision log is a leaf that the hooks and learn both import, so it imports only ranker and local", im)
+		}
+	}
+}
+
 // TestOneAtomicWriter keeps local.WriteAtomic the one place that writes a
 // file through a temp file and a rename: a second copy would drift in what
 // it syncs and cleans up.

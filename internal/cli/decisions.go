@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/decisionlog"
 	"github.com/megagit/megagit/learn"
 	"github.com/spf13/cobra"
 )
@@ -36,7 +36,7 @@ func newDecisionsCmd(a *app, runF func(*decisionsOptions) error) *cobra.Command 
 // decisionJSON is one decision with the verdicts its skills got later in
 // the same session, per skill ("HELPFUL", "implicit +0.10", ...).
 type decisionJSON struct {
-	hook.Decision
+	decisionlog.Entry
 	Verdicts map[string][]string `json:"verdicts"`
 }
 
@@ -45,7 +45,7 @@ func decisionsRun(opts *decisionsOptions) error {
 	if err != nil {
 		return err
 	}
-	ds, err := hook.ReadDecisions(e.Reg.Local())
+	ds, err := decisionlog.Read(e.Reg.Local())
 	if err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func decisionsRun(opts *decisionsOptions) error {
 	}
 	out := make([]decisionJSON, len(ds))
 	for i, d := range ds {
-		out[i] = decisionJSON{Decision: d, Verdicts: learn.SessionVerdicts(d, ledgers)}
+		out[i] = decisionJSON{Entry: d, Verdicts: learn.SessionVerdicts(d, ledgers)}
 	}
 	if opts.json {
 		return printJSON(opts.app.out, out)

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 
+	"github.com/megagit/megagit/decisionlog"
 	"github.com/megagit/megagit/hook"
 	"github.com/spf13/cobra"
 )
@@ -33,9 +34,9 @@ the reason goes to .megagit/local/hook.log (and stderr).`,
 // Local files the hooks keep in .megagit/local/ (see hook/inject).
 const (
 	hookLogName      = hook.LogFile
-	decisionLogName  = hook.DecisionLog
+	decisionLogName  = decisionlog.File
 	hookLogMaxBytes  = hook.LogMaxBytes
-	decisionMaxBytes = hook.DecisionMaxBytes
+	decisionMaxBytes = decisionlog.MaxBytes
 )
 
 func checkAgentFlag(agent string) error {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/megagit/megagit/decisionlog"
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/route"
@@ -156,7 +157,7 @@ func TestServeSeesEditsAndDeclinesOtherSettings(t *testing.T) {
 
 // hookOnce runs the prompt hook in this process and returns its stdout and
 // the decision it logged.
-func hookOnce(t *testing.T, dir, session, prompt string) (string, hook.Decision) {
+func hookOnce(t *testing.T, dir, session, prompt string) (string, decisionlog.Entry) {
 	t.Helper()
 	in, _ := json.Marshal(map[string]string{"session_id": session, "prompt": prompt, "cwd": dir, "hook_event_name": "UserPromptSubmit"})
 	var out, errOut bytes.Buffer
@@ -167,7 +168,7 @@ func hookOnce(t *testing.T, dir, session, prompt string) (string, hook.Decision)
 		t.Fatalf("no decision log (hook stderr: %s): %v", errOut.String(), err)
 	}
 	lines := bytes.Split(bytes.TrimSpace(data), []byte("\n"))
-	var d hook.Decision
+	var d decisionlog.Entry
 	if err := json.Unmarshal(lines[len(lines)-1], &d); err != nil {
 		t.Fatal(err)
 	}

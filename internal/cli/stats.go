@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/decisionlog"
 	"github.com/megagit/megagit/learn"
 	"github.com/megagit/megagit/local"
 	"github.com/spf13/cobra"
@@ -95,7 +95,7 @@ func statsRun(opts *statsOptions) error {
 		return err
 	}
 	opts.app.warnProblems(c.Problems)
-	ds, err := hook.ReadDecisions(e.Reg.Local())
+	ds, err := decisionlog.Read(e.Reg.Local())
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/megagit/megagit/config"
+	"github.com/megagit/megagit/decisionlog"
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/learn"
 	"github.com/megagit/megagit/local"
@@ -70,13 +71,20 @@ dynamic_k.gate: FILE in .megagit/config.yaml to route with it.`,
 	return cmd
 }
 
+// stoppedSessions reports whether a stop hook read a session, from the
+// session memory the hooks keep in the registry's local folder: what learn
+// labels a decision by when its skills got no verdict.
+func stoppedSessions(dir local.Dir) func(session string) bool {
+	return func(session string) bool { return hook.SessionStopped(dir, session) }
+}
+
 // minGateSamples is how many labelled decisions of each kind tune --gate
 // needs.
 const minGateSamples = 10
 
 // tuneGateRun fits the abstention gate to the labelled decisions.
-func tuneGateRun(opts *tuneOptions, e *workspace.Workspace, ds []hook.Decision, ledgers map[string][]registry.Entry) error {
-	samples := learn.GateSamples(e.Reg.Local(), ds, ledgers)
+func tuneGateRun(opts *tuneOptions, e *workspace.Workspace, ds []decisionlog.Entry, ledgers map[string][]registry.Entry) error {
+	samples := learn.GateSamples(ds, ledgers, stoppedSessions(e.Reg.Local()))
 	fits := 0
 	for _, s := range samples {
 		if s.Fits {
@@ -131,7 +139,7 @@ func tuneRun(opts *tuneOptions) error {
 	if err != nil {
 		return err
 	}
-	ds, err := hook.ReadDecisions(e.Reg.Local())
+	ds, err := decisionlog.Read(e.Reg.Local())
 	if err != nil {
 		return err
 	}
@@ -142,7 +150,7 @@ func tuneRun(opts *tuneOptions) error {
 	if opts.gate != "" {
 		return tuneGateRun(opts, e, ds, ledgers)
 	}
-	cases := learn.TuneCases(e.Reg.Local(), ds, ledgers)
+	cases := learn.TuneCases(ds, ledgers, stoppedSessions(e.Reg.Local()))
 	res := tuneJSON{Decisions: len(ds), Replayable: len(cases),
 		Tuning: ranker.Tune(cases, workspace.RankerConfig(e.Cfg).DynamicK, e.Cfg.Route.TopK)}
 	if opts.apply && res.Changed {

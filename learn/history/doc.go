@@ -24,14 +24,14 @@
 //   - Gemini CLI: activate_skill ("activate"), read_file of a SKILL.md or
 //     run_shell_command reading one ("read").
 //
-// A use is Spoiled, as learn's implicit outcomes would score it, when in
-// the same turn a shell command after it failed (Claude Code's is_error
-// Bash results, unless the user's permissions refused the command;
-// Codex's exit codes; Gemini CLI's "Exit Code: N" and failed calls), when
-// its own tool call failed or was refused (the skill never loaded), when
-// the user's next prompt is a correction (learn.IsCorrection), or when the
-// user interrupted the turn (Claude Code's "[Request interrupted by
-// user]").
+// A use is Spoiled, as the stop hook's implicit outcomes would score it,
+// when in the same turn a shell command after it failed (Claude Code's
+// is_error Bash results, unless the user's permissions refused the
+// command; Codex's exit codes; Gemini CLI's "Exit Code: N" and failed
+// calls), when its own tool call failed or was refused (the skill never
+// loaded), when the user's next prompt is a correction (IsCorrection), or
+// when the user interrupted the turn (Claude Code's "[Request interrupted
+// by user]").
 //
 // Whatever the files hold, a read is bounded: a file is read line by line,
 // at most MaxFile bytes of it, a line over MaxLine skipped unread, a

@@ -9,15 +9,16 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/local"
 )
 
-// The agents whose sessions are read, by the names megagit gives them.
+// The agents whose sessions are read, by the names megagit gives them
+// (hook.AgentClaude and the others: the same strings, which hook/stop's
+// tests check; package history imports no hook package).
 const (
-	AgentClaude = hook.AgentClaude
-	AgentCodex  = hook.AgentCodex
-	AgentGemini = hook.AgentGemini
+	AgentClaude = "claude"
+	AgentCodex  = "codex"
+	AgentGemini = "gemini"
 )
 
 // How a use shows in a session.

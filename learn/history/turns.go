@@ -3,20 +3,18 @@ package history
 import (
 	"strings"
 	"time"
-
-	"github.com/megagit/megagit/learn"
 )
 
 // turns turns one session's events, in the order the file holds them,
 // into uses: a typed prompt starts a turn, a use in it is a Use of that
-// prompt, and what follows may spoil it (learn's outcome signals, as far
-// as a session file shows them):
+// prompt, and what follows may spoil it (the stop hook's outcome signals,
+// as far as a session file shows them):
 //
 //   - a shell command of the same turn, run after the use (or the use
 //     itself, a shell read of the SKILL.md), that failed: a non-zero exit
 //     code;
 //   - the use's own tool call failing (the skill never loaded);
-//   - the next typed prompt a correction (learn.IsCorrection), or the user
+//   - the next typed prompt a correction (IsCorrection), or the user
 //     interrupting the turn.
 //
 // A turn no typed prompt began (a subagent's report, a compacted summary)
@@ -49,7 +47,7 @@ func newTurns(s Session) *turns { return &turns{s: s, calls: map[string]span{}} 
 // use.
 func (t *turns) typed(prompt string, at time.Time) {
 	prompt = clipPrompt(prompt)
-	if learn.IsCorrection(prompt) {
+	if IsCorrection(prompt) {
 		t.spoil(span{from: t.pending, to: len(t.uses)})
 	}
 	t.prompt, t.at = prompt, at

@@ -1,4 +1,11 @@
-package hook
+// Package decisionlog is the local decision log,
+// .megagit/local/decisions.jsonl: one JSON line per prompt the prompt hook
+// ranked, saying what it decided and why. The prompt hook writes it;
+// `megagit decisions`, `megagit stats` and `megagit tune` read it. It is a
+// package of its own, importing only ranker and local, so that both the
+// hooks and learn (which turns the log into samples) can import it
+// without learn importing hook.
+package decisionlog
 
 import (
 	"bytes"
@@ -9,11 +16,16 @@ import (
 	"github.com/megagit/megagit/ranker"
 )
 
-// Decision is one line of the local decision log
-// (.megagit/local/decisions.jsonl): what the prompt hook decided and why.
-// The prompt itself is stored only as a hash and its top terms unless
+// The log's file in .megagit/local/, and its bound.
+const (
+	File     = "decisions.jsonl"
+	MaxBytes = 4 << 20 // about 10,000 decisions; the oldest half goes when full
+)
+
+// Entry is one line of the decision log: what the prompt hook decided and
+// why. The prompt itself is stored only as a hash and its top terms unless
 // hook.log_prompts is on.
-type Decision struct {
+type Entry struct {
 	Time      string   `json:"time"`
 	Session   string   `json:"session"`
 	Agent     string   `json:"agent"`
@@ -26,10 +38,10 @@ type Decision struct {
 	ZEnt      float64  `json:"z_ent"`
 	// Scores are the top-20 final scores of the candidates and Candidates
 	// their number: enough to replay dynamic K with other thresholds (tune).
-	Scores     []float64       `json:"scores"`
-	Candidates int             `json:"candidates"`
-	Skills     []DecisionSkill `json:"skills"`
-	Shadow     bool            `json:"shadow,omitempty"`
+	Scores     []float64 `json:"scores"`
+	Candidates int       `json:"candidates"`
+	Skills     []Skill   `json:"skills"`
+	Shadow     bool      `json:"shadow,omitempty"`
 	// Signals are what the abstention gate read of the ranking: enough to
 	// re-fit the gate from the registry's own verdicts (tune --gate).
 	Signals *ranker.Signals `json:"signals,omitempty"`
@@ -43,9 +55,9 @@ type Decision struct {
 	LatencyMS float64 `json:"latency_ms"`
 }
 
-// DecisionSkill is one emitted skill: injected in full (New) or listed by
-// name because the session already has it.
-type DecisionSkill struct {
+// Skill is one emitted skill: injected in full (New) or listed by name
+// because the session already has it.
+type Skill struct {
 	Name  string  `json:"name"`
 	Score float64 `json:"score"`
 	New   bool    `json:"new"`
@@ -57,14 +69,14 @@ func PromptHash(p string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// ParseDecisions reads the decision log; unreadable lines are skipped.
-func ParseDecisions(data []byte) []Decision {
-	var out []Decision
+// Parse reads the decision log; unreadable lines are skipped.
+func Parse(data []byte) []Entry {
+	var out []Entry
 	for _, line := range bytes.Split(data, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		var d Decision
+		var d Entry
 		if json.Unmarshal(line, &d) == nil && d.Time != "" {
 			out = append(out, d)
 		}

@@ -1,56 +1,30 @@
-package learn
+package stop
+
+// The implicit outcome of an injected skill, what the user and the shell
+// said next, is the stop hook's: it reads the turns and records the
+// outcome as a verdict. The correction phrases are history's, which spoils
+// a use from the agents' session files by the same test.
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/megagit/megagit/hook"
+	"github.com/megagit/megagit/learn/history"
 )
 
-// Turn is one user prompt and the shell commands the agent ran in answer:
-// what an implicit outcome reads of a session.
-type Turn struct {
-	Prompt   string
-	Commands []Command
-}
-
-// Command is one shell command the agent ran; ExitCode counts once Done.
-type Command struct {
-	ID       string
-	Command  string
-	Done     bool
-	ExitCode int
-}
-
-// lazyRE compiles a regular expression on first use, so a hook that never
-// reads an outcome does not pay for it at start.
-func lazyRE(expr string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
-}
-
-// How many user prompts after an injection a correction or a success
-// phrase still speaks about it: a correction comes soon or is about
-// something else; a success may wait until the work is done.
+// How many user prompts after an injection a correction
+// (history.IsCorrection) or a success phrase still speaks about it: a
+// correction comes soon or is about something else; a success may wait
+// until the work is done.
 const (
 	CorrectionWindow = 3
 	SuccessWindow    = 5
 )
 
-// correctionRE are the prompts that correct the previous answer. The list is
-// small on purpose: a false correction costs a skill -1.0. A prompt counts
-// when it starts with "no," / "no." / "nope" / "wrong" / "undo" / "revert
-// that", or contains "that's wrong", "that is wrong", "that's not right",
-// "not what i asked", "you broke" or "that broke".
-var correctionRE = lazyRE(`(?i)^(?:no[,.!]|nope\b|wrong\b|undo\b|revert that\b)|\bthat(?:'s| is) (?:wrong|not right)\b|\bnot what i asked\b|\b(?:you|that) broke\b`)
-
 // successRE are the phrases that say the task worked, anchored at the
 // prompt start ("done" inside a sentence says little).
 var successRE = lazyRE(`(?i)^(?:commit this|push it|ship it|looks good|perfect|nice|done|deploy it)\b`)
-
-// IsCorrection reports whether a user prompt corrects the previous answer.
-func IsCorrection(prompt string) bool { return correctionRE().MatchString(strings.TrimSpace(prompt)) }
 
 // IsSuccess reports whether a user prompt signals the task worked.
 func IsSuccess(prompt string) bool { return successRE().MatchString(strings.TrimSpace(prompt)) }
@@ -69,7 +43,8 @@ type Outcome struct {
 	Settled bool
 }
 
-// ImplicitOutcome scores the skill injected at turn `at` from what followed,
+// ImplicitOutcome scores the skill injected at turn `at` from what followed
+// (the turns' prompts and shell commands),
 // strongest signal first: the exit code of the first relevant shell command
 // after the injection (+1.0 when 0, -0.5 otherwise), a correction within 3
 // prompts (-1.0), a success phrase within 5 prompts (+0.5), else no signal
@@ -99,7 +74,7 @@ func ImplicitOutcome(turns []Turn, at int, words []string, final bool) Outcome {
 	}
 	later := turns[at+1:]
 	for i, t := range later {
-		if i < CorrectionWindow && IsCorrection(t.Prompt) {
+		if i < CorrectionWindow && history.IsCorrection(t.Prompt) {
 			return Outcome{Value: -1, Signal: "correction", Detail: hook.Clip(t.Prompt, 80), Settled: true}
 		}
 	}
