@@ -16,9 +16,9 @@
 package config
 
 import (
-	"errors"
 	"time"
 
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/ranker"
 )
 
@@ -182,9 +182,10 @@ type Setting struct {
 	Help   string `json:"help"`
 }
 
-// ErrInvalid marks every configuration error, so callers can map it to the
-// invalid-input exit code.
-var ErrInvalid = errors.New("config")
+// ErrInvalid marks every configuration error: a member of the
+// errkind.ErrInvalid family that prints as "config", so a message reads
+// "config: FILE: field ...".
+var ErrInvalid = errkind.Invalid("config")
 
 // FileName is where a registry keeps its committed settings.
 const FileName = "config.yaml"

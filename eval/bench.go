@@ -9,7 +9,7 @@ import (
 	"path"
 	"path/filepath"
 
-	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/registry"
 )
@@ -104,7 +104,7 @@ func LoadQueries(file string) ([]Query, error) {
 			Query
 			Gold *[]string `json:"gold"`
 		}
-		bad := func(msg string) error { return fmt.Errorf("%w: %s:%d: %s", local.ErrInvalid, file, line, msg) }
+		bad := func(msg string) error { return fmt.Errorf("%w: %s:%d: %s", errkind.ErrInvalid, file, line, msg) }
 		if err := json.Unmarshal(text, &raw); err != nil {
 			return nil, bad(err.Error())
 		}
@@ -127,7 +127,7 @@ func LoadQueries(file string) ([]Query, error) {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: %s: no queries", local.ErrInvalid, file)
+		return nil, fmt.Errorf("%w: %s: no queries", errkind.ErrInvalid, file)
 	}
 	return out, nil
 }

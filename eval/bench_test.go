@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/errkind"
 )
 
 func TestLoadQueries(t *testing.T) {
@@ -32,7 +32,7 @@ func TestLoadQueries(t *testing.T) {
 			}
 			qs, err := LoadQueries(f)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, local.ErrInvalid) {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, errkind.ErrInvalid) {
 					t.Fatalf("err = %v, want ErrInvalid containing %q", err, tt.wantErr)
 				}
 				return

@@ -13,8 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
-
-	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/errkind"
 )
 
 // Environment variables for HTTPS remotes.
@@ -70,7 +69,7 @@ type Creds struct {
 func Lookup(gitDir, rawURL string) (*Creds, error) {
 	ep, err := transport.NewEndpoint(rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("%w: remote URL %q: %v", local.ErrInvalid, rawURL, err)
+		return nil, fmt.Errorf("%w: remote URL %q: %v", errkind.ErrInvalid, rawURL, err)
 	}
 	switch ep.Protocol {
 	case "ssh":

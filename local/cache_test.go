@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/megagit/megagit/errkind"
 )
 
 func TestWriteCache(t *testing.T) {
@@ -23,8 +25,8 @@ func TestWriteCache(t *testing.T) {
 	if err != nil || len(ents) != 1 {
 		t.Fatalf("temp files left behind: %v %v", ents, err)
 	}
-	if err := d.WriteCache("../escape", []byte("x")); !errors.Is(err, ErrInvalid) {
-		t.Fatalf("escaping name: err = %v, want ErrInvalid", err)
+	if err := d.WriteCache("../escape", []byte("x")); !errors.Is(err, errkind.ErrInvalid) {
+		t.Fatalf("escaping name: err = %v, want errkind.ErrInvalid", err)
 	}
 }
 
@@ -65,7 +67,7 @@ func TestPrune(t *testing.T) {
 	if n, _ := d.Prune("sessions", 30*24*time.Hour, now.Add(2*24*time.Hour)); n != 1 {
 		t.Fatalf("prune two days later removed %d, want 1 (recent.json)", n)
 	}
-	if _, err := d.Prune("../x", time.Hour, now); !errors.Is(err, ErrInvalid) {
-		t.Fatalf("escaping name: err = %v, want ErrInvalid", err)
+	if _, err := d.Prune("../x", time.Hour, now); !errors.Is(err, errkind.ErrInvalid) {
+		t.Fatalf("escaping name: err = %v, want errkind.ErrInvalid", err)
 	}
 }

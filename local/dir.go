@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/megagit/megagit/errkind"
 )
 
 // Dir is a registry's gitignored per-machine folder, .megagit/local/. It is a
@@ -39,7 +41,7 @@ func (d Dir) Path() string { return d.path }
 func (d Dir) Resolve(name string) (string, error) {
 	clean := filepath.Clean(filepath.FromSlash(name))
 	if name == "" || filepath.IsAbs(clean) || clean == "." || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
-		return "", fmt.Errorf("%w: local file name %q", ErrInvalid, name)
+		return "", fmt.Errorf("%w: local file name %q", errkind.ErrInvalid, name)
 	}
 	if err := d.Check(); err != nil {
 		return "", err
@@ -51,7 +53,7 @@ func (d Dir) Resolve(name string) (string, error) {
 // own: a symlink (a teammate can commit one, to a skill folder whose
 // config.yaml would then be this machine's settings, and whose files the
 // hooks would write) or a file. A missing folder is fine: the first write
-// makes it. The error is ErrLocalDir (and ErrInvalid), naming the path.
+// makes it. The error is ErrLocalDir (and errkind.ErrInvalid), naming the path.
 func (d Dir) Check() error { return CheckLocalDir(d.path) }
 
 // CheckLocalDir is Check for the .megagit/local folder at p.

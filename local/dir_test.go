@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/megagit/megagit/errkind"
 )
 
 func TestOpenPath(t *testing.T) {
@@ -43,8 +45,8 @@ func TestResolve(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := d.Resolve(tt.name)
 			if tt.want == "" {
-				if !errors.Is(err, ErrInvalid) || got != "" {
-					t.Fatalf("Resolve(%q) = %q, %v; want ErrInvalid", tt.name, got, err)
+				if !errors.Is(err, errkind.ErrInvalid) || got != "" {
+					t.Fatalf("Resolve(%q) = %q, %v; want errkind.ErrInvalid", tt.name, got, err)
 				}
 				return
 			}
@@ -67,14 +69,14 @@ func TestReadWrite(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 	for _, bad := range []string{"../config.yaml", "/etc/passwd", "", "a/../../x"} {
-		if err := d.Write(bad, nil); !errors.Is(err, ErrInvalid) {
-			t.Errorf("Write(%q) = %v, want ErrInvalid", bad, err)
+		if err := d.Write(bad, nil); !errors.Is(err, errkind.ErrInvalid) {
+			t.Errorf("Write(%q) = %v, want errkind.ErrInvalid", bad, err)
 		}
-		if _, err := d.Read(bad); !errors.Is(err, ErrInvalid) {
-			t.Errorf("Read(%q) = %v, want ErrInvalid", bad, err)
+		if _, err := d.Read(bad); !errors.Is(err, errkind.ErrInvalid) {
+			t.Errorf("Read(%q) = %v, want errkind.ErrInvalid", bad, err)
 		}
-		if err := d.Append(bad, []byte("x"), 0); !errors.Is(err, ErrInvalid) {
-			t.Errorf("Append(%q) = %v, want ErrInvalid", bad, err)
+		if err := d.Append(bad, []byte("x"), 0); !errors.Is(err, errkind.ErrInvalid) {
+			t.Errorf("Append(%q) = %v, want errkind.ErrInvalid", bad, err)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(d.Path()), "config.yaml")); !errors.Is(err, os.ErrNotExist) {
@@ -228,7 +230,7 @@ func TestLocalDirNotAFolder(t *testing.T) {
 	d := Open(root, 0)
 	refused := func(what string, err error) {
 		t.Helper()
-		if !errors.Is(err, ErrLocalDir) || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "local is a symlink, not a folder") {
+		if !errors.Is(err, ErrLocalDir) || !errors.Is(err, errkind.ErrInvalid) || !strings.Contains(err.Error(), "local is a symlink, not a folder") {
 			t.Errorf("%s: err = %v, want ErrLocalDir naming the symlink", what, err)
 		}
 	}

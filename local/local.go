@@ -34,11 +34,9 @@ var (
 	ErrNotRegistry = errors.New("not a megagit registry")
 	// ErrLocked: another megagit process held the lock for longer than the timeout.
 	ErrLocked = errors.New("registry is locked by another megagit process")
-	// ErrInvalid: a bad name, verdict word, file or field.
-	ErrInvalid = errors.New("invalid input")
 	// ErrLocalDir: .megagit/local is there but is not a folder (a
 	// symlink, a file): nothing is read or written through it (an
-	// ErrInvalid too).
+	// errkind.ErrInvalid too).
 	ErrLocalDir = errors.New(".megagit/local is not a folder")
 )
 

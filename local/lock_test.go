@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/megagit/megagit/errkind"
 )
 
 func TestLock(t *testing.T) {
@@ -58,8 +60,8 @@ func TestLock(t *testing.T) {
 		t.Fatalf("second AcquireFile: %v, want ErrLocked", err)
 	}
 	s.Release()
-	if _, err := d.AcquireFile("../sync.lock", 0); !errors.Is(err, ErrInvalid) {
-		t.Fatalf("AcquireFile(../sync.lock) = %v, want ErrInvalid", err)
+	if _, err := d.AcquireFile("../sync.lock", 0); !errors.Is(err, errkind.ErrInvalid) {
+		t.Fatalf("AcquireFile(../sync.lock) = %v, want errkind.ErrInvalid", err)
 	}
 
 	l.Release()

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/megagit/megagit/errkind"
 )
 
 // Read limits for files megagit reads from a path it was given or found:
@@ -46,7 +48,7 @@ func openRegular(path, name string) (*os.File, fs.FileInfo, error) {
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, fmt.Errorf("%w: %s is %s, not a regular file", ErrInvalid, name, kind(st.Mode()))
+		return nil, nil, fmt.Errorf("%w: %s is %s, not a regular file", errkind.ErrInvalid, name, kind(st.Mode()))
 	}
 	return f, st, nil
 }
@@ -71,7 +73,7 @@ func kind(m fs.FileMode) string {
 }
 
 // ErrTooLarge is what ReadRegular's error for a file over its cap is (an
-// ErrInvalid too).
+// errkind.ErrInvalid too).
 var ErrTooLarge = errors.New("file too large")
 
 // ReadRegular reads the regular file at path, refusing other kinds of file
@@ -157,10 +159,10 @@ func OpenTail(path string, max int64) (r io.ReadCloser, skipped int64, err error
 	return readCloser{io.LimitReader(br, max-n), f}, start + n, nil
 }
 
-// invalid is an ErrInvalid error that is also kind, worded once:
+// invalid is an errkind.ErrInvalid error that is also kind, worded once:
 // "invalid input: <msg>".
 func invalid(kind error, msg string) error {
-	return &kindError{msg: ErrInvalid.Error() + ": " + msg, kinds: []error{kind, ErrInvalid}}
+	return &kindError{msg: errkind.ErrInvalid.Error() + ": " + msg, kinds: []error{kind, errkind.ErrInvalid}}
 }
 
 type kindError struct {
@@ -177,7 +179,7 @@ type readCloser struct {
 }
 
 // ErrOutside is what Inside's error for a symlink that leaves the
-// registry is (an ErrInvalid too).
+// registry is (an errkind.ErrInvalid too).
 var ErrOutside = errors.New("symlink to outside the registry")
 
 // Inside resolves rel (slash form, relative to root) to the file it names,

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/local"
 )
 
@@ -33,7 +34,7 @@ func TestReadRegularRefusesWhatIsNotAFile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, err := local.ReadRegular(tt.path, 1024)
-		if err == nil || !strings.Contains(err.Error(), tt.want) || !errors.Is(err, local.ErrInvalid) {
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !errors.Is(err, errkind.ErrInvalid) {
 			t.Errorf("ReadRegular(%s) = %v, want an invalid-input error with %q", tt.path, err, tt.want)
 		}
 	}

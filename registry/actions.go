@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/safetext"
@@ -25,12 +26,12 @@ func (r *Registry) AddSkill(name, description, body string) (string, plumbing.Ha
 	// Bytes that are not UTF-8 would be written as U+FFFD: refused, not
 	// changed unseen.
 	if !utf8.ValidString(description) {
-		return "", plumbing.ZeroHash, fmt.Errorf("%w: field description: not valid UTF-8; give the text in UTF-8", local.ErrInvalid)
+		return "", plumbing.ZeroHash, fmt.Errorf("%w: field description: not valid UTF-8; give the text in UTF-8", errkind.ErrInvalid)
 	}
 	// The description is the agents' text too: no control characters.
 	description = safetext.Message(description)
 	if strings.TrimSpace(description) == "" {
-		return "", plumbing.ZeroHash, fmt.Errorf("%w: field description: a skill needs a description (agents route on it)", local.ErrInvalid)
+		return "", plumbing.ZeroHash, fmt.Errorf("%w: field description: a skill needs a description (agents route on it)", errkind.ErrInvalid)
 	}
 	rel := path.Join(r.opts.Roots[0], name, "SKILL.md")
 	hash, err := r.writeLockedRaw(func() (string, []Change, error) {
@@ -41,7 +42,7 @@ func (r *Registry) AddSkill(name, description, body string) (string, plumbing.Ha
 		}
 		data := skillfile.RenderNew(name, description, body)
 		if _, err := skillfile.Parse(rel, data); err != nil {
-			return "", nil, fmt.Errorf("%w: %w", local.ErrInvalid, err)
+			return "", nil, fmt.Errorf("%w: %w", errkind.ErrInvalid, err)
 		}
 		return fmt.Sprintf("skill(%s): add\n\nMegagit-Action: add\nMegagit-Skill: %s\n", name, name), []Change{{Path: rel, Data: data}}, nil
 	})
@@ -68,7 +69,7 @@ func (r *Registry) writeLockedRaw(fn func() (string, []Change, error)) (plumbing
 // Unarchive lifts an archive with an explicit, logged action.
 func (r *Registry) Unarchive(name, reason string, now time.Time) (plumbing.Hash, error) {
 	if strings.TrimSpace(reason) == "" {
-		return plumbing.ZeroHash, fmt.Errorf("%w: --reason is required: say why the skill may be used again", local.ErrInvalid)
+		return plumbing.ZeroHash, fmt.Errorf("%w: --reason is required: say why the skill may be used again", errkind.ErrInvalid)
 	}
 	return r.writeLocked(func(e *edit) (string, error) {
 		st, err := e.state(name)
@@ -77,7 +78,7 @@ func (r *Registry) Unarchive(name, reason string, now time.Time) (plumbing.Hash,
 		}
 		st.evidence = lifecycle.Replay(st.evidence, ReplayEvents(st.entries))
 		if st.evidence.Status != lifecycle.Archived {
-			return "", fmt.Errorf("%w: skill %q is %s, not archived", local.ErrInvalid, name, st.evidence.Status)
+			return "", fmt.Errorf("%w: skill %q is %s, not archived", errkind.ErrInvalid, name, st.evidence.Status)
 		}
 		at := recordTime(st.entries, now)
 		entry := Entry{ID: newID(at), Skill: name, Action: ActionUnarchive, Source: SourceExplicit,

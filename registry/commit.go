@@ -18,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/safetext"
 )
@@ -144,7 +145,7 @@ func (r *Registry) checkClean(tree *object.Tree, paths []string) error {
 			return err
 		}
 		if fi, err := os.Lstat(r.abs(p)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return fmt.Errorf("%w: %s is a symlink; megagit writes its files in place and never through a link: replace the link with a copy of the file it points to (and commit that), then run the command again", local.ErrInvalid, p)
+			return fmt.Errorf("%w: %s is a symlink; megagit writes its files in place and never through a link: replace the link with a copy of the file it points to (and commit that), then run the command again", errkind.ErrInvalid, p)
 		}
 		onDisk, err := os.ReadFile(r.abs(p))
 		exists := err == nil
@@ -261,7 +262,7 @@ func (r *Registry) writeCommit(tree *object.Tree, changes []Change, message, wha
 func (r *Registry) refuseGitPaths(changes []Change) error {
 	for _, c := range changes {
 		if !c.Delete && local.HasDotGit(r.GitPath(c.Path)) {
-			return fmt.Errorf("%w: %s is inside a .git folder (in some spelling), which git refuses in a commit; megagit never commits one", local.ErrInvalid, c.Path)
+			return fmt.Errorf("%w: %s is inside a .git folder (in some spelling), which git refuses in a commit; megagit never commits one", errkind.ErrInvalid, c.Path)
 		}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
@@ -260,7 +261,7 @@ func TestCommitRefusesDotGitAndLocalInAnySpelling(t *testing.T) {
 		".megagit/local/config.yaml", ".megagit/LOCAL/config.yaml", ".MEGAGIT/local/x",
 	} {
 		_, err := r.WriteRaw("test: add\n", []registry.Change{{Path: p, Data: []byte("[core]\n")}})
-		if !errors.Is(err, local.ErrInvalid) {
+		if !errors.Is(err, errkind.ErrInvalid) {
 			t.Errorf("%s: err = %v, want ErrInvalid", p, err)
 		}
 	}

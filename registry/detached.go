@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/errkind"
 )
 
 // detachedHead explains why megagit cannot commit on a detached HEAD: the
@@ -18,8 +18,8 @@ func (r *Registry) detachedHead() error {
 		{"BISECT_LOG", "a git bisect is in progress", "end it with `git bisect reset`"},
 	} {
 		if _, err := os.Stat(filepath.Join(r.gitDir, op.file)); err == nil {
-			return fmt.Errorf("%w: %s in %s, so HEAD is on no branch and megagit has nowhere to commit; %s, then run the command again", local.ErrInvalid, op.what, r.gitRoot, op.fix)
+			return fmt.Errorf("%w: %s in %s, so HEAD is on no branch and megagit has nowhere to commit; %s, then run the command again", errkind.ErrInvalid, op.what, r.gitRoot, op.fix)
 		}
 	}
-	return fmt.Errorf("%w: HEAD is detached (on no branch), so megagit has nowhere to commit; check out the registry's branch (`git switch BRANCH`), then run the command again", local.ErrInvalid)
+	return fmt.Errorf("%w: HEAD is detached (on no branch), so megagit has nowhere to commit; check out the registry's branch (`git switch BRANCH`), then run the command again", errkind.ErrInvalid)
 }

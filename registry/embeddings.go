@@ -8,8 +8,7 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-
-	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/errkind"
 )
 
 // Folders whose files CommitFiles may write: generated data (the embedding
@@ -27,7 +26,7 @@ const (
 // the zero hash and no commit.
 func (r *Registry) CommitFiles(subject string, files map[string][]byte) (plumbing.Hash, error) {
 	if strings.TrimSpace(subject) == "" {
-		return plumbing.ZeroHash, fmt.Errorf("%w: commit subject is empty", local.ErrInvalid)
+		return plumbing.ZeroHash, fmt.Errorf("%w: commit subject is empty", errkind.ErrInvalid)
 	}
 	paths := make([]string, 0, len(files))
 	for p := range files {
@@ -66,7 +65,7 @@ func (r *Registry) CommitFiles(subject string, files map[string][]byte) (plumbin
 // generated-data folders and nothing else.
 func generatedPath(p string) error {
 	bad := func(why string) error {
-		return fmt.Errorf("%w: path %q: %s", local.ErrInvalid, p, why)
+		return fmt.Errorf("%w: path %q: %s", errkind.ErrInvalid, p, why)
 	}
 	if p == "" || strings.HasPrefix(p, "/") || strings.Contains(p, "\\") || path.Clean(p) != p {
 		return bad("want a clean registry-relative path with forward slashes")

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/registrytest"
 )
@@ -60,12 +60,12 @@ func TestCommitFilesRefusesOtherPaths(t *testing.T) {
 		`.megagit\models\x`, "",
 	} {
 		_, err := r.CommitFiles("x", map[string][]byte{p: []byte("x")})
-		if !errors.Is(err, local.ErrInvalid) {
-			t.Errorf("%q: err = %v, want local.ErrInvalid", p, err)
+		if !errors.Is(err, errkind.ErrInvalid) {
+			t.Errorf("%q: err = %v, want errkind.ErrInvalid", p, err)
 		}
 	}
-	if _, err := r.CommitFiles(" ", map[string][]byte{".megagit/models/m/model.json": nil}); !errors.Is(err, local.ErrInvalid) {
-		t.Errorf("empty subject: err = %v, want local.ErrInvalid", err)
+	if _, err := r.CommitFiles(" ", map[string][]byte{".megagit/models/m/model.json": nil}); !errors.Is(err, errkind.ErrInvalid) {
+		t.Errorf("empty subject: err = %v, want errkind.ErrInvalid", err)
 	}
 }
 

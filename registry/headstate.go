@@ -9,8 +9,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
-
-	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/errkind"
 )
 
 // PathState says how a folder's files on disk compare with HEAD's commit.
@@ -48,7 +47,7 @@ func (s PathState) String() string {
 // errs toward a restore; the error is only for a dir outside the registry.
 func (r *Registry) HeadState(dir string, names ...string) (PathState, error) {
 	if !filepath.IsLocal(filepath.FromSlash(dir)) {
-		return PathCommitted, fmt.Errorf("%w: %s is not a folder inside the registry", local.ErrInvalid, dir)
+		return PathCommitted, fmt.Errorf("%w: %s is not a folder inside the registry", errkind.ErrInvalid, dir)
 	}
 	tree, err := r.headCommitTree()
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/registrytest"
@@ -105,8 +106,8 @@ func TestHeadStateUnbornHead(t *testing.T) {
 func TestHeadStateRefusesPathsOutside(t *testing.T) {
 	r := registrytest.New(t)
 	for _, dir := range []string{"", "../elsewhere", "/tmp/x", filepath.Join(r.Root(), registry.EmbeddingsDir)} {
-		if _, err := r.HeadState(dir, "index.json"); !errors.Is(err, local.ErrInvalid) {
-			t.Errorf("HeadState(%q) err = %v, want local.ErrInvalid", dir, err)
+		if _, err := r.HeadState(dir, "index.json"); !errors.Is(err, errkind.ErrInvalid) {
+			t.Errorf("HeadState(%q) err = %v, want errkind.ErrInvalid", dir, err)
 		}
 	}
 }

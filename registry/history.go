@@ -13,8 +13,7 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
-
-	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/errkind"
 )
 
 // lazyRE compiles a regular expression on first use, not at program start:
@@ -170,7 +169,7 @@ func (r *Registry) resolveRevert(ref string) (map[string]bool, string, error) {
 	}
 	if h, err := r.repo.ResolveRevision(plumbing.Revision(rev)); err == nil {
 		if c, err = r.repo.CommitObject(*h); err != nil {
-			return nil, "", fmt.Errorf("%w: %s is not a commit", local.ErrInvalid, ref)
+			return nil, "", fmt.Errorf("%w: %s is not a commit", errkind.ErrInvalid, ref)
 		}
 	} else if hexRef().MatchString(ref) {
 		if c, err = r.findCommit(strings.ToLower(ref)); err != nil {
@@ -186,7 +185,7 @@ func (r *Registry) resolveRevert(ref string) (map[string]bool, string, error) {
 		}
 	}
 	if len(ids) == 0 {
-		return nil, "", fmt.Errorf("%w: commit %s records no verdict (no Megagit-Id trailer)", local.ErrInvalid, c.Hash.String()[:12])
+		return nil, "", fmt.Errorf("%w: commit %s records no verdict (no Megagit-Id trailer)", errkind.ErrInvalid, c.Hash.String()[:12])
 	}
 	return ids, c.Hash.String(), nil
 }
@@ -216,7 +215,7 @@ func (r *Registry) findCommit(prefix string) (*object.Commit, error) {
 	err = iter.ForEach(func(c *object.Commit) error {
 		if strings.HasPrefix(c.Hash.String(), prefix) {
 			if found != nil {
-				return fmt.Errorf("%w: commit prefix %s is ambiguous; give more characters", local.ErrInvalid, prefix)
+				return fmt.Errorf("%w: commit prefix %s is ambiguous; give more characters", errkind.ErrInvalid, prefix)
 			}
 			found = c
 		}

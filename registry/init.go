@@ -10,6 +10,7 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/local"
 )
 
@@ -35,7 +36,7 @@ func InitLayout(dir string, configYAML []byte, layout Layout, opts Options) (*Re
 		return nil, plumbing.ZeroHash, err
 	}
 	if st, err := os.Stat(filepath.Join(abs, local.MetaDir)); err == nil && !st.IsDir() {
-		return nil, plumbing.ZeroHash, fmt.Errorf("%w: %s", local.ErrInvalid, local.MetaFileError(filepath.Join(abs, local.MetaDir)))
+		return nil, plumbing.ZeroHash, fmt.Errorf("%w: %s", errkind.ErrInvalid, local.MetaFileError(filepath.Join(abs, local.MetaDir)))
 	} else if err == nil {
 		return nil, plumbing.ZeroHash, fmt.Errorf("%w: %s is already a megagit registry", ErrExists, abs)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/gitauth"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry/skillslock"
@@ -116,7 +117,7 @@ func (r *Registry) InstallSkills(items []Install, opts InstallOptions) ([]Instal
 		seen := map[string]bool{}
 		for _, it := range items {
 			if seen[it.Name] {
-				return "", nil, fmt.Errorf("%w: skill %q twice in one install", local.ErrInvalid, it.Name)
+				return "", nil, fmt.Errorf("%w: skill %q twice in one install", errkind.ErrInvalid, it.Name)
 			}
 			seen[it.Name] = true
 			it.Entry.Files = skillslock.HashFiles(it.Files)
@@ -144,7 +145,7 @@ func (r *Registry) InstallSkills(items []Install, opts InstallOptions) ([]Instal
 				opts.Action, it.Name, it.Entry.Source, it.Entry.Commit)
 		}
 		if len(errs) > 0 {
-			return "", nil, fmt.Errorf("%w: nothing installed: %s", local.ErrInvalid, strings.Join(errs, "; "))
+			return "", nil, fmt.Errorf("%w: nothing installed: %s", errkind.ErrInvalid, strings.Join(errs, "; "))
 		}
 		if len(changes) == 0 {
 			return "", nil, nil
@@ -185,7 +186,7 @@ func (r *Registry) installOne(it Install, lock skillslock.Lock, opts InstallOpti
 	}
 	skillMD, ok := it.Files["SKILL.md"]
 	if !ok {
-		return in, nil, nil, fmt.Errorf("%w: skill %q has no SKILL.md", local.ErrInvalid, it.Name)
+		return in, nil, nil, fmt.Errorf("%w: skill %q has no SKILL.md", errkind.ErrInvalid, it.Name)
 	}
 	dir := path.Join(r.opts.Roots[0], it.Name)
 	var existing *Skill
@@ -235,14 +236,14 @@ func (r *Registry) installOne(it Install, lock skillslock.Lock, opts InstallOpti
 	}
 	bare, err := f.WithoutEvidence()
 	if err != nil {
-		return in, nil, nil, fmt.Errorf("%w: %w", local.ErrInvalid, err)
+		return in, nil, nil, fmt.Errorf("%w: %w", errkind.ErrInvalid, err)
 	}
 	problems := skillfile.Lint(it.Name, in.Path, bare)
 	write := bare
 	if existing != nil && existing.File.HasEvidence() {
 		nf, err := skillfile.Parse(in.Path, bare)
 		if err != nil {
-			return in, nil, nil, fmt.Errorf("%w: %w", local.ErrInvalid, err)
+			return in, nil, nil, fmt.Errorf("%w: %w", errkind.ErrInvalid, err)
 		}
 		if write, err = nf.WithEvidence(existing.Evidence); err != nil {
 			return in, nil, nil, err
@@ -301,14 +302,14 @@ func checkFileName(name string, e skillslock.Entry) error {
 	}
 	clean := path.Clean(name)
 	if clean != name || path.IsAbs(name) || name == "." || strings.HasPrefix(name, "../") || name == ".." {
-		return fmt.Errorf("%w: %s: file %q is not a plain path inside the skill's folder", local.ErrInvalid, where, name)
+		return fmt.Errorf("%w: %s: file %q is not a plain path inside the skill's folder", errkind.ErrInvalid, where, name)
 	}
 	for _, part := range strings.Split(name, "/") {
 		if local.IsDotGit(part) {
-			return fmt.Errorf("%w: %s: file %q is inside a .git folder", local.ErrInvalid, where, name)
+			return fmt.Errorf("%w: %s: file %q is inside a .git folder", errkind.ErrInvalid, where, name)
 		}
 		if local.SameName(part, local.MetaDir) {
-			return fmt.Errorf("%w: %s: %s: %s", local.ErrInvalid, where, name, nestedMetaDir)
+			return fmt.Errorf("%w: %s: %s: %s", errkind.ErrInvalid, where, name, nestedMetaDir)
 		}
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/local"
 )
 
@@ -41,7 +42,7 @@ func ParseLayout(s string) (Layout, error) {
 	case string(LayoutBranch), string(LayoutRef):
 		return Layout(s), nil
 	}
-	return "", fmt.Errorf("%w: layout %q: want auto, branch or ref", local.ErrInvalid, s)
+	return "", fmt.Errorf("%w: layout %q: want auto, branch or ref", errkind.ErrInvalid, s)
 }
 
 // RegistryBranch is the branch a registry in the ref layout commits to. A
@@ -91,7 +92,7 @@ func readRefFile(root string) (plumbing.ReferenceName, error) {
 	}
 	name := plumbing.ReferenceName(strings.TrimSpace(string(data)))
 	if !name.IsBranch() || name.Validate() != nil {
-		return "", fmt.Errorf("%w: %s: %q is not a branch (want refs/heads/NAME)", local.ErrInvalid, path.Join(root, RefFile), strings.TrimSpace(string(data)))
+		return "", fmt.Errorf("%w: %s: %q is not a branch (want refs/heads/NAME)", errkind.ErrInvalid, path.Join(root, RefFile), strings.TrimSpace(string(data)))
 	}
 	return name, nil
 }
@@ -185,7 +186,7 @@ func (r *Registry) checkoutRegistryBranch() (plumbing.Hash, error) {
 			return nil
 		}
 		if !r.onDisk(rel) {
-			return fmt.Errorf("%w: branch %s holds %s, outside %s/: it is not a megagit registry branch", local.ErrInvalid, r.ref.Short(), f.Name, local.MetaDir)
+			return fmt.Errorf("%w: branch %s holds %s, outside %s/: it is not a megagit registry branch", errkind.ErrInvalid, r.ref.Short(), f.Name, local.MetaDir)
 		}
 		data, err := f.Contents()
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/local"
 )
 
@@ -50,7 +51,7 @@ func (r *Registry) MoveToRef(config []byte) (LayoutMove, error) {
 	}
 	if r.ref != "" {
 		if _, h, err := r.Head(); err != nil || !h.IsZero() {
-			return LayoutMove{}, fmt.Errorf("%w: the registry is already on its own branch %s", local.ErrInvalid, r.ref.Short())
+			return LayoutMove{}, fmt.Errorf("%w: the registry is already on its own branch %s", errkind.ErrInvalid, r.ref.Short())
 		}
 	}
 	if _, err := r.repo.Storer.Reference(RegistryBranch); err == nil {
@@ -58,7 +59,7 @@ func (r *Registry) MoveToRef(config []byte) (LayoutMove, error) {
 	}
 	head, err := r.repo.Head()
 	if err != nil {
-		return LayoutMove{}, fmt.Errorf("%w: the checked-out branch has no commit to move the registry from", local.ErrInvalid)
+		return LayoutMove{}, fmt.Errorf("%w: the checked-out branch has no commit to move the registry from", errkind.ErrInvalid)
 	}
 	tree, err := r.CommitTree(head.Hash())
 	if err != nil {
@@ -140,7 +141,7 @@ func (r *Registry) refChanges(tree *object.Tree, config []byte) ([]Change, []str
 			return nil // the project's
 		}
 		if !f.Mode.IsFile() {
-			return fmt.Errorf("%w: %s is not a regular file; the registry branch holds files only", local.ErrInvalid, rel)
+			return fmt.Errorf("%w: %s is not a regular file; the registry branch holds files only", errkind.ErrInvalid, rel)
 		}
 		data, err := f.Contents()
 		if err != nil {
@@ -180,7 +181,7 @@ func (r *Registry) MoveToBranch() (LayoutMove, error) {
 		return LayoutMove{}, err
 	}
 	if r.ref == "" {
-		return LayoutMove{}, fmt.Errorf("%w: the registry already commits to the checked-out branch", local.ErrInvalid)
+		return LayoutMove{}, fmt.Errorf("%w: the registry already commits to the checked-out branch", errkind.ErrInvalid)
 	}
 	_, regHead, err := r.Head()
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
@@ -150,7 +151,7 @@ func TestRefLayoutRefusesAForeignBranch(t *testing.T) {
 	git("commit", "-q", "-m", "not a registry")
 	git("checkout", "-q", "main")
 	_, _, err := registry.InitLayout(dir, []byte("roots: [.megagit/skills]\n"), registry.LayoutRef, registry.Options{})
-	if !errors.Is(err, local.ErrInvalid) || !strings.Contains(err.Error(), "not a megagit registry branch") {
+	if !errors.Is(err, errkind.ErrInvalid) || !strings.Contains(err.Error(), "not a megagit registry branch") {
 		t.Fatalf("want a refusal of branch megagit, got %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, local.MetaDir)); !os.IsNotExist(err) {

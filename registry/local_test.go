@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/local"
 )
 
@@ -25,8 +26,8 @@ func TestLocal(t *testing.T) {
 	if data, err := os.ReadFile(filepath.Join(r.LocalDir(), "sessions", "a.json")); err != nil || string(data) != "{}" {
 		t.Fatalf("cache file = %q, %v", data, err)
 	}
-	if _, err := r.Local().Prune("../x", time.Hour, time.Now()); !errors.Is(err, local.ErrInvalid) {
-		t.Errorf("Prune(../x) = %v, want local.ErrInvalid", err)
+	if _, err := r.Local().Prune("../x", time.Hour, time.Now()); !errors.Is(err, errkind.ErrInvalid) {
+		t.Errorf("Prune(../x) = %v, want errkind.ErrInvalid", err)
 	}
 
 	l, err := r.Local().Acquire(0)

@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/megagit/megagit/doctor"
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/local"
 )
 
@@ -239,7 +240,7 @@ func (r *Registry) localStateCheck() doctor.Check {
 func refuseLocalChanges(changes []Change) error {
 	for _, c := range changes {
 		if IsLocalPath(c.Path) && !(c.Delete && c.TreeOnly) {
-			return fmt.Errorf("%w: %s is under %s/, this machine's own state, which megagit never commits", local.ErrInvalid, c.Path, local.LocalDirName)
+			return fmt.Errorf("%w: %s is under %s/, this machine's own state, which megagit never commits", errkind.ErrInvalid, c.Path, local.LocalDirName)
 		}
 	}
 	return nil

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/registry/skillslock"
 )
 
@@ -24,7 +24,7 @@ func (r *Registry) ReadLock() (skillslock.Lock, error) {
 		return skillslock.Lock{}, err
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return skillslock.Lock{}, fmt.Errorf("%w: %s is empty, so which skills were installed from where is lost: bring it back with `git checkout HEAD -- %s` (or `git log -p -- %s` for an older version), or delete it if none is", local.ErrInvalid, skillslock.File, skillslock.File, skillslock.File)
+		return skillslock.Lock{}, fmt.Errorf("%w: %s is empty, so which skills were installed from where is lost: bring it back with `git checkout HEAD -- %s` (or `git log -p -- %s` for an older version), or delete it if none is", errkind.ErrInvalid, skillslock.File, skillslock.File, skillslock.File)
 	}
 	return skillslock.Parse(data)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/skillfile"
@@ -40,7 +41,7 @@ func NativeLedgerPath(key string) string {
 func checkNativeKey(key string) error {
 	name, sum, ok := strings.Cut(key, "@")
 	if !ok || len(sum) != 64 || strings.Trim(sum, "0123456789abcdef") != "" {
-		return fmt.Errorf("%w: %q is not a name@sha256 key", local.ErrInvalid, key)
+		return fmt.Errorf("%w: %q is not a name@sha256 key", errkind.ErrInvalid, key)
 	}
 	return skillfile.ValidateRef(name)
 }
@@ -87,10 +88,10 @@ func (r *Registry) applyNative(key string, inputs []VerdictInput, now time.Time)
 	var applied []Applied
 	for _, in := range inputs {
 		if in.Skill != name {
-			return Change{}, nil, fmt.Errorf("%w: verdict for %q recorded as %s", local.ErrInvalid, in.Skill, key)
+			return Change{}, nil, fmt.Errorf("%w: verdict for %q recorded as %s", errkind.ErrInvalid, in.Skill, key)
 		}
 		if _, err := lifecycle.ParseVerdict(string(in.Verdict)); err != nil {
-			return Change{}, nil, fmt.Errorf("%w: %v", local.ErrInvalid, err)
+			return Change{}, nil, fmt.Errorf("%w: %v", errkind.ErrInvalid, err)
 		}
 		entry := newEntry(in, recordTime(entries, now))
 		before := ev.Status

@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry/skillslock"
 	"github.com/megagit/megagit/skillfile"
@@ -91,7 +92,7 @@ func (r *Registry) RenameSkill(oldName, newName string) (Moved, plumbing.Hash, e
 			return "", nil, err
 		}
 		if oldName == newName {
-			return "", nil, fmt.Errorf("%w: skill %q already has that name", local.ErrInvalid, newName)
+			return "", nil, fmt.Errorf("%w: skill %q already has that name", errkind.ErrInvalid, newName)
 		}
 		if err := r.refuseTaken(newName); err != nil {
 			return "", nil, err
@@ -289,7 +290,7 @@ func (r *Registry) importDirs(found []importDir, subject string) ([]Moved, []ski
 		var msg strings.Builder
 		for _, d := range found {
 			if first, ok := seen[d.name]; ok {
-				return "", nil, fmt.Errorf("%w: skill %q is in both %s and %s", local.ErrInvalid, d.name, first, d.dir)
+				return "", nil, fmt.Errorf("%w: skill %q is in both %s and %s", errkind.ErrInvalid, d.name, first, d.dir)
 			}
 			seen[d.name] = d.dir
 			if err := r.refuseTaken(d.name); err != nil {
@@ -311,7 +312,7 @@ func (r *Registry) importDirs(found []importDir, subject string) ([]Moved, []ski
 			fmt.Fprintf(&msg, "Megagit-Action: import\nMegagit-Skill: %s\n", d.name)
 		}
 		if len(errs) > 0 {
-			return "", nil, fmt.Errorf("%w: nothing imported: %s", local.ErrInvalid, strings.Join(errs, "; "))
+			return "", nil, fmt.Errorf("%w: nothing imported: %s", errkind.ErrInvalid, strings.Join(errs, "; "))
 		}
 		if subject == "" {
 			names := make([]string, len(moved))
@@ -361,14 +362,14 @@ func skillDirs(src string) ([]importDir, []skillfile.Problem, error) {
 	}
 	st, err := os.Stat(abs)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %s: %v", local.ErrInvalid, src, err)
+		return nil, nil, fmt.Errorf("%w: %s: %v", errkind.ErrInvalid, src, err)
 	}
 	if !st.IsDir() {
-		return nil, nil, fmt.Errorf("%w: %s is not a folder: import a skill folder (with a SKILL.md) or a folder of them", local.ErrInvalid, src)
+		return nil, nil, fmt.Errorf("%w: %s is not a folder: import a skill folder (with a SKILL.md) or a folder of them", errkind.ErrInvalid, src)
 	}
 	if st, err := os.Stat(filepath.Join(abs, "SKILL.md")); err == nil {
 		if !st.Mode().IsRegular() {
-			return nil, nil, fmt.Errorf("%w: %s is not a file: a skill's SKILL.md must be one", local.ErrInvalid, filepath.Join(src, "SKILL.md"))
+			return nil, nil, fmt.Errorf("%w: %s is not a file: a skill's SKILL.md must be one", errkind.ErrInvalid, filepath.Join(src, "SKILL.md"))
 		}
 		return []importDir{{dir: abs, name: filepath.Base(abs)}}, nil, nil
 	}
@@ -404,9 +405,9 @@ func skillDirs(src string) ([]importDir, []skillfile.Problem, error) {
 			for i, p := range skipped {
 				links[i] = p.File
 			}
-			return nil, nil, fmt.Errorf("%w: %s holds no SKILL.md but in folders that are symlinks (%s), which import skips; import the folders they point to by their own paths", local.ErrInvalid, src, strings.Join(links, ", "))
+			return nil, nil, fmt.Errorf("%w: %s holds no SKILL.md but in folders that are symlinks (%s), which import skips; import the folders they point to by their own paths", errkind.ErrInvalid, src, strings.Join(links, ", "))
 		}
-		return nil, nil, fmt.Errorf("%w: %s holds no SKILL.md, nor do its folders", local.ErrInvalid, src)
+		return nil, nil, fmt.Errorf("%w: %s holds no SKILL.md, nor do its folders", errkind.ErrInvalid, src)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out, skipped, nil
@@ -429,12 +430,12 @@ func (r *Registry) importOne(d importDir, budget *int64) (Moved, []Change, []ski
 				return filepath.SkipDir
 			}
 			if local.SameName(e.Name(), local.MetaDir) {
-				return fmt.Errorf("%w: %s: %s", local.ErrInvalid, p, nestedMetaDir)
+				return fmt.Errorf("%w: %s: %s", errkind.ErrInvalid, p, nestedMetaDir)
 			}
 			return nil
 		}
 		if !e.Type().IsRegular() {
-			return fmt.Errorf("%w: %s is not a regular file (a symlink?); copy what it points to instead", local.ErrInvalid, p)
+			return fmt.Errorf("%w: %s is not a regular file (a symlink?); copy what it points to instead", errkind.ErrInvalid, p)
 		}
 		rel, err := filepath.Rel(d.dir, p)
 		if err != nil {
@@ -443,7 +444,7 @@ func (r *Registry) importOne(d importDir, budget *int64) (Moved, []Change, []ski
 		to := path.Join(dest, filepath.ToSlash(rel))
 		if info, err := e.Info(); err == nil {
 			if *budget -= info.Size(); *budget < 0 {
-				return fmt.Errorf("%w (%w): importing %s: the files to import are larger than %s in all (at %s); import fewer skills at a time, or leave large files out of the skill folder", local.ErrInvalid, local.ErrTooLarge, d.dir, local.Size(maxImportTotal), p)
+				return fmt.Errorf("%w (%w): importing %s: the files to import are larger than %s in all (at %s); import fewer skills at a time, or leave large files out of the skill folder", errkind.ErrInvalid, local.ErrTooLarge, d.dir, local.Size(maxImportTotal), p)
 			}
 		}
 		limit := int64(maxImportFile)
@@ -486,7 +487,7 @@ func withLedgerEvidence(rel string, data []byte, entries []Entry) ([]byte, error
 	}
 	f, err := skillfile.Parse(rel, data)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", local.ErrInvalid, err)
+		return nil, fmt.Errorf("%w: %w", errkind.ErrInvalid, err)
 	}
 	return f.WithEvidence(NativeEvidence(entries))
 }
@@ -517,7 +518,7 @@ func (r *Registry) regularFile(rel string) ([]byte, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: %s is not a regular file (a symlink?); move the skill by hand", local.ErrInvalid, rel)
+		return nil, fmt.Errorf("%w: %s is not a regular file (a symlink?); move the skill by hand", errkind.ErrInvalid, rel)
 	}
 	return readCapped(r.abs(rel), maxImportFile)
 }
@@ -601,7 +602,7 @@ func (r *Registry) MoveSkillToRoot(name, root, reason string) (Moved, plumbing.H
 		known = known || path.Clean(rt) == path.Clean(root)
 	}
 	if !known {
-		return m, plumbing.ZeroHash, fmt.Errorf("%w: %q is not one of the registry's roots %q", local.ErrInvalid, root, r.opts.Roots)
+		return m, plumbing.ZeroHash, fmt.Errorf("%w: %q is not one of the registry's roots %q", errkind.ErrInvalid, root, r.opts.Roots)
 	}
 	hash, err := r.writeLockedRaw(func() (string, []Change, error) {
 		s, err := r.Skill(name)
@@ -611,7 +612,7 @@ func (r *Registry) MoveSkillToRoot(name, root, reason string) (Moved, plumbing.H
 		oldDir := path.Dir(s.Path)
 		newDir := path.Join(path.Clean(root), name)
 		if oldDir == newDir {
-			return "", nil, fmt.Errorf("%w: skill %q is already in %s", local.ErrInvalid, name, root)
+			return "", nil, fmt.Errorf("%w: skill %q is already in %s", errkind.ErrInvalid, name, root)
 		}
 		if _, err := os.Lstat(r.abs(newDir)); err == nil {
 			return "", nil, fmt.Errorf("%w: %s exists; move or delete it first", ErrExists, newDir)

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/megagit/megagit/doctor"
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/lifecycle"
-	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/registrytest"
 )
@@ -207,13 +207,13 @@ func TestImportSkills(t *testing.T) {
 	writeFile(t, filepath.Join(bad, "good", "SKILL.md"), "---\nname: good\ndescription: fine\n---\n")
 	writeFile(t, filepath.Join(bad, "three", "SKILL.md"), "---\nname: four\ndescription: d\n---\n")
 	_, _, _, err = r.ImportSkills([]string{bad})
-	if !errors.Is(err, local.ErrInvalid) || !strings.Contains(err.Error(), `"four" does not match the folder name "three"`) {
+	if !errors.Is(err, errkind.ErrInvalid) || !strings.Contains(err.Error(), `"four" does not match the folder name "three"`) {
 		t.Errorf("import of a skill whose name does not match its folder: %v", err)
 	}
 	if _, err := os.Stat(r.Abs("skills/good")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a refused import wrote skills/good: %v", err)
 	}
-	if _, _, _, err := r.ImportSkills([]string{filepath.Join(src, "not-a-skill")}); !errors.Is(err, local.ErrInvalid) {
+	if _, _, _, err := r.ImportSkills([]string{filepath.Join(src, "not-a-skill")}); !errors.Is(err, errkind.ErrInvalid) {
 		t.Errorf("import of a folder without skills: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/skillfile"
@@ -78,7 +79,7 @@ func (r *Registry) readCapped(rel string, max int64) ([]byte, error) {
 func (r *Registry) loadSkill(rel string) (*Skill, error) {
 	name := path.Base(path.Dir(rel))
 	if err := skillfile.ValidateName(name); err != nil {
-		return nil, fmt.Errorf("%w: %s: folder name: %v", local.ErrInvalid, rel, err)
+		return nil, fmt.Errorf("%w: %s: folder name: %v", errkind.ErrInvalid, rel, err)
 	}
 	data, err := r.readInside(rel)
 	if err != nil {
@@ -86,11 +87,11 @@ func (r *Registry) loadSkill(rel string) (*Skill, error) {
 	}
 	f, err := skillfile.Parse(rel, data)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", local.ErrInvalid, err)
+		return nil, fmt.Errorf("%w: %w", errkind.ErrInvalid, err)
 	}
 	ev, err := f.Evidence()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", local.ErrInvalid, err)
+		return nil, fmt.Errorf("%w: %w", errkind.ErrInvalid, err)
 	}
 	s := &Skill{Name: name, Path: rel, File: f, Evidence: ev}
 	s.NoImplicit, s.PolicyErr = r.openAIPolicy(path.Join(path.Dir(rel), skillfile.OpenAIPolicyFile))
@@ -106,7 +107,7 @@ func (r *Registry) openAIPolicy(rel string) (noImplicit bool, err error) {
 		return false, nil
 	}
 	if err != nil {
-		return true, fmt.Errorf("%w: %s: %w", local.ErrInvalid, rel, err)
+		return true, fmt.Errorf("%w: %s: %w", errkind.ErrInvalid, rel, err)
 	}
 	implicit, err := skillfile.ParseOpenAIPolicy(rel, data)
 	if err != nil {

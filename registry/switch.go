@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/lifecycle"
-	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/safetext"
 )
 
@@ -24,7 +24,7 @@ import (
 func switchEntry(skill string, disable bool, reason string, entries []Entry, now time.Time) (Entry, error) {
 	reason, _ = safetext.Reason.Clean(reason)
 	if strings.TrimSpace(reason) == "" {
-		return Entry{}, fmt.Errorf("%w: --reason is required: say why the skill is turned off or on", local.ErrInvalid)
+		return Entry{}, fmt.Errorf("%w: --reason is required: say why the skill is turned off or on", errkind.ErrInvalid)
 	}
 	action := ActionEnable
 	if disable {
@@ -40,9 +40,9 @@ func switchEntry(skill string, disable bool, reason string, entries []Entry, now
 func checkSwitch(skill string, disable bool, ev lifecycle.Evidence) error {
 	switch {
 	case disable && ev.Disabled != "":
-		return fmt.Errorf("%w: skill %q is already disabled (%s)", local.ErrInvalid, skill, ev.Disabled)
+		return fmt.Errorf("%w: skill %q is already disabled (%s)", errkind.ErrInvalid, skill, ev.Disabled)
 	case !disable && ev.Disabled == "":
-		return fmt.Errorf("%w: skill %q is not disabled", local.ErrInvalid, skill)
+		return fmt.Errorf("%w: skill %q is not disabled", errkind.ErrInvalid, skill)
 	}
 	return nil
 }

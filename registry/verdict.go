@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/lifecycle"
-	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/safetext"
 )
 
@@ -68,7 +68,7 @@ func (e *edit) state(name string) (*skillState, error) {
 	if n := s.File.Name(); n != name && !isLink(e.r.abs(s.Path)) {
 		// The agents know the skill by its name: a verdict must not land
 		// on a skill they call something else.
-		return nil, fmt.Errorf("%w: %s: field name: %q does not match the folder name %q; rename one of them (megagit skill mv) before recording verdicts", local.ErrInvalid, s.Path, n, name)
+		return nil, fmt.Errorf("%w: %s: field name: %q does not match the folder name %q; rename one of them (megagit skill mv) before recording verdicts", errkind.ErrInvalid, s.Path, n, name)
 	}
 	data, err := e.r.readLedger(LedgerPath(name))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -172,7 +172,7 @@ func (r *Registry) RecordBatch(own []VerdictInput, native []NativeBatch, now tim
 	hash, err := r.writeLocked(func(e *edit) (string, error) {
 		for _, in := range own {
 			if _, err := lifecycle.ParseVerdict(string(in.Verdict)); err != nil {
-				return "", fmt.Errorf("%w: %v", local.ErrInvalid, err)
+				return "", fmt.Errorf("%w: %v", errkind.ErrInvalid, err)
 			}
 			st, err := e.state(in.Skill)
 			if err != nil {

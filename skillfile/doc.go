@@ -8,10 +8,6 @@
 // the file (see WithEvidence).
 package skillfile
 
-import "errors"
-
-// ErrInvalid marks a bad skill name, SKILL.md or frontmatter field, so the
-// command layer maps it to the "invalid input" exit code. It is born here,
-// apart from local's ErrInvalid, because a pure room imports no
-// file-layout code.
-var ErrInvalid = errors.New("invalid input")
+// A bad skill name, SKILL.md or frontmatter field is an
+// errkind.ErrInvalid, which the command layer maps to the "invalid input"
+// exit code.

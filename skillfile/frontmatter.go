@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/megagit/megagit/errkind"
 	"gopkg.in/yaml.v3"
 )
 
@@ -14,7 +15,7 @@ import (
 const MaxSize = 4 << 20
 
 // FieldError points the user at the exact file, line and field to fix.
-// It matches ErrInvalid with errors.Is, so the command layer maps it to the
+// It matches errkind.ErrInvalid with errors.Is, so the command layer maps it to the
 // "invalid input" exit code.
 type FieldError struct {
 	File  string
@@ -40,8 +41,8 @@ func (e *FieldError) Error() string {
 	return b.String()
 }
 
-// Is makes every FieldError an ErrInvalid for exit-code mapping.
-func (e *FieldError) Is(target error) bool { return target == ErrInvalid }
+// Is makes every FieldError an errkind.ErrInvalid for exit-code mapping.
+func (e *FieldError) Is(target error) bool { return target == errkind.ErrInvalid }
 
 // File is a parsed SKILL.md that remembers its exact bytes, so the
 // evidence block can be rewritten without disturbing anything else.

@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/lifecycle"
 )
 
@@ -157,8 +158,8 @@ func TestSkillFileParseErrors(t *testing.T) {
 			if !errors.As(err, &fe) {
 				t.Fatalf("error %v (%T) is not a *FieldError", err, err)
 			}
-			if !errors.Is(err, ErrInvalid) {
-				t.Errorf("error %v does not match ErrInvalid", err)
+			if !errors.Is(err, errkind.ErrInvalid) {
+				t.Errorf("error %v does not match errkind.ErrInvalid", err)
 			}
 			if fe.File != "skills/x/SKILL.md" || (tt.line != 0 && fe.Line != tt.line) || fe.Field != tt.field || !strings.Contains(fe.Msg, tt.msg) {
 				t.Errorf("got %#v, want line %d field %q msg containing %q", fe, tt.line, tt.field, tt.msg)

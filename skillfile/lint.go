@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/megagit/megagit/errkind"
 	"gopkg.in/yaml.v3"
 )
 
@@ -40,7 +41,7 @@ func Lint(dirName, path string, data []byte) []Problem {
 		ps = append(ps, Problem{File: path, Line: line, Field: field, Message: msg, Severity: sev})
 	}
 	if err := ValidateName(dirName); err != nil {
-		add(SeverityError, 0, "name", "folder name: "+strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
+		add(SeverityError, 0, "name", "folder name: "+strings.TrimPrefix(err.Error(), errkind.ErrInvalid.Error()+": "))
 	}
 	f, err := Parse(path, data)
 	if err != nil {

@@ -3,6 +3,8 @@ package skillfile
 import (
 	"fmt"
 	"strings"
+
+	"github.com/megagit/megagit/errkind"
 )
 
 // maxNameLength is the longest skill id, the agentskills.io limit.
@@ -19,10 +21,10 @@ func ValidateName(name string) error {
 		if len(shown) > 80 {
 			shown = shown[:80] + "..."
 		}
-		return fmt.Errorf("%w: skill name %q %s; %s", ErrInvalid, shown, why, nameRule)
+		return fmt.Errorf("%w: skill name %q %s; %s", errkind.ErrInvalid, shown, why, nameRule)
 	}
 	if name == "" {
-		return fmt.Errorf("%w: skill name is empty; %s", ErrInvalid, nameRule)
+		return fmt.Errorf("%w: skill name is empty; %s", errkind.ErrInvalid, nameRule)
 	}
 	for i, r := range name {
 		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' {

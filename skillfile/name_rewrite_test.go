@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/megagit/megagit/errkind"
 )
 
 func TestWithName(t *testing.T) {
@@ -32,7 +34,7 @@ func TestWithName(t *testing.T) {
 			}
 			got, err := f.WithName(tt.to)
 			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) || !errors.Is(err, ErrInvalid) {
+				if err == nil || !strings.Contains(err.Error(), tt.err) || !errors.Is(err, errkind.ErrInvalid) {
 					t.Fatalf("WithName(%q) = %q, %v; want an invalid-input error containing %q", tt.to, got, err, tt.err)
 				}
 				return

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/megagit/megagit/errkind"
 )
 
 func TestValidateName(t *testing.T) {
@@ -43,8 +45,8 @@ func TestValidateName(t *testing.T) {
 			if err == nil {
 				t.Fatalf("ValidateName(%q) = nil, want an error", tt.name)
 			}
-			if !errors.Is(err, ErrInvalid) {
-				t.Errorf("error %v does not match ErrInvalid", err)
+			if !errors.Is(err, errkind.ErrInvalid) {
+				t.Errorf("error %v does not match errkind.ErrInvalid", err)
 			}
 			if !strings.Contains(err.Error(), tt.msg) || !strings.Contains(err.Error(), "lowercase letters (a-z), digits and hyphens") {
 				t.Errorf("ValidateName(%q) = %q, want it to contain %q and the rule", tt.name, err, tt.msg)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/megagit/megagit/errkind"
 	"gopkg.in/yaml.v3"
 )
 
@@ -109,32 +110,32 @@ const OpenAIPolicyFile = "agents/openai.yaml"
 func ParseOpenAIPolicy(path string, data []byte) (implicit bool, err error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return false, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+		return false, fmt.Errorf("%w: %s: %v", errkind.ErrInvalid, path, err)
 	}
 	if len(doc.Content) == 0 {
 		return true, nil // an empty file
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return false, fmt.Errorf("%w: %s: must be a mapping, found %s", ErrInvalid, path, fmKindName(root))
+		return false, fmt.Errorf("%w: %s: must be a mapping, found %s", errkind.ErrInvalid, path, fmKindName(root))
 	}
 	policy := mapValue(root, "policy")
 	if policy == nil || policy.Kind == yaml.ScalarNode && policy.ShortTag() == "!!null" {
 		return true, nil
 	}
 	if policy.Kind != yaml.MappingNode {
-		return false, fmt.Errorf("%w: %s:%d: field policy: must be a mapping, found %s", ErrInvalid, path, policy.Line, fmKindName(policy))
+		return false, fmt.Errorf("%w: %s:%d: field policy: must be a mapping, found %s", errkind.ErrInvalid, path, policy.Line, fmKindName(policy))
 	}
 	v := mapValue(policy, "allow_implicit_invocation")
 	if v == nil || v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null" {
 		return true, nil
 	}
 	if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!bool" {
-		return false, fmt.Errorf("%w: %s:%d: field policy.allow_implicit_invocation: must be true or false, found %s", ErrInvalid, path, v.Line, fmKindName(v))
+		return false, fmt.Errorf("%w: %s:%d: field policy.allow_implicit_invocation: must be true or false, found %s", errkind.ErrInvalid, path, v.Line, fmKindName(v))
 	}
 	var b bool
 	if err := v.Decode(&b); err != nil {
-		return false, fmt.Errorf("%w: %s:%d: field policy.allow_implicit_invocation: %v", ErrInvalid, path, v.Line, err)
+		return false, fmt.Errorf("%w: %s:%d: field policy.allow_implicit_invocation: %v", errkind.ErrInvalid, path, v.Line, err)
 	}
 	return b, nil
 }

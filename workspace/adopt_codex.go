@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/megagit/megagit/errkind"
 	install "github.com/megagit/megagit/hook/install"
-	"github.com/megagit/megagit/local"
 )
 
 // Codex (0.171.0) has one per-skill switch: an entry of [[skills.config]]
@@ -50,7 +50,7 @@ func (w *Workspace) readCodexConfig() (*codexConfig, error) {
 	}
 	rules, err := install.CodexSkillRules(data)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", local.ErrInvalid, file, err)
+		return nil, fmt.Errorf("%w: %s: %v", errkind.ErrInvalid, file, err)
 	}
 	return &codexConfig{file: file, rules: rules}, nil
 }

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/megagit/megagit/audit"
+	"github.com/megagit/megagit/errkind"
 	install "github.com/megagit/megagit/hook/install"
-	"github.com/megagit/megagit/local"
 )
 
 // listers are the agents that list the skills of the native folder dir
@@ -297,7 +297,7 @@ func checkSwitch(h Hidden, file string) error {
 		return err
 	}
 	if _, err := switches[h.Agent].set(data, h.key()); err != nil {
-		return fmt.Errorf("%w: %s: %v", local.ErrInvalid, file, err)
+		return fmt.Errorf("%w: %s: %v", errkind.ErrInvalid, file, err)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
 )
@@ -50,17 +51,17 @@ func (w *Workspace) Adopted() ([]Adoption, error) {
 	}
 	var out []Adoption
 	if err := json.Unmarshal(data, &out); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v (it lists what `megagit adopt --restore` puts back)", local.ErrInvalid, p, err)
+		return nil, fmt.Errorf("%w: %s: %v (it lists what `megagit adopt --restore` puts back)", errkind.ErrInvalid, p, err)
 	}
 	for i, a := range out {
 		if a.Name == "" || strings.ContainsAny(a.Name, `/\`) || a.Name == "." || a.Name == ".." {
-			return nil, fmt.Errorf("%w: %s: entry %d: field name: %q is not a skill name", local.ErrInvalid, p, i+1, a.Name)
+			return nil, fmt.Errorf("%w: %s: entry %d: field name: %q is not a skill name", errkind.ErrInvalid, p, i+1, a.Name)
 		}
 		if a.Scope != KindProject && a.Scope != KindUser {
-			return nil, fmt.Errorf("%w: %s: skill %q: field scope: %q, want project or user", local.ErrInvalid, p, a.Name, a.Scope)
+			return nil, fmt.Errorf("%w: %s: skill %q: field scope: %q, want project or user", errkind.ErrInvalid, p, a.Name, a.Scope)
 		}
 		if a.State != "" && a.State != StateAdopting && a.State != StateRestoring {
-			return nil, fmt.Errorf("%w: %s: skill %q: field state: %q, want %s, %s or none", local.ErrInvalid, p, a.Name, a.State, StateAdopting, StateRestoring)
+			return nil, fmt.Errorf("%w: %s: skill %q: field state: %q, want %s, %s or none", errkind.ErrInvalid, p, a.Name, a.State, StateAdopting, StateRestoring)
 		}
 	}
 	return out, nil
@@ -142,7 +143,7 @@ func (w *Workspace) base(a Adoption) (string, error) {
 	if a.Scope == KindUser {
 		home, err := os.UserHomeDir()
 		if err != nil || home == "" {
-			return "", fmt.Errorf("%w: no home folder to restore %s into", local.ErrInvalid, a.Name)
+			return "", fmt.Errorf("%w: no home folder to restore %s into", errkind.ErrInvalid, a.Name)
 		}
 		return home, nil
 	}
@@ -165,7 +166,7 @@ func (w *Workspace) destOf(a Adoption) (string, error) {
 	}
 	bad := func(why string) error {
 		return fmt.Errorf("%w: %s: skill %q: field from: %s %s; nothing of it was restored: put its registry copy %s back by hand, or fix the field",
-			local.ErrInvalid, w.adoptedPath(), a.Name, a.From, why, a.Path)
+			errkind.ErrInvalid, w.adoptedPath(), a.Name, a.From, why, a.Path)
 	}
 	rel := filepath.FromSlash(a.From)
 	if filepath.IsAbs(a.From) {

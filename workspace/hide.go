@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/megagit/megagit/errkind"
 	install "github.com/megagit/megagit/hook/install"
 	"github.com/megagit/megagit/local"
 )
@@ -176,26 +177,26 @@ func (w *Workspace) Switches() ([]Hidden, error) {
 	}
 	var out []Hidden
 	if err := json.Unmarshal(data, &out); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v (it lists the agents' settings `megagit adopt --restore` takes back)", local.ErrInvalid, p, err)
+		return nil, fmt.Errorf("%w: %s: %v (it lists the agents' settings `megagit adopt --restore` takes back)", errkind.ErrInvalid, p, err)
 	}
 	for i, h := range out {
 		if _, ok := switches[h.Agent]; !ok {
-			return nil, fmt.Errorf("%w: %s: entry %d: field agent: %q, want claude, codex or gemini", local.ErrInvalid, p, i+1, h.Agent)
+			return nil, fmt.Errorf("%w: %s: entry %d: field agent: %q, want claude, codex or gemini", errkind.ErrInvalid, p, i+1, h.Agent)
 		}
 		if h.Scope != KindProject && h.Scope != KindUser {
-			return nil, fmt.Errorf("%w: %s: entry %d: field scope: %q, want project or user", local.ErrInvalid, p, i+1, h.Scope)
+			return nil, fmt.Errorf("%w: %s: entry %d: field scope: %q, want project or user", errkind.ErrInvalid, p, i+1, h.Scope)
 		}
 		if h.Name == "" {
-			return nil, fmt.Errorf("%w: %s: entry %d: field name: empty", local.ErrInvalid, p, i+1)
+			return nil, fmt.Errorf("%w: %s: entry %d: field name: empty", errkind.ErrInvalid, p, i+1)
 		}
 		if !filepath.IsLocal(filepath.FromSlash(h.File)) || path2agent(h.File) != h.Agent {
-			return nil, fmt.Errorf("%w: %s: entry %d: field file: %q is not one of %s's settings files", local.ErrInvalid, p, i+1, h.File, h.Agent)
+			return nil, fmt.Errorf("%w: %s: entry %d: field file: %q is not one of %s's settings files", errkind.ErrInvalid, p, i+1, h.File, h.Agent)
 		}
 		if h.Agent == "codex" && !filepath.IsAbs(h.Key) {
-			return nil, fmt.Errorf("%w: %s: entry %d: field key: %q, want the skill's SKILL.md, absolute", local.ErrInvalid, p, i+1, h.Key)
+			return nil, fmt.Errorf("%w: %s: entry %d: field key: %q, want the skill's SKILL.md, absolute", errkind.ErrInvalid, p, i+1, h.Key)
 		}
 		if h.State != "" && h.State != StateHiding && h.State != StateShowing {
-			return nil, fmt.Errorf("%w: %s: entry %d: field state: %q, want %s, %s or none", local.ErrInvalid, p, i+1, h.State, StateHiding, StateShowing)
+			return nil, fmt.Errorf("%w: %s: entry %d: field state: %q, want %s, %s or none", errkind.ErrInvalid, p, i+1, h.State, StateHiding, StateShowing)
 		}
 	}
 	return out, nil
@@ -274,7 +275,7 @@ func (w *Workspace) switchBase(scope string) (string, error) {
 	if scope == KindUser {
 		home, err := os.UserHomeDir()
 		if err != nil || home == "" {
-			return "", fmt.Errorf("%w: no home folder for the agents' user settings", local.ErrInvalid)
+			return "", fmt.Errorf("%w: no home folder for the agents' user settings", errkind.ErrInvalid)
 		}
 		return home, nil
 	}
@@ -290,7 +291,7 @@ func switchState(file string, h Hidden) (ours bool, now string, err error) {
 	}
 	now, err = switches[h.Agent].get(data, h.key())
 	if err != nil {
-		return false, "", fmt.Errorf("%w: %s: %v", local.ErrInvalid, file, err)
+		return false, "", fmt.Errorf("%w: %s: %v", errkind.ErrInvalid, file, err)
 	}
 	return now == h.Value, now, nil
 }
@@ -321,7 +322,7 @@ func applySwitch(file string, h Hidden, on bool) (Hidden, error) {
 		updated, err = sw.del(data, h.key())
 	}
 	if err != nil {
-		return h, fmt.Errorf("%w: %s: %v", local.ErrInvalid, file, err)
+		return h, fmt.Errorf("%w: %s: %v", errkind.ErrInvalid, file, err)
 	}
 	if on {
 		h.After = sum(updated)

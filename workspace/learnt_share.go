@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/learn/learnt"
-	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
 )
 
@@ -37,7 +37,7 @@ func (w *Workspace) PlanShare(skills []string) (SharePlan, error) {
 		return plan, err
 	}
 	if bad > 0 {
-		return plan, fmt.Errorf("%w: %s: %d line(s) that are not a learnt prompt; `megagit learn forget --all` clears the file", local.ErrInvalid, learnt.LearntPath(w.Reg.Local()), bad)
+		return plan, fmt.Errorf("%w: %s: %d line(s) that are not a learnt prompt; `megagit learn forget --all` clears the file", errkind.ErrInvalid, learnt.LearntPath(w.Reg.Local()), bad)
 	}
 	c, err := w.Catalog()
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/megagit/megagit/config"
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
 	"github.com/spf13/pflag"
@@ -139,7 +140,7 @@ func (w *Workspace) NativeLedger(key string) ([]registry.Entry, error) {
 // data folder, and the registry in it, are the user's alone.
 func initUserRegistry(dir string, warn func(string)) error {
 	if dir == "" {
-		return fmt.Errorf("%w: no home folder, so no user registry: set %s (or user_registry in %s)", local.ErrInvalid, config.UserRegistryEnv, config.UserFile())
+		return fmt.Errorf("%w: no home folder, so no user registry: set %s (or user_registry in %s)", errkind.ErrInvalid, config.UserRegistryEnv, config.UserFile())
 	}
 	if dir == config.UserRegistryDefault() {
 		if err := local.MkdirPrivate(filepath.Dir(dir)); err != nil {

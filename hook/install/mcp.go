@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/hook"
-	"github.com/megagit/megagit/local"
 )
 
 // MCPServerName is the name `megagit mcp` is registered under in every
@@ -95,7 +95,7 @@ func RunMCP(opts Options) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", local.ErrInvalid, path, err)
+		return fmt.Errorf("%w: %s: %v", errkind.ErrInvalid, path, err)
 	}
 	if string(updated) == string(old) {
 		fmt.Fprintf(opts.ErrOut, "megagit: the MCP server in %s is up to date\n", path)

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/local"
 )
@@ -80,7 +81,7 @@ func Run(opts Options) (Result, error) {
 		}
 	}
 	if err != nil {
-		return res, fmt.Errorf("%w: %s: %v", local.ErrInvalid, path, err)
+		return res, fmt.Errorf("%w: %s: %v", errkind.ErrInvalid, path, err)
 	}
 	if string(updated) == string(old) {
 		fmt.Fprintf(opts.ErrOut, "megagit: %s is up to date\n", path)
@@ -218,7 +219,7 @@ func readSettings(path string) (target string, data []byte, err error) {
 	target = path
 	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		if target, err = filepath.EvalSymlinks(path); err != nil {
-			return "", nil, fmt.Errorf("%w: %s is a symlink to a file that does not exist; create that file or remove the link", local.ErrInvalid, path)
+			return "", nil, fmt.Errorf("%w: %s is a symlink to a file that does not exist; create that file or remove the link", errkind.ErrInvalid, path)
 		}
 	}
 	data, err = local.ReadRegular(target, maxSettings)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
@@ -90,7 +91,7 @@ func FlushPending(dir local.Dir, store Store, now time.Time) (recorded int, err 
 		}
 		var inputs []registry.VerdictInput
 		if err := json.Unmarshal(data, &inputs); err != nil {
-			return recorded, fmt.Errorf("%s: %w: %v", f, local.ErrInvalid, err)
+			return recorded, fmt.Errorf("%s: %w: %v", f, errkind.ErrInvalid, err)
 		}
 		ledgers, err := store.Ledgers()
 		if err != nil {

@@ -83,3 +83,31 @@ func TestBadVoice(t *testing.T) {
 		}
 	}
 }
+
+// One family of invalid-input errors: errkind.ErrInvalid. A package with
+// its own wording makes a member (errkind.Invalid), never a sentinel of
+// its own that the exit codes would have to learn.
+func TestOneInvalidSentinel(t *testing.T) {
+	for ip, p := range loadModule(t) {
+		if ip == module+"/errkind" {
+			continue
+		}
+		for file, f := range p.files {
+			ast.Inspect(f, func(n ast.Node) bool {
+				vs, ok := n.(*ast.ValueSpec)
+				if !ok {
+					return true
+				}
+				for i, name := range vs.Names {
+					if name.Name != "ErrInvalid" || i >= len(vs.Values) {
+						continue
+					}
+					if call, ok := vs.Values[i].(*ast.CallExpr); ok && isErrorMaker(call.Fun) {
+						t.Errorf("%s/%s declares its own ErrInvalid: use errkind.ErrInvalid, or errkind.Invalid for a wording of its own", strings.TrimPrefix(ip, module+"/"), file)
+					}
+				}
+				return true
+			})
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/megagit/megagit/doctor"
 	"github.com/megagit/megagit/embedcache"
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/hook/install"
 	"github.com/megagit/megagit/hook/stop"
 	"github.com/megagit/megagit/local"
@@ -246,7 +247,7 @@ func doctorReport(a *app, opts *doctorOptions, checks []doctor.Check) error {
 // localDirCheck is the one check doctor runs when .megagit/local is not a
 // folder (a symlink, a file): the others read the registry through it.
 func localDirCheck(root string) doctor.Check {
-	detail := strings.TrimPrefix(local.Open(root, 0).Check().Error(), local.ErrInvalid.Error()+": ")
+	detail := strings.TrimPrefix(local.Open(root, 0).Check().Error(), errkind.ErrInvalid.Error()+": ")
 	detail, _, _ = strings.Cut(detail, " (`megagit doctor --fix`")
 	return doctor.Check{Name: "local state", Status: doctor.Fail, Detail: detail + "; the other checks run once it is one",
 		Hint: "`megagit doctor --fix` replaces it with a folder (a file is kept beside it) and stops tracking it"}

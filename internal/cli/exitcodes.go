@@ -3,13 +3,12 @@ package cli
 import (
 	"errors"
 
-	"github.com/megagit/megagit/config"
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/gitnet"
 
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/route/server"
-	"github.com/megagit/megagit/skillfile"
 	"github.com/spf13/cobra"
 )
 
@@ -44,7 +43,7 @@ func exitCode(err error) int {
 		return exitNotRegistry
 	case errors.Is(err, registry.ErrNotFound):
 		return exitNotFound
-	case errors.Is(err, local.ErrInvalid), errors.Is(err, skillfile.ErrInvalid), errors.Is(err, registry.ErrExists), errors.Is(err, config.ErrInvalid):
+	case errors.Is(err, errkind.ErrInvalid), errors.Is(err, registry.ErrExists):
 		return exitInvalid
 	case errors.Is(err, local.ErrLocked), errors.Is(err, server.ErrRunning):
 		return exitLocked

@@ -8,7 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/megagit/megagit/config"
-	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/registry"
 	"github.com/spf13/cobra"
 )
@@ -67,7 +67,7 @@ func initRun(opts *initOptions) error {
 		}
 		if abs != top {
 			if opts.named {
-				return withHint(fmt.Errorf("%w: %s is inside the git work tree %s: a project's registry goes at its top", local.ErrInvalid, opts.dir, top),
+				return withHint(fmt.Errorf("%w: %s is inside the git work tree %s: a project's registry goes at its top", errkind.ErrInvalid, opts.dir, top),
 					fmt.Sprintf("run `megagit init %s`, or `megagit init --here %s` to keep it in that folder (megagit then finds it only from inside it, or with -C)", top, opts.dir))
 			}
 			opts.app.say(fmt.Sprintf("megagit: %s is inside the git work tree %s: creating the registry at its top", abs, top))

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 
 	"github.com/megagit/megagit/config"
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/learn"
-	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/route/dense"
 	"github.com/megagit/megagit/workspace"
@@ -116,7 +116,7 @@ func modelAdaptRun(opts *modelAdaptOptions) error {
 		data.Helpful(), len(data.Train), len(data.Held), data.SkillsWithEvidence, len(data.Harmful), data.Contradictory)
 	res, err := learn.Adapt(ctx, base, data, opts.cfg, nil)
 	if errors.Is(err, learn.ErrTooLittleEvidence) {
-		return withHint(fmt.Errorf("%w: %w", local.ErrInvalid, err),
+		return withHint(fmt.Errorf("%w: %w", errkind.ErrInvalid, err),
 			fmt.Sprintf("record verdicts with a context (megagit verdict NAME HELPFUL --context \"the prompt\"); adapt needs %d or more helpful contexts and a skill with two or more", learn.MinAdaptHelpful))
 	}
 	if err != nil {

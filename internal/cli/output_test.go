@@ -48,7 +48,7 @@ func TestTablesOnATerminal(t *testing.T) {
 		{[]string{"skill", "list"}, "NAME\tSTATUS\tHELPFUL\tHARMFUL\tSTREAK\tWEIGHT\tORIGIN\tSOURCE\tPATH", "flaky-tests"},
 		{[]string{"log"}, "TIME\tCOMMIT\tSKILL\tVERDICT\tSTATUS\tREASON", "found the race"},
 		{[]string{"lint"}, "FILE\tLINE\tFIELD\tSEVERITY\tMESSAGE", "skills/long-winded/SKILL.md"},
-		{[]string{"config"}, "KEY\tVALUE\tSOURCE", "route.top_k"},
+		{[]string{"config"}, "KEY\tIN FORCE\tSOURCE", "route.top_k"},
 		{[]string{"doctor", "--offline"}, "STATUS\tCHECK\tDETAIL\tHINT", "hooks"},
 	}
 	for _, tt := range tests {

@@ -15,8 +15,8 @@ import (
 	"github.com/sergi/go-diff/diffmatchpatch"
 
 	"github.com/megagit/megagit/audit"
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/gitauth"
-	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/regsync"
 	"github.com/megagit/megagit/registry/skillslock"
@@ -203,7 +203,7 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 		if _, err := e.Reg.Skill(n); err != nil {
 			return err
 		}
-		return fmt.Errorf("%w: skill %q was not installed from a git source (it is local): nothing to update it from", local.ErrInvalid, n)
+		return fmt.Errorf("%w: skill %q was not installed from a git source (it is local): nothing to update it from", errkind.ErrInvalid, n)
 	}
 
 	sources := map[[2]string]*fetched{}

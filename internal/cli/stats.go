@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/decisionlog"
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/learn"
 	"github.com/megagit/megagit/local"
 	"github.com/spf13/cobra"
@@ -108,7 +109,7 @@ func statsRun(opts *statsOptions) error {
 	st := learn.ComputeStats(skills, ds, since)
 	if opts.skill != "" {
 		if c.Lookup(opts.skill) == nil && len(st.Only(opts.skill).Skills) == 0 {
-			return fmt.Errorf("%w: skill %q: no source has it and the decision log never names it", local.ErrInvalid, opts.skill)
+			return fmt.Errorf("%w: skill %q: no source has it and the decision log never names it", errkind.ErrInvalid, opts.skill)
 		}
 		st = st.Only(opts.skill)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/decisionlog"
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/learn"
 	"github.com/megagit/megagit/local"
@@ -93,7 +94,7 @@ func tuneGateRun(opts *tuneOptions, e *workspace.Workspace, ds []decisionlog.Ent
 	}
 	if fits < minGateSamples || len(samples)-fits < minGateSamples {
 		return fmt.Errorf("%w: tune --gate needs at least %d decisions whose first skill was helpful and %d unhelpful ones, labelled and with signals; the log has %d and %d",
-			local.ErrInvalid, minGateSamples, minGateSamples, fits, len(samples)-fits)
+			errkind.ErrInvalid, minGateSamples, minGateSamples, fits, len(samples)-fits)
 	}
 	fit := ranker.DefaultGateFit()
 	fit.NullShare = opts.nullShare

@@ -5,8 +5,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/lifecycle"
-	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
@@ -46,7 +46,7 @@ func newVerdictCmd(a *app, runF func(*verdictOptions) error) *cobra.Command {
 func verdictRun(opts *verdictOptions) error {
 	v, err := lifecycle.ParseVerdict(opts.verdict)
 	if err != nil {
-		return fmt.Errorf("%w: %v", local.ErrInvalid, err)
+		return fmt.Errorf("%w: %v", errkind.ErrInvalid, err)
 	}
 	e, err := opts.app.open(nil)
 	if err != nil {

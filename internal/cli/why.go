@@ -6,8 +6,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/hook"
-	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/workspace"
@@ -238,7 +238,7 @@ func whyRun(opts *whyOptions) error {
 		printGate(opts.app.out, res)
 		return nil
 	}
-	return fmt.Errorf("%w: skill %q was not loaded (run megagit lint)", local.ErrInvalid, opts.skill)
+	return fmt.Errorf("%w: skill %q was not loaded (run megagit lint)", errkind.ErrInvalid, opts.skill)
 }
 
 // forcedWhy says what the config's force: list did to the skill ("" when

@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/storage/memory"
 
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/local"
 )
 
@@ -41,7 +42,7 @@ func newBoundedStorage(max int64) *boundedStorage {
 // it.
 func (s *boundedStorage) refuse(why string) error {
 	if s.refused == nil {
-		s.refused = fmt.Errorf("%w (%w): the source unpacks to more than %s, the cap for a skill source (%s)", local.ErrInvalid, local.ErrTooLarge, local.Size(s.max), why)
+		s.refused = fmt.Errorf("%w (%w): the source unpacks to more than %s, the cap for a skill source (%s)", errkind.ErrInvalid, local.ErrTooLarge, local.Size(s.max), why)
 	}
 	return s.refused
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/local"
 )
 
@@ -28,7 +29,7 @@ func TestFetchCap(t *testing.T) {
 
 	fetchCap = 1 << 20
 	_, err := FetchSource(context.Background(), dir, "")
-	if !errors.Is(err, local.ErrTooLarge) || !errors.Is(err, local.ErrInvalid) || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "1 MiB") {
+	if !errors.Is(err, local.ErrTooLarge) || !errors.Is(err, errkind.ErrInvalid) || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "1 MiB") {
 		t.Fatalf("fetch of a 3 MiB source under a 1 MiB cap: %v, want a refusal naming the source and the cap", err)
 	}
 

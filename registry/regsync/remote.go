@@ -15,9 +15,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/gitauth"
 	"github.com/megagit/megagit/gitnet"
-	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
 )
 
@@ -34,10 +34,10 @@ type RemoteInfo struct {
 // `git remote add NAME URL`.
 func AddRemote(rg *registry.Registry, name, url string) error {
 	if strings.TrimSpace(name) == "" || strings.ContainsAny(name, " \t/\\:") || strings.HasPrefix(name, "-") {
-		return fmt.Errorf("%w: remote name %q", local.ErrInvalid, name)
+		return fmt.Errorf("%w: remote name %q", errkind.ErrInvalid, name)
 	}
 	if _, err := transport.NewEndpoint(url); err != nil || strings.TrimSpace(url) == "" {
-		return fmt.Errorf("%w: remote URL %q: %v", local.ErrInvalid, url, err)
+		return fmt.Errorf("%w: remote URL %q: %v", errkind.ErrInvalid, url, err)
 	}
 	_, err := rg.Repo().CreateRemote(&config.RemoteConfig{Name: name, URLs: []string{url}})
 	if errors.Is(err, git.ErrRemoteExists) {

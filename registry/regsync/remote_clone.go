@@ -19,6 +19,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage/memory"
 
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/gitauth"
 	"github.com/megagit/megagit/gitnet"
 	"github.com/megagit/megagit/local"
@@ -112,7 +113,7 @@ func Clone(ctx context.Context, rawURL, dir string, opts registry.Options) (*reg
 			return nil, err
 		}
 		return nil, fmt.Errorf("%w: %s holds symlinks that lead out of the registry (%s); megagit does not follow or create them, so it removed the clone: replace them with the files themselves in the remote, then clone again",
-			local.ErrInvalid, gitauth.Redact(rawURL), strings.Join(links, ", "))
+			errkind.ErrInvalid, gitauth.Redact(rawURL), strings.Join(links, ", "))
 	}
 	if tracked, err := trackedLocal(abs); err != nil || len(tracked) > 0 {
 		cleanup()
@@ -120,7 +121,7 @@ func Clone(ctx context.Context, rawURL, dir string, opts registry.Options) (*reg
 			return nil, err
 		}
 		return nil, fmt.Errorf("%w: %s tracks %s: %s/ holds each machine's own state, which megagit never takes from a remote, so it removed the clone: stop tracking it there (`git rm -r --cached %s`, or `megagit doctor --fix` in a clone that has it), commit and push, then clone again",
-			local.ErrInvalid, gitauth.Redact(rawURL), strings.Join(tracked, ", "), local.LocalDirName, local.LocalDirName)
+			errkind.ErrInvalid, gitauth.Redact(rawURL), strings.Join(tracked, ", "), local.LocalDirName, local.LocalDirName)
 	}
 	if err := local.MkdirAll(filepath.Join(abs, filepath.FromSlash(local.LocalDirName))); err != nil {
 		return nil, err

@@ -20,6 +20,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/gitauth"
 	"github.com/megagit/megagit/gitnet"
 	"github.com/megagit/megagit/local"
@@ -62,10 +63,10 @@ func (b *Budget) Take(src *Source, dir string, files map[string][]byte) error {
 
 func (b *Budget) take(where string, files int, size int64) error {
 	if b.files -= files; b.files < 0 {
-		return fmt.Errorf("%w (%w): with %s, the skills to write hold more than %d files, the cap for one install or update; install or update fewer at a time", local.ErrInvalid, local.ErrTooLarge, where, maxInstallFiles)
+		return fmt.Errorf("%w (%w): with %s, the skills to write hold more than %d files, the cap for one install or update; install or update fewer at a time", errkind.ErrInvalid, local.ErrTooLarge, where, maxInstallFiles)
 	}
 	if b.bytes -= size; b.bytes < 0 {
-		return fmt.Errorf("%w (%w): with %s, the skills to write hold more than %s, the cap for one install or update; install or update fewer at a time", local.ErrInvalid, local.ErrTooLarge, where, local.Size(maxInstallBytes))
+		return fmt.Errorf("%w (%w): with %s, the skills to write hold more than %s, the cap for one install or update; install or update fewer at a time", errkind.ErrInvalid, local.ErrTooLarge, where, local.Size(maxInstallBytes))
 	}
 	return nil
 }
@@ -94,11 +95,11 @@ type FoundSkill struct {
 // with no such folder here, which is GitHub's https URL.
 func SourceURL(source string) (fetch, stored string, err error) {
 	if strings.TrimSpace(source) == "" {
-		return "", "", fmt.Errorf("%w: an empty source", local.ErrInvalid)
+		return "", "", fmt.Errorf("%w: an empty source", errkind.ErrInvalid)
 	}
 	ep, err := transport.NewEndpoint(source)
 	if err != nil {
-		return "", "", fmt.Errorf("%w: source %q: %v", local.ErrInvalid, gitauth.Redact(source), err)
+		return "", "", fmt.Errorf("%w: source %q: %v", errkind.ErrInvalid, gitauth.Redact(source), err)
 	}
 	if ep.Protocol != "file" || strings.HasPrefix(source, "file://") {
 		return source, gitauth.Strip(source), nil
@@ -112,7 +113,7 @@ func SourceURL(source string) (fetch, stored string, err error) {
 			u := "https://github.com/" + strings.TrimSuffix(source, ".git") + ".git"
 			return u, u, nil
 		}
-		return "", "", fmt.Errorf("%w: source %s: no such repository (give a git URL, OWNER/REPO of GitHub, or the path of a local repository)", local.ErrInvalid, source)
+		return "", "", fmt.Errorf("%w: source %s: no such repository (give a git URL, OWNER/REPO of GitHub, or the path of a local repository)", errkind.ErrInvalid, source)
 	}
 	return abs, abs, nil
 }
@@ -162,7 +163,7 @@ func fetchSource(ctx context.Context, source, ref string, history bool) (*Source
 	if err = creds.Done(w.Err(err)); err != nil {
 		switch {
 		case errors.Is(err, transport.ErrEmptyRemoteRepository):
-			return nil, fmt.Errorf("%w: %s is an empty repository: no skills to install", local.ErrInvalid, gitauth.Redact(stored))
+			return nil, fmt.Errorf("%w: %s is an empty repository: no skills to install", errkind.ErrInvalid, gitauth.Redact(stored))
 		case errors.Is(err, gitnet.ErrAdvertisementTooLarge):
 			return nil, fail("skill source", err)
 		}
@@ -182,7 +183,7 @@ func fetchSource(ctx context.Context, source, ref string, history bool) (*Source
 		specs = []config.RefSpec{"+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"}
 		depth = 0
 	case ref == "":
-		return nil, fmt.Errorf("%w: %s has no branches", local.ErrInvalid, gitauth.Redact(stored))
+		return nil, fmt.Errorf("%w: %s has no branches", errkind.ErrInvalid, gitauth.Redact(stored))
 	default:
 		return nil, fmt.Errorf("%w: %s has no branch, tag or commit %q", registry.ErrNotFound, gitauth.Redact(stored), ref)
 	}
@@ -327,7 +328,7 @@ func findCommit(repo *git.Repository, prefix string) (*object.Commit, error) {
 	case len(found) == 0:
 		return nil, registry.ErrNotFound
 	case len(found) > 1:
-		return nil, fmt.Errorf("%w: commit %q is ambiguous: give more of its hash", local.ErrInvalid, prefix)
+		return nil, fmt.Errorf("%w: commit %q is ambiguous: give more of its hash", errkind.ErrInvalid, prefix)
 	}
 	return found[0], nil
 }
@@ -363,7 +364,7 @@ func (s *Source) Skills(within []string) ([]FoundSkill, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s at %s: %v", local.ErrInvalid, gitauth.Redact(s.URL), s.Commit.String()[:12], err)
+			return nil, fmt.Errorf("%w: %s at %s: %v", errkind.ErrInvalid, gitauth.Redact(s.URL), s.Commit.String()[:12], err)
 		}
 		if path.Base(name) != "SKILL.md" || e.Mode != filemode.Regular && e.Mode != filemode.Executable {
 			continue
@@ -454,7 +455,7 @@ func (s *Source) Files(dir string, budget *Budget) (files map[string][]byte, exe
 		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: %s holds a file git refuses to check out (%v: a control character, or .git in some spelling); megagit installs none of that skill",
-				local.ErrInvalid, where(), err)
+				errkind.ErrInvalid, where(), err)
 		}
 		switch e.Mode {
 		case filemode.Dir:
@@ -462,23 +463,23 @@ func (s *Source) Files(dir string, budget *Budget) (files map[string][]byte, exe
 		case filemode.Regular, filemode.Executable, filemode.Deprecated:
 		default:
 			return nil, nil, fmt.Errorf("%w: %s in %s is a symlink or a submodule; a skill installs plain files only",
-				local.ErrInvalid, path.Join(dir, name), gitauth.Redact(s.URL))
+				errkind.ErrInvalid, path.Join(dir, name), gitauth.Redact(s.URL))
 		}
 		blob, err := s.repo.BlobObject(e.Hash)
 		if err != nil {
 			return nil, nil, err
 		}
 		if blob.Size > maxSourceFile {
-			return nil, nil, fmt.Errorf("%w (%w): %s in %s is %s, over the cap of %s for one file of a skill", local.ErrInvalid, local.ErrTooLarge,
+			return nil, nil, fmt.Errorf("%w (%w): %s in %s is %s, over the cap of %s for one file of a skill", errkind.ErrInvalid, local.ErrTooLarge,
 				path.Join(dir, name), gitauth.Redact(s.URL), local.Size(blob.Size), local.Size(maxSourceFile))
 		}
 		entries = append(entries, entry{name, blob, e.Mode == filemode.Executable})
 		size += blob.Size
 		switch {
 		case len(entries) > maxSkillFiles:
-			return nil, nil, fmt.Errorf("%w (%w): %s holds more than %d files, the cap for one skill; megagit installs none of it", local.ErrInvalid, local.ErrTooLarge, where(), maxSkillFiles)
+			return nil, nil, fmt.Errorf("%w (%w): %s holds more than %d files, the cap for one skill; megagit installs none of it", errkind.ErrInvalid, local.ErrTooLarge, where(), maxSkillFiles)
 		case size > maxSkillBytes:
-			return nil, nil, fmt.Errorf("%w (%w): %s holds more than %s, the cap for one skill's files; megagit installs none of it", local.ErrInvalid, local.ErrTooLarge, where(), local.Size(maxSkillBytes))
+			return nil, nil, fmt.Errorf("%w (%w): %s holds more than %s, the cap for one skill's files; megagit installs none of it", errkind.ErrInvalid, local.ErrTooLarge, where(), local.Size(maxSkillBytes))
 		}
 	}
 	if budget != nil {

@@ -13,8 +13,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/gitauth"
-	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/skillfile"
 )
 
@@ -93,16 +93,16 @@ func Parse(data []byte) (Lock, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&l); err != nil {
-		return l, fmt.Errorf("%w: %s is not a lock file: %v", local.ErrInvalid, File, err)
+		return l, fmt.Errorf("%w: %s is not a lock file: %v", errkind.ErrInvalid, File, err)
 	}
 	if dec.More() {
-		return l, fmt.Errorf("%w: %s is not a lock file: more than one JSON value", local.ErrInvalid, File)
+		return l, fmt.Errorf("%w: %s is not a lock file: more than one JSON value", errkind.ErrInvalid, File)
 	}
 	if l.Version < 1 {
-		return l, fmt.Errorf("%w: %s is not a lock file: no \"version\" (megagit writes {\"version\": %d, \"skills\": {...}})", local.ErrInvalid, File, lockVersion)
+		return l, fmt.Errorf("%w: %s is not a lock file: no \"version\" (megagit writes {\"version\": %d, \"skills\": {...}})", errkind.ErrInvalid, File, lockVersion)
 	}
 	if l.Version > lockVersion {
-		return l, fmt.Errorf("%w: %s is version %d; this megagit reads up to %d (upgrade megagit)", local.ErrInvalid, File, l.Version, lockVersion)
+		return l, fmt.Errorf("%w: %s is version %d; this megagit reads up to %d (upgrade megagit)", errkind.ErrInvalid, File, l.Version, lockVersion)
 	}
 	if l.Skills == nil {
 		l.Skills = map[string]Entry{}
