@@ -35,3 +35,28 @@ func TestHelpPlaceholders(t *testing.T) {
 	}
 	walk(newRootCmd(&app{}))
 }
+
+// TestEveryCommandInAGroup: `megagit --help` lists every top-level command
+// (help, completion and the help topics too) under one of the groups, and
+// every group has a command; a command added without a GroupID would
+// otherwise land in a trailing "Additional Commands" list.
+func TestEveryCommandInAGroup(t *testing.T) {
+	root := newRootCmd(&app{})
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	used := map[string]int{}
+	for _, c := range root.Commands() {
+		switch {
+		case c.GroupID == "":
+			t.Errorf("megagit %s is in no group: set its GroupID where newRootCmd adds it", c.Name())
+		case !root.ContainsGroup(c.GroupID):
+			t.Errorf("megagit %s: no group %q", c.Name(), c.GroupID)
+		}
+		used[c.GroupID]++
+	}
+	for _, g := range root.Groups() {
+		if used[g.ID] == 0 {
+			t.Errorf("group %q (%s) has no command", g.ID, g.Title)
+		}
+	}
+}

@@ -101,40 +101,59 @@ func newRootCmd(a *app) *cobra.Command {
 		}
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(
+	root.AddGroup(commandGroups()...)
+	add := func(group string, cmds ...*cobra.Command) {
+		for _, c := range cmds {
+			c.GroupID = group
+			root.AddCommand(c)
+		}
+	}
+	add(groupEveryday,
 		newInitCmd(a, nil),
-		newLayoutCmd(a, nil),
+		newRouteCmd(a, nil),
+		newWhyCmd(a, nil),
+		newVerdictCmd(a, nil),
+		newLogCmd(a, nil),
+		newRevertCmd(a, nil),
+		newStatsCmd(a, nil),
+		newDoctorCmd(a, nil),
+	)
+	add(groupSkills,
 		newSkillCmd(a),
 		newLintCmd(a, nil),
 		newAuditCmd(a, nil),
-		newVerdictCmd(a, nil),
-		newLogCmd(a, nil),
 		newUnarchiveCmd(a, nil),
-		newRevertCmd(a, nil),
-		newResyncCmd(a, nil),
-		newConfigCmd(a, nil),
-		newRouteCmd(a, nil),
-		newWhyCmd(a, nil),
-		newIndexCmd(a, nil),
-		newModelCmd(a),
-		newEmbedCmd(a, nil),
-		newCacheCmd(a),
-		newEvalCmd(a, nil),
+	)
+	add(groupAgents,
 		newHookCmd(a),
-		newDecisionsCmd(a, nil),
-		newStatsCmd(a, nil),
-		newTuneCmd(a, nil),
-		newRemoteCmd(a),
-		newSyncCmd(a, nil),
-		newCloneCmd(a, nil),
-		newDoctorCmd(a, nil),
-		newServeCmd(a, nil),
-		newMCPCmd(a, nil),
-		newVersionCmd(a, nil),
 		newAdoptCmd(a, nil),
 		newLearnCmd(a),
+		newMCPCmd(a, nil),
+	)
+	add(groupTeam,
+		newSyncCmd(a, nil),
+		newCloneCmd(a, nil),
+		newRemoteCmd(a),
+		newLayoutCmd(a, nil),
+	)
+	add(groupModels,
+		newModelCmd(a),
+		newEmbedCmd(a, nil),
+		newServeCmd(a, nil),
+		newEvalCmd(a, nil),
+		newTuneCmd(a, nil),
+	)
+	add(groupMaintenance,
+		newIndexCmd(a, nil),
+		newCacheCmd(a),
+		newDecisionsCmd(a, nil),
+		newResyncCmd(a, nil),
+		newConfigCmd(a, nil),
+		newVersionCmd(a, nil),
 		exitCodesTopic(),
 	)
+	root.SetHelpCommandGroupID(groupMaintenance)
+	root.SetCompletionCommandGroupID(groupMaintenance)
 	strictGroups(root)
 	return root
 }
