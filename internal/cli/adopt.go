@@ -31,7 +31,7 @@ func newAdoptCmd(a *app, runF func(*adoptOptions) error) *cobra.Command {
 	opts := &adoptOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "adopt [--agent A] [--scope S] [--except NAME]... [--shared] [--codex-disable] [--restore] [--dry-run] [--json]",
-		Short: "Hide the skills megagit routes from the agents' own skill listings, with the agents' settings (--restore shows them again)",
+		Short: "Hide the skills megagit routes from the agents' own skill listings",
 		Long: `Adopt turns off the agents' own listing of the skills megagit routes, so the
 agent no longer lists every skill in every prompt and megagit injects only
 the few a prompt needs. No skill file moves: each skill stays where you keep

@@ -22,7 +22,7 @@ func newAuditCmd(a *app, runF func(*auditOptions) error) *cobra.Command {
 	opts := &auditOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "audit [NAME...]",
-		Short: "Read what each skill puts in front of the agent for what you would not see or should not trust: file, line, rule, severity",
+		Short: "Scan each skill for text the agent should not see or trust",
 		Long: `Audit reads every skill routing reads (or the NAMEd ones): its SKILL.md, as
 written and as YAML decodes its name and description, and every text file of
 its folder. Each finding names a file, a line, a rule and a severity:

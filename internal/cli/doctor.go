@@ -36,7 +36,7 @@ func newDoctorCmd(a *app, runF func(*doctorOptions) error) *cobra.Command {
 	opts := &doctorOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "doctor [--json] [--fix]",
-		Short: "Check the registry: evidence vs ledger, caches, lock, interrupted writes, hooks, remote",
+		Short: "Check the registry, its caches, lock, hooks and remote; --fix repairs",
 		Long: `doctor runs every check and prints ok, warn or fail for each. It exits 0
 when nothing fails and 10 when something does. --fix finishes an interrupted
 write (an interrupted change of layout too) and rebuilds evidence from the

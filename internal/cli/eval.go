@@ -44,7 +44,7 @@ func newEvalCmd(a *app, runF func(*evalOptions) error) *cobra.Command {
 	opts := &evalOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "eval DIR",
-		Short: "Benchmark routing on a folder of skills/<id>/SKILL.md and queries.jsonl",
+		Short: "Benchmark routing on a folder of skills and queries",
 		Long: `eval routes every query of a benchmark folder the way the prompt hook would
 and reports recall@1/5/10, MRR, coverage with dynamic K (in-distribution
 and null separately, and per query kind), mean K, mean injected tokens and

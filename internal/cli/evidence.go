@@ -64,8 +64,10 @@ func newRevertCmd(a *app, runF func(*revertOptions) error) *cobra.Command {
 	opts := &revertOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "revert REF",
-		Short: "Undo a verdict (REF = commit hash, prefix ok, or verdict id) and recompute",
-		Args:  exactArgs(1, "a commit hash or verdict id"),
+		Short: "Undo a verdict: REF is a commit hash, a prefix or a verdict id",
+		Long: `revert undoes a verdict, named by REF: its commit's hash (a prefix will do)
+or the verdict's id, and recomputes the skill's evidence, in one commit.`,
+		Args: exactArgs(1, "a commit hash or verdict id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ref = args[0]
 			return orRun(runF, revertRun)(opts)
@@ -113,8 +115,10 @@ type resyncOptions struct {
 func newResyncCmd(a *app, runF func(*resyncOptions) error) *cobra.Command {
 	opts := &resyncOptions{app: a}
 	cmd := &cobra.Command{
-		Use:               "resync [NAME]",
-		Short:             "Rebuild counts, streak and status from the ledger; commit only if something changed",
+		Use:   "resync [NAME]",
+		Short: "Rebuild counts, streak and status from the ledger",
+		Long: `resync rebuilds every skill's counts, streak and status (or NAME's only)
+from its ledger, and commits only if something changed.`,
 		Args:              maxArgs(1, "one skill NAME"),
 		ValidArgsFunction: completeSkillArg(a, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -129,7 +129,7 @@ func unknownCommand(cmd *cobra.Command, name string) error {
 func newHelpCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "help [command]",
-		Short: "Help about any command",
+		Short: "Show the help of any command",
 		Long:  "Help prints the help of any command: megagit help [path to command].",
 		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			cmd, _, err := c.Root().Find(args)

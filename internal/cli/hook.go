@@ -13,7 +13,7 @@ import (
 func newHookCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hook",
-		Short: "Agent hooks: inject skills on every prompt, learn from every session",
+		Short: "Install and run the agents' hooks: inject skills, record verdicts",
 		Long: `Agent hooks (Claude Code, Codex CLI, Gemini CLI).
 
   megagit hook install [--agent A] [--scope project|user] [--dry-run]

@@ -36,7 +36,7 @@ func newHookUninstallCmd(a *app, runF func(*hookInstallOptions) error) *cobra.Co
 
 func hookInstallCmd(a *app, uninstall bool, runF func(*hookInstallOptions) error) *cobra.Command {
 	opts := &hookInstallOptions{app: a, uninstall: uninstall}
-	use, short := "install", "Add megagit's hooks to an agent's settings file (idempotent; --dry-run shows the diff)"
+	use, short := "install", "Add megagit's hooks to an agent's settings file (idempotent)"
 	if uninstall {
 		use, short = "uninstall", "Remove megagit's hooks (and only those) from an agent's settings file"
 	}

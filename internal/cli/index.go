@@ -25,7 +25,7 @@ func newIndexCmd(a *app, runF func(*indexOptions) error) *cobra.Command {
 	opts := &indexOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "index",
-		Short: "Bring the compiled route index up to date now (the prompt hook does it in the background)",
+		Short: "Bring the compiled route index up to date now",
 		Long: `Bring the compiled route index in .megagit/local/ up to date: compare it with
 every skill and ledger, re-read what changed and embed the skills with the
 configured model. route, why and serve do this on every call; the prompt hook

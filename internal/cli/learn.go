@@ -21,7 +21,7 @@ import (
 )
 
 func newLearnCmd(a *app) *cobra.Command {
-	cmd := &cobra.Command{Use: "learn", Short: "Learn from the agents' past sessions which of your prompts each skill served (kept on this machine)"}
+	cmd := &cobra.Command{Use: "learn", Short: "Learn from the agents' past sessions which prompts each skill served"}
 	cmd.AddCommand(newLearnHistoryCmd(a, nil), newLearnShareCmd(a, nil), newLearnForgetCmd(a, nil))
 	return cmd
 }
@@ -40,7 +40,7 @@ func newLearnHistoryCmd(a *app, runF func(*learnHistoryOptions) error) *cobra.Co
 	opts := &learnHistoryOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "history [--agent A]... [--since WHEN] [--dry-run] [--json]",
-		Short: "Read the agents' past sessions and learn, per skill, the prompts it served",
+		Short: "Read the agents' past sessions and learn the prompts each skill served",
 		Long: `learn history reads the sessions Claude Code, Codex and Gemini CLI keep on
 this machine (~/.claude/projects, ~/.codex/sessions, Gemini CLI's chats) and
 finds each prompt of yours the agent answered with a skill megagit routes:
@@ -370,7 +370,7 @@ func newLearnShareCmd(a *app, runF func(*learnShareOptions) error) *cobra.Comman
 	opts := &learnShareOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "share [SKILL...] [--yes] [--json]",
-		Short: "Show the prompts learnt from history that would be shared; with --yes, commit them",
+		Short: "Show the learnt prompts that would be shared; --yes commits them",
 		Long: `learn share shows, per skill, the prompts learnt from the agents' history
 (megagit learn history) that would be shared with everyone who syncs this
 registry, and with --yes commits them to the skills' ledgers, one commit

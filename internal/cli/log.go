@@ -19,8 +19,10 @@ type logOptions struct {
 func newLogCmd(a *app, runF func(*logOptions) error) *cobra.Command {
 	opts := &logOptions{app: a}
 	cmd := &cobra.Command{
-		Use:               "log [NAME]",
-		Short:             "Verdict history from git: time, commit, skill, verdict, status change, reason",
+		Use:   "log [NAME]",
+		Short: "Show the verdict history: time, commit, skill, verdict, reason",
+		Long: `log shows the verdict history from git, newest first (of every skill, or
+NAME's): time, commit, skill, verdict, status change and reason.`,
 		Args:              maxArgs(1, "one skill NAME"),
 		ValidArgsFunction: completeSkillArg(a, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -14,7 +14,7 @@ import (
 )
 
 func newModelCmd(a *app) *cobra.Command {
-	cmd := &cobra.Command{Use: "model", Short: "List, train, adapt and choose the semantic model"}
+	cmd := &cobra.Command{Use: "model", Short: "List, pull, train, adapt and choose the semantic model"}
 	cmd.AddCommand(newModelListCmd(a, nil), newModelUseCmd(a, nil), newModelPullCmd(a, nil), newModelTrainCmd(a, nil), newModelAdaptCmd(a, nil))
 	return cmd
 }
@@ -34,8 +34,11 @@ func newModelUseCmd(a *app, runF func(*modelUseOptions) error) *cobra.Command {
 	opts := &modelUseOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "use ID | --dir DIR [--profile ID] | none",
-		Short: "Choose the semantic model: an ID for the registry (committed), a folder for this machine",
-		Args:  maxArgs(1, "one model ID"),
+		Short: "Choose the semantic model: an ID (committed), a folder or none",
+		Long: `model use chooses the semantic model: a model ID for the registry
+(committed), a model folder for this machine only (--dir), or none (the
+lexical channel alone).`,
+		Args: maxArgs(1, "one model ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.id = args[0]

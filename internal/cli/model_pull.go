@@ -30,7 +30,7 @@ func newModelPullCmd(a *app, runF func(*modelPullOptions) error) *cobra.Command 
 	opts := &modelPullOptions{app: a, lookup: models.ProfileFor}
 	cmd := &cobra.Command{
 		Use:   "pull ID",
-		Short: "Download an ONNX model (model.onnx + tokenizer.json) into the user cache, sha256-checked",
+		Short: "Download an ONNX model into the user cache, sha256-checked",
 		Long: "Download an ONNX model's pinned files from the model hub (MEGAGIT_MODEL_HUB, default\n" +
 			models.DefaultModelHub + ") into <user cache dir>/megagit/models/ID. Every file is checked before\n" +
 			"the folder is installed, in one rename: against its pinned sha256, or, for a model file whose\n" +

@@ -36,8 +36,10 @@ func newRouteCmd(a *app, runF func(*routeOptions) error) *cobra.Command {
 	opts := &routeOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "route PROMPT",
-		Short: "Pick the skills worth injecting for a prompt (or none) and print what would be injected",
-		Args:  exactArgs(1, "one PROMPT (quote it)"),
+		Short: "Route a prompt: print the skills worth injecting for it, or none",
+		Long: `route picks the skills worth injecting for PROMPT (or none) and prints what
+would be injected.`,
+		Args: exactArgs(1, "one PROMPT (quote it)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.prompt = args[0]
 			opts.flags = cmd.Flags()

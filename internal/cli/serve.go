@@ -39,7 +39,7 @@ func newServeCmd(a *app, runF func(*serveOptions) error) *cobra.Command {
 	opts := &serveOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Keep this registry's index and model warm on a unix socket for route and the prompt hook",
+		Short: "Keep the index and model warm on a unix socket for route and hooks",
 		Long: "serve loads the skills, the index and the semantic model once and answers route and\n" +
 			"hook prompt requests on a unix socket in .megagit/local/ until interrupted. Skills,\n" +
 			"ledgers and config are watched for changes (on Linux; elsewhere re-checked on every\n" +

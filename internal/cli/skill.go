@@ -15,7 +15,7 @@ import (
 )
 
 func newSkillCmd(a *app) *cobra.Command {
-	cmd := &cobra.Command{Use: "skill", Short: "Add, import, install, update, list, show, rename, remove, disable and enable skills"}
+	cmd := &cobra.Command{Use: "skill", Short: "Add, import, install, update, list, rename, remove or disable skills"}
 	cmd.AddCommand(newSkillAddCmd(a, nil), newSkillListCmd(a, nil), newSkillShowCmd(a, nil),
 		newSkillRmCmd(a, nil), newSkillMvCmd(a, nil), newSkillImportCmd(a, nil), newSkillInstallCmd(a, nil), newSkillUpdateCmd(a, nil),
 		newSkillSwitchCmd(a, true, nil), newSkillSwitchCmd(a, false, nil))

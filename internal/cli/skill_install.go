@@ -34,7 +34,7 @@ func newSkillInstallCmd(a *app, runF func(*skillInstallOptions) error) *cobra.Co
 	opts := &skillInstallOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "install SOURCE [NAME...] [--path P]... [--ref R] [--all]",
-		Short: "Install skills from a git repository (URL or local path) in one commit, recorded in .megagit/skills.lock",
+		Short: "Install skills from a git repository or a local path, in one commit",
 		Long: `Install skills from a git repository: SOURCE is a git URL (https, ssh,
 git@host:org/repo, file://), OWNER/REPO of GitHub (when no folder has that
 path here), or the path of a local repository. It is fetched

@@ -43,7 +43,7 @@ func newSkillUpdateCmd(a *app, runF func(*skillUpdateOptions) error) *cobra.Comm
 	opts := &skillUpdateOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "update [NAME...] [--check] [--force] [--allow-unrelated]",
-		Short: "Bring installed skills up to date with their sources, in one commit that keeps their evidence",
+		Short: "Update installed skills from their sources, keeping their evidence",
 		Long: `Fetch the source of each installed skill (every one in .megagit/skills.lock,
 or the NAMEs given) at the ref it was installed from, show what changed
 upstream (files added, removed, changed; the description; megagit audit's

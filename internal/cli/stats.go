@@ -27,7 +27,7 @@ func newStatsCmd(a *app, runF func(*statsOptions) error) *cobra.Command {
 	opts := &statsOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "stats [--since D] [--skill S] [--json] [--html FILE]",
-		Short: "How each skill was used: injections, verdicts, outcomes, silence, dead weight, pairs",
+		Short: "Show how each skill was used: injections, verdicts, dead weight",
 		Long: "Per skill, from the prompt hook's decision log and the ledgers: how often it was injected and\n" +
 			"when last, its explicit verdicts and implicit outcomes, its helpful rate, whether it was\n" +
 			"injected and never used (silence) or never injected at all (dead weight), and the skills\n" +

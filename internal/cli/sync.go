@@ -28,7 +28,7 @@ func newSyncCmd(a *app, runF func(*syncOptions) error) *cobra.Command {
 	opts := &syncOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "sync [--remote NAME] [--dry-run]",
-		Short: "Share verdicts through the git remote: fetch, merge ledgers by verdict id, push",
+		Short: "Share verdicts through the git remote: fetch, merge ledgers, push",
 		Long: `sync fetches the remote, then fast-forwards, or builds megagit's own merge
 commit when both sides have new commits: ledgers are merged by verdict id,
 each touched skill's mega_meta is recomputed from the merged ledger (in time
