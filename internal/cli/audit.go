@@ -32,6 +32,11 @@ High is what a skill has no honest reason to hold: audit exits 10 when it finds
 one, lint reports it as an error, and skill import and adopt refuse the skill
 unless --allow RULE is given. Medium deserves a look (a lint warning); low is
 worth knowing (audit only).`,
+		Example: examples(
+			"megagit audit", "every skill routing reads; exit 10 on a high finding",
+			"megagit audit stripe-webhooks", "one skill",
+			"megagit audit --json", "the findings as JSON",
+		),
 		ValidArgsFunction: completeSkillArg(a, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.names = args

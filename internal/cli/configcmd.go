@@ -22,6 +22,10 @@ func newConfigCmd(a *app, runF func(*configOptions) error) *cobra.Command {
 		Short: "Show the effective settings and where each came from",
 		Long: `config shows every setting in effect here and where each came from: its
 default, a config file, an environment variable or a flag.`,
+		Example: examples(
+			"megagit config", "every setting and where it came from",
+			"megagit config --json", "as JSON",
+		),
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return orRun(runF, configRun)(opts)

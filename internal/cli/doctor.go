@@ -43,6 +43,11 @@ write (an interrupted change of layout too) and rebuilds evidence from the
 ledgers (megagit resync), then checks again;
 commits that git fsck --strict rejects cannot be repaired in place: --fix
 prints the steps that rewrite the history.`,
+		Example: examples(
+			"megagit doctor", "run every check",
+			"megagit doctor --fix", "repair what can be repaired, then check again",
+			"megagit doctor --offline", "skip the remote's reachability check",
+		),
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.timeout < 0 {

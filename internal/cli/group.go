@@ -155,3 +155,29 @@ func newHelpCmd() *cobra.Command {
 		},
 	}
 }
+
+// examples lays out a command's Examples section from pairs of a command
+// line and what it does: each line indented two spaces, its comment after
+// it, the comments aligned (a line too long to align gets its comment three
+// spaces after it). TestExamples parses every line.
+func examples(pairs ...string) string {
+	if len(pairs)%2 != 0 {
+		panic("examples: want pairs of a command line and a comment")
+	}
+	const alignUpTo = 64
+	width := 0
+	for i := 0; i < len(pairs); i += 2 {
+		if n := len(pairs[i]); n <= alignUpTo {
+			width = max(width, n)
+		}
+	}
+	var b strings.Builder
+	for i := 0; i < len(pairs); i += 2 {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		line := pairs[i]
+		fmt.Fprintf(&b, "  %-*s   # %s", width, line, pairs[i+1])
+	}
+	return b.String()
+}

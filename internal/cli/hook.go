@@ -25,6 +25,11 @@ func newHookCmd(a *app) *cobra.Command {
 
 session-start, prompt and stop always exit 0 and print nothing on failure;
 the reason goes to .megagit/local/hook.log (and stderr).`,
+		Example: examples(
+			"megagit hook install", "Claude Code's hooks, in this project's settings",
+			"megagit hook install --scope user", "your personal skills, in every project",
+			"megagit hook uninstall --dry-run", "what uninstall would change",
+		),
 	}
 	cmd.AddCommand(newHookSessionStartCmd(a, nil), newHookPromptCmd(a, nil), newHookStopCmd(a, nil), newHookInstallCmd(a, nil), newHookUninstallCmd(a, nil))
 	return cmd

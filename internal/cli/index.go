@@ -32,6 +32,10 @@ configured model. route, why and serve do this on every call; the prompt hook
 answers from the index it has (its cost does not grow with the catalog) and
 then starts ` + "`megagit index --background`" + ` when the index may be out of date,
 so the next prompt sees the change (hook.refresh in ` + "`megagit config`" + `).`,
+		Example: examples(
+			"megagit index", "bring the index up to date now",
+			"megagit index --json", "the same, reporting JSON",
+		),
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return orRun(runF, indexRun)(opts)

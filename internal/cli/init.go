@@ -34,6 +34,11 @@ func newInitCmd(a *app, runF func(*initOptions) error) *cobra.Command {
 init first when DIR is in no git repository. In a project's work tree the
 registry goes at the work tree's top (--here keeps it in DIR), on a branch
 of its own when the repository has commits (--layout).`,
+		Example: examples(
+			"megagit init team-skills", "a new registry in ./team-skills (git init first)",
+			"megagit init .", "in a project: on a branch of its own, beside yours",
+			"megagit init . --layout branch", "in a project: on its checked-out branch",
+		),
 		Args: maxArgs(1, "one DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dir = a.workDir()

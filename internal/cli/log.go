@@ -23,6 +23,11 @@ func newLogCmd(a *app, runF func(*logOptions) error) *cobra.Command {
 		Short: "Show the verdict history: time, commit, skill, verdict, reason",
 		Long: `log shows the verdict history from git, newest first (of every skill, or
 NAME's): time, commit, skill, verdict, status change and reason.`,
+		Example: examples(
+			"megagit log", "every verdict, newest first",
+			"megagit log stripe-webhooks -n 5", "one skill's last 5 events",
+			"megagit log --json", "as JSON",
+		),
 		Args:              maxArgs(1, "one skill NAME"),
 		ValidArgsFunction: completeSkillArg(a, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {

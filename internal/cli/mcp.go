@@ -35,6 +35,10 @@ func newMCPCmd(a *app, runF func(*mcpOptions) error) *cobra.Command {
 			"                               HELPFUL, HARMFUL or NEUTRAL as one commit, as `megagit\n" +
 			"                               verdict` does; only for a skill search_skills or get_skill\n" +
 			"                               returned in this session",
+		Example: examples(
+			"megagit mcp", "serve on stdin and stdout (an agent starts it)",
+			"megagit -C ~/team-skills mcp", "another registry's skills",
+		),
 		Args: exactArgs(0, "no arguments (the protocol comes on stdin)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {

@@ -15,6 +15,11 @@ import (
 
 func newModelCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "model", Short: "List, pull, train, adapt and choose the semantic model"}
+	cmd.Example = examples(
+		"megagit model list", "the built-in model and the known ones",
+		"megagit model pull bge-small-en-v1.5", "download an ONNX model",
+		"megagit model use bge-small-en-v1.5", "route with it (one commit)",
+	)
 	cmd.AddCommand(newModelListCmd(a, nil), newModelUseCmd(a, nil), newModelPullCmd(a, nil), newModelTrainCmd(a, nil), newModelAdaptCmd(a, nil))
 	return cmd
 }
@@ -38,6 +43,11 @@ func newModelUseCmd(a *app, runF func(*modelUseOptions) error) *cobra.Command {
 		Long: `model use chooses the semantic model: a model ID for the registry
 (committed), a model folder for this machine only (--dir), or none (the
 lexical channel alone).`,
+		Example: examples(
+			"megagit model use bge-small-en-v1.5", "for everyone who uses the registry (committed)",
+			"megagit model use --dir ~/models/my-model", "a model folder, for this machine only",
+			"megagit model use none", "the lexical channel alone",
+		),
 		Args: maxArgs(1, "one model ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {

@@ -37,6 +37,10 @@ func newModelPullCmd(a *app, runF func(*modelPullOptions) error) *cobra.Command 
 			"digest is not known, by embedding a few reference sentences with it and comparing the vectors\n" +
 			"with those its profile records (which needs ONNX Runtime). An interrupted download resumes.\n" +
 			"A profile without pins is refused unless --insecure-no-pin is given.",
+		Example: examples(
+			"megagit model pull bge-small-en-v1.5", "download an ONNX model into the user cache",
+			"megagit model pull bge-small-en-v1.5 --force", "download it again",
+		),
 		Args: exactArgs(1, "one model ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ctx, opts.id = cmd.Context(), args[0]

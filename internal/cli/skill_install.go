@@ -49,6 +49,11 @@ the commit, the folder, each file's sha256).
 
 A name the registry has already is refused, unless it was installed from
 the same source: then it is updated (see megagit skill update).`,
+		Example: examples(
+			"megagit skill install acme/skills --all", "every skill of a GitHub repository",
+			"megagit skill install https://github.com/acme/skills pdf-forms", "one skill, by name",
+			"megagit skill install ../skills --path review --ref v1.2", "the skills of one folder, at a tag",
+		),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError{fmt.Errorf("%s expects a SOURCE (a git URL or a local repository), then optional skill NAMEs", cmd.CommandPath())}

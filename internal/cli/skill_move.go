@@ -121,6 +121,10 @@ func newSkillImportCmd(a *app, runF func(*skillImportOptions) error) *cobra.Comm
 		Short: "Copy skill folders into the registry in one commit",
 		Long: `skill import copies skill folders (each PATH a folder with SKILL.md, or a
 folder of them) into the registry in one commit.`,
+		Example: examples(
+			"megagit skill import ~/.claude/skills/flaky-tests", "one skill folder",
+			"megagit skill import ./old-skills", "every skill folder in it",
+		),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError{fmt.Errorf("%s expects at least one PATH", cmd.CommandPath())}

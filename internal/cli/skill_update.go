@@ -62,6 +62,11 @@ unless --allow-unrelated) is named with what to do, the others are still
 checked and updated, and the exit code says something was wrong.
 
 --check only reports, and exits 11 when an update is available.`,
+		Example: examples(
+			"megagit skill update", "every installed skill",
+			"megagit skill update --check", "report only; exit 11 when updates are available",
+			"megagit skill update pdf-forms --force", "overwrite your edits (its evidence stays)",
+		),
 		ValidArgsFunction: completeSkillArg(a, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.names = args

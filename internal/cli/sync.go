@@ -38,6 +38,11 @@ real conflict: sync stops before changing anything and names the files.
 A remote branch that shares no commit with yours (a force-push of another
 history) is refused unless --allow-unrelated.
 Then it pushes; if the remote moved meanwhile it merges again (3 tries).`,
+		Example: examples(
+			"megagit sync", "fetch, merge the ledgers and push",
+			"megagit sync --dry-run", "what would happen, changing nothing",
+			"megagit sync --remote team", "with another remote than the upstream",
+		),
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return orRun(runF, syncRun)(opts)
