@@ -104,7 +104,7 @@ func runGroup(cmd *cobra.Command, args []string) error {
 	if !cmd.HasParent() {
 		what = "command"
 	}
-	return usageError{fmt.Errorf("%s needs a %s", cmd.CommandPath(), what)}
+	return usageShown{usageError{fmt.Errorf("%s needs a %s", cmd.CommandPath(), what)}}
 }
 
 // unknownCommand is the usage error for a subcommand cmd does not have,
