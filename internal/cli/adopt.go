@@ -31,7 +31,7 @@ func newAdoptCmd(a *app, runF func(*adoptOptions) error) *cobra.Command {
 	opts := &adoptOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "adopt [--agent A] [--scope S] [--except NAME]... [--shared] [--codex-disable] [--restore] [--dry-run] [--json]",
-		Short: "Hide the skills megagit routes from the agents' own skill listings, with the agents' settings (--restore shows them again)",
+		Short: "Hide the skills megagit routes from the agents' own skill listings",
 		Long: `Adopt turns off the agents' own listing of the skills megagit routes, so the
 agent no longer lists every skill in every prompt and megagit injects only
 the few a prompt needs. No skill file moves: each skill stays where you keep
@@ -73,6 +73,12 @@ earlier megagit moved into a registry go back to their agent's folder (with
 their .git, modes and verdicts) on adopt, adopt --restore or doctor --fix.
 Each write is journaled first: after a kill, doctor --fix (or the next adopt
 or restore) finishes it.`,
+		Example: examples(
+			"megagit adopt --dry-run", "what would change, changing nothing",
+			"megagit adopt", "hide this project's skills from the agents' listings",
+			"megagit adopt --scope user --except pdf-forms", "your personal skills, all but one",
+			"megagit adopt --restore", "show them in the agents' listings again",
+		),
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch opts.agent {

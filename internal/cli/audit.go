@@ -22,7 +22,7 @@ func newAuditCmd(a *app, runF func(*auditOptions) error) *cobra.Command {
 	opts := &auditOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "audit [NAME...]",
-		Short: "Read what each skill puts in front of the agent for what you would not see or should not trust: file, line, rule, severity",
+		Short: "Scan each skill for text the agent should not see or trust",
 		Long: `Audit reads every skill routing reads (or the NAMEd ones): its SKILL.md, as
 written and as YAML decodes its name and description, and every text file of
 its folder. Each finding names a file, a line, a rule and a severity:
@@ -32,6 +32,11 @@ High is what a skill has no honest reason to hold: audit exits 10 when it finds
 one, lint reports it as an error, and skill import and adopt refuse the skill
 unless --allow RULE is given. Medium deserves a look (a lint warning); low is
 worth knowing (audit only).`,
+		Example: examples(
+			"megagit audit", "every skill routing reads; exit 10 on a high finding",
+			"megagit audit stripe-webhooks", "one skill",
+			"megagit audit --json", "the findings as JSON",
+		),
 		ValidArgsFunction: completeSkillArg(a, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.names = args

@@ -40,7 +40,7 @@ func newCacheStatusCmd(a *app, runF func(*cacheOptions) error) *cobra.Command {
 
 // newCacheVerifyCmd is newCacheStatusCmd that fails on a problem.
 func newCacheVerifyCmd(a *app, runF func(*cacheOptions) error) *cobra.Command {
-	return newCacheSubCmd(a, "verify", "Check integrity and model drift of the embedding caches; exit 10 on a problem", true, runF)
+	return newCacheSubCmd(a, "verify", "Check the embedding caches for corruption and model drift", true, runF)
 }
 
 func newCacheSubCmd(a *app, verb, short string, verify bool, runF func(*cacheOptions) error) *cobra.Command {

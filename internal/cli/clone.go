@@ -25,6 +25,10 @@ func newCloneCmd(a *app, runF func(*cloneOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "clone URL [DIR]",
 		Short: "Clone a shared registry, ready to use (ssh, https or file URLs)",
+		Example: examples(
+			"megagit clone git@github.com:acme/team-skills.git", "into ./team-skills",
+			"megagit clone https://github.com/acme/team-skills skills", "into ./skills",
+		),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 1 || len(args) > 2 {
 				return usageError{fmt.Errorf("%s expects a URL and an optional DIR (got %d argument(s))", cmd.CommandPath(), len(args))}

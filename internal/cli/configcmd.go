@@ -20,8 +20,14 @@ func newConfigCmd(a *app, runF func(*configOptions) error) *cobra.Command {
 	opts := &configOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "config",
-		Short: "Show the effective settings and where each came from (default, file, env, flag)",
-		Args:  exactArgs(0, "no arguments"),
+		Short: "Show the effective settings and where each came from",
+		Long: `config shows every setting in effect here and where each came from: its
+default, a config file, an environment variable or a flag.`,
+		Example: examples(
+			"megagit config", "every setting and where it came from",
+			"megagit config --json", "as JSON",
+		),
+		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return orRun(runF, configRun)(opts)
 		},

@@ -22,8 +22,16 @@ func newDecisionsCmd(a *app, runF func(*decisionsOptions) error) *cobra.Command 
 	opts := &decisionsOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "decisions [--json] [-n N]",
-		Short: "The prompt hook's local decision log, with the verdicts each decision's skills got later",
-		Args:  exactArgs(0, "no arguments"),
+		Short: "Show the prompt hook's decision log and the verdicts that followed",
+		Long: `decisions shows the prompt hook's local decision log, the last N decisions
+(the skills each prompt got, or none), with the verdicts each decision's
+skills got later in the same session.`,
+		Example: examples(
+			"megagit decisions", "the last 20 decisions",
+			"megagit decisions -n 0", "every decision",
+			"megagit decisions --json", "as JSON",
+		),
+		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return orRun(runF, decisionsRun)(opts)
 		},

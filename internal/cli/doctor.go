@@ -39,13 +39,18 @@ func newDoctorCmd(a *app, runF func(*doctorOptions) error) *cobra.Command {
 	opts := &doctorOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "doctor [--json] [--fix]",
-		Short: "Check the registry: evidence vs ledger, caches, lock, interrupted writes, hooks, remote",
+		Short: "Check the registry, its caches, lock, hooks and remote; --fix repairs",
 		Long: `doctor runs every check and prints ok, warn or fail for each. It exits 0
 when nothing fails and 10 when something does. --fix finishes an interrupted
 write (an interrupted change of layout too) and rebuilds evidence from the
 ledgers (megagit resync), then checks again;
 commits that git fsck --strict rejects cannot be repaired in place: --fix
 prints the steps that rewrite the history.`,
+		Example: examples(
+			"megagit doctor", "run every check",
+			"megagit doctor --fix", "repair what can be repaired, then check again",
+			"megagit doctor --offline", "skip the remote's reachability check",
+		),
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.timeout < 0 {

@@ -45,6 +45,11 @@ of skill ".anchor"): when the model now gives that sentence a different
 vector (cosine below 0.90), the cached rows came from another build of the
 model and embed recomputes every vector. megagit cache verify runs the same
 check. --float16 (or model.cache_float16: true) halves the committed size.`,
+		Example: examples(
+			"megagit embed", "embed the skills that changed, one commit",
+			"megagit embed --all", "recompute every vector",
+			"megagit embed --float16", "halve the committed cache's size",
+		),
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.flags = cmd.Flags()

@@ -44,7 +44,7 @@ func newEvalCmd(a *app, runF func(*evalOptions) error) *cobra.Command {
 	opts := &evalOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "eval DIR",
-		Short: "Benchmark routing on a folder of skills/<id>/SKILL.md and queries.jsonl",
+		Short: "Benchmark routing on a folder of skills and queries",
 		Long: `eval routes every query of a benchmark folder the way the prompt hook would
 and reports recall@1/5/10, MRR, coverage with dynamic K (in-distribution
 and null separately, and per query kind), mean K, mean injected tokens and
@@ -82,10 +82,12 @@ the gate in FILE (fitted on smaller catalogs) under the new one: it decides
 for catalogs smaller than the new one's smallest. eval then prints each
 folder's coverage with the current gate and with the fitted one;
 dynamic_k.gate: FILE in .megagit/config.yaml routes with it.`,
-		Example: `  megagit eval path/to/benchmark --baseline
-  megagit eval path/to/benchmark --sweep model.fusion_w=0.2,0.3,0.4,0.5,0.6
-  megagit eval path/to/benchmark --sweep model.fusion_w=0.3,0.4 --sweep model.abs_floor=0.2,0.25
-  megagit eval --fit gate.json --queries dev.jsonl bench-small bench-large`,
+		Example: examples(
+			"megagit eval bench --baseline", "with a plain BM25 reference",
+			"megagit eval bench --sweep model.fusion_w=0.2,0.4,0.6", "one row per fusion weight",
+			"megagit eval bench --sweep model.fusion_w=0.3,0.4 --sweep model.abs_floor=0.2,0.3", "a grid of both",
+			"megagit eval --fit gate.json --queries dev.jsonl small large", "fit the abstention gate to two",
+		),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if opts.fit != "" && len(args) > 0 {
 				return nil // --fit takes several

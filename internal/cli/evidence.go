@@ -20,8 +20,12 @@ type unarchiveOptions struct {
 func newUnarchiveCmd(a *app, runF func(*unarchiveOptions) error) *cobra.Command {
 	opts := &unarchiveOptions{app: a}
 	cmd := &cobra.Command{
-		Use:               "unarchive NAME --reason R",
-		Short:             "Return an archived skill to active (an explicit, logged commit)",
+		Use:   "unarchive NAME --reason R",
+		Short: "Return an archived skill to active (an explicit, logged commit)",
+		Example: examples(
+			`megagit unarchive flaky-tests --reason "rewritten for the new CI"`, "active again, one commit",
+			`megagit unarchive flaky-tests --reason "fixed" --json`, "the same, as JSON",
+		),
 		Args:              exactArgs(1, "a skill NAME"),
 		ValidArgsFunction: completeSkillArg(a, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -64,8 +68,15 @@ func newRevertCmd(a *app, runF func(*revertOptions) error) *cobra.Command {
 	opts := &revertOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "revert REF",
-		Short: "Undo a verdict (REF = commit hash, prefix ok, or verdict id) and recompute",
-		Args:  exactArgs(1, "a commit hash or verdict id"),
+		Short: "Undo a verdict: REF is a commit hash, a prefix or a verdict id",
+		Long: `revert undoes a verdict, named by REF: its commit's hash (a prefix will do)
+or the verdict's id, and recomputes the skill's evidence, in one commit.`,
+		Example: examples(
+			"megagit revert HEAD", "undo the last verdict",
+			"megagit revert 094865a", "a verdict's commit, by a hash prefix",
+			"megagit revert 01M8G751AM2QW7AP4RNVFYCG5S", "a verdict, by its id",
+		),
+		Args: exactArgs(1, "a commit hash or verdict id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ref = args[0]
 			return orRun(runF, revertRun)(opts)
@@ -113,8 +124,14 @@ type resyncOptions struct {
 func newResyncCmd(a *app, runF func(*resyncOptions) error) *cobra.Command {
 	opts := &resyncOptions{app: a}
 	cmd := &cobra.Command{
-		Use:               "resync [NAME]",
-		Short:             "Rebuild counts, streak and status from the ledger; commit only if something changed",
+		Use:   "resync [NAME]",
+		Short: "Rebuild counts, streak and status from the ledger",
+		Long: `resync rebuilds every skill's counts, streak and status (or NAME's only)
+from its ledger, and commits only if something changed.`,
+		Example: examples(
+			"megagit resync", "every skill",
+			"megagit resync flaky-tests", "one skill",
+		),
 		Args:              maxArgs(1, "one skill NAME"),
 		ValidArgsFunction: completeSkillArg(a, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {

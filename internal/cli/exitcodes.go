@@ -66,7 +66,7 @@ func exitCode(err error) int {
 func exitCodesTopic() *cobra.Command {
 	return &cobra.Command{
 		Use:   "exit-codes",
-		Short: "What megagit's exit codes mean",
+		Short: "List megagit's exit codes and what each means",
 		Long: `megagit exits with:
 
    0  success

@@ -192,7 +192,8 @@ func docPageName(c *cobra.Command) string {
 }
 
 // docIndex is the reference's README.md: every documented command, depth
-// first in `megagit help`'s order, then the help topics.
+// first in `megagit help`'s order (the top-level commands under their
+// groups' headings), then the help topics.
 func docIndex(root *cobra.Command, topics []*cobra.Command) []byte {
 	var b bytes.Buffer
 	b.WriteString(generatedNote)
@@ -209,7 +210,23 @@ func docIndex(root *cobra.Command, topics []*cobra.Command) []byte {
 			}
 		}
 	}
-	walk(root, 0)
+	fmt.Fprintf(&b, "- [%s](%s): %s\n", root.CommandPath(), docPageName(root), root.Short)
+	groups := append(root.Groups(), &cobra.Group{Title: "Other commands:"})
+	for _, g := range groups {
+		var cmds []*cobra.Command
+		for _, c := range root.Commands() {
+			if c.GroupID == g.ID && c.IsAvailableCommand() && !c.IsAdditionalHelpTopicCommand() {
+				cmds = append(cmds, c)
+			}
+		}
+		if len(cmds) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n## %s\n\n", strings.TrimSuffix(g.Title, ":"))
+		for _, c := range cmds {
+			walk(c, 0)
+		}
+	}
 	if len(topics) > 0 {
 		b.WriteString("\nHelp topics (`megagit help TOPIC`):\n\n")
 		for _, t := range topics {

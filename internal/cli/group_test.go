@@ -52,8 +52,13 @@ func TestGroupsRejectUnknownSubcommands(t *testing.T) {
 				!strings.Contains(errOut, "megagit: error: "+g.CommandPath()+" needs a") {
 				t.Errorf("bare: exit %d, stdout %q, stderr %q; want exit 2 with the help on stderr", code, out, errOut)
 			}
+			// The root lists its commands under group headings.
+			listing := "Available Commands:"
+			if len(g.Groups()) > 0 {
+				listing = g.Groups()[0].Title
+			}
 			code, out, _ = runArgs(append([]string{"help"}, args...)...)
-			if code != exitOK || !strings.Contains(out, "Available Commands:") || strings.Contains(out, "\n  "+g.CommandPath()+"\n") {
+			if code != exitOK || !strings.Contains(out, listing) || strings.Contains(out, "\n  "+g.CommandPath()+"\n") {
 				t.Errorf("help: exit %d, stdout %q; want exit 0 and the help without a bare usage line", code, out)
 			}
 		})
@@ -86,6 +91,55 @@ func TestHelpUnknownTopic(t *testing.T) {
 	for _, args := range [][]string{{"help"}, {"help", "exit-codes"}, {"help", "skill", "add"}, {"skill", "--help"}} {
 		if code, out, _ := runArgs(args...); code != exitOK || out == "" {
 			t.Errorf("%q: exit %d, stdout %q; want exit 0 and help", args, code, out)
+		}
+	}
+}
+
+// A usage error says what is wrong once, with one hint: the command's own
+// --help, or a hint of its own (did you mean ...?); a group run without a
+// subcommand prints its usage once, then the error, and no hint sends the
+// user to the usage they just read.
+func TestUsageErrorsPrintUsageOnce(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string // stderr's lines after any usage, in order
+		help bool     // stderr starts with the command's help
+	}{
+		{[]string{"route"}, []string{
+			"megagit: error: megagit route expects one PROMPT (quote it) (got 0 argument(s))",
+			"megagit: hint: run `megagit route --help` for usage"}, false},
+		{[]string{"route", "a prompt", "--no-such-flag"}, []string{
+			"megagit: error: unknown flag: --no-such-flag",
+			"megagit: hint: run `megagit route --help` for usage"}, false},
+		{[]string{"skill", "show", "x", "y"}, []string{
+			"megagit: error: megagit skill show expects a skill NAME (got 2 argument(s))",
+			"megagit: hint: run `megagit skill show --help` for usage"}, false},
+		{[]string{"--no-such-flag"}, []string{
+			"megagit: error: unknown flag: --no-such-flag",
+			"megagit: hint: run `megagit --help` for usage"}, false},
+		{[]string{"help", "nosuch"}, []string{
+			`megagit: error: unknown help topic "nosuch"`,
+			"megagit: hint: run `megagit --help` for usage"}, false},
+		{[]string{"skil"}, []string{
+			`megagit: error: unknown command "skil" for "megagit"`,
+			"megagit: hint: did you mean `megagit skill`?"}, false},
+		{[]string{"skill"}, []string{"megagit: error: megagit skill needs a subcommand"}, true},
+		{[]string{"model"}, []string{"megagit: error: megagit model needs a subcommand"}, true},
+	} {
+		code, out, errOut := runArgs(c.args...)
+		if code != exitUsage || out != "" {
+			t.Errorf("%q: exit %d, stdout %q; want exit 2 and no stdout", c.args, code, out)
+			continue
+		}
+		if n := strings.Count(errOut, "Usage:"); c.help && n != 1 || !c.help && n != 0 {
+			t.Errorf("%q: stderr shows the usage %d times:\n%s", c.args, n, errOut)
+		}
+		lines := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
+		if c.help {
+			lines = lines[max(0, len(lines)-len(c.want)):]
+		}
+		if strings.Join(lines, "\n") != strings.Join(c.want, "\n") {
+			t.Errorf("%q: stderr\n%s\nwant it to end with\n%s", c.args, errOut, strings.Join(c.want, "\n"))
 		}
 	}
 }

@@ -14,7 +14,7 @@ import (
 func newHookCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hook",
-		Short: "Agent hooks: inject skills on every prompt, learn from every session",
+		Short: "Install and run the agents' hooks: inject skills, record verdicts",
 		Long: `Agent hooks (Claude Code, Codex CLI, Gemini CLI).
 
   megagit hook install [--agent A] [--scope project|user] [--dry-run]
@@ -26,6 +26,11 @@ func newHookCmd(a *app) *cobra.Command {
 
 session-start, prompt and stop always exit 0 and print nothing on failure;
 the reason goes to .megagit/local/hook.log (and stderr).`,
+		Example: examples(
+			"megagit hook install", "Claude Code's hooks, in this project's settings",
+			"megagit hook install --scope user", "your personal skills, in every project",
+			"megagit hook uninstall --dry-run", "what uninstall would change",
+		),
 	}
 	cmd.AddCommand(newHookSessionStartCmd(a, nil), newHookPromptCmd(a, nil), newHookStopCmd(a, nil), newHookInstallCmd(a, nil), newHookUninstallCmd(a, nil))
 	return cmd

@@ -36,14 +36,27 @@ func newHookUninstallCmd(a *app, runF func(*hookInstallOptions) error) *cobra.Co
 
 func hookInstallCmd(a *app, uninstall bool, runF func(*hookInstallOptions) error) *cobra.Command {
 	opts := &hookInstallOptions{app: a, uninstall: uninstall}
-	use, short := "install", "Add megagit's hooks to an agent's settings file (idempotent; --dry-run shows the diff)"
+	use, short := "install", "Add megagit's hooks to an agent's settings file (idempotent)"
 	if uninstall {
 		use, short = "uninstall", "Remove megagit's hooks (and only those) from an agent's settings file"
 	}
+	example := examples(
+		"megagit hook install", "Claude Code's hooks, in this project's settings",
+		"megagit hook install --agent codex", "Codex's",
+		"megagit hook install --scope user --mcp", "in your own settings, for every project, and MCP",
+		"megagit hook install --dry-run", "the diff, writing nothing",
+	)
+	if uninstall {
+		example = examples(
+			"megagit hook uninstall", "take Claude Code's hooks out of this project",
+			"megagit hook uninstall --agent gemini --scope user", "Gemini CLI's, from your own settings",
+		)
+	}
 	cmd := &cobra.Command{
-		Use:   use + " [--agent claude|codex|gemini] [--scope project|local|user]",
-		Short: short,
-		Args:  exactArgs(0, "no arguments"),
+		Use:     use + " [--agent claude|codex|gemini] [--scope project|local|user]",
+		Short:   short,
+		Example: example,
+		Args:    exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkAgentFlag(opts.agent); err != nil {
 				return err

@@ -27,8 +27,14 @@ func newHookPromptCmd(a *app, runF func(*hookPromptOptions) error) *cobra.Comman
 	opts := &hookPromptOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "prompt --agent claude|codex|gemini",
-		Short: "Prompt hook: the agent's event JSON on stdin, the skills for this prompt on stdout",
-		Args:  exactArgs(0, "no arguments (the event comes on stdin)"),
+		Short: "Run the prompt hook: the skills for the agent's prompt on stdout",
+		Long: `The prompt hook, run by the agent: the agent's event JSON on stdin, the
+skills for this prompt on stdout.`,
+		Example: examples(
+			"megagit hook prompt --agent claude < event.json", "what Claude Code is given for the event",
+			`echo '{"prompt": "fix the flaky test"}' | megagit hook prompt --agent gemini`, "what Gemini CLI is given",
+		),
+		Args: exactArgs(0, "no arguments (the event comes on stdin)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
 				return runF(opts)

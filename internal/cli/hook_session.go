@@ -18,8 +18,10 @@ func newHookSessionStartCmd(a *app, runF func(*hookSessionStartOptions) error) *
 	opts := &hookSessionStartOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "session-start --agent claude|codex|gemini",
-		Short: "SessionStart hook: the agent's event JSON on stdin, the verdict-tag request for the session on stdout",
-		Args:  exactArgs(0, "no arguments (the event comes on stdin)"),
+		Short: "Run the SessionStart hook: ask the agent to report skills it uses",
+		Long: `The SessionStart hook, run by the agent: the agent's event JSON on stdin,
+the verdict-tag request for the session on stdout.`,
+		Args: exactArgs(0, "no arguments (the event comes on stdin)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
 				return runF(opts)

@@ -25,8 +25,10 @@ func newHookStopCmd(a *app, runF func(*hookStopOptions) error) *cobra.Command {
 	opts := &hookStopOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "stop --agent claude|codex|gemini [--transcript FILE]",
-		Short: "Stop hook: turn the session's <skill-used/> tags and outcomes into verdicts, one commit",
-		Args:  exactArgs(0, "no arguments (the event comes on stdin)"),
+		Short: "Run the Stop hook: turn the session's skill reports into verdicts",
+		Long: `The Stop hook, run by the agent: it turns the session's <skill-used/> tags
+and outcomes into verdicts, in one commit.`,
+		Args: exactArgs(0, "no arguments (the event comes on stdin)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
 				return runF(opts)

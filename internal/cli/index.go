@@ -25,13 +25,17 @@ func newIndexCmd(a *app, runF func(*indexOptions) error) *cobra.Command {
 	opts := &indexOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "index",
-		Short: "Bring the compiled route index up to date now (the prompt hook does it in the background)",
+		Short: "Bring the compiled route index up to date now",
 		Long: `Bring the compiled route index in .megagit/local/ up to date: compare it with
 every skill and ledger, re-read what changed and embed the skills with the
 configured model. route, why and serve do this on every call; the prompt hook
 answers from the index it has (its cost does not grow with the catalog) and
 then starts ` + "`megagit index --background`" + ` when the index may be out of date,
 so the next prompt sees the change (hook.refresh in ` + "`megagit config`" + `).`,
+		Example: examples(
+			"megagit index", "bring the index up to date now",
+			"megagit index --json", "the same, reporting JSON",
+		),
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return orRun(runF, indexRun)(opts)

@@ -29,8 +29,17 @@ func newInitCmd(a *app, runF func(*initOptions) error) *cobra.Command {
 	opts := &initOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "init [DIR]",
-		Short: "Create a registry (git init if needed) or adopt an existing repository",
-		Args:  maxArgs(1, "one DIR"),
+		Short: "Create a registry, in a new or an existing git repository",
+		Long: `init creates a registry in DIR (the current folder by default), running git
+init first when DIR is in no git repository. In a project's work tree the
+registry goes at the work tree's top (--here keeps it in DIR), on a branch
+of its own when the repository has commits (--layout).`,
+		Example: examples(
+			"megagit init team-skills", "a new registry in ./team-skills (git init first)",
+			"megagit init .", "in a project: on a branch of its own, beside yours",
+			"megagit init . --layout branch", "in a project: on its checked-out branch",
+		),
+		Args: maxArgs(1, "one DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dir = a.workDir()
 			if len(args) == 1 {

@@ -23,8 +23,15 @@ func newLayoutCmd(a *app, runF func(*layoutOptions) error) *cobra.Command {
 	opts := &layoutOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "layout [ref|branch]",
-		Short: "Show where the registry keeps its history, or move it: ref (a branch of its own beside a project's) or branch (the checked-out one)",
-		Args:  maxArgs(1, "ref or branch"),
+		Short: "Show or change where the registry keeps its history: ref or branch",
+		Long: `layout shows where the registry keeps its history, or moves it: ref (a
+branch of its own beside a project's) or branch (the checked-out one).`,
+		Example: examples(
+			"megagit layout", "ref or branch, and the branch the registry commits to",
+			"megagit layout ref", "move the history to a branch of its own",
+			"megagit layout branch", "commit to the checked-out branch instead",
+		),
+		Args: maxArgs(1, "ref or branch"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.to = args[0]

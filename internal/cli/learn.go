@@ -21,7 +21,12 @@ import (
 )
 
 func newLearnCmd(a *app) *cobra.Command {
-	cmd := &cobra.Command{Use: "learn", Short: "Learn from the agents' past sessions which of your prompts each skill served (kept on this machine)"}
+	cmd := &cobra.Command{Use: "learn", Short: "Learn from the agents' past sessions which prompts each skill served"}
+	cmd.Example = examples(
+		"megagit learn history --dry-run", "what the agents' past sessions would teach",
+		"megagit learn share", "the learnt prompts that would be shared",
+		"megagit learn forget --all", "forget every learnt prompt",
+	)
 	cmd.AddCommand(newLearnHistoryCmd(a, nil), newLearnShareCmd(a, nil), newLearnForgetCmd(a, nil))
 	return cmd
 }
@@ -40,7 +45,7 @@ func newLearnHistoryCmd(a *app, runF func(*learnHistoryOptions) error) *cobra.Co
 	opts := &learnHistoryOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "history [--agent A]... [--since WHEN] [--dry-run] [--json]",
-		Short: "Read the agents' past sessions and learn, per skill, the prompts it served",
+		Short: "Read the agents' past sessions and learn the prompts each skill served",
 		Long: `learn history reads the sessions Claude Code, Codex and Gemini CLI keep on
 this machine (~/.claude/projects, ~/.codex/sessions, Gemini CLI's chats) and
 finds each prompt of yours the agent answered with a skill megagit routes:
@@ -61,6 +66,11 @@ removes them.
 
 Running it again learns nothing twice; sessions read before and unchanged
 since are skipped (.megagit/local/history.json), so a killed run resumes.`,
+		Example: examples(
+			"megagit learn history --dry-run", "what would be learnt, per skill",
+			"megagit learn history", "learn from every agent's sessions here",
+			"megagit learn history --agent claude --since 30d", "Claude Code's sessions of the last 30 days",
+		),
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, ag := range opts.agents {
@@ -370,7 +380,7 @@ func newLearnShareCmd(a *app, runF func(*learnShareOptions) error) *cobra.Comman
 	opts := &learnShareOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "share [SKILL...] [--yes] [--json]",
-		Short: "Show the prompts learnt from history that would be shared; with --yes, commit them",
+		Short: "Show the learnt prompts that would be shared; --yes commits them",
 		Long: `learn share shows, per skill, the prompts learnt from the agents' history
 (megagit learn history) that would be shared with everyone who syncs this
 registry, and with --yes commits them to the skills' ledgers, one commit
@@ -381,8 +391,10 @@ Only this registry's own skills are shared: the prompts of skills in an
 agent's own folder, a plugin or another registry stay on this machine.
 Read what is listed before you pass --yes: the prompts are your own words,
 with secrets redacted. megagit revert COMMIT takes a share back.`,
-		Example: `  megagit learn share                  # what would be shared
-  megagit learn share flaky-tests --yes   # share one skill's prompts`,
+		Example: examples(
+			"megagit learn share", "what would be shared",
+			"megagit learn share flaky-tests --yes", "share one skill's prompts",
+		),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.skills = args
 			return orRun(runF, learnShareRun)(opts)

@@ -18,8 +18,15 @@ func newLintCmd(a *app, runF func(*lintOptions) error) *cobra.Command {
 	opts := &lintOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "lint",
-		Short: "Report every problem in every skill routing reads (registry, agents' folders, plugins, team): file, line, field, message",
-		Args:  exactArgs(0, "no arguments"),
+		Short: "Report every problem in every skill routing reads",
+		Long: `lint reports every problem in every skill routing reads (the registry's,
+the agents' folders', plugins' and the team's), each as file, line, field
+and message.`,
+		Example: examples(
+			"megagit lint", "every problem; exit 10 on an error (not a warning)",
+			"megagit lint --json", "as JSON",
+		),
+		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return orRun(runF, lintRun)(opts)
 		},

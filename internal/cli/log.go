@@ -19,8 +19,15 @@ type logOptions struct {
 func newLogCmd(a *app, runF func(*logOptions) error) *cobra.Command {
 	opts := &logOptions{app: a}
 	cmd := &cobra.Command{
-		Use:               "log [NAME]",
-		Short:             "Verdict history from git: time, commit, skill, verdict, status change, reason",
+		Use:   "log [NAME]",
+		Short: "Show the verdict history: time, commit, skill, verdict, reason",
+		Long: `log shows the verdict history from git, newest first (of every skill, or
+NAME's): time, commit, skill, verdict, status change and reason.`,
+		Example: examples(
+			"megagit log", "every verdict, newest first",
+			"megagit log stripe-webhooks -n 5", "one skill's last 5 events",
+			"megagit log --json", "as JSON",
+		),
 		Args:              maxArgs(1, "one skill NAME"),
 		ValidArgsFunction: completeSkillArg(a, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {

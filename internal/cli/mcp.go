@@ -22,7 +22,7 @@ func newMCPCmd(a *app, runF func(*mcpOptions) error) *cobra.Command {
 	opts := &mcpOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "mcp",
-		Short: "Serve this registry's skills to an agent over MCP (stdio): search, read, list, record verdicts",
+		Short: "Serve the registry's skills to an agent over MCP on stdin and stdout",
 		Long: "mcp is a Model Context Protocol server on stdin and stdout, for agents that call tools.\n" +
 			"An agent starts it (register it with `megagit hook install --mcp`); it logs on stderr.\n\n" +
 			"Tools:\n" +
@@ -35,6 +35,10 @@ func newMCPCmd(a *app, runF func(*mcpOptions) error) *cobra.Command {
 			"                               HELPFUL, HARMFUL or NEUTRAL as one commit, as `megagit\n" +
 			"                               verdict` does; only for a skill search_skills or get_skill\n" +
 			"                               returned in this session",
+		Example: examples(
+			"megagit mcp", "serve on stdin and stdout (an agent starts it)",
+			"megagit -C ~/team-skills mcp", "another registry's skills",
+		),
 		Args: exactArgs(0, "no arguments (the protocol comes on stdin)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {

@@ -14,7 +14,12 @@ import (
 )
 
 func newModelCmd(a *app) *cobra.Command {
-	cmd := &cobra.Command{Use: "model", Short: "List, train, adapt and choose the semantic model"}
+	cmd := &cobra.Command{Use: "model", Short: "List, pull, train, adapt and choose the semantic model"}
+	cmd.Example = examples(
+		"megagit model list", "the built-in model and the known ones",
+		"megagit model pull bge-small-en-v1.5", "download an ONNX model",
+		"megagit model use bge-small-en-v1.5", "route with it (one commit)",
+	)
 	cmd.AddCommand(newModelListCmd(a, nil), newModelUseCmd(a, nil), newModelPullCmd(a, nil), newModelTrainCmd(a, nil), newModelAdaptCmd(a, nil))
 	return cmd
 }
@@ -34,8 +39,16 @@ func newModelUseCmd(a *app, runF func(*modelUseOptions) error) *cobra.Command {
 	opts := &modelUseOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "use ID | --dir DIR [--profile ID] | none",
-		Short: "Choose the semantic model: an ID for the registry (committed), a folder for this machine",
-		Args:  maxArgs(1, "one model ID"),
+		Short: "Choose the semantic model: an ID (committed), a folder or none",
+		Long: `model use chooses the semantic model: a model ID for the registry
+(committed), a model folder for this machine only (--dir), or none (the
+lexical channel alone).`,
+		Example: examples(
+			"megagit model use bge-small-en-v1.5", "for everyone who uses the registry (committed)",
+			"megagit model use --dir ~/models/my-model", "a model folder, for this machine only",
+			"megagit model use none", "the lexical channel alone",
+		),
+		Args: maxArgs(1, "one model ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.id = args[0]

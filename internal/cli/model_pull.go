@@ -30,13 +30,17 @@ func newModelPullCmd(a *app, runF func(*modelPullOptions) error) *cobra.Command 
 	opts := &modelPullOptions{app: a, lookup: models.ProfileFor}
 	cmd := &cobra.Command{
 		Use:   "pull ID",
-		Short: "Download an ONNX model (model.onnx + tokenizer.json) into the user cache, sha256-checked",
+		Short: "Download an ONNX model into the user cache, sha256-checked",
 		Long: "Download an ONNX model's pinned files from the model hub (MEGAGIT_MODEL_HUB, default\n" +
 			models.DefaultModelHub + ") into <user cache dir>/megagit/models/ID. Every file is checked before\n" +
 			"the folder is installed, in one rename: against its pinned sha256, or, for a model file whose\n" +
 			"digest is not known, by embedding a few reference sentences with it and comparing the vectors\n" +
 			"with those its profile records (which needs ONNX Runtime). An interrupted download resumes.\n" +
 			"A profile without pins is refused unless --insecure-no-pin is given.",
+		Example: examples(
+			"megagit model pull bge-small-en-v1.5", "download an ONNX model into the user cache",
+			"megagit model pull bge-small-en-v1.5 --force", "download it again",
+		),
 		Args: exactArgs(1, "one model ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ctx, opts.id = cmd.Context(), args[0]

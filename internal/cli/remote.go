@@ -57,7 +57,11 @@ func newRemoteAddCmd(a *app, runF func(*remoteAddOptions) error) *cobra.Command 
 	cmd := &cobra.Command{
 		Use:   "add NAME URL",
 		Short: "Add a git remote (same as `git remote add NAME URL`)",
-		Args:  exactArgs(2, "a remote NAME and a URL"),
+		Example: examples(
+			"megagit remote add origin git@github.com:acme/team-skills.git", "then megagit sync uses it",
+			"megagit remote add backup file:///srv/git/team-skills.git", "a repository on this machine",
+		),
+		Args: exactArgs(2, "a remote NAME and a URL"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.name, opts.url = args[0], args[1]
 			return orRun(runF, remoteAddRun)(opts)

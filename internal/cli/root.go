@@ -66,11 +66,11 @@ func runAt(args []string, in io.Reader, out, errOut io.Writer, now func() time.T
 	root.SetIn(in)
 	root.SetOut(out)
 	root.SetErr(errOut)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
 	if err == nil {
 		return 0
 	}
-	printError(errOut, err)
+	printError(errOut, err, cmd)
 	return exitCode(err)
 }
 
@@ -101,40 +101,59 @@ func newRootCmd(a *app) *cobra.Command {
 		}
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(
+	root.AddGroup(commandGroups()...)
+	add := func(group string, cmds ...*cobra.Command) {
+		for _, c := range cmds {
+			c.GroupID = group
+			root.AddCommand(c)
+		}
+	}
+	add(groupEveryday,
 		newInitCmd(a, nil),
-		newLayoutCmd(a, nil),
+		newRouteCmd(a, nil),
+		newWhyCmd(a, nil),
+		newVerdictCmd(a, nil),
+		newLogCmd(a, nil),
+		newRevertCmd(a, nil),
+		newStatsCmd(a, nil),
+		newDoctorCmd(a, nil),
+	)
+	add(groupSkills,
 		newSkillCmd(a),
 		newLintCmd(a, nil),
 		newAuditCmd(a, nil),
-		newVerdictCmd(a, nil),
-		newLogCmd(a, nil),
 		newUnarchiveCmd(a, nil),
-		newRevertCmd(a, nil),
-		newResyncCmd(a, nil),
-		newConfigCmd(a, nil),
-		newRouteCmd(a, nil),
-		newWhyCmd(a, nil),
-		newIndexCmd(a, nil),
-		newModelCmd(a),
-		newEmbedCmd(a, nil),
-		newCacheCmd(a),
-		newEvalCmd(a, nil),
+	)
+	add(groupAgents,
 		newHookCmd(a),
-		newDecisionsCmd(a, nil),
-		newStatsCmd(a, nil),
-		newTuneCmd(a, nil),
-		newRemoteCmd(a),
-		newSyncCmd(a, nil),
-		newCloneCmd(a, nil),
-		newDoctorCmd(a, nil),
-		newServeCmd(a, nil),
-		newMCPCmd(a, nil),
-		newVersionCmd(a, nil),
 		newAdoptCmd(a, nil),
 		newLearnCmd(a),
+		newMCPCmd(a, nil),
+	)
+	add(groupTeam,
+		newSyncCmd(a, nil),
+		newCloneCmd(a, nil),
+		newRemoteCmd(a),
+		newLayoutCmd(a, nil),
+	)
+	add(groupModels,
+		newModelCmd(a),
+		newEmbedCmd(a, nil),
+		newServeCmd(a, nil),
+		newEvalCmd(a, nil),
+		newTuneCmd(a, nil),
+	)
+	add(groupMaintenance,
+		newIndexCmd(a, nil),
+		newCacheCmd(a),
+		newDecisionsCmd(a, nil),
+		newResyncCmd(a, nil),
+		newConfigCmd(a, nil),
+		newVersionCmd(a, nil),
 		exitCodesTopic(),
 	)
+	root.SetHelpCommandGroupID(groupMaintenance)
+	root.SetCompletionCommandGroupID(groupMaintenance)
 	strictGroups(root)
 	return root
 }
@@ -144,6 +163,14 @@ type usageError struct{ err error }
 
 func (u usageError) Error() string { return u.err.Error() }
 func (u usageError) Unwrap() error { return u.err }
+
+// usageShown is a usage error printed after the command's usage (a group
+// run without a subcommand prints its help first): no hint points at the
+// usage again.
+type usageShown struct{ err usageError }
+
+func (u usageShown) Error() string { return u.err.Error() }
+func (u usageShown) Unwrap() error { return u.err }
 
 // resultError is an exit status that is the command's answer, not a
 // failure (`skill update --check`: updates available, exit 11): the
@@ -196,7 +223,10 @@ func maxArgs(n int, what string) cobra.PositionalArgs {
 // the secrets of any URL in them redacted (an error from git may quote a
 // remote's URL). The message is printed as it was worded where it was made
 // (lowercase, no period at the end: internal/archtest checks megagit's own).
-func printError(w io.Writer, err error) {
+// A usage error gets one hint: its own (did you mean ...?), or else the
+// help of cmd, the command that failed, unless its usage is printed
+// already.
+func printError(w io.Writer, err error, cmd *cobra.Command) {
 	if _, ok := err.(resultError); ok {
 		return
 	}
@@ -206,11 +236,26 @@ func printError(w io.Writer, err error) {
 		for _, line := range h.hints {
 			fmt.Fprintf(w, "megagit: hint: %s\n", shownLines(gitauth.Redact(line)))
 		}
+		return
 	}
 	var u usageError
-	if errors.As(err, &u) {
-		fmt.Fprintln(w, "megagit: hint: run `megagit help` for usage")
+	var shown usageShown
+	if errors.As(err, &u) && !errors.As(err, &shown) {
+		fmt.Fprintf(w, "megagit: hint: run `%s --help` for usage\n", helpPath(cmd))
 	}
+}
+
+// helpPath is the command whose --help a usage error of cmd points at:
+// cmd itself, its parent for the help command (`megagit help nosuch`), and
+// the root when cmd is not known.
+func helpPath(cmd *cobra.Command) string {
+	switch {
+	case cmd == nil:
+		return "megagit"
+	case cmd.HasParent() && cmd.Name() == "help" && !cmd.HasSubCommands():
+		return cmd.Parent().CommandPath()
+	}
+	return cmd.CommandPath()
 }
 
 // workDir is where the command runs (-C or the current directory).

@@ -37,8 +37,16 @@ func newRouteCmd(a *app, runF func(*routeOptions) error) *cobra.Command {
 	opts := &routeOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "route PROMPT",
-		Short: "Pick the skills worth injecting for a prompt (or none) and print what would be injected",
-		Args:  exactArgs(1, "one PROMPT (quote it)"),
+		Short: "Route a prompt: print the skills worth injecting for it, or none",
+		Long: `route picks the skills worth injecting for PROMPT (or none) and prints what
+would be injected.`,
+		Example: examples(
+			`megagit route "why does this test fail only in CI"`, "the skills that fit, or none",
+			`megagit route "fix the webhook signature check" --json`, "the same, as JSON",
+			`megagit route "tidy this handler" --path api/hook.go`, "for a file being worked on (paths: rules)",
+			`megagit route "set up tracing" --no-dynamic-k --top-k 3`, "always the 3 best",
+		),
+		Args: exactArgs(1, "one PROMPT (quote it)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.prompt = args[0]
 			opts.flags = cmd.Flags()

@@ -39,7 +39,7 @@ func newServeCmd(a *app, runF func(*serveOptions) error) *cobra.Command {
 	opts := &serveOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Keep this registry's index and model warm on a unix socket for route and the prompt hook",
+		Short: "Keep the index and model warm on a unix socket for route and hooks",
 		Long: "serve loads the skills, the index and the semantic model once and answers route and\n" +
 			"hook prompt requests on a unix socket in .megagit/local/ until interrupted. Skills,\n" +
 			"ledgers and config are watched for changes (on Linux; elsewhere re-checked on every\n" +
@@ -48,8 +48,11 @@ func newServeCmd(a *app, runF func(*serveOptions) error) *cobra.Command {
 			"One server runs per registry: a second one is refused. With an ONNX model the prompt\n" +
 			"hook starts it by itself (hook.serve: auto), stopping after serve.idle_ms without a\n" +
 			"request and writing to .megagit/local/serve.log; --stop stops the running one.",
-		Example: "  megagit serve --idle 8h &   # a server of your own, stopping after 8 idle hours\n" +
-			"  megagit serve --stop        # stop this registry's server, whoever started it",
+		Example: examples(
+			"megagit serve", "serve in the foreground until interrupted",
+			"megagit serve --idle 8h &", "a server of your own, stopping after 8 idle hours",
+			"megagit serve --stop", "stop this registry's server, whoever started it",
+		),
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.idle < 0 {

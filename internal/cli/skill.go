@@ -16,7 +16,13 @@ import (
 )
 
 func newSkillCmd(a *app) *cobra.Command {
-	cmd := &cobra.Command{Use: "skill", Short: "Add, import, install, update, list, show, rename, remove, disable and enable skills"}
+	cmd := &cobra.Command{Use: "skill", Short: "Add, import, install, update, list, rename, remove or disable skills"}
+	cmd.Example = examples(
+		`megagit skill add flaky-tests --description "Triage flaky CI tests."`, "a new skill",
+		"megagit skill list", "every skill, its status and evidence",
+		"megagit skill install acme/skills --all", "skills from a git repository",
+		"megagit skill update --check", "whether installed skills have updates",
+	)
 	cmd.AddCommand(newSkillAddCmd(a, nil), newSkillListCmd(a, nil), newSkillShowCmd(a, nil),
 		newSkillRmCmd(a, nil), newSkillMvCmd(a, nil), newSkillImportCmd(a, nil), newSkillInstallCmd(a, nil), newSkillUpdateCmd(a, nil),
 		newSkillSwitchCmd(a, true, nil), newSkillSwitchCmd(a, false, nil))
@@ -38,7 +44,11 @@ func newSkillAddCmd(a *app, runF func(*skillAddOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "add NAME --description TEXT [--body-file F]",
 		Short: "Create skills/NAME/SKILL.md in one commit",
-		Args:  exactArgs(1, "a skill NAME"),
+		Example: examples(
+			`megagit skill add flaky-tests --description "Triage flaky CI tests."`, "a new skill, one commit",
+			`megagit skill add pdf-forms --description "Fill PDF forms." --body-file -`, "its instructions from stdin",
+		),
+		Args: exactArgs(1, "a skill NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.name = args[0]
 			return orRun(runF, skillAddRun)(opts)

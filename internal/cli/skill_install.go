@@ -35,7 +35,7 @@ func newSkillInstallCmd(a *app, runF func(*skillInstallOptions) error) *cobra.Co
 	opts := &skillInstallOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "install SOURCE [NAME...] [--path P]... [--ref R] [--all]",
-		Short: "Install skills from a git repository (URL or local path) in one commit, recorded in .megagit/skills.lock",
+		Short: "Install skills from a git repository or a local path, in one commit",
 		Long: `Install skills from a git repository: SOURCE is a git URL (https, ssh,
 git@host:org/repo, file://), OWNER/REPO of GitHub (when no folder has that
 path here), or the path of a local repository. It is fetched
@@ -50,6 +50,11 @@ the commit, the folder, each file's sha256).
 
 A name the registry has already is refused, unless it was installed from
 the same source: then it is updated (see megagit skill update).`,
+		Example: examples(
+			"megagit skill install acme/skills --all", "every skill of a GitHub repository",
+			"megagit skill install https://github.com/acme/skills pdf-forms", "one skill, by name",
+			"megagit skill install ../skills --path review --ref v1.2", "the skills of one folder, at a tag",
+		),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError{fmt.Errorf("%s expects a SOURCE (a git URL or a local repository), then optional skill NAMEs", cmd.CommandPath())}

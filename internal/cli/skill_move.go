@@ -22,8 +22,10 @@ type skillRmOptions struct {
 func newSkillRmCmd(a *app, runF func(*skillRmOptions) error) *cobra.Command {
 	opts := &skillRmOptions{app: a}
 	cmd := &cobra.Command{
-		Use:               "rm NAME",
-		Short:             "Remove a skill's folder and its ledger in one commit (git history keeps them)",
+		Use:   "rm NAME",
+		Short: "Remove a skill's folder and its ledger in one commit",
+		Long: `skill rm removes a skill's folder and its ledger in one commit; git history
+keeps them.`,
 		Args:              exactArgs(1, "a skill NAME"),
 		ValidArgsFunction: completeSkillArg(a, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -67,8 +69,10 @@ type skillMvOptions struct {
 func newSkillMvCmd(a *app, runF func(*skillMvOptions) error) *cobra.Command {
 	opts := &skillMvOptions{app: a}
 	cmd := &cobra.Command{
-		Use:               "mv OLD NEW",
-		Short:             "Rename a skill: its folder, its name:, its ledger and (installed) its lock entry, in one commit",
+		Use:   "mv OLD NEW",
+		Short: "Rename a skill: its folder, name, ledger and lock entry, in one commit",
+		Long: `skill mv renames a skill: its folder, the name: of its SKILL.md, its ledger
+and, for an installed skill, its lock entry, in one commit.`,
 		Args:              exactArgs(2, "the skill's OLD and NEW names"),
 		ValidArgsFunction: completeSkillArg(a, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -114,7 +118,13 @@ func newSkillImportCmd(a *app, runF func(*skillImportOptions) error) *cobra.Comm
 	opts := &skillImportOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "import PATH...",
-		Short: "Copy skill folders (a folder with SKILL.md, or a folder of them) into the registry in one commit",
+		Short: "Copy skill folders into the registry in one commit",
+		Long: `skill import copies skill folders (each PATH a folder with SKILL.md, or a
+folder of them) into the registry in one commit.`,
+		Example: examples(
+			"megagit skill import ~/.claude/skills/flaky-tests", "one skill folder",
+			"megagit skill import ./old-skills", "every skill folder in it",
+		),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError{fmt.Errorf("%s expects at least one PATH", cmd.CommandPath())}

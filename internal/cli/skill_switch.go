@@ -33,11 +33,12 @@ func newSkillSwitchCmd(a *app, disable bool, runF func(*skillSwitchOptions) erro
 	why := "why the skill may be injected again (required)"
 	if disable {
 		cmd.Use = "disable NAME --reason R"
-		cmd.Short = "Never inject a skill, whatever its evidence (an explicit, logged commit; enable undoes it)"
+		cmd.Short = "Never inject a skill, whatever its evidence (enable undoes it)"
 		cmd.Long = "Turn a skill off: the prompt hook, route, serve and the MCP tools never give it to the model,\n" +
 			"while skill list and show still list it (as disabled) and its evidence stays as it is.\n" +
 			"The switch is a ledger line and a disabled: key in the skill's mega_meta, committed, so sync\n" +
-			"shares it; a read-only skill's (an agent's own folder, a plugin) goes to the user registry."
+			"shares it; a read-only skill's (an agent's own folder, a plugin) goes to the user registry.\n" +
+			"skill enable NAME --reason R undoes it."
 		why = "why the skill is turned off (required)"
 	}
 	cmd.Flags().StringVar(&opts.reason, "reason", "", why)

@@ -44,7 +44,7 @@ func newSkillUpdateCmd(a *app, runF func(*skillUpdateOptions) error) *cobra.Comm
 	opts := &skillUpdateOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "update [NAME...] [--check] [--force] [--allow-unrelated]",
-		Short: "Bring installed skills up to date with their sources, in one commit that keeps their evidence",
+		Short: "Update installed skills from their sources, keeping their evidence",
 		Long: `Fetch the source of each installed skill (every one in .megagit/skills.lock,
 or the NAMEs given) at the ref it was installed from, show what changed
 upstream (files added, removed, changed; the description; megagit audit's
@@ -63,6 +63,11 @@ unless --allow-unrelated) is named with what to do, the others are still
 checked and updated, and the exit code says something was wrong.
 
 --check only reports, and exits 11 when an update is available.`,
+		Example: examples(
+			"megagit skill update", "every installed skill",
+			"megagit skill update --check", "report only; exit 11 when updates are available",
+			"megagit skill update pdf-forms --force", "overwrite your edits (its evidence stays)",
+		),
 		ValidArgsFunction: completeSkillArg(a, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.names = args

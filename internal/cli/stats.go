@@ -28,11 +28,17 @@ func newStatsCmd(a *app, runF func(*statsOptions) error) *cobra.Command {
 	opts := &statsOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "stats [--since D] [--skill S] [--json] [--html FILE]",
-		Short: "How each skill was used: injections, verdicts, outcomes, silence, dead weight, pairs",
+		Short: "Show how each skill was used: injections, verdicts, dead weight",
 		Long: "Per skill, from the prompt hook's decision log and the ledgers: how often it was injected and\n" +
 			"when last, its explicit verdicts and implicit outcomes, its helpful rate, whether it was\n" +
 			"injected and never used (silence) or never injected at all (dead weight), and the skills\n" +
 			"most often injected together. --html writes one self-contained page with charts.",
+		Example: examples(
+			"megagit stats", "every skill, over the whole log",
+			"megagit stats --since 30d", "the last 30 days",
+			"megagit stats --skill flaky-tests", "one skill, and the pairs it is in",
+			"megagit stats --html stats.html", "also a page of charts",
+		),
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return orRun(runF, statsRun)(opts)

@@ -28,7 +28,7 @@ func newSyncCmd(a *app, runF func(*syncOptions) error) *cobra.Command {
 	opts := &syncOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "sync [--remote NAME] [--dry-run]",
-		Short: "Share verdicts through the git remote: fetch, merge ledgers by verdict id, push",
+		Short: "Share verdicts through the git remote: fetch, merge ledgers, push",
 		Long: `sync fetches the remote, then fast-forwards, or builds megagit's own merge
 commit when both sides have new commits: ledgers are merged by verdict id,
 each touched skill's mega_meta is recomputed from the merged ledger (in time
@@ -38,6 +38,11 @@ real conflict: sync stops before changing anything and names the files.
 A remote branch that shares no commit with yours (a force-push of another
 history) is refused unless --allow-unrelated.
 Then it pushes; if the remote moved meanwhile it merges again (3 tries).`,
+		Example: examples(
+			"megagit sync", "fetch, merge the ledgers and push",
+			"megagit sync --dry-run", "what would happen, changing nothing",
+			"megagit sync --remote team", "with another remote than the upstream",
+		),
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return orRun(runF, syncRun)(opts)

@@ -54,6 +54,11 @@ something fits, one whose skills were judged otherwise or went unused is
 one nothing fits. Decisions that abstained have no verdicts to learn from.
 It needs at least 10 of each and writes the gate to FILE; set
 dynamic_k.gate: FILE in .megagit/config.yaml to route with it.`,
+		Example: examples(
+			"megagit tune", "propose new thresholds, writing nothing",
+			"megagit tune --apply", "commit them to .megagit/config.yaml",
+			"megagit tune --gate gate.json", "re-fit the abstention gate into gate.json",
+		),
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.gate != "" && opts.apply {

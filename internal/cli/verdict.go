@@ -27,8 +27,13 @@ type verdictOptions struct {
 func newVerdictCmd(a *app, runF func(*verdictOptions) error) *cobra.Command {
 	opts := &verdictOptions{app: a}
 	cmd := &cobra.Command{
-		Use:               "verdict NAME HELPFUL|HARMFUL|NEUTRAL",
-		Short:             "Record a verdict: a ledger line, the skill's evidence and one commit",
+		Use:   "verdict NAME HELPFUL|HARMFUL|NEUTRAL",
+		Short: "Record a verdict: a ledger line, the skill's evidence and one commit",
+		Example: examples(
+			`megagit verdict stripe-webhooks HELPFUL --reason "caught the bug"`, "one commit",
+			`megagit verdict flaky-tests HARMFUL --context "fails only in CI"`, "and the prompt it served",
+			"megagit verdict flaky-tests NEUTRAL --json", "the new evidence as JSON",
+		),
 		Args:              exactArgs(2, "a skill NAME and a verdict (HELPFUL, HARMFUL or NEUTRAL)"),
 		ValidArgsFunction: completeSkillArg(a, 0, string(lifecycle.Helpful), string(lifecycle.Harmful), string(lifecycle.Neutral)),
 		RunE: func(cmd *cobra.Command, args []string) error {

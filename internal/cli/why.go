@@ -28,8 +28,14 @@ func newWhyCmd(a *app, runF func(*whyOptions) error) *cobra.Command {
 	opts := &whyOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "why PROMPT NAME",
-		Short: "Print every term of one skill's score for a prompt, and whether it was emitted",
-		Args:  exactArgs(2, "a PROMPT and a skill NAME"),
+		Short: "Print every term of one skill's score for a prompt",
+		Long: `why prints every term of skill NAME's score for PROMPT, and whether it was
+emitted.`,
+		Example: examples(
+			`megagit why "stripe webhook returns 400" stripe-webhooks`, "every term of the skill's score",
+			`megagit why "flaky CI test" flaky-tests --json`, "the same, as JSON",
+		),
+		Args: exactArgs(2, "a PROMPT and a skill NAME"),
 		// The PROMPT is the user's own text: only the NAME completes.
 		ValidArgsFunction: completeSkillArg(a, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
