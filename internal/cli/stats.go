@@ -152,11 +152,7 @@ func statsRun(opts *statsOptions) error {
 
 func printStats(opts *statsOptions, j statsJSON) error {
 	w := opts.app.out
-	window := "the whole decision log"
-	if j.Since != "" {
-		window = "since " + j.Since
-	}
-	fmt.Fprintf(opts.app.errOut, "megagit: %d decision(s) %s, %d injected a skill\n", j.Decisions, window, j.Injecting)
+	fmt.Fprintf(opts.app.errOut, "megagit: %s %s, %d injected a skill\n", plural(j.Decisions, "decision", "decisions"), statsWindow(j), j.Injecting)
 	most := 0
 	for _, s := range j.Skills {
 		most = max(most, s.Injected)
@@ -178,7 +174,7 @@ func printStats(opts *statsOptions, j statsJSON) error {
 			strconv.Itoa(s.Helpful), strconv.Itoa(s.Harmful), strconv.Itoa(s.Neutral),
 			fmt.Sprintf("+%d/-%d", s.Positive, s.Negative), strconv.Itoa(s.Silent), rate})
 	}
-	if err := printTable(w, []string{"SKILL", "INJECTED", "", "LAST", "HELPFUL", "HARMFUL", "NEUTRAL", "OUTCOMES", "SILENT", "HELPFUL%"}, rows); err != nil {
+	if err := printTable(w, []string{"SKILL", "INJECTED", "BAR", "LAST", "HELPFUL", "HARMFUL", "NEUTRAL", "OUTCOMES", "SILENT", "HELPFUL%"}, rows); err != nil {
 		return err
 	}
 	if len(j.Unused) > 0 {

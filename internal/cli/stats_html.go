@@ -5,6 +5,8 @@ import (
 	_ "embed"
 	"fmt"
 	"html/template"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -14,15 +16,43 @@ import (
 //go:embed statspage/report.html.tmpl
 var statsPageText string
 
-var statsPage = template.Must(template.New("stats").Parse(statsPageText))
+var statsPage = template.Must(template.New("stats").Funcs(template.FuncMap{"code": codeSpans}).Parse(statsPageText))
+
+// codeSpans is s as HTML, escaped, each `command` in it set as code.
+func codeSpans(s string) template.HTML {
+	var b strings.Builder
+	for i, part := range strings.Split(s, "`") {
+		if i%2 == 1 {
+			b.WriteString("<code>" + template.HTMLEscapeString(part) + "</code>")
+		} else {
+			b.WriteString(template.HTMLEscapeString(part))
+		}
+	}
+	return template.HTML(b.String())
+}
 
 // The page's geometry, in pixels.
 const (
-	pageWidth  = 760
-	labelWidth = 220 // the skill names left of the bars
+	barSpan    = 480 // the longest bar
+	valueRoom  = 60  // the value after a bar
 	barHeight  = 18
 	barGap     = 6
 	dailyH     = 160
+	dailyLeft  = 40 // the day chart's y axis and its figure
+	dayStep    = 24 // at most, from one day's bar to the next: a day is a narrow bar
+	minDayStep = 1.0 / 8
+)
+
+// The skill names left of the bars are 12px monospace, which gives every
+// character one width: the label area is as wide as the longest name, so
+// no name is clipped. A name longer than maxLabelChars (a skill id is at
+// most 64) is cut at its end, never its start, and whole in its tooltip.
+const (
+	labelFontPx   = 12
+	labelCharPx   = 7.3 // 0.6em and a little over, the advance of the common monospace fonts
+	labelPad      = 14
+	minLabelChars = 12
+	maxLabelChars = 64
 )
 
 // outcomeKinds are the stacked bars' parts, in order, with their colours.
@@ -32,18 +62,34 @@ var outcomeKinds = []struct{ Name, Color string }{
 }
 
 type svgBar struct {
-	Label, Skill, Kind, Color string
-	Value                     int
-	X, Y, W, H                int
-	LabelX, ValueX, TextY     int
-	Parts                     []svgBar
+	Label, Name, Skill, Kind, Color, Title string
+	Value                                  int
+	X, Y, W, H                             int
+	LabelX, ValueX, TextY                  int
+	Parts                                  []svgBar
+}
+
+// svgDay is one day's bar; fractions of a pixel let a long window fit.
+type svgDay struct {
+	Label, Title string
+	Value        int
+	X, Y, W, H   float64
+	TextX        float64
+	TextY        int
 }
 
 type svgChart struct {
 	Height int
-	Rows   []svgBar
-	Cols   []svgBar
-	Ticks  []svgBar
+	// Empty, when set, replaces the chart: why it is empty, what fills it.
+	Empty string
+	Rows  []svgBar
+}
+
+type svgDaily struct {
+	Height, Base, Top int
+	Empty, Most, Span string
+	Left, Right       int
+	Cols, Ticks       []svgDay
 }
 
 type statsPageRow struct {
@@ -52,22 +98,81 @@ type statsPageRow struct {
 }
 
 type statsPageData struct {
-	Window, Made                string
-	Decisions, Injecting, Width int
-	Injected, Outcomes, Daily   svgChart
-	Kinds                       []struct{ Name, Color string }
-	Pairs                       any
-	Skills                      []statsPageRow
+	Summary, Made      string
+	Width, LabelFontPx int
+	Injected, Outcomes svgChart
+	Daily              svgDaily
+	Kinds              []struct{ Name, Color string }
+	Pairs              any
+	Skills             []statsPageRow
+}
+
+// plural is n and the noun for n of them: "1 decision", "9 decisions".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// statsWindow is the window in words: "over the whole decision log" or
+// "since 2026-05-01T00:00:00Z".
+func statsWindow(j statsJSON) string {
+	if j.Since != "" {
+		return "since " + j.Since
+	}
+	return "over the whole decision log"
+}
+
+// labelCells is how many monospace cells s takes: a wide (East Asian)
+// character takes two.
+func labelCells(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r >= 0x1100 && (r <= 0x115f || r >= 0x2e80 && r <= 0xa4cf || r >= 0xac00 && r <= 0xd7a3 ||
+			r >= 0xf900 && r <= 0xfaff || r >= 0xfe30 && r <= 0xfe4f || r >= 0xff00 && r <= 0xff60 ||
+			r >= 0xffe0 && r <= 0xffe6 || r >= 0x1f300 && r <= 0x1faff || r >= 0x20000 && r <= 0x3fffd) {
+			n++
+		}
+	}
+	return n
+}
+
+// labelText is name as drawn left of a bar: whole, or when longer than
+// maxLabelChars its start and an ellipsis.
+func labelText(name string) string {
+	if labelCells(name) <= maxLabelChars {
+		return name
+	}
+	cells := 0
+	for i, r := range name {
+		w := labelCells(string(r))
+		if cells+w > maxLabelChars-1 {
+			return name[:i] + "…"
+		}
+		cells += w
+	}
+	return name
 }
 
 // statsHTML renders the report of j as one self-contained page.
 func statsHTML(j statsJSON, now time.Time) ([]byte, error) {
-	d := statsPageData{Window: "The whole decision log", Made: now.UTC().Format(time.RFC3339),
-		Decisions: j.Decisions, Injecting: j.Injecting, Width: pageWidth, Kinds: outcomeKinds, Pairs: j.Pairs}
-	if j.Since != "" {
-		d.Window = "Since " + j.Since
+	window := statsWindow(j)
+	d := statsPageData{
+		Summary: fmt.Sprintf("%s %s; %d injected a skill.", plural(j.Decisions, "decision", "decisions"), window, j.Injecting),
+		Made:    now.UTC().Format(time.RFC3339), LabelFontPx: labelFontPx, Kinds: outcomeKinds, Pairs: j.Pairs}
+	if j.Decisions == 0 {
+		d.Summary = fmt.Sprintf("No decisions %s.", window)
 	}
-	span := pageWidth - labelWidth - 60 // room for the value after the bar
+
+	cells := minLabelChars
+	for _, s := range j.Skills {
+		cells = max(cells, labelCells(labelText(s.Name)))
+	}
+	labelWidth := int(float64(cells)*labelCharPx+0.999) + labelPad
+	d.Width = labelWidth + barSpan + valueRoom
+
 	most, mostParts := 0, 0
 	for _, s := range j.Skills {
 		most = max(most, s.Injected)
@@ -77,25 +182,32 @@ func statsHTML(j statsJSON, now time.Time) ([]byte, error) {
 		if v <= 0 || of <= 0 {
 			return 0
 		}
-		return max(1, v*span/of)
+		return max(1, v*barSpan/of)
 	}
 	for i, s := range j.Skills {
 		y := barGap + i*(barHeight+barGap)
-		row := svgBar{Label: s.Name, Value: s.Injected, X: labelWidth, Y: y, W: scale(s.Injected, most), H: barHeight,
-			LabelX: labelWidth - 8, TextY: y + barHeight - 4}
+		label := svgBar{Label: labelText(s.Name), Name: s.Name, LabelX: labelWidth - 8, TextY: y + barHeight - 5}
+
+		row := label
+		row.Value, row.X, row.Y, row.W, row.H = s.Injected, labelWidth, y, scale(s.Injected, most), barHeight
+		row.Title = s.Name + ": injected " + plural(s.Injected, "time", "times")
 		row.ValueX = labelWidth + row.W + 6
 		d.Injected.Rows = append(d.Injected.Rows, row)
 
-		out := svgBar{Label: s.Name, LabelX: labelWidth - 8, TextY: y + barHeight - 4}
-		x := labelWidth
+		out := label
+		x, total := labelWidth, 0
 		for k, v := range []int{s.Helpful, s.Harmful, s.Neutral, s.Positive, s.Negative, s.Silent} {
 			if v == 0 {
 				continue
 			}
 			w := scale(v, mostParts)
-			out.Parts = append(out.Parts, svgBar{Skill: s.Name, Kind: outcomeKinds[k].Name, Color: outcomeKinds[k].Color, Value: v, X: x, Y: y, W: w, H: barHeight})
+			out.Parts = append(out.Parts, svgBar{Skill: s.Name, Kind: outcomeKinds[k].Name, Color: outcomeKinds[k].Color, Value: v,
+				X: x, Y: y, W: w, H: barHeight, Title: fmt.Sprintf("%s: %d %s", s.Name, v, outcomeKinds[k].Name)})
 			x += w
+			total += v
 		}
+		out.Value, out.ValueX = total, x+6
+		out.X = labelWidth
 		d.Outcomes.Rows = append(d.Outcomes.Rows, out)
 
 		r := statsPageRow{Name: s.Name, Last: "-", Rate: "-", Injected: s.Injected, Helpful: s.Helpful, Harmful: s.Harmful,
@@ -120,29 +232,100 @@ func statsHTML(j statsJSON, now time.Time) ([]byte, error) {
 	d.Injected.Height = barGap + rows*(barHeight+barGap)
 	d.Outcomes.Height = d.Injected.Height
 
-	d.Daily.Height = dailyH + 24
-	mostDay := 0
-	for _, n := range j.PerDay {
-		mostDay = max(mostDay, n)
+	hooks := "the prompt hook (`megagit hook install` sets it up)"
+	switch {
+	case len(j.Skills) == 0:
+		d.Injected.Empty = "No skills yet: `megagit skill add NAME --description ...` adds one, and " + hooks + " injects the few each prompt needs."
+		d.Outcomes.Empty = "No verdicts yet: there is no skill to judge."
+	case most == 0:
+		d.Injected.Empty = fmt.Sprintf("No skill was injected %s: %s injects the few skills a prompt needs and logs each prompt's decision.", window, hooks)
 	}
-	if n := len(j.Days); n > 0 {
-		step := max(1, (pageWidth-20)/n)
-		every := max(1, n/8) // at most about eight dates under the bars
-		for i, day := range j.Days {
-			h := 0
-			if mostDay > 0 && j.PerDay[i] > 0 {
-				h = max(1, j.PerDay[i]*dailyH/mostDay)
-			}
-			x := 10 + i*step
-			d.Daily.Cols = append(d.Daily.Cols, svgBar{Label: day, Value: j.PerDay[i], X: x, Y: dailyH - h, W: max(1, step-2), H: h})
-			if i%every == 0 {
-				d.Daily.Ticks = append(d.Daily.Ticks, svgBar{Label: day[5:], X: x + step/2, Y: dailyH + 16})
-			}
+	if d.Outcomes.Empty == "" && mostParts == 0 {
+		when := "yet"
+		if j.Since != "" {
+			when = window
 		}
+		d.Outcomes.Empty = "No verdicts " + when + ": agents report them in a `<skill-used/>` tag at the end of an answer, and the stop hook records them " +
+			"with what came of the session; `megagit verdict NAME HELPFUL --reason ...` records one by hand."
 	}
+
+	dailyStats(&d, j, window, hooks)
+
 	var b bytes.Buffer
 	if err := statsPage.Execute(&b, d); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// dailyStats draws the injections per day: one bar a day from the first
+// day with a decision to the last, none on a day without (its place
+// kept, so the axis is time), each at most dayStep apart; a single day
+// is one narrow bar at the left, not a block across the chart.
+func dailyStats(d *statsPageData, j statsJSON, window, hooks string) {
+	top := 20 // room for the figure over the tallest bar
+	d.Daily = svgDaily{Top: top, Base: top + dailyH, Height: top + dailyH + 24, Left: dailyLeft, Right: d.Width - 10}
+	perDay := map[string]int{}
+	mostDay := 0
+	for i, day := range j.Days {
+		perDay[day] = j.PerDay[i]
+		mostDay = max(mostDay, j.PerDay[i])
+	}
+	if len(j.Days) == 0 {
+		d.Daily.Empty = fmt.Sprintf("No decisions %s: %s logs one for every prompt.", window, hooks)
+		return
+	}
+	if mostDay == 0 {
+		d.Daily.Empty = fmt.Sprintf("No skill was injected %s, on any of its %s with a decision: %s injects the few skills a prompt needs.",
+			window, plural(len(j.Days), "day", "days"), hooks)
+		return
+	}
+	first, err1 := time.Parse(time.DateOnly, j.Days[0])
+	last, err2 := time.Parse(time.DateOnly, j.Days[len(j.Days)-1])
+	days := j.Days
+	if err1 == nil && err2 == nil && !last.Before(first) {
+		days = nil
+		for t := first; !t.After(last); t = t.AddDate(0, 0, 1) {
+			days = append(days, t.Format(time.DateOnly))
+		}
+	}
+	d.Daily.Most = strconv.Itoa(mostDay)
+	total := 0
+	for _, n := range j.PerDay {
+		total += n
+	}
+	if len(days) == 1 {
+		d.Daily.Span = fmt.Sprintf("On %s: %s.", days[0], plural(total, "injection", "injections"))
+	} else {
+		d.Daily.Span = fmt.Sprintf("From %s to %s, %s: %s.", days[0], days[len(days)-1], plural(len(days), "day", "days"), plural(total, "injection", "injections"))
+	}
+	avail := float64(d.Daily.Right - d.Daily.Left - 4)
+	step := min(float64(dayStep), max(minDayStep, avail/float64(len(days))))
+	w := max(minDayStep, step*0.75)
+	if step >= 4 {
+		w = step - max(2, step/4)
+	}
+	crossYears := days[0][:4] != days[len(days)-1][:4]
+	ticks := max(1, len(days)*60/int(avail)+1) // a date every 60px or more
+	for i, day := range days {
+		n := perDay[day]
+		h := 0.0
+		if n > 0 {
+			h = max(1, float64(n*dailyH)/float64(mostDay))
+		}
+		x := float64(d.Daily.Left+4) + float64(i)*step
+		col := svgDay{Label: day, Value: n, X: x, Y: float64(d.Daily.Base) - h, W: w, H: h, TextX: x + w/2,
+			Title: day + ": " + plural(n, "injection", "injections")}
+		if step >= 16 && n > 0 {
+			col.TextY = int(col.Y) - 4
+		}
+		d.Daily.Cols = append(d.Daily.Cols, col)
+		if i%ticks == 0 {
+			label := day[5:]
+			if crossYears {
+				label = day
+			}
+			d.Daily.Ticks = append(d.Daily.Ticks, svgDay{Label: label, X: x + w/2, TextY: d.Daily.Base + 16})
+		}
+	}
 }
