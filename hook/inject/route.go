@@ -11,8 +11,8 @@ import (
 
 // routePrompt routes a prompt for the hook: through a warm `megagit serve`
 // when one answers within half the time left, else here. Here, an ONNX
-// model is not used: loading ONNX Runtime and creating a session takes
-// longer than the hook's whole deadline, so only a server uses it, which
+// model is not used: loading ONNX Runtime and starting a model's session
+// costs more than a prompt may wait, so only a server uses it, which
 // the hook starts (ensureServer); until it answers, the prompt is routed
 // here with the built-in model's vectors the compiled index keeps.
 func routePrompt(opts Options, e *Env, st *state, prompt, project string, where *route.Where) ([]ranker.Doc, route.Result, error) {
