@@ -452,3 +452,21 @@ func (r *Registry) gitIgnores(rel string) bool {
 	}
 	return gitignore.NewMatcher(ps).Match(strings.Split(r.GitPath(rel), "/"), false)
 }
+
+// ChangedFiles lists the files commit h changed, as git paths, sorted.
+func (r *Registry) ChangedFiles(h plumbing.Hash) ([]string, error) {
+	c, err := r.repo.CommitObject(h)
+	if err != nil {
+		return nil, err
+	}
+	stats, err := c.Stats()
+	if err != nil {
+		return nil, err
+	}
+	files := make([]string, 0, len(stats))
+	for _, st := range stats {
+		files = append(files, st.Name)
+	}
+	sort.Strings(files)
+	return files, nil
+}

@@ -267,3 +267,23 @@ func TestAuditStaysLow(t *testing.T) {
 		}
 	}
 }
+
+// go-git is the git store's: the registry and the packages that talk git
+// (sync and sources, update planning, transports, credentials). workspace
+// returns the store's commit hashes and may name their type; the commands
+// name none of it.
+func TestGoGitStaysInTheStore(t *testing.T) {
+	may := map[string]bool{"registry": true, "registry/regsync": true, "registry/upstream": true, "gitnet": true, "gitauth": true}
+	for ip, p := range loadModule(t) {
+		name := strings.TrimPrefix(ip, module+"/")
+		for im := range p.imports {
+			if !strings.HasPrefix(im, "github.com/go-git/") || may[name] {
+				continue
+			}
+			if name == "workspace" && im == "github.com/go-git/go-git/v5/plumbing" {
+				continue
+			}
+			t.Errorf("%s imports %s: git is the store's (registry and the packages beside it)", name, im)
+		}
+	}
+}

@@ -17,7 +17,6 @@ import (
 	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/regsync"
-	"github.com/megagit/megagit/registry/skillslock"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/dense"
 	"github.com/megagit/megagit/skillfile"
@@ -98,19 +97,6 @@ func doctorRun(opts *doctorOptions) error {
 	if err != nil {
 		return err
 	}
-	user, _ := e.Personal()
-	if opts.fix && user != nil {
-		// adopt and restore write there from here: repair what a kill left.
-		if _, err := user.Reg.RemoveTempDebris(); err != nil {
-			return fmt.Errorf("fix: user registry: %w", err)
-		}
-		if _, err := user.Reg.RemoveStaleGitLocks(); err != nil {
-			return fmt.Errorf("fix: user registry: %w", err)
-		}
-		if _, _, err := user.Reg.Resync(""); err != nil {
-			return fmt.Errorf("fix: user registry: %w", err)
-		}
-	}
 	if opts.fix && e.Reg.InterruptedMoveToRef() {
 		// An older megagit killed during `megagit layout ref` left the ref
 		// layout without its commit: the move, run again, finishes it.
@@ -123,69 +109,8 @@ func doctorRun(opts *doctorOptions) error {
 		}
 	}
 	if opts.fix {
-		debris, err := e.Reg.RemoveTempDebris()
-		if err != nil {
+		if err := e.Repair(a.now(), a.say); err != nil {
 			return fmt.Errorf("fix: %w", err)
-		}
-		if len(debris) > 0 {
-			fmt.Fprintf(a.errOut, "megagit: fix: removed %d temp file(s) of interrupted writes\n", len(debris))
-		}
-		locks, err := e.Reg.RemoveStaleGitLocks()
-		if err != nil {
-			return fmt.Errorf("fix: %w", err)
-		}
-		if len(locks) > 0 {
-			a.say(fmt.Sprintf("megagit: fix: removed %d git lock(s) left by a killed megagit: %s", len(locks), strings.Join(locks, ", ")))
-		}
-		if torn := e.Reg.RemoveTornRemoteRefs(); len(torn) > 0 {
-			a.say(fmt.Sprintf("megagit: fix: removed %d torn remote-tracking ref(s), which the next sync fetches again: %s", len(torn), strings.Join(torn, ", ")))
-		}
-		notes, err := e.RecoverAdoptions()
-		for _, n := range notes {
-			fmt.Fprintf(a.errOut, "megagit: fix: interrupted adopt or restore: %s\n", shown(n))
-		}
-		if err != nil {
-			return fmt.Errorf("fix: %w", err)
-		}
-		notes, err = e.MigrateMoved(workspace.AdoptOptions{Now: a.now()})
-		for _, n := range notes {
-			fmt.Fprintf(a.errOut, "megagit: fix: a skill an earlier megagit's adopt had moved: %s\n", shown(n))
-		}
-		if err != nil {
-			return fmt.Errorf("fix: %w", err)
-		}
-		if v, _ := stop.Pending(e.Reg.Local()); v > 0 {
-			n, err := stop.FlushPending(e.Reg.Local(), &sourcesStore{w: e}, a.now())
-			if err != nil {
-				// Still no identity, or still uncommitted edits: the check
-				// below says so; the rest of --fix goes on.
-				fmt.Fprintf(a.errOut, "megagit: fix: the waiting verdicts stay queued: %v\n", err)
-			} else {
-				fmt.Fprintf(a.errOut, "megagit: fix: recorded %d verdict(s) that were waiting\n", n)
-			}
-		}
-		if untracked, _, err := e.Reg.UntrackLocal(); err != nil {
-			return fmt.Errorf("fix: %w", err)
-		} else if len(untracked) > 0 {
-			a.say(fmt.Sprintf("megagit: fix: stopped tracking %d file(s) under %s/ (kept on disk): %s", len(untracked), local.LocalDirName, strings.Join(untracked, ", ")))
-		}
-		results, _, err := e.Reg.Resync("")
-		if err != nil {
-			return fmt.Errorf("fix: %w", err)
-		}
-		fmt.Fprintf(a.errOut, "megagit: fix: rebuilt the evidence of %d skill(s) from the ledger\n", len(results))
-		if gone, _, err := e.Reg.ForgetMissingInstalls(); err != nil {
-			a.say(fmt.Sprintf("megagit: fix: %s: %v", skillslock.File, err))
-		} else if len(gone) > 0 {
-			a.say(fmt.Sprintf("megagit: fix: dropped from %s the entries of skills no longer in the registry: %s", skillslock.File, strings.Join(gone, ", ")))
-		}
-		if _, _, _, err := e.Compiled(a.say, false); err != nil {
-			return fmt.Errorf("fix: compiled route index: %w", err)
-		}
-		if bad, err := e.Reg.HistoryProblems(); err == nil && len(bad.Hashes) > 0 {
-			for _, line := range bad.RepairSteps() {
-				a.say(fmt.Sprintf("megagit: fix: %s", line))
-			}
 		}
 	}
 	timeout := opts.timeout
@@ -193,7 +118,7 @@ func doctorRun(opts *doctorOptions) error {
 		timeout = 0
 	}
 	checks := e.Reg.Doctor()
-	if user != nil {
+	if user, _ := e.Personal(); user != nil {
 		for _, c := range user.Reg.Doctor() {
 			if c.Status == doctor.Fail {
 				c.Name = "user registry " + c.Name

@@ -6,7 +6,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/models"
@@ -134,7 +133,7 @@ func embedRun(opts *embedOptions) error {
 
 // commitEmbeddings records the cache files in a commit of their own (the
 // zero hash when they were up to date).
-func commitEmbeddings(a *app, reg *registry.Registry, p *embedcache.Plan, id string, files map[string][]byte) (plumbing.Hash, error) {
+func commitEmbeddings(a *app, reg *registry.Registry, p *embedcache.Plan, id string, files map[string][]byte) (commitHash, error) {
 	summary := p.Summary()
 	msg := fmt.Sprintf("embeddings(%s): %s\n\nMegagit-Action: embed\nMegagit-Model: %s\n", id, summary, id)
 	hash, err := reg.CommitFiles(msg, files)

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/spf13/cobra"
 )
@@ -194,9 +193,15 @@ func firstNonEmpty(s ...string) string {
 	return ""
 }
 
+// commitHash is a commit's hash as the registry returns it.
+type commitHash interface {
+	IsZero() bool
+	String() string
+}
+
 // commitString is a commit's hash for JSON output: "" when the command
 // made no commit.
-func commitString(h plumbing.Hash) string {
+func commitString(h commitHash) string {
 	if h.IsZero() {
 		return ""
 	}

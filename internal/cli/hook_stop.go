@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"time"
-
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/hook/stop"
 	"github.com/megagit/megagit/registry"
@@ -65,60 +63,6 @@ func hookStopRun(opts *hookStopOptions) {
 			}
 			return e.Reg, err
 		},
-		Store: func(*registry.Registry) stop.Store { return &sourcesStore{w: ws} },
+		Store: func(*registry.Registry) stop.Store { return ws.VerdictStore() },
 	})
-}
-
-// sourcesStore records the stop hook's verdicts in the registry that owns
-// each skill (workspace.RecordVerdicts), reading the other sources once.
-type sourcesStore struct {
-	w *workspace.Workspace
-	c *workspace.Catalog
-}
-
-func (s *sourcesStore) others() (*workspace.Catalog, error) {
-	if s.c == nil {
-		c, err := s.w.Others()
-		if err != nil {
-			return nil, err
-		}
-		s.c = c
-	}
-	return s.c, nil
-}
-
-func (s *sourcesStore) Ledgers() (map[string][]registry.Entry, error) {
-	own, err := s.w.Reg.Ledgers()
-	if err != nil {
-		return nil, err
-	}
-	c, err := s.others()
-	if err != nil {
-		return nil, err
-	}
-	for name, entries := range c.Ledgers() {
-		own[name] = entries
-	}
-	return own, nil
-}
-
-func (s *sourcesStore) Has(name string) error {
-	c, err := s.others()
-	if err != nil {
-		return err
-	}
-	if c.Lookup(name) != nil {
-		return nil
-	}
-	_, err = s.w.Reg.Skill(name)
-	return err
-}
-
-func (s *sourcesStore) Record(inputs []registry.VerdictInput, now time.Time) error {
-	c, err := s.others()
-	if err != nil {
-		return err
-	}
-	_, err = s.w.RecordVerdictsIn(c, inputs, now)
-	return err
 }

@@ -3,9 +3,6 @@ package cli
 import (
 	"fmt"
 	"path/filepath"
-	"sort"
-
-	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/errkind"
@@ -102,7 +99,7 @@ func initRun(opts *initOptions) error {
 		opts.app.say(fmt.Sprintf("megagit: initialised registry in %s (commit %s)", reg.Root(), hash.String()[:12]))
 	}
 	if opts.json {
-		files, err := committedFiles(reg, hash)
+		files, err := reg.ChangedFiles(hash)
 		if err != nil {
 			return err
 		}
@@ -110,24 +107,6 @@ func initRun(opts *initOptions) error {
 	}
 	fmt.Fprintf(opts.app.out, "%s\n", reg.Root())
 	return nil
-}
-
-// committedFiles lists the files commit h changed, as git paths, sorted.
-func committedFiles(reg *registry.Registry, h plumbing.Hash) ([]string, error) {
-	c, err := reg.Repo().CommitObject(h)
-	if err != nil {
-		return nil, err
-	}
-	stats, err := c.Stats()
-	if err != nil {
-		return nil, err
-	}
-	files := make([]string, 0, len(stats))
-	for _, st := range stats {
-		files = append(files, st.Name)
-	}
-	sort.Strings(files)
-	return files, nil
 }
 
 func isAbs(p string) bool { return len(p) > 0 && p[0] == '/' }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,10 +8,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
-
-	"github.com/go-git/go-git/v5/utils/diff"
-	"github.com/sergi/go-diff/diffmatchpatch"
 
 	"github.com/megagit/megagit/audit"
 	"github.com/megagit/megagit/errkind"
@@ -20,7 +15,7 @@ import (
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/regsync"
 	"github.com/megagit/megagit/registry/skillslock"
-	"github.com/megagit/megagit/skillfile"
+	"github.com/megagit/megagit/registry/upstream"
 	"github.com/spf13/cobra"
 )
 
@@ -88,64 +83,17 @@ checked and updated, and the exit code says something was wrong.
 	return cmd
 }
 
-// Update statuses.
-const (
-	updUpToDate    = "up to date"
-	updUpdate      = "update"
-	updEdited      = "edited here"
-	updForced      = "update (overwrites local edits)"
-	updLocal       = "edited here, upstream unchanged"
-	updRestore     = "restore (overwrites local edits)"
-	updRewritten   = "upstream rewritten"
-	updLeft        = "left its source"
-	updMissing     = "not in the registry"
-	updUnreachable = "source unreachable"
-)
-
-// updateJSON is one skill in `megagit skill update --json`.
-type updateJSON struct {
-	Name        string              `json:"name"`
-	Source      string              `json:"source"`
-	Ref         string              `json:"ref"`
-	From        string              `json:"from"` // the commit installed
-	To          string              `json:"to"`   // the source's commit now
-	Status      string              `json:"status"`
-	Upstream    skillslock.FileDiff `json:"upstream"` // installed -> source now
-	Local       skillslock.FileDiff `json:"local"`    // installed -> here
-	Description *descDiff           `json:"description,omitempty"`
-	Audit       []audit.Finding     `json:"audit"` // in the source's files now; files relative to the skill's folder
-	// LocalDiff is, for each file edited here and changed by the update,
-	// its lines the update replaces ("- ") and brings ("+ ").
-	LocalDiff map[string][]string `json:"local_diff,omitempty"`
-	// Problem says why the skill could not be checked or updated, and
-	// what to do.
-	Problem string `json:"problem,omitempty"`
-	item    *registry.Install
-}
-
-type descDiff struct {
-	Old string `json:"old"`
-	New string `json:"new"`
-}
-
-// updateProblem is why one skill (or every skill of a source) could not
-// be checked or updated, and what to do.
-type updateProblem struct {
-	err  error
-	hint string
-}
-
 // updateProblems are the skills an update could not check or update; the
 // exit code is theirs.
-type updateProblems []updateProblem
+type updateProblems []upstream.Problem
 
 func (p updateProblems) Error() string {
 	if len(p) == 1 {
-		return p[0].err.Error()
+		return p[0].Err.Error()
 	}
 	parts := make([]string, len(p))
 	for i, q := range p {
-		parts[i] = q.err.Error()
+		parts[i] = q.Err.Error()
 	}
 	return fmt.Sprintf("%d problem(s): %s", len(p), strings.Join(parts, "; "))
 }
@@ -153,7 +101,7 @@ func (p updateProblems) Error() string {
 func (p updateProblems) Unwrap() []error {
 	out := make([]error, len(p))
 	for i, q := range p {
-		out[i] = q.err
+		out[i] = q.Err
 	}
 	return out
 }
@@ -165,8 +113,8 @@ func (p updateProblems) asError() error {
 	}
 	var hints []string
 	for _, q := range p {
-		if q.hint != "" {
-			hints = append(hints, q.hint)
+		if q.Hint != "" {
+			hints = append(hints, q.Hint)
 		}
 	}
 	return withHint(p, hints...)
@@ -195,7 +143,7 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 		if len(names) == 0 {
 			fmt.Fprintln(a.errOut, "megagit: no installed skills (megagit skill install SOURCE installs some)")
 			if opts.json {
-				return printJSON(a.out, map[string]any{"skills": []updateJSON{}, "commit": ""})
+				return printJSON(a.out, map[string]any{"skills": []upstream.Report{}, "commit": ""})
 			}
 			return nil
 		}
@@ -213,17 +161,16 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 
 	sources := map[[2]string]*fetched{}
 	budget := regsync.NewBudget()
-	var report []updateJSON
+	var report []upstream.Report
 	var problems updateProblems
 	for _, n := range names {
 		entry := lock.Skills[n]
-		u := updateJSON{Name: n, Source: gitauth.Redact(entry.Source), Ref: entry.Ref, From: entry.Commit, Audit: []audit.Finding{},
-			Upstream: skillslock.DiffHashes(nil, nil), Local: skillslock.DiffHashes(nil, nil)}
+		u := upstream.Blank(n, entry)
 		if _, err := e.Reg.Skill(n); errors.Is(err, registry.ErrNotFound) {
-			u.Status = updMissing
+			u.Status = upstream.StatusMissing
 			err := fmt.Errorf("%w: skill %q is in %s but not in the registry (deleted by hand or with plain git)", registry.ErrNotFound, n, skillslock.File)
 			u.Problem = err.Error()
-			problems = append(problems, updateProblem{err, "`megagit doctor --fix` drops its entry; `megagit skill install SOURCE " + n + "` puts it back"})
+			problems = append(problems, upstream.Problem{Err: err, Hint: "`megagit doctor --fix` drops its entry; `megagit skill install SOURCE " + n + "` puts it back"})
 			report = append(report, u)
 			continue
 		} else if err != nil {
@@ -245,20 +192,20 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 				if errors.As(f.err, &h) && len(h.hints) > 0 {
 					hint = h.hints[0]
 				}
-				problems = append(problems, updateProblem{f.err, hint})
+				problems = append(problems, upstream.Problem{Err: f.err, Hint: hint})
 			}
 		}
 		if f.err != nil {
-			u.Status, u.Problem = updUnreachable, f.err.Error()
+			u.Status, u.Problem = upstream.StatusUnreachable, f.err.Error()
 			report = append(report, u)
 			continue
 		}
-		u, problem, err := planUpdate(e.Reg, n, entry, f.src, budget, opts)
+		u, problem, err := upstream.Plan(e.Reg, n, entry, f.src, budget, upstream.Options{Force: opts.force, AllowUnrelated: opts.allowUnrelated})
 		if err != nil {
 			return err
 		}
 		if problem != nil {
-			u.Problem = problem.err.Error()
+			u.Problem = problem.Err.Error()
 			problems = append(problems, *problem)
 		}
 		report = append(report, u)
@@ -268,10 +215,10 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 	var items []registry.Install
 	for _, u := range report {
 		switch u.Status {
-		case updUpdate, updForced, updRestore:
+		case upstream.StatusUpdate, upstream.StatusForced, upstream.StatusRestore:
 			pending = append(pending, u.Name)
-			items = append(items, *u.item)
-		case updEdited:
+			items = append(items, *u.Item)
+		case upstream.StatusEdited:
 			pending = append(pending, u.Name)
 			edited = append(edited, u.Name)
 		}
@@ -305,8 +252,8 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 	}
 	var sets []auditedSet
 	for _, u := range report {
-		if u.item != nil {
-			sets = append(sets, auditedSet{findings: u.Audit, name: inSource(u.item.Entry.Path)})
+		if u.Item != nil {
+			sets = append(sets, auditedSet{findings: u.Audit, name: inSource(u.Item.Entry.Path)})
 		}
 	}
 	if err := refuseFindings(a, sets, opts.allow, "updated"); err != nil {
@@ -336,124 +283,24 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 	return problems.asError()
 }
 
-// planUpdate compares one installed skill with its source now: what
-// changed upstream, what changed here, and the item that would update it;
-// or the problem that keeps it from being updated (it left its source, or
-// the source's history was rewritten).
-func planUpdate(reg *registry.Registry, name string, entry skillslock.Entry, src *regsync.Source, budget *regsync.Budget, opts *skillUpdateOptions) (updateJSON, *updateProblem, error) {
-	u := updateJSON{Name: name, Source: gitauth.Redact(entry.Source), Ref: entry.Ref, From: entry.Commit, To: src.Commit.String(), Audit: []audit.Finding{},
-		Upstream: skillslock.DiffHashes(nil, nil), Local: skillslock.DiffHashes(nil, nil)}
-	files, exec, err := src.Files(entry.Path, nil)
-	left := func(err error) (updateJSON, *updateProblem, error) {
-		u.Status = updLeft
-		return u, &updateProblem{err, fmt.Sprintf("`megagit skill install %s --path FOLDER` takes %s from where it is in the source now (its evidence stays), or `megagit skill rm %s` drops it",
-			shown(gitauth.Redact(entry.Source)), name, name)}, nil
-	}
-	if errors.Is(err, registry.ErrNotFound) {
-		return left(fmt.Errorf("%w: skill %s left its source: no folder %s in %s (commit %s)",
-			registry.ErrNotFound, name, entry.Path, gitauth.Redact(entry.Source), src.Commit.String()[:12]))
-	}
-	if err != nil {
-		return u, nil, err
-	}
-	if _, ok := files["SKILL.md"]; !ok {
-		return left(fmt.Errorf("%w: skill %s left its source: %s in %s (commit %s) has no SKILL.md any more",
-			registry.ErrNotFound, name, entry.Path, gitauth.Redact(entry.Source), src.Commit.String()[:12]))
-	}
-	// The registry names the skill: one renamed here (skill mv) keeps its
-	// name when its source's SKILL.md says the old one.
-	if f, err := skillfile.Parse("SKILL.md", files["SKILL.md"]); err == nil && f.Name() != name {
-		if renamed, err := f.WithName(name); err == nil {
-			files["SKILL.md"] = renamed
-		}
-	}
-	here, err := reg.LocalFiles(name)
-	if err != nil {
-		return u, nil, err
-	}
-	u.Upstream = skillslock.DiffHashes(entry.Files, skillslock.HashFiles(files))
-	u.Local = skillslock.DiffHashes(entry.Files, here)
-	if !u.Local.Empty() {
-		u.LocalDiff = map[string][]string{}
-		for _, f := range u.Local.Changed {
-			here, err := reg.LocalFile(name, f)
-			if err != nil {
-				continue // unreadable here: named as edited all the same
-			}
-			u.LocalDiff[f] = lineDiff(here, files[f], maxDiffLines)
-		}
-	}
-	var problem *updateProblem
-	switch {
-	case u.Upstream.Empty() && u.Local.Empty():
-		u.Status = updUpToDate
-		return u, nil, nil
-	case u.Upstream.Empty() && !opts.force:
-		u.Status = updLocal
-		return u, nil, nil
-	case u.Upstream.Empty():
-		u.Status = updRestore
-	default:
-		u.Audit = nonNil(audit.Files(files))
-		switch {
-		case !u.Local.Empty() && !opts.force:
-			u.Status = updEdited
-		case !u.Local.Empty():
-			u.Status = updForced
-		default:
-			u.Status = updUpdate
-		}
-		ok, err := src.Descends(entry.Commit)
-		if err != nil {
-			return u, nil, err
-		}
-		if !ok && !opts.allowUnrelated {
-			u.Status = updRewritten
-			ref := entry.Ref
-			if ref == "" {
-				ref = "its default branch"
-			}
-			problem = &updateProblem{fmt.Errorf("%w: skill %s: %s (%s) is at %s now, which does not descend from the installed %s (a force-push, or another history); nothing of it was updated",
-				registry.ErrConflict, name, gitauth.Redact(entry.Source), ref, short(src.Commit.String()), short(entry.Commit)),
-				"look at the source's history first; `megagit skill update --allow-unrelated " + name + "` takes the new commit all the same"}
-		}
-	}
-	old := ""
-	if s, err := reg.Skill(name); err == nil {
-		old = s.File.Description()
-	}
-	if f, err := skillfile.Parse("SKILL.md", files["SKILL.md"]); err == nil && f.Description() != old {
-		u.Description = &descDiff{Old: old, New: f.Description()}
-	}
-	if problem != nil {
-		return u, problem, nil
-	}
-	if err := budget.Take(src, entry.Path, files); err != nil {
-		return u, nil, err
-	}
-	entry.Commit, entry.CommitTime = src.Commit.String(), src.Time.UTC().Format(time.RFC3339)
-	u.item = &registry.Install{Name: name, Files: files, Exec: exec, Entry: entry}
-	return u, nil, nil
-}
-
 // printUpdates writes the per-skill report: a line per skill, then what
 // changed upstream and here, or what kept it from being checked.
-func printUpdates(w io.Writer, report []updateJSON) {
+func printUpdates(w io.Writer, report []upstream.Report) {
 	for _, u := range report {
-		from, to := short(u.From), short(u.To)
+		from, to := upstream.Short(u.From), upstream.Short(u.To)
 		ref := u.Ref
 		if ref == "" {
 			ref = "default branch"
 		}
 		switch u.Status {
-		case updUpToDate:
+		case upstream.StatusUpToDate:
 			fmt.Fprintf(w, "%s: up to date (%s, %s at %s)\n", shown(u.Name), shown(u.Source), shown(ref), to)
 			continue
-		case updMissing, updUnreachable, updLeft:
+		case upstream.StatusMissing, upstream.StatusUnreachable, upstream.StatusLeft:
 			fmt.Fprintf(w, "%s: %s (%s, %s)\n", shown(u.Name), u.Status, shown(u.Source), shown(ref))
 			fmt.Fprintf(w, "  %s\n", shown(u.Problem))
 			continue
-		case updLocal:
+		case upstream.StatusLocalOnly:
 			fmt.Fprintf(w, "%s: %s (%s, %s at %s)\n", shown(u.Name), u.Status, shown(u.Source), shown(ref), to)
 		default:
 			fmt.Fprintf(w, "%s: %s %s -> %s (%s, %s)\n", shown(u.Name), u.Status, from, to, shown(u.Source), shown(ref))
@@ -491,50 +338,4 @@ func printDiff(w io.Writer, label string, d skillslock.FileDiff) {
 	for _, f := range d.Changed {
 		fmt.Fprintf(w, "%s: changed %s\n", label, shown(f))
 	}
-}
-
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
-}
-
-// maxDiffLines bounds the lines shown of one file's local diff.
-const maxDiffLines = 20
-
-// lineDiff lists the lines of here that there replaces ("- ") and the
-// lines it brings ("+ "), at most max of them then how many more; a
-// binary file is one line saying so.
-func lineDiff(here, there []byte, max int) []string {
-	if bytes.IndexByte(here, 0) >= 0 || bytes.IndexByte(there, 0) >= 0 {
-		return []string{"(binary file)"}
-	}
-	var out []string
-	more := 0
-	for _, d := range diff.Do(string(here), string(there)) {
-		sign := ""
-		switch d.Type {
-		case diffmatchpatch.DiffDelete:
-			sign = "- "
-		case diffmatchpatch.DiffInsert:
-			sign = "+ "
-		default:
-			continue
-		}
-		for _, l := range strings.SplitAfter(d.Text, "\n") {
-			if l == "" {
-				continue
-			}
-			if len(out) == max {
-				more++
-				continue
-			}
-			out = append(out, sign+strings.TrimSuffix(l, "\n"))
-		}
-	}
-	if more > 0 {
-		out = append(out, fmt.Sprintf("(%d more lines)", more))
-	}
-	return out
 }
