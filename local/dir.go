@@ -25,7 +25,7 @@ type Dir struct {
 // .megagit/, as Find returns). It touches no file: the folder is created by
 // the first write. lockTimeout bounds how long Append waits to trim a log.
 func Open(root string, lockTimeout time.Duration) Dir {
-	p := filepath.Join(root, filepath.FromSlash(LocalDirName))
+	p := filepath.Join(root, filepath.FromSlash(MachineDir))
 	if abs, err := filepath.Abs(p); err == nil {
 		p = abs
 	}
@@ -73,7 +73,7 @@ func CheckLocalDir(p string) error {
 // when it is not a folder ("a symlink", "a regular file"), "" when it is
 // one or is missing: doctor's check and its --fix.
 func LocalDirKind(root string) string {
-	st, err := os.Lstat(filepath.Join(root, filepath.FromSlash(LocalDirName)))
+	st, err := os.Lstat(filepath.Join(root, filepath.FromSlash(MachineDir)))
 	if err != nil || st.IsDir() {
 		return ""
 	}
@@ -171,7 +171,7 @@ func FixLocalDir(root string) (was, movedTo string, err error) {
 	if was == "" {
 		return "", "", nil
 	}
-	p := filepath.Join(root, filepath.FromSlash(LocalDirName))
+	p := filepath.Join(root, filepath.FromSlash(MachineDir))
 	if was == "a symlink" {
 		if err := os.Remove(p); err != nil {
 			return was, "", err

@@ -224,7 +224,7 @@ func TestLocalDirNotAFolder(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(root, MetaDir), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink("../skills/helper", filepath.Join(root, filepath.FromSlash(LocalDirName))); err != nil {
+	if err := os.Symlink("../skills/helper", filepath.Join(root, filepath.FromSlash(MachineDir))); err != nil {
 		t.Fatal(err)
 	}
 	d := Open(root, 0)
@@ -266,7 +266,7 @@ func TestLocalDirNotAFolder(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(root, MetaDir), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(LocalDirName)), []byte("mine"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(MachineDir)), []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	refused = func(what string, err error) {

@@ -14,10 +14,10 @@ import (
 
 // Layout names inside a registry.
 const (
-	MetaDir      = ".megagit"
-	LedgerDir    = ".megagit/ledger"
-	LocalDirName = ".megagit/local"
-	ConfigPath   = ".megagit/config.yaml"
+	MetaDir    = ".megagit"
+	LedgerDir  = ".megagit/ledger"
+	MachineDir = ".megagit/local"
+	ConfigPath = ".megagit/config.yaml"
 	// RefFile, present only in the ref layout, names the branch the
 	// registry commits to (refs/heads/megagit), beside a project's.
 	RefFile = ".megagit/ref"

@@ -44,13 +44,13 @@ func (m stems) tokenize(text string) []string {
 // words calls f with each word of text (a run of letters and digits),
 // lowercased, in order.
 func words(text string, f func(string)) {
+	WordSpans(text, func(start, end int) { f(strings.ToLower(text[start:end])) })
+}
+
+// WordSpans calls f with the byte offsets [start, end) of each of text's
+// words as Tokenize splits them: runs of letters and digits.
+func WordSpans(text string, f func(start, end int)) {
 	start := -1
-	flush := func(end int) {
-		if start >= 0 {
-			f(strings.ToLower(text[start:end]))
-			start = -1
-		}
-	}
 	for i, r := range text {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			if start < 0 {
@@ -58,9 +58,14 @@ func words(text string, f func(string)) {
 			}
 			continue
 		}
-		flush(i)
+		if start >= 0 {
+			f(start, i)
+			start = -1
+		}
 	}
-	flush(len(text))
+	if start >= 0 {
+		f(start, len(text))
+	}
 }
 
 // uniqueTerms keeps the first occurrence of each term, in order, so a query

@@ -19,7 +19,7 @@ import (
 // JournalPending reports whether an interrupted write left its journal
 // behind in the registry at root (checked before Open replays it).
 func JournalPending(root string) bool {
-	_, err := os.Stat(root + "/" + local.LocalDirName + "/" + local.JournalFile)
+	_, err := os.Stat(root + "/" + local.MachineDir + "/" + local.JournalFile)
 	return err == nil
 }
 

@@ -24,7 +24,7 @@ func Init(dir string, configYAML []byte, opts Options) (*Registry, plumbing.Hash
 // InitLayout is Init in the given layout (LayoutAuto: ChooseLayout's).
 // In the ref layout nothing of the project changes: .megagit/ gets its own
 // ignore rule and RefFile, and the first commit (config.yaml and the union
-// merge rule for ledgers) goes on RegistryBranch; when that branch exists
+// merge rule for ledgers) goes on RefBranch; when that branch exists
 // already, here or as a remote's (a teammate's clone), its files are
 // checked out into .megagit/ instead and no commit is made.
 func InitLayout(dir string, configYAML []byte, layout Layout, opts Options) (*Registry, plumbing.Hash, error) {
@@ -54,7 +54,7 @@ func InitLayout(dir string, configYAML []byte, layout Layout, opts Options) (*Re
 			return nil, plumbing.ZeroHash, err
 		}
 	}
-	if err := local.MkdirAll(filepath.Join(abs, filepath.FromSlash(local.LocalDirName))); err != nil {
+	if err := local.MkdirAll(filepath.Join(abs, filepath.FromSlash(local.MachineDir))); err != nil {
 		return nil, plumbing.ZeroHash, err
 	}
 	if layout == LayoutRef {
@@ -110,7 +110,7 @@ const (
 func initRef(abs string, configYAML []byte, opts Options) (*Registry, plumbing.Hash, error) {
 	for _, f := range []struct{ rel, data string }{
 		{refIgnoreFile, refIgnoreData},
-		{RefFile, RegistryBranch.String() + "\n"},
+		{RefFile, RefBranch.String() + "\n"},
 	} {
 		if err := local.WriteFileAtomic(filepath.Join(abs, filepath.FromSlash(f.rel)), []byte(f.data), 0o644); err != nil {
 			return nil, plumbing.ZeroHash, err
@@ -148,7 +148,7 @@ func (r *Registry) IgnoresLocal() bool {
 		return r.ignoresMetaDir()
 	}
 	ignore, _ := os.ReadFile(r.abs(".gitignore"))
-	return hasLine(string(ignore), "/"+local.LocalDirName+"/") || hasLine(string(ignore), local.LocalDirName+"/")
+	return hasLine(string(ignore), "/"+local.MachineDir+"/") || hasLine(string(ignore), local.MachineDir+"/")
 }
 
 // withLines is s with each line it lacks appended (a .gitignore or

@@ -28,7 +28,7 @@ const (
 	// checked-out branch, like any commit.
 	LayoutBranch Layout = "branch"
 	// LayoutRef: the registry lives inside a project's repository; its
-	// commits go on a branch of its own (RegistryBranch), never on the
+	// commits go on a branch of its own (RefBranch), never on the
 	// checked-out one, and its files stay in .megagit/, which the
 	// project's git ignores.
 	LayoutRef Layout = "ref"
@@ -45,11 +45,11 @@ func ParseLayout(s string) (Layout, error) {
 	return "", fmt.Errorf("%w: layout %q: want auto, branch or ref", errkind.ErrInvalid, s)
 }
 
-// RegistryBranch is the branch a registry in the ref layout commits to. A
+// RefBranch is the branch a registry in the ref layout commits to. A
 // branch, not a private ref namespace: git's default refspecs fetch and
 // push it, so a teammate gets it with a plain clone or fetch, and
 // `git log megagit` shows the history.
-const RegistryBranch = plumbing.ReferenceName("refs/heads/megagit")
+const RefBranch = plumbing.ReferenceName("refs/heads/megagit")
 
 // Layout files, registry-relative.
 const (
@@ -229,8 +229,8 @@ func BranchNotCheckedOut(dir string) string {
 		_, err = tree.File(local.ConfigPath)
 		return err == nil
 	}
-	if ref, err := repo.Reference(RegistryBranch, true); err == nil && holds(ref.Hash()) {
-		return RegistryBranch.Short()
+	if ref, err := repo.Reference(RefBranch, true); err == nil && holds(ref.Hash()) {
+		return RefBranch.Short()
 	}
 	refs, err := repo.References()
 	if err != nil {
@@ -239,7 +239,7 @@ func BranchNotCheckedOut(dir string) string {
 	defer refs.Close()
 	found := ""
 	_ = refs.ForEach(func(ref *plumbing.Reference) error {
-		if ref.Name().IsRemote() && strings.HasSuffix(ref.Name().Short(), "/"+RegistryBranch.Short()) && holds(ref.Hash()) {
+		if ref.Name().IsRemote() && strings.HasSuffix(ref.Name().Short(), "/"+RefBranch.Short()) && holds(ref.Hash()) {
 			if found == "" || strings.HasPrefix(ref.Name().Short(), "origin/") {
 				found = ref.Name().Short()
 			}

@@ -31,7 +31,7 @@ type LayoutMove struct {
 }
 
 // MoveToRef moves a branch-layout registry inside a project onto its own
-// branch (RegistryBranch): one commit with no parent holds the registry as
+// branch (RefBranch): one commit with no parent holds the registry as
 // last committed (.megagit/ with config as the new config.yaml, and every
 // skill folder of the roots moved to RefSkillsRoot, plus the registry's
 // .gitignore and .gitattributes); the moved files are written into
@@ -54,8 +54,8 @@ func (r *Registry) MoveToRef(config []byte) (LayoutMove, error) {
 			return LayoutMove{}, fmt.Errorf("%w: the registry is already on its own branch %s", errkind.ErrInvalid, r.ref.Short())
 		}
 	}
-	if _, err := r.repo.Storer.Reference(RegistryBranch); err == nil {
-		return LayoutMove{}, fmt.Errorf("%w: branch %s exists already; rename or delete it first (git branch -m %s OLD-NAME)", ErrExists, RegistryBranch.Short(), RegistryBranch.Short())
+	if _, err := r.repo.Storer.Reference(RefBranch); err == nil {
+		return LayoutMove{}, fmt.Errorf("%w: branch %s exists already; rename or delete it first (git branch -m %s OLD-NAME)", ErrExists, RefBranch.Short(), RefBranch.Short())
 	}
 	head, err := r.repo.Head()
 	if err != nil {
@@ -80,11 +80,11 @@ func (r *Registry) MoveToRef(config []byte) (LayoutMove, error) {
 	// changed nothing (the commit is an unreferenced object); killed after
 	// it, anywhere, the next command (or doctor --fix) replays it, which
 	// writes the layout files and finishes the commit (recover.go).
-	j, err := r.writeJournal(RegistryBranch, plumbing.ZeroHash, commit, changes, LayoutRef)
+	j, err := r.writeJournal(RefBranch, plumbing.ZeroHash, commit, changes, LayoutRef)
 	if err != nil {
 		return LayoutMove{}, err
 	}
-	if err := r.enterRefLayout(RegistryBranch); err != nil {
+	if err := r.enterRefLayout(RefBranch); err != nil {
 		return LayoutMove{}, err
 	}
 	if err := r.finish(j); err != nil {
@@ -95,7 +95,7 @@ func (r *Registry) MoveToRef(config []byte) (LayoutMove, error) {
 		untrack = append(untrack, src)
 	}
 	sort.Strings(untrack[1:])
-	return LayoutMove{Layout: LayoutRef, Branch: RegistryBranch.Short(), Commit: commit.String(), Skills: moved, Untrack: untrack}, nil
+	return LayoutMove{Layout: LayoutRef, Branch: RefBranch.Short(), Commit: commit.String(), Skills: moved, Untrack: untrack}, nil
 }
 
 // refChanges lists the files of the ref layout's first commit, the

@@ -200,7 +200,7 @@ func (r *Registry) UntrackLocal() ([]string, plumbing.Hash, error) {
 		for i, p := range paths {
 			changes[i] = Change{Path: p, Delete: true, TreeOnly: true}
 		}
-		return fmt.Sprintf("megagit: stop tracking %s\n\n%s holds this machine's own state, which megagit never shares.\n\nMegagit-Action: untrack-local\n", local.LocalDirName+"/", local.LocalDirName+"/"), changes, nil
+		return fmt.Sprintf("megagit: stop tracking %s\n\n%s holds this machine's own state, which megagit never shares.\n\nMegagit-Action: untrack-local\n", local.MachineDir+"/", local.MachineDir+"/"), changes, nil
 	})
 	return removed, h, err
 }
@@ -221,7 +221,7 @@ func (r *Registry) localStateCheck() doctor.Check {
 	switch {
 	case len(paths) > 0:
 		return doctor.Check{Name: name, Status: doctor.Fail,
-			Detail: fmt.Sprintf("git tracks %s: %s/ is this machine's own state and must never be shared", strings.Join(paths, ", "), local.LocalDirName),
+			Detail: fmt.Sprintf("git tracks %s: %s/ is this machine's own state and must never be shared", strings.Join(paths, ", "), local.MachineDir),
 			Hint:   "`megagit doctor --fix` stops tracking them in one commit, keeping the files"}
 	case len(project) > 0:
 		git := make([]string, len(project))
@@ -229,10 +229,10 @@ func (r *Registry) localStateCheck() doctor.Check {
 			git[i] = r.GitPath(p)
 		}
 		return doctor.Check{Name: name, Status: doctor.Fail,
-			Detail: fmt.Sprintf("your project's branch or git's index tracks %s: %s/ is this machine's own state and must never be shared; megagit does not read it", strings.Join(project, ", "), local.LocalDirName),
+			Detail: fmt.Sprintf("your project's branch or git's index tracks %s: %s/ is this machine's own state and must never be shared; megagit does not read it", strings.Join(project, ", "), local.MachineDir),
 			Hint:   fmt.Sprintf("stop tracking them on your branch (megagit never commits to it): `git rm --cached %s`, then commit", strings.Join(git, " "))}
 	}
-	return doctor.Check{Name: name, Status: doctor.OK, Detail: "git tracks nothing under " + local.LocalDirName + "/"}
+	return doctor.Check{Name: name, Status: doctor.OK, Detail: "git tracks nothing under " + local.MachineDir + "/"}
 }
 
 // refuseLocalChanges is writeCommit's guard: no commit megagit writes adds
@@ -240,7 +240,7 @@ func (r *Registry) localStateCheck() doctor.Check {
 func refuseLocalChanges(changes []Change) error {
 	for _, c := range changes {
 		if IsLocalPath(c.Path) && !(c.Delete && c.TreeOnly) {
-			return fmt.Errorf("%w: %s is under %s/, this machine's own state, which megagit never commits", errkind.ErrInvalid, c.Path, local.LocalDirName)
+			return fmt.Errorf("%w: %s is under %s/, this machine's own state, which megagit never commits", errkind.ErrInvalid, c.Path, local.MachineDir)
 		}
 	}
 	return nil

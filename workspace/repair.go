@@ -80,7 +80,7 @@ func (w *Workspace) Repair(now time.Time, say func(line string)) error {
 		return err
 	}
 	if len(untracked) > 0 {
-		fixed(fmt.Sprintf("stopped tracking %d file(s) under %s/ (kept on disk): %s", len(untracked), local.LocalDirName, strings.Join(untracked, ", ")))
+		fixed(fmt.Sprintf("stopped tracking %d file(s) under %s/ (kept on disk): %s", len(untracked), local.MachineDir, strings.Join(untracked, ", ")))
 	}
 	results, _, err := w.Reg.Resync("")
 	if err != nil {

@@ -35,7 +35,7 @@ func TestGaveUpHookLogsInTheRegistry(t *testing.T) {
 	if err != nil || out.Len() != 0 {
 		t.Fatalf("Run: %v, stdout %q", err, out.String())
 	}
-	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(local.LocalDirName), hook.LogFile))
+	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(local.MachineDir), hook.LogFile))
 	if err != nil || !strings.Contains(string(data), "claude prompt: deadline exceeded; printed nothing") {
 		t.Fatalf("hook.log: %v %q (stderr %q)", err, data, errOut.String())
 	}

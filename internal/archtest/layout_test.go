@@ -287,3 +287,19 @@ func TestGoGitStaysInTheStore(t *testing.T) {
 		}
 	}
 }
+
+// The commands parse, call and print: what sits behind workspace (the
+// agents' session readers, the learnt prompts' store) is reached through
+// it, never from a command.
+func TestCommandsCallThroughWorkspace(t *testing.T) {
+	behind := []string{"learn/history", "learn/learnt"}
+	p := loadModule(t)[module+"/internal/cli"]
+	if p == nil {
+		t.Fatal("internal/cli not found")
+	}
+	for _, b := range behind {
+		if p.imports[module+"/"+b] {
+			t.Errorf("internal/cli imports %s: a command calls workspace, which reads it", b)
+		}
+	}
+}

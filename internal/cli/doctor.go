@@ -84,13 +84,13 @@ func doctorRun(opts *doctorOptions) error {
 		}
 		_, moved, err := local.FixLocalDir(root)
 		if err != nil {
-			return fmt.Errorf("fix: %s: %w", local.LocalDirName, err)
+			return fmt.Errorf("fix: %s: %w", local.MachineDir, err)
 		}
 		note := ""
 		if rel, err := filepath.Rel(root, moved); moved != "" && err == nil {
 			note = " (the file is now " + filepath.ToSlash(rel) + ")"
 		}
-		fmt.Fprintf(a.errOut, "megagit: fix: replaced %s, %s, with a folder%s\n", local.LocalDirName, was, note)
+		fmt.Fprintf(a.errOut, "megagit: fix: replaced %s, %s, with a folder%s\n", local.MachineDir, was, note)
 	}
 	journal := registry.JournalPending(root)
 	e, err := a.open(nil) // finishes an interrupted write when no writer is alive

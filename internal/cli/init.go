@@ -94,7 +94,7 @@ func initRun(opts *initOptions) error {
 		return err
 	}
 	if layout == registry.LayoutRef {
-		opts.app.say(fmt.Sprintf("megagit: initialised registry in %s on its own branch %s (commit %s); your checked-out branch is not touched", reg.Root(), registry.RegistryBranch.Short(), hash.String()[:12]))
+		opts.app.say(fmt.Sprintf("megagit: initialised registry in %s on its own branch %s (commit %s); your checked-out branch is not touched", reg.Root(), registry.RefBranch.Short(), hash.String()[:12]))
 	} else {
 		opts.app.say(fmt.Sprintf("megagit: initialised registry in %s (commit %s)", reg.Root(), hash.String()[:12]))
 	}

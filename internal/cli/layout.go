@@ -71,7 +71,7 @@ func layoutRun(opts *layoutOptions) error {
 			return err
 		}
 		a.say(fmt.Sprintf("megagit: the registry now commits to the checked-out branch %s (merge commit %s); delete its old branch when you like: git branch -D %s",
-			res.Branch, res.Commit[:12], registry.RegistryBranch.Short()))
+			res.Branch, res.Commit[:12], registry.RefBranch.Short()))
 	default:
 		return usageError{fmt.Errorf("megagit layout: %q is not a layout: want ref or branch", opts.to)}
 	}

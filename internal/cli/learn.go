@@ -1,19 +1,15 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/megagit/megagit/learn/history"
-	"github.com/megagit/megagit/learn/learnt"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/workspace"
 	"github.com/schollz/progressbar/v3"
@@ -92,17 +88,6 @@ since are skipped (.megagit/local/history.json), so a killed run resumes.`,
 	return cmd
 }
 
-// historyCheckpoint is the file of the sessions an import read, each with
-// the size and time it had: unchanged, it is not read again.
-const historyCheckpoint = "history.json"
-
-// learnedSkill is what one skill learnt.
-type learnedSkill struct {
-	Skill  string         `json:"skill"`
-	New    int            `json:"new"`
-	Agents map[string]int `json:"agents"`
-}
-
 func learnHistoryRun(opts *learnHistoryOptions) error {
 	a := opts.app
 	e, err := openOrUser(a)
@@ -110,130 +95,35 @@ func learnHistoryRun(opts *learnHistoryOptions) error {
 		return err
 	}
 	since, _ := parseSince(opts.since, a.now())
-	c, err := e.Catalog()
+	var bar func(int)
+	res, err := e.LearnHistory(workspace.HistoryOptions{Agents: opts.agents, Since: since, DryRun: opts.dryRun,
+		Progress: func(done, total int) {
+			if bar == nil {
+				bar = learnProgress(a.errOut, total)
+			}
+			bar(done)
+		},
+		Warn: func(err error) { a.say(fmt.Sprintf("megagit: warning: %s", shownLines(err.Error()))) }})
+	a.warnProblems(res.Problems)
 	if err != nil {
 		return err
 	}
-	a.warnProblems(c.Problems)
-	// The skills megagit routes, by lower-case name and by SKILL.md.
-	byName, byPath := map[string]*workspace.Sourced{}, map[string]*workspace.Sourced{}
-	for _, s := range c.Skills {
-		if !s.Routable() {
-			continue
-		}
-		byName[strings.ToLower(s.Name)] = s
-		if real, err := filepath.EvalSymlinks(s.AbsPath); err == nil {
-			byPath[real] = s
-		}
-		byPath[s.AbsPath] = s
-	}
-	sessions, err := history.Sessions(history.Options{Agents: opts.agents, Since: since})
-	if err != nil {
-		return err
-	}
-	ld := e.Reg.Local()
-	seen := readCheckpoint(ld)
-	type pending struct {
-		ld   local.Dir
-		recs []learnt.Learnt
-	}
-	stores := map[string]*pending{}
-	learned := map[string]*learnedSkill{}
-	var read, skipped, uses, spoiled, unknown int
-	done := map[string]string{}
-	bar := learnProgress(a.errOut, len(sessions))
-	for i, s := range sessions {
-		bar(i)
-		stamp := fmt.Sprintf("%d:%d", s.Size, s.ModTime.UnixNano())
-		if seen[s.Path] == stamp {
-			skipped++
-			done[s.Path] = stamp
-			continue
-		}
-		found, err := history.Read(s)
-		if err != nil {
-			a.say(fmt.Sprintf("megagit: warning: %s", shownLines(err.Error())))
-			continue
-		}
-		read++
-		done[s.Path] = stamp
-		for _, u := range found {
-			uses++
-			if u.Spoiled {
-				spoiled++
-				continue
-			}
-			sk := byName[strings.ToLower(u.Skill)]
-			if u.SkillPath != "" {
-				p := u.SkillPath
-				if real, err := filepath.EvalSymlinks(p); err == nil {
-					p = real
-				}
-				if byPath[p] != nil {
-					sk = byPath[p]
-				}
-			}
-			prompt := learnt.CleanLearnt(u.Prompt)
-			if sk == nil || prompt == "" {
-				unknown++
-				continue
-			}
-			owner := sk.Owner
-			if owner == nil {
-				owner = e.Reg
-			}
-			key := owner.LocalDir()
-			if stores[key] == nil {
-				stores[key] = &pending{ld: owner.Local()}
-			}
-			stores[key].recs = append(stores[key].recs, learnt.Learnt{
-				Skill: sk.Name, Prompt: prompt, Agent: u.Agent, Session: u.Session, How: u.How, Time: u.Time.UTC(),
-				Key: learnt.LearntKey(u.Agent, u.Session, sk.Name, prompt),
-			})
-		}
-	}
-	bar(len(sessions))
-	keys := make([]string, 0, len(stores))
-	for k := range stores {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		p := stores[k]
-		added, err := learnt.AddLearnt(p.ld, p.recs, opts.dryRun)
-		if err != nil {
-			return err
-		}
-		for _, r := range added {
-			count(learned, r)
-		}
-	}
-	if !opts.dryRun {
-		if err := writeCheckpoint(ld, seen, done); err != nil {
-			return err
-		}
-	}
-	list := make([]learnedSkill, 0, len(learned))
 	total := 0
-	for _, l := range learned {
-		list = append(list, *l)
+	for _, l := range res.Learnt {
 		total += l.New
 	}
-	sort.Slice(list, func(i, j int) bool {
-		return list[i].New > list[j].New || list[i].New == list[j].New && list[i].Skill < list[j].Skill
-	})
 	would := map[bool]string{true: "would be ", false: ""}[opts.dryRun]
 	a.say(fmt.Sprintf("megagit: %d session(s) read (%d unchanged since the last import), %d use(s) of a skill found: %d prompt(s) %slearnt for %d skill(s), %d spoiled by a correction or a failing command, %d of a skill megagit does not route",
-		read, skipped, uses, total, would, len(list), spoiled, unknown))
+		res.Read, res.Skipped, res.Uses, total, would, len(res.Learnt), res.Spoiled, res.Unknown))
 	if opts.json {
-		return printJSON(a.out, map[string]any{"sessions": len(sessions), "read": read, "skipped": skipped, "uses": uses, "spoiled": spoiled,
-			"unknown": unknown, "learnt": list, "dry_run": opts.dryRun})
+		return printJSON(a.out, map[string]any{"sessions": res.Sessions, "read": res.Read, "skipped": res.Skipped, "uses": res.Uses, "spoiled": res.Spoiled,
+			"unknown": res.Unknown, "learnt": res.Learnt, "dry_run": opts.dryRun})
 	}
-	if len(list) == 0 {
+	if len(res.Learnt) == 0 {
 		return nil
 	}
 	rows := [][]string{}
-	for _, l := range list {
+	for _, l := range res.Learnt {
 		var ags []string
 		for ag, n := range l.Agents {
 			ags = append(ags, fmt.Sprintf("%s %d", ag, n))
@@ -242,40 +132,6 @@ func learnHistoryRun(opts *learnHistoryOptions) error {
 		rows = append(rows, []string{l.Skill, strconv.Itoa(l.New), strings.Join(ags, ", ")})
 	}
 	return printTable(a.out, []string{"SKILL", "NEW PROMPTS", "FROM"}, rows)
-}
-
-func count(m map[string]*learnedSkill, r learnt.Learnt) {
-	l := m[r.Skill]
-	if l == nil {
-		l = &learnedSkill{Skill: r.Skill, Agents: map[string]int{}}
-		m[r.Skill] = l
-	}
-	l.New++
-	l.Agents[r.Agent]++
-}
-
-func readCheckpoint(ld local.Dir) map[string]string {
-	out := map[string]string{}
-	data, err := ld.Read(historyCheckpoint)
-	if err == nil {
-		_ = json.Unmarshal(data, &out)
-	}
-	return out
-}
-
-// writeCheckpoint keeps the sessions read (done), and those read before
-// that this run did not list (older than --since, another --agent).
-func writeCheckpoint(ld local.Dir, seen, done map[string]string) error {
-	for p, st := range seen {
-		if _, ok := done[p]; !ok {
-			done[p] = st
-		}
-	}
-	data, err := json.Marshal(done)
-	if err != nil {
-		return err
-	}
-	return ld.Write(historyCheckpoint, data)
 }
 
 // learnProgress draws a bar over the sessions on a terminal, and nothing
@@ -356,7 +212,7 @@ func learnForgetRun(opts *learnForgetOptions) error {
 		return err
 	}
 	if opts.all {
-		if err := e.Reg.Local().Write(historyCheckpoint, []byte("{}")); err != nil {
+		if err := e.ForgetSessionsRead(); err != nil {
 			return err
 		}
 	}

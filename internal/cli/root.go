@@ -283,7 +283,7 @@ func (a *app) open(flags flagLookup) (*workspace.Workspace, error) {
 func notRegistry(a *app, err error) error {
 	if branch := registry.BranchNotCheckedOut(a.workDir()); branch != "" {
 		return withHint(fmt.Errorf("%w; this project keeps its registry on branch %s, which this work tree has not checked out into %s/", err, branch, local.MetaDir),
-			"`megagit init` here checks it out into "+local.MetaDir+"/ (no commit made); the registry stays one, on branch "+registry.RegistryBranch.Short())
+			"`megagit init` here checks it out into "+local.MetaDir+"/ (no commit made); the registry stays one, on branch "+registry.RefBranch.Short())
 	}
 	return withHint(err, "create one with `megagit init`, or point at one with -C DIR")
 }

@@ -80,7 +80,7 @@ func TestStore(t *testing.T) {
 	if gone, err := Forget(ld, nil); err != nil || gone != LearntKept {
 		t.Errorf("forget all: %d, %v; want %d", gone, err, LearntKept)
 	}
-	if _, err := os.Stat(filepath.Join(root, local.LocalDirName, LearntFile)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(root, local.MachineDir, LearntFile)); !os.IsNotExist(err) {
 		t.Errorf("forget all left the file: %v", err)
 	}
 }

@@ -97,13 +97,13 @@ func Clone(ctx context.Context, rawURL, dir string, opts registry.Options) (*reg
 	if st, err := os.Stat(filepath.Join(abs, local.MetaDir)); err != nil || !st.IsDir() {
 		projectRegistry := false
 		if repo, err := git.PlainOpen(abs); err == nil {
-			_, err := repo.Reference(plumbing.NewRemoteReferenceName("origin", registry.RegistryBranch.Short()), false)
+			_, err := repo.Reference(plumbing.NewRemoteReferenceName("origin", registry.RefBranch.Short()), false)
 			projectRegistry = err == nil
 		}
 		cleanup()
 		if projectRegistry {
 			return nil, fmt.Errorf("%w: %s is a project whose registry is on its own branch %s (removed the clone): clone the project with `git clone %s`, then run `megagit init` in it",
-				local.ErrNotRegistry, rawURL, registry.RegistryBranch.Short(), rawURL)
+				local.ErrNotRegistry, rawURL, registry.RefBranch.Short(), rawURL)
 		}
 		return nil, fmt.Errorf("%w: %s has no %s folder at its top (removed the clone)", local.ErrNotRegistry, rawURL, local.MetaDir)
 	}
@@ -121,9 +121,9 @@ func Clone(ctx context.Context, rawURL, dir string, opts registry.Options) (*reg
 			return nil, err
 		}
 		return nil, fmt.Errorf("%w: %s tracks %s: %s/ holds each machine's own state, which megagit never takes from a remote, so it removed the clone: stop tracking it there (`git rm -r --cached %s`, or `megagit doctor --fix` in a clone that has it), commit and push, then clone again",
-			errkind.ErrInvalid, gitauth.Redact(rawURL), strings.Join(tracked, ", "), local.LocalDirName, local.LocalDirName)
+			errkind.ErrInvalid, gitauth.Redact(rawURL), strings.Join(tracked, ", "), local.MachineDir, local.MachineDir)
 	}
-	if err := local.MkdirAll(filepath.Join(abs, filepath.FromSlash(local.LocalDirName))); err != nil {
+	if err := local.MkdirAll(filepath.Join(abs, filepath.FromSlash(local.MachineDir))); err != nil {
 		return nil, err
 	}
 	r, err := registry.Open(abs, opts)
@@ -131,7 +131,7 @@ func Clone(ctx context.Context, rawURL, dir string, opts registry.Options) (*reg
 		return nil, err
 	}
 	if !r.IgnoresLocal() {
-		reg{r}.warn(".gitignore does not ignore %s/: add the line /%s/ so per-machine files stay out of commits", local.LocalDirName, local.LocalDirName)
+		reg{r}.warn(".gitignore does not ignore %s/: add the line /%s/ so per-machine files stay out of commits", local.MachineDir, local.MachineDir)
 	}
 	return r, nil
 }

@@ -214,13 +214,13 @@ func (r reg) syncStep(branch plumbing.ReferenceName, theirs plumbing.Hash, remot
 		sort.Strings(plan.local)
 		res.Conflicts = append(res.Conflicts, plan.local...)
 		return syncStep{}, fmt.Errorf("%w: %s/%s adds or changes %s: %s/ holds each machine's own state and never travels through sync; nothing local was changed: stop tracking it on the remote (`git rm -r --cached %s` in a clone that has it, or `megagit doctor --fix` there), commit and push, then sync again",
-			registry.ErrConflict, res.Remote, res.Branch, strings.Join(plan.local, ", "), local.LocalDirName, local.LocalDirName)
+			registry.ErrConflict, res.Remote, res.Branch, strings.Join(plan.local, ", "), local.MachineDir, local.MachineDir)
 	}
 	if len(plan.oursLocal) > 0 && (kind == SyncMerge || kind == SyncPushOnly) {
 		res.Action = SyncConflicted
 		res.Conflicts = append(res.Conflicts, plan.oursLocal...)
 		return syncStep{}, fmt.Errorf("%w: your branch tracks %s: %s/ holds this machine's own state, which megagit never pushes; nothing was pushed: run `megagit doctor --fix`, which stops tracking it (keeping the files), then sync again",
-			registry.ErrConflict, strings.Join(plan.oursLocal, ", "), local.LocalDirName)
+			registry.ErrConflict, strings.Join(plan.oursLocal, ", "), local.MachineDir)
 	}
 	if len(plan.links) > 0 {
 		res.Action = SyncConflicted

@@ -20,9 +20,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
-	"unicode"
 
 	"github.com/kljensen/snowball/english"
+	"github.com/megagit/megagit/ranker"
 )
 
 // minWord is the shortest word that gets a typo: shorter words are mostly
@@ -91,26 +91,13 @@ type span struct{ start, end int }
 // without a content word comes back unchanged.
 func Typo(text string, rng *rand.Rand) string {
 	var words []span
-	start := -1
-	flush := func(end int) {
-		if start >= 0 {
-			w := text[start:end]
-			if len(w) >= minWord && ascii(w) && !english.IsStopWord(strings.ToLower(w)) {
-				words = append(words, span{start, end})
-			}
-			start = -1
+	// The words as the product's tokenizer splits them.
+	ranker.WordSpans(text, func(start, end int) {
+		w := text[start:end]
+		if len(w) >= minWord && ascii(w) && !english.IsStopWord(strings.ToLower(w)) {
+			words = append(words, span{start, end})
 		}
-	}
-	for i, r := range text {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		flush(i)
-	}
-	flush(len(text))
+	})
 	if len(words) == 0 {
 		return text
 	}
