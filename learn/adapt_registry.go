@@ -9,6 +9,7 @@ import (
 
 	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/ledger"
 )
 
 // LedgerVerdicts are adapt's examples from a registry's ledgers: the
@@ -16,11 +17,11 @@ import (
 // map, so the verdicts are ordered by skill (within a skill the ledger
 // order stays) and duplicates keep their first spelling whatever the map
 // order.
-func LedgerVerdicts(ledgers map[string][]registry.Entry) []AdaptVerdict {
+func LedgerVerdicts(ledgers map[string][]ledger.Entry) []AdaptVerdict {
 	var vs []AdaptVerdict
 	for _, entries := range ledgers {
 		for _, en := range entries {
-			if en.Source != registry.SourceExplicit || en.Action != "" || strings.TrimSpace(en.Context) == "" {
+			if en.Source != ledger.SourceExplicit || en.Action != "" || strings.TrimSpace(en.Context) == "" {
 				continue
 			}
 			if en.Verdict == "HELPFUL" || en.Verdict == "HARMFUL" {

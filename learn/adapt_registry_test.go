@@ -4,19 +4,19 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/ledger"
 )
 
 func TestLedgerVerdicts(t *testing.T) {
-	ledgers := map[string][]registry.Entry{
-		"zeta": {{Skill: "zeta", Verdict: "HARMFUL", Source: registry.SourceExplicit, Context: "deploy it"}},
+	ledgers := map[string][]ledger.Entry{
+		"zeta": {{Skill: "zeta", Verdict: "HARMFUL", Source: ledger.SourceExplicit, Context: "deploy it"}},
 		"alpha": {
-			{Skill: "alpha", Verdict: "HELPFUL", Source: registry.SourceExplicit, Context: "sign webhooks"},
-			{Skill: "alpha", Verdict: "HELPFUL", Source: registry.SourceExplicit, Context: "  "},                        // no context
-			{Skill: "alpha", Verdict: "HELPFUL", Source: registry.SourceImplicit, Context: "inferred"},                  // implicit
-			{Skill: "alpha", Verdict: "NEUTRAL", Source: registry.SourceExplicit, Context: "meh"},                       // neither
-			{Skill: "alpha", Action: "unarchive", Verdict: "HELPFUL", Source: registry.SourceExplicit, Context: "back"}, // an action
-			{Skill: "alpha", Verdict: "HARMFUL", Source: registry.SourceExplicit, Context: "verify JWTs"},
+			{Skill: "alpha", Verdict: "HELPFUL", Source: ledger.SourceExplicit, Context: "sign webhooks"},
+			{Skill: "alpha", Verdict: "HELPFUL", Source: ledger.SourceExplicit, Context: "  "},                        // no context
+			{Skill: "alpha", Verdict: "HELPFUL", Source: ledger.SourceImplicit, Context: "inferred"},                  // implicit
+			{Skill: "alpha", Verdict: "NEUTRAL", Source: ledger.SourceExplicit, Context: "meh"},                       // neither
+			{Skill: "alpha", Action: "unarchive", Verdict: "HELPFUL", Source: ledger.SourceExplicit, Context: "back"}, // an action
+			{Skill: "alpha", Verdict: "HARMFUL", Source: ledger.SourceExplicit, Context: "verify JWTs"},
 		},
 	}
 	want := []AdaptVerdict{

@@ -3,13 +3,14 @@ package learn
 import (
 	"github.com/megagit/megagit/decisionlog"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/ledger"
 	"github.com/megagit/megagit/safetext"
 )
 
 // SessionVerdicts joins a decision with the ledger: the verdicts its
 // emitted skills got in the same session, at or after the decision, per
 // skill ("HELPFUL", "outcome +1.00 (exit-code)", ...).
-func SessionVerdicts(d decisionlog.Entry, ledgers map[string][]registry.Entry) map[string][]string {
+func SessionVerdicts(d decisionlog.Entry, ledgers map[string][]ledger.Entry) map[string][]string {
 	out := map[string][]string{}
 	if d.Session == "" {
 		return out
@@ -21,7 +22,7 @@ func SessionVerdicts(d decisionlog.Entry, ledgers map[string][]registry.Entry) m
 				continue
 			}
 			word := en.Verdict
-			if en.Source == registry.SourceImplicit {
+			if en.Source == ledger.SourceImplicit {
 				word = "outcome " + registry.OutcomeWord(en.Outcome, en.Reason)
 			}
 			out[s.Name] = append(out[s.Name], word)

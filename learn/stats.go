@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/decisionlog"
-	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/ledger"
 )
 
 // Usage statistics (`megagit stats`): the decision log says which skills
@@ -76,7 +76,7 @@ type Stats struct {
 // evidence as the catalog reads them.
 type StatsSkill struct {
 	Name         string
-	Ledger       []registry.Entry
+	Ledger       []ledger.Entry
 	SilentStreak int
 	Disabled     bool
 }
@@ -106,13 +106,13 @@ func ComputeStats(skills []StatsSkill, decisions []decisionlog.Entry, since time
 				continue
 			}
 			switch {
-			case en.Source == registry.SourceImplicit && strings.HasPrefix(en.Reason, registry.SilentReason):
+			case en.Source == ledger.SourceImplicit && strings.HasPrefix(en.Reason, ledger.SilentReason):
 				s.Silent++
-			case en.Source == registry.SourceImplicit && en.Outcome > 0:
+			case en.Source == ledger.SourceImplicit && en.Outcome > 0:
 				s.Positive++
-			case en.Source == registry.SourceImplicit && en.Outcome < 0:
+			case en.Source == ledger.SourceImplicit && en.Outcome < 0:
 				s.Negative++
-			case en.Source == registry.SourceImplicit:
+			case en.Source == ledger.SourceImplicit:
 			case en.Verdict == "HELPFUL":
 				s.Helpful++
 			case en.Verdict == "HARMFUL":

@@ -5,7 +5,7 @@ import (
 
 	"github.com/megagit/megagit/decisionlog"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/ledger"
 )
 
 // TuneCases keeps the decisions dynamic K decided (not no-match, fixed or
@@ -15,7 +15,7 @@ import (
 // stopped reports whether a stop hook read a session (hook.SessionStopped
 // over the registry's local folder): the session memory is the hook's
 // file, so it comes in as a function and learn does not import hook.
-func TuneCases(ds []decisionlog.Entry, ledgers map[string][]registry.Entry, stopped func(session string) bool) []ranker.TuneCase {
+func TuneCases(ds []decisionlog.Entry, ledgers map[string][]ledger.Entry, stopped func(session string) bool) []ranker.TuneCase {
 	var out []ranker.TuneCase
 	l := labeler{ledgers: ledgers, read: stopped, stopped: map[string]bool{}}
 	for _, d := range ds {
@@ -37,7 +37,7 @@ func TuneCases(ds []decisionlog.Entry, ledgers map[string][]registry.Entry, stop
 // that abstained (they carry no verdict), those logged before decisions
 // kept their signals and those ranked without the configured model.
 // stopped is as for TuneCases.
-func GateSamples(ds []decisionlog.Entry, ledgers map[string][]registry.Entry, stopped func(session string) bool) []ranker.GateSample {
+func GateSamples(ds []decisionlog.Entry, ledgers map[string][]ledger.Entry, stopped func(session string) bool) []ranker.GateSample {
 	var out []ranker.GateSample
 	l := labeler{ledgers: ledgers, read: stopped, stopped: map[string]bool{}}
 	for _, d := range ds {
@@ -58,7 +58,7 @@ func GateSamples(ds []decisionlog.Entry, ledgers map[string][]registry.Entry, st
 
 // labeler labels logged decisions from the sessions' verdicts.
 type labeler struct {
-	ledgers map[string][]registry.Entry
+	ledgers map[string][]ledger.Entry
 	read    func(session string) bool // whether the stop hook read a session
 	stopped map[string]bool           // read's answers, by session
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/megagit/megagit/decisionlog"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/ledger"
 )
 
 // Only dynamic K's decisions are cases; a helpful verdict labels its rank,
@@ -27,9 +27,9 @@ func TestTuneCases(t *testing.T) {
 	}
 	fixed := dyn("s1", "a")
 	fixed.Reason = string(ranker.ReasonFixed)
-	ledgers := map[string][]registry.Entry{
-		"b": {{Skill: "b", Verdict: "HELPFUL", Source: registry.SourceExplicit, Session: "helped", At: "2025-03-01T10:00:01Z"}},
-		"c": {{Skill: "c", Verdict: "HARMFUL", Source: registry.SourceExplicit, Session: "judged", At: "2025-03-01T10:00:01Z"}},
+	ledgers := map[string][]ledger.Entry{
+		"b": {{Skill: "b", Verdict: "HELPFUL", Source: ledger.SourceExplicit, Session: "helped", At: "2025-03-01T10:00:01Z"}},
+		"c": {{Skill: "c", Verdict: "HARMFUL", Source: ledger.SourceExplicit, Session: "judged", At: "2025-03-01T10:00:01Z"}},
 	}
 	// A decision ranked by the built-in model while the ONNX model's
 	// server started is not the model's: left out.
@@ -60,13 +60,13 @@ func TestGateSamplesFromVerdicts(t *testing.T) {
 		}
 		return d
 	}
-	helpful := func(skill, session string) registry.Entry {
-		return registry.Entry{Skill: skill, Verdict: "HELPFUL", Source: registry.SourceExplicit, Session: session, At: "2025-03-01T10:00:01Z"}
+	helpful := func(skill, session string) ledger.Entry {
+		return ledger.Entry{Skill: skill, Verdict: "HELPFUL", Source: ledger.SourceExplicit, Session: session, At: "2025-03-01T10:00:01Z"}
 	}
-	ledgers := map[string][]registry.Entry{
+	ledgers := map[string][]ledger.Entry{
 		"a": {helpful("a", "leader")},
 		"b": {helpful("b", "backup")},
-		"c": {{Skill: "c", Verdict: "NEUTRAL", Source: registry.SourceExplicit, Session: "judged", At: "2025-03-01T10:00:01Z"}},
+		"c": {{Skill: "c", Verdict: "NEUTRAL", Source: ledger.SourceExplicit, Session: "judged", At: "2025-03-01T10:00:01Z"}},
 	}
 	unlogged := dec("leader", 0.9, "a")
 	unlogged.Signals = nil

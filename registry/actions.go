@@ -14,6 +14,7 @@ import (
 	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/registry/ledger"
 	"github.com/megagit/megagit/safetext"
 	"github.com/megagit/megagit/skillfile"
 )
@@ -81,11 +82,11 @@ func (r *Registry) Unarchive(name, reason string, now time.Time) (plumbing.Hash,
 			return "", fmt.Errorf("%w: skill %q is %s, not archived", errkind.ErrInvalid, name, st.evidence.Status)
 		}
 		at := recordTime(st.entries, now)
-		entry := Entry{ID: newID(at), Skill: name, Action: ActionUnarchive, Source: SourceExplicit,
+		entry := ledger.Entry{ID: ledger.NewID(at), Skill: name, Action: ledger.ActionUnarchive, Source: ledger.SourceExplicit,
 			Reason: oneLine(reason), At: at.UTC().Format(time.RFC3339Nano)}
 		st.evidence = lifecycle.Apply(st.evidence, entry.Event())
 		st.entries = append(st.entries, entry)
-		st.ledger = appendLedger(st.ledger, []Entry{entry})
+		st.ledger = ledger.Append(st.ledger, []ledger.Entry{entry})
 		st.changed, st.ledgerCh = true, true
 		return fmt.Sprintf("unarchive(%s)\n\n%s\n\nMegagit-Action: unarchive\nMegagit-Skill: %s\nMegagit-Id: %s\nMegagit-Reason: %s\nMegagit-Status: archived -> active\n",
 			name, entry.Reason, name, entry.ID, entry.Reason), nil
@@ -154,10 +155,10 @@ func (r *Registry) Resync(name string) ([]ResyncResult, plumbing.Hash, error) {
 // DerivedContexts is what the contexts would be if taken straight from the
 // ledger: the last three of each polarity. A sync compares it with each
 // side's mega_meta to tell hand-curated contexts from derived ones.
-func DerivedContexts(entries []Entry) (help, harm []string) {
+func DerivedContexts(entries []ledger.Entry) (help, harm []string) {
 	e := lifecycle.ColdStart()
 	for _, en := range entries {
-		if en.Source == SourceExplicit && en.Action == "" {
+		if en.Source == ledger.SourceExplicit && en.Action == "" {
 			e = lifecycle.Apply(e, en.Event())
 		}
 	}
@@ -167,12 +168,12 @@ func DerivedContexts(entries []Entry) (help, harm []string) {
 // Revert undoes verdicts: ref is a commit hash (prefix ok) whose Megagit-Id
 // trailers name them, or a verdict id. Their ledger lines are removed, the
 // evidence is recomputed, and the result is one commit.
-func (r *Registry) Revert(ref string, now time.Time) ([]Entry, plumbing.Hash, error) {
+func (r *Registry) Revert(ref string, now time.Time) ([]ledger.Entry, plumbing.Hash, error) {
 	ids, commit, err := r.resolveRevert(ref)
 	if err != nil {
 		return nil, plumbing.ZeroHash, err
 	}
-	var removed []Entry
+	var removed []ledger.Entry
 	hash, err := r.writeLocked(func(e *edit) (string, error) {
 		skills, err := r.skillsWithIDs(ids)
 		if err != nil {
@@ -184,8 +185,8 @@ func (r *Registry) Revert(ref string, now time.Time) ([]Entry, plumbing.Hash, er
 				return "", err
 			}
 			curHelp, curHarm := DerivedContexts(st.entries)
-			var keep []Entry
-			var gone []Entry
+			var keep []ledger.Entry
+			var gone []ledger.Entry
 			for _, en := range st.entries {
 				if ids[en.ID] {
 					gone = append(gone, en)
@@ -193,7 +194,7 @@ func (r *Registry) Revert(ref string, now time.Time) ([]Entry, plumbing.Hash, er
 					keep = append(keep, en)
 				}
 			}
-			ledger, err := removeLedgerLines(st.ledger, ids)
+			lines, err := removeLedgerLines(st.ledger, ids)
 			if err != nil {
 				return "", err
 			}
@@ -203,7 +204,7 @@ func (r *Registry) Revert(ref string, now time.Time) ([]Entry, plumbing.Hash, er
 				strings.Join(curHarm, "\x00") != strings.Join(before.HarmfulContexts, "\x00")
 			if userCurated {
 				for _, g := range gone {
-					if g.Action == ActionUse {
+					if g.Action == ledger.ActionUse {
 						continue // a shared use is no context of mega_meta's
 					}
 					after.HelpfulContexts = removeLast(after.HelpfulContexts, g.Context)
@@ -212,7 +213,7 @@ func (r *Registry) Revert(ref string, now time.Time) ([]Entry, plumbing.Hash, er
 			} else {
 				after.HelpfulContexts, after.HarmfulContexts = DerivedContexts(keep)
 			}
-			st.entries, st.ledger, st.evidence = keep, ledger, after
+			st.entries, st.ledger, st.evidence = keep, lines, after
 			st.changed, st.ledgerCh = true, true
 			removed = append(removed, gone...)
 			_ = before
@@ -261,7 +262,7 @@ func removeLedgerLines(data []byte, ids map[string]bool) ([]byte, error) {
 		if line == "" {
 			continue
 		}
-		entries, _ := ParseLedger("", []byte(line))
+		entries, _ := ledger.Parse("", []byte(line))
 		if len(entries) == 1 && ids[entries[0].ID] {
 			continue
 		}
@@ -287,7 +288,7 @@ func (r *Registry) skillsWithIDs(ids map[string]bool) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		entries, _ := ParseLedger(ent.Name(), data)
+		entries, _ := ledger.Parse(ent.Name(), data)
 		for _, en := range entries {
 			if ids[en.ID] {
 				out = append(out, name)

@@ -12,6 +12,7 @@ import (
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/ledger"
 	"github.com/megagit/megagit/registry/registrytest"
 )
 
@@ -71,7 +72,7 @@ func TestDirtySkillIsRefused(t *testing.T) {
 	if registrytest.ReadFile(t, p) != edited {
 		t.Fatal("the user's edit was changed")
 	}
-	if _, err := os.Stat(r.Abs(registry.LedgerPath("alpha"))); !os.IsNotExist(err) {
+	if _, err := os.Stat(r.Abs(ledger.Path("alpha"))); !os.IsNotExist(err) {
 		t.Fatal("a ledger line was written for a refused verdict")
 	}
 }
@@ -91,9 +92,9 @@ func TestCrashBetweenWriteAndCommitIsRepaired(t *testing.T) {
 			registrytest.Verdict(t, r, "alpha", lifecycle.Harmful)
 			_, after, _ := r.Head()
 			skillData := registrytest.ReadFile(t, registrytest.SkillPath(r, "alpha"))
-			ledgerData := registrytest.ReadFile(t, r.Abs(registry.LedgerPath("alpha")))
+			ledgerData := registrytest.ReadFile(t, r.Abs(ledger.Path("alpha")))
 			j := registry.Journal{Branch: "refs/heads/main", Parent: before.String(), Commit: after.String(), Changes: []registry.Change{
-				{Path: registry.LedgerPath("alpha"), Data: []byte(ledgerData)},
+				{Path: ledger.Path("alpha"), Data: []byte(ledgerData)},
 				{Path: "skills/alpha/SKILL.md", Data: []byte(skillData)},
 			}}
 			registrytest.Git(t, r, "reset", "-q", "--hard", before.String())
@@ -236,7 +237,7 @@ func TestLateClockReadingKeepsEvidenceEqualToReplay(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	entries, _ := registry.ParseLedger("alpha.jsonl", []byte(registrytest.ReadFile(t, r.Root()+"/"+local.LedgerDir+"/alpha.jsonl")))
+	entries, _ := ledger.Parse("alpha.jsonl", []byte(registrytest.ReadFile(t, r.Root()+"/"+local.LedgerDir+"/alpha.jsonl")))
 	for i := 1; i < len(entries); i++ {
 		if !entries[i-1].Time().Before(entries[i].Time()) {
 			t.Errorf("ledger times not increasing: %s then %s", entries[i-1].At, entries[i].At)

@@ -14,6 +14,7 @@ import (
 	"github.com/megagit/megagit/doctor"
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/registry/ledger"
 )
 
 // JournalPending reports whether an interrupted write left its journal
@@ -91,22 +92,22 @@ func (r *Registry) ledgerChecks(skills []*Skill) []doctor.Check {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return []doctor.Check{{Name: "ledger", Status: doctor.Fail, Detail: err.Error()}}
 	}
-	ledgers := map[string][]Entry{}
+	ledgers := map[string][]ledger.Entry{}
 	lines, orphans := 0, []string{}
 	for _, e := range ents {
 		name, ok := strings.CutSuffix(e.Name(), ".jsonl")
 		if !ok || e.IsDir() {
 			continue
 		}
-		data, err := r.readLedger(LedgerPath(name))
+		data, err := r.readLedger(ledger.Path(name))
 		if err != nil {
 			bad = append(bad, err.Error())
 			continue
 		}
 		if bytes.Contains(data, []byte("\n<<<<<<<")) || bytes.HasPrefix(data, []byte("<<<<<<<")) {
-			bad = append(bad, LedgerPath(name)+": has git conflict markers")
+			bad = append(bad, ledger.Path(name)+": has git conflict markers")
 		}
-		entries, problems := ParseLedger(LedgerPath(name), data)
+		entries, problems := ledger.Parse(ledger.Path(name), data)
 		bad = append(bad, problems...)
 		ledgers[name] = entries
 		lines += len(entries)

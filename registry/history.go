@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/megagit/megagit/errkind"
+	"github.com/megagit/megagit/registry/ledger"
 )
 
 // lazyRE compiles a regular expression on first use, not at program start:
@@ -67,7 +68,7 @@ func parseTrailers(c *object.Commit) []LogEntry {
 			}
 			// Commits before outcomes had blocks of their own carried it
 			// inside an implicit verdict's block, after its source.
-			if cur == nil || cur.Source != SourceImplicit || cur.Outcome != nil {
+			if cur == nil || cur.Source != ledger.SourceImplicit || cur.Outcome != nil {
 				start("outcome")
 			}
 			cur.Kind, cur.Verdict, cur.Outcome = "outcome", "", &x
@@ -92,7 +93,7 @@ func parseTrailers(c *object.Commit) []LogEntry {
 			cur.Session = v
 		case "Megagit-Source":
 			cur.Source = v
-			if v == SourceImplicit && cur.Kind == "verdict" {
+			if v == ledger.SourceImplicit && cur.Kind == "verdict" {
 				cur.Kind, cur.Verdict = "outcome", "" // an old commit's implicit "verdict"
 			}
 		case "Megagit-Status":
@@ -180,7 +181,7 @@ func (r *Registry) resolveRevert(ref string) (map[string]bool, string, error) {
 	}
 	ids := map[string]bool{}
 	for _, e := range parseTrailers(c) {
-		if (e.Kind == "verdict" || e.Kind == "outcome" || e.Kind == "unarchive" || e.Kind == ActionUse) && e.ID != "" {
+		if (e.Kind == "verdict" || e.Kind == "outcome" || e.Kind == "unarchive" || e.Kind == ledger.ActionUse) && e.ID != "" {
 			ids[e.ID] = true
 		}
 	}

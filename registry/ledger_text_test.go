@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/megagit/megagit/lifecycle"
+	"github.com/megagit/megagit/registry/ledger"
 	"github.com/megagit/megagit/safetext"
 )
 
@@ -23,7 +24,7 @@ func FuzzLedgerText(f *testing.F) {
 	f.Fuzz(func(t *testing.T, reason, context, session string) {
 		in := VerdictInput{Skill: "a", Verdict: lifecycle.Harmful, Reason: reason, Context: context, Session: session}
 		e := newEntry(in, at)
-		entries, problems := ParseLedger("f", formatLedger([]Entry{e}))
+		entries, problems := ledger.Parse("f", ledger.Format([]ledger.Entry{e}))
 		if len(entries) != 1 || len(problems) != 0 {
 			t.Fatalf("round trip: %d entries, problems %v", len(entries), problems)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/registry/ledger"
 	"github.com/megagit/megagit/skillfile"
 )
 
@@ -47,7 +48,7 @@ func checkNativeKey(key string) error {
 }
 
 // NativeLedger reads a read-only skill's ledger (none: no entries).
-func (r *Registry) NativeLedger(key string) ([]Entry, error) {
+func (r *Registry) NativeLedger(key string) ([]ledger.Entry, error) {
 	if err := checkNativeKey(key); err != nil {
 		return nil, err
 	}
@@ -56,7 +57,7 @@ func (r *Registry) NativeLedger(key string) ([]Entry, error) {
 
 // NativeEvidence is a read-only skill's evidence: its ledger replayed from
 // a cold start, contexts included (there is no mega_meta to keep them).
-func NativeEvidence(entries []Entry) lifecycle.Evidence {
+func NativeEvidence(entries []ledger.Entry) lifecycle.Evidence {
 	e := lifecycle.ColdStart()
 	for _, en := range entries {
 		e = lifecycle.Apply(e, en.Event())
@@ -80,7 +81,7 @@ func (r *Registry) applyNative(key string, inputs []VerdictInput, now time.Time)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return Change{}, nil, err
 	}
-	entries, problems := ParseLedger(rel, data)
+	entries, problems := ledger.Parse(rel, data)
 	for _, p := range problems {
 		r.warn("%s", p)
 	}
@@ -97,7 +98,7 @@ func (r *Registry) applyNative(key string, inputs []VerdictInput, now time.Time)
 		before := ev.Status
 		ev = lifecycle.Apply(ev, entry.Event())
 		entries = append(entries, entry)
-		data = appendLedger(data, []Entry{entry})
+		data = ledger.Append(data, []ledger.Entry{entry})
 		applied = append(applied, Applied{Entry: entry, Before: before, After: ev})
 	}
 	return Change{Path: rel, Data: data}, applied, nil
@@ -107,7 +108,7 @@ func (r *Registry) applyNative(key string, inputs []VerdictInput, now time.Time)
 // it lacks (by id), in one commit, and says how many: the evidence a
 // skill gathered in a registry goes with it when it leaves (`megagit adopt
 // --restore`). Nothing new: no commit.
-func (r *Registry) MergeNativeLedger(key string, entries []Entry, reason string) (int, plumbing.Hash, error) {
+func (r *Registry) MergeNativeLedger(key string, entries []ledger.Entry, reason string) (int, plumbing.Hash, error) {
 	if err := checkNativeKey(key); err != nil {
 		return 0, plumbing.ZeroHash, err
 	}
@@ -119,12 +120,12 @@ func (r *Registry) MergeNativeLedger(key string, entries []Entry, reason string)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return "", nil, err
 		}
-		have, _ := ParseLedger(rel, data)
+		have, _ := ledger.Parse(rel, data)
 		ids := make(map[string]bool, len(have))
 		for _, e := range have {
 			ids[e.ID] = true
 		}
-		var add []Entry
+		var add []ledger.Entry
 		for _, e := range entries {
 			if !ids[e.ID] {
 				ids[e.ID] = true
@@ -136,7 +137,7 @@ func (r *Registry) MergeNativeLedger(key string, entries []Entry, reason string)
 			return "", nil, nil
 		}
 		return fmt.Sprintf("native(%s): %d verdict(s) back\n\nMegagit-Action: evidence\nMegagit-Skill: %s\nMegagit-Reason: %s\n", name, added, name, oneLine(reason)),
-			[]Change{{Path: rel, Data: appendLedger(data, add)}}, nil
+			[]Change{{Path: rel, Data: ledger.Append(data, add)}}, nil
 	})
 	return added, hash, err
 }

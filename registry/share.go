@@ -9,11 +9,12 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/megagit/megagit/registry/ledger"
 	"github.com/oklog/ulid/v2"
 )
 
 // Use is a prompt a skill of the registry served, learnt from an agent's
-// history, to share as a ledger line (ActionUse).
+// history, to share as a ledger line (ledger.ActionUse).
 type Use struct {
 	Skill   string
 	Prompt  string // cleaned as a context is (learnt.CleanLearnt)
@@ -26,10 +27,10 @@ type Use struct {
 }
 
 // UseEntry is the ledger line of u: its id is the same on every machine.
-func UseEntry(u Use) Entry {
+func UseEntry(u Use) ledger.Entry {
 	sum := sha256.Sum256([]byte(u.Key))
 	id := ulid.MustNew(ulid.Timestamp(u.At), bytes.NewReader(sum[:10])).String()
-	return Entry{ID: id, Skill: u.Skill, Action: ActionUse, Source: SourceImplicit,
+	return ledger.Entry{ID: id, Skill: u.Skill, Action: ledger.ActionUse, Source: ledger.SourceImplicit,
 		Reason: "learnt from a " + u.Agent + " session", Context: u.Prompt, Session: u.Session,
 		At: u.At.UTC().Format(time.RFC3339Nano)}
 }
@@ -38,8 +39,8 @@ func UseEntry(u Use) Entry {
 // in one commit whose Megagit-Id trailers let `megagit revert` take them
 // back, and returns the lines added (none: no commit). Only the ledger
 // changes: a use is no verdict, so no SKILL.md is rewritten.
-func (r *Registry) ShareUses(uses []Use) ([]Entry, plumbing.Hash, error) {
-	var added []Entry
+func (r *Registry) ShareUses(uses []Use) ([]ledger.Entry, plumbing.Hash, error) {
+	var added []ledger.Entry
 	hash, err := r.writeLocked(func(e *edit) (string, error) {
 		for _, u := range uses {
 			st, err := e.state(u.Skill)
@@ -47,14 +48,14 @@ func (r *Registry) ShareUses(uses []Use) ([]Entry, plumbing.Hash, error) {
 				return "", err
 			}
 			en := UseEntry(u)
-			if err := en.validate(); err != nil {
-				return "", fmt.Errorf("%s: %w", LedgerPath(u.Skill), err)
+			if err := en.Validate(); err != nil {
+				return "", fmt.Errorf("%s: %w", ledger.Path(u.Skill), err)
 			}
 			if HoldsEntry(st.entries, en) {
 				continue
 			}
 			st.entries = append(st.entries, en)
-			st.ledger = appendLedger(st.ledger, []Entry{en})
+			st.ledger = ledger.Append(st.ledger, []ledger.Entry{en})
 			st.ledgerCh = true
 			added = append(added, en)
 		}
@@ -71,9 +72,9 @@ func (r *Registry) ShareUses(uses []Use) ([]Entry, plumbing.Hash, error) {
 
 // HoldsEntry says whether entries hold en: its id, or (en a shared use)
 // a use of the same prompt.
-func HoldsEntry(entries []Entry, en Entry) bool {
+func HoldsEntry(entries []ledger.Entry, en ledger.Entry) bool {
 	for _, x := range entries {
-		if x.ID == en.ID || en.Action == ActionUse && x.Action == ActionUse && x.Context == en.Context {
+		if x.ID == en.ID || en.Action == ledger.ActionUse && x.Action == ledger.ActionUse && x.Context == en.Context {
 			return true
 		}
 	}
@@ -81,7 +82,7 @@ func HoldsEntry(entries []Entry, en Entry) bool {
 }
 
 // shareMessage is the commit message of shared uses.
-func shareMessage(added []Entry) string {
+func shareMessage(added []ledger.Entry) string {
 	per := map[string]int{}
 	for _, en := range added {
 		per[en.Skill]++
@@ -99,7 +100,7 @@ func shareMessage(added []Entry) string {
 	}
 	b.WriteString("Prompts learnt from the agents' history on this machine, shared as\nevidence of use: they route like learnt prompts and are no verdict.\n")
 	for _, en := range added {
-		fmt.Fprintf(&b, "\nMegagit-Action: %s\nMegagit-Skill: %s\nMegagit-Id: %s\nMegagit-Reason: %s\n", ActionUse, en.Skill, en.ID, oneLine(en.Reason))
+		fmt.Fprintf(&b, "\nMegagit-Action: %s\nMegagit-Skill: %s\nMegagit-Id: %s\nMegagit-Reason: %s\n", ledger.ActionUse, en.Skill, en.ID, oneLine(en.Reason))
 	}
 	return b.String()
 }

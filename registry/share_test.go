@@ -7,6 +7,7 @@ import (
 
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/ledger"
 	"github.com/megagit/megagit/registry/registrytest"
 )
 
@@ -52,7 +53,7 @@ func TestShareUsesOnceAndNoVerdict(t *testing.T) {
 		t.Fatalf("replaying the ledger counts %d helpful verdicts, want 1", replayed.HelpfulCount)
 	}
 	bad := `{"id":"01M8TQFW4PQ1FC15ZRMZZXJAST","skill":"alpha","action":"use","source":"implicit","outcome":0,"at":"2026-11-30T09:00:00Z"}`
-	if _, probs := registry.ParseLedger(registry.LedgerPath("alpha"), []byte(bad)); len(probs) != 1 || !strings.Contains(probs[0], "field context") {
+	if _, probs := ledger.Parse(ledger.Path("alpha"), []byte(bad)); len(probs) != 1 || !strings.Contains(probs[0], "field context") {
 		t.Fatalf("a use without its prompt: %v, want a problem naming field context", probs)
 	}
 }

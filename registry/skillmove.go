@@ -18,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/registry/ledger"
 	"github.com/megagit/megagit/registry/skillslock"
 	"github.com/megagit/megagit/skillfile"
 )
@@ -59,9 +60,9 @@ func (r *Registry) RemoveSkill(name string) (Moved, plumbing.Hash, error) {
 			changes = append(changes, Change{Path: f, Delete: true})
 		}
 		m = Moved{From: name, Files: files}
-		if _, err := os.Stat(r.abs(LedgerPath(name))); err == nil {
-			changes = append(changes, Change{Path: LedgerPath(name), Delete: true})
-			m.Ledger = LedgerPath(name)
+		if _, err := os.Stat(r.abs(ledger.Path(name))); err == nil {
+			changes = append(changes, Change{Path: ledger.Path(name), Delete: true})
+			m.Ledger = ledger.Path(name)
 			m.Files = append(m.Files, m.Ledger)
 		}
 		// An installed skill leaves the lock with it: nothing to update.
@@ -113,15 +114,15 @@ func (r *Registry) RenameSkill(oldName, newName string) (Moved, plumbing.Hash, e
 			return "", nil, err
 		}
 		m.Files = files
-		old, err := r.readLedger(LedgerPath(oldName))
+		old, err := r.readLedger(ledger.Path(oldName))
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return "", nil, err
 		}
 		if err == nil {
-			m.Ledger = LedgerPath(newName)
-			changes = append(changes, Change{Path: LedgerPath(oldName), Delete: true},
+			m.Ledger = ledger.Path(newName)
+			changes = append(changes, Change{Path: ledger.Path(oldName), Delete: true},
 				Change{Path: m.Ledger, Data: renameLedger(old, oldName, newName)})
-			m.Files = append(m.Files, LedgerPath(oldName), m.Ledger)
+			m.Files = append(m.Files, ledger.Path(oldName), m.Ledger)
 		}
 		// An installed skill stays installed under its new name: its lock
 		// entry moves with it, in the same commit, so skill update still
@@ -221,7 +222,7 @@ func (r *Registry) versionHashed(rel, hash string) []byte {
 func renameLedger(data []byte, oldName, newName string) []byte {
 	var out bytes.Buffer
 	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
-		var e Entry
+		var e ledger.Entry
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.DisallowUnknownFields()
 		if dec.Decode(&e) != nil || e.Skill != oldName {
@@ -229,7 +230,7 @@ func renameLedger(data []byte, oldName, newName string) []byte {
 			continue
 		}
 		e.Skill = newName
-		out.Write(formatLedger([]Entry{e}))
+		out.Write(ledger.Format([]ledger.Entry{e}))
 	}
 	return out.Bytes()
 }
@@ -258,7 +259,7 @@ func (r *Registry) ImportSkills(sources []string) ([]Moved, []skillfile.Problem,
 // recorded for it while megagit could only read it.
 type AdoptSource struct {
 	Dir    string // the skill folder; its name is the skill's
-	Ledger []Entry
+	Ledger []ledger.Entry
 }
 
 // AdoptSkills is ImportSkills of skill folders that bring their evidence,
@@ -333,7 +334,7 @@ func (r *Registry) importDirs(found []importDir, subject string) ([]Moved, []ski
 // verdicts it brings (AdoptSkills).
 type importDir struct {
 	dir, name string
-	ledger    []Entry
+	ledger    []ledger.Entry
 }
 
 // ImportDirs are the skill folders ImportSkills takes from sources, in
@@ -471,8 +472,8 @@ func (r *Registry) importOne(d importDir, budget *int64) (Moved, []Change, []ski
 		return nil
 	})
 	if err == nil && len(d.ledger) > 0 {
-		m.Ledger = LedgerPath(d.name)
-		changes = append(changes, Change{Path: m.Ledger, Data: formatLedger(d.ledger)})
+		m.Ledger = ledger.Path(d.name)
+		changes = append(changes, Change{Path: m.Ledger, Data: ledger.Format(d.ledger)})
 		m.Files = append(m.Files, m.Ledger)
 	}
 	return m, changes, problems, err
@@ -481,7 +482,7 @@ func (r *Registry) importOne(d importDir, budget *int64) (Moved, []Change, []ski
 // withLedgerEvidence is a SKILL.md with the evidence its verdicts replay
 // to in its mega_meta (as it is without verdicts), so doctor finds the
 // two agree.
-func withLedgerEvidence(rel string, data []byte, entries []Entry) ([]byte, error) {
+func withLedgerEvidence(rel string, data []byte, entries []ledger.Entry) ([]byte, error) {
 	if len(entries) == 0 {
 		return data, nil
 	}
@@ -504,8 +505,8 @@ func (r *Registry) refuseTaken(name string) error {
 	} else if !errors.Is(err, ErrNotFound) {
 		return err
 	}
-	if _, err := os.Stat(r.abs(LedgerPath(name))); err == nil {
-		return fmt.Errorf("%w: %s (a ledger without its skill); move or delete it first", ErrExists, LedgerPath(name))
+	if _, err := os.Stat(r.abs(ledger.Path(name))); err == nil {
+		return fmt.Errorf("%w: %s (a ledger without its skill); move or delete it first", ErrExists, ledger.Path(name))
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/lifecycle"
+	"github.com/megagit/megagit/registry/ledger"
 	"github.com/megagit/megagit/safetext"
 )
 
@@ -21,17 +22,17 @@ import (
 
 // switchEntry is the ledger line of a disable or an enable, with the
 // reason cleaned as a verdict's is.
-func switchEntry(skill string, disable bool, reason string, entries []Entry, now time.Time) (Entry, error) {
+func switchEntry(skill string, disable bool, reason string, entries []ledger.Entry, now time.Time) (ledger.Entry, error) {
 	reason, _ = safetext.Reason.Clean(reason)
 	if strings.TrimSpace(reason) == "" {
-		return Entry{}, fmt.Errorf("%w: --reason is required: say why the skill is turned off or on", errkind.ErrInvalid)
+		return ledger.Entry{}, fmt.Errorf("%w: --reason is required: say why the skill is turned off or on", errkind.ErrInvalid)
 	}
-	action := ActionEnable
+	action := ledger.ActionEnable
 	if disable {
-		action = ActionDisable
+		action = ledger.ActionDisable
 	}
 	at := recordTime(entries, now)
-	return Entry{ID: newID(at), Skill: skill, Action: action, Source: SourceExplicit,
+	return ledger.Entry{ID: ledger.NewID(at), Skill: skill, Action: action, Source: ledger.SourceExplicit,
 		Reason: oneLine(reason), At: at.UTC().Format(time.RFC3339Nano)}, nil
 }
 
@@ -47,7 +48,7 @@ func checkSwitch(skill string, disable bool, ev lifecycle.Evidence) error {
 	return nil
 }
 
-func switchMessage(en Entry) string {
+func switchMessage(en ledger.Entry) string {
 	return fmt.Sprintf("%s(%s)\n\n%s\n\nMegagit-Action: %s\nMegagit-Skill: %s\nMegagit-Id: %s\nMegagit-Reason: %s\n",
 		en.Action, en.Skill, en.Reason, en.Action, en.Skill, en.ID, en.Reason)
 }
@@ -70,7 +71,7 @@ func (r *Registry) SetDisabled(name string, disable bool, reason string, now tim
 		}
 		st.evidence = lifecycle.Apply(st.evidence, entry.Event())
 		st.entries = append(st.entries, entry)
-		st.ledger = appendLedger(st.ledger, []Entry{entry})
+		st.ledger = ledger.Append(st.ledger, []ledger.Entry{entry})
 		st.changed, st.ledgerCh = true, true
 		return switchMessage(entry), nil
 	})
@@ -91,7 +92,7 @@ func (r *Registry) SetNativeDisabled(key string, disable bool, reason string, no
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return "", nil, err
 		}
-		entries, problems := ParseLedger(rel, data)
+		entries, problems := ledger.Parse(rel, data)
 		for _, p := range problems {
 			r.warn("%s", p)
 		}
@@ -102,6 +103,6 @@ func (r *Registry) SetNativeDisabled(key string, disable bool, reason string, no
 		if err != nil {
 			return "", nil, err
 		}
-		return switchMessage(entry), []Change{{Path: rel, Data: appendLedger(data, []Entry{entry})}}, nil
+		return switchMessage(entry), []Change{{Path: rel, Data: ledger.Append(data, []ledger.Entry{entry})}}, nil
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/lifecycle"
+	"github.com/megagit/megagit/registry/ledger"
 	"github.com/megagit/megagit/safetext"
 )
 
@@ -30,7 +31,7 @@ type VerdictInput struct {
 
 // Applied is what a recorded verdict did.
 type Applied struct {
-	Entry  Entry
+	Entry  ledger.Entry
 	Before lifecycle.Status
 	After  lifecycle.Evidence
 }
@@ -39,7 +40,7 @@ type Applied struct {
 type skillState struct {
 	skill    *Skill
 	ledger   []byte
-	entries  []Entry
+	entries  []ledger.Entry
 	evidence lifecycle.Evidence
 	changed  bool
 	ledgerCh bool
@@ -70,11 +71,11 @@ func (e *edit) state(name string) (*skillState, error) {
 		// on a skill they call something else.
 		return nil, fmt.Errorf("%w: %s: field name: %q does not match the folder name %q; rename one of them (megagit skill mv) before recording verdicts", errkind.ErrInvalid, s.Path, n, name)
 	}
-	data, err := e.r.readLedger(LedgerPath(name))
+	data, err := e.r.readLedger(ledger.Path(name))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	entries, problems := ParseLedger(LedgerPath(name), data)
+	entries, problems := ledger.Parse(ledger.Path(name), data)
 	for _, p := range problems {
 		e.r.warn("%s", p)
 	}
@@ -90,7 +91,7 @@ func (e *edit) changes() ([]Change, error) {
 	for _, name := range e.order {
 		st := e.states[name]
 		if st.ledgerCh {
-			out = append(out, Change{Path: LedgerPath(name), Data: st.ledger})
+			out = append(out, Change{Path: ledger.Path(name), Data: st.ledger})
 		}
 		if st.changed {
 			data, err := st.skill.File.WithEvidence(st.evidence)
@@ -107,7 +108,7 @@ func (e *edit) changes() ([]Change, error) {
 
 // ReplayEvents turns ledger entries into the events lifecycle.Replay
 // takes, so a merge rebuilds evidence exactly as a verdict does.
-func ReplayEvents(entries []Entry) []lifecycle.Event {
+func ReplayEvents(entries []ledger.Entry) []lifecycle.Event {
 	evs := make([]lifecycle.Event, len(entries))
 	for i, en := range entries {
 		evs[i] = en.Event()
@@ -184,7 +185,7 @@ func (r *Registry) RecordBatch(own []VerdictInput, native []NativeBatch, now tim
 			st.evidence = lifecycle.Replay(st.evidence, ReplayEvents(st.entries))
 			st.evidence = lifecycle.Apply(st.evidence, entry.Event())
 			st.entries = append(st.entries, entry)
-			st.ledger = appendLedger(st.ledger, []Entry{entry})
+			st.ledger = ledger.Append(st.ledger, []ledger.Entry{entry})
 			st.changed, st.ledgerCh = true, true
 			applied = append(applied, Applied{Entry: entry, Before: before, After: st.evidence})
 		}
@@ -211,15 +212,15 @@ func (r *Registry) RecordBatch(own []VerdictInput, native []NativeBatch, now tim
 
 // newEntry is the ledger line of one verdict recorded at at, its text
 // cleaned (CleanInput).
-func newEntry(in VerdictInput, at time.Time) Entry {
+func newEntry(in VerdictInput, at time.Time) ledger.Entry {
 	in, _ = CleanInput(in)
-	entry := Entry{
-		ID: newID(at), Skill: in.Skill, Verdict: string(in.Verdict), Source: SourceExplicit,
+	entry := ledger.Entry{
+		ID: ledger.NewID(at), Skill: in.Skill, Verdict: string(in.Verdict), Source: ledger.SourceExplicit,
 		Outcome: verdictOutcome(in.Verdict), Reason: in.Reason, Context: in.Context,
 		Session: in.Session, At: at.UTC().Format(time.RFC3339Nano),
 	}
 	if in.Implicit {
-		entry.Source, entry.Outcome = SourceImplicit, in.Outcome
+		entry.Source, entry.Outcome = ledger.SourceImplicit, in.Outcome
 	}
 	return entry
 }
@@ -253,7 +254,7 @@ func CleanInput(in VerdictInput) (VerdictInput, []string) {
 // nanosecond instead, so a skill's ledger order, commit order and time
 // order agree, and the evidence applied now equals a replay in time order
 // (what resync and doctor compute).
-func recordTime(entries []Entry, now time.Time) time.Time {
+func recordTime(entries []ledger.Entry, now time.Time) time.Time {
 	for _, e := range entries {
 		if t := e.Time(); !t.Before(now) {
 			now = t.Add(time.Nanosecond)
@@ -283,7 +284,7 @@ func verdictMessage(applied []Applied) string {
 	var b strings.Builder
 	if len(applied) == 1 {
 		a := applied[0]
-		if a.Entry.Source == SourceImplicit {
+		if a.Entry.Source == ledger.SourceImplicit {
 			fmt.Fprintf(&b, "outcome(%s): %s\n", a.Entry.Skill, verdictWord(a.Entry))
 		} else {
 			fmt.Fprintf(&b, "verdict(%s): %s\n", a.Entry.Skill, verdictWord(a.Entry))
@@ -291,7 +292,7 @@ func verdictMessage(applied []Applied) string {
 	} else {
 		verdicts, outcomes := 0, 0
 		for _, a := range applied {
-			if a.Entry.Source == SourceImplicit {
+			if a.Entry.Source == ledger.SourceImplicit {
 				outcomes++
 			} else {
 				verdicts++
@@ -320,8 +321,8 @@ func verdictMessage(applied []Applied) string {
 // or for an implicit outcome its value and signal ("+1.00, exit-code"),
 // never a verdict word: an outcome is what the session showed, not the
 // agent's judgement.
-func verdictWord(en Entry) string {
-	if en.Source == SourceImplicit {
+func verdictWord(en ledger.Entry) string {
+	if en.Source == ledger.SourceImplicit {
 		return OutcomeWord(en.Outcome, en.Reason)
 	}
 	return en.Verdict
@@ -342,7 +343,7 @@ func trailerBlock(a Applied) string {
 	// An implicit outcome's block starts at its Megagit-Outcome line, a
 	// verdict's at Megagit-Verdict: git log --grep 'Megagit-Verdict:
 	// HELPFUL' finds the agent's verdicts only.
-	if a.Entry.Source == SourceImplicit {
+	if a.Entry.Source == ledger.SourceImplicit {
 		fmt.Fprintf(&b, "Megagit-Outcome: %+.2f\n", a.Entry.Outcome)
 	} else {
 		fmt.Fprintf(&b, "Megagit-Verdict: %s\n", a.Entry.Verdict)
@@ -352,7 +353,7 @@ func trailerBlock(a Applied) string {
 	if a.Entry.Session != "" {
 		fmt.Fprintf(&b, "Megagit-Session: %s\n", a.Entry.Session)
 	}
-	if a.Entry.Source == SourceImplicit {
+	if a.Entry.Source == ledger.SourceImplicit {
 		b.WriteString("Megagit-Source: implicit\n")
 	}
 	if len(a.Entry.Reason) > 0 {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/ledger"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/skillfile"
 )
@@ -31,7 +32,7 @@ type Sourced struct {
 	// registry): its evidence's key in Owner (registry.NativeKey).
 	NativeKey string
 	// Ledger is its verdicts.
-	Ledger []registry.Entry
+	Ledger []ledger.Entry
 	// ShadowedBy is, for a skill not used, the SKILL.md of the one of the
 	// same name that wins.
 	ShadowedBy string

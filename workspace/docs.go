@@ -7,6 +7,7 @@ import (
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/ledger"
 	"github.com/megagit/megagit/safetext"
 )
 
@@ -86,7 +87,7 @@ func (w *Workspace) catalogDocs() (docs []ranker.Doc, problems []error, c *Catal
 func CatalogDocs(skills []*Sourced) []ranker.Doc {
 	regSkills := make([]*registry.Skill, 0, len(skills))
 	paths := make([][]string, 0, len(skills))
-	ledgers := make(map[string][]registry.Entry, len(skills))
+	ledgers := make(map[string][]ledger.Entry, len(skills))
 	for _, s := range skills {
 		if !s.Routable() {
 			continue
@@ -104,7 +105,7 @@ func CatalogDocs(skills []*Sourced) []ranker.Doc {
 
 // SkillDocs turns registry skills (and their ledgers, for the related-verdict
 // term) into ranker documents, in the same order.
-func SkillDocs(skills []*registry.Skill, ledgers map[string][]registry.Entry) []ranker.Doc {
+func SkillDocs(skills []*registry.Skill, ledgers map[string][]ledger.Entry) []ranker.Doc {
 	docs := make([]ranker.Doc, len(skills))
 	for i, s := range skills {
 		ev := s.Evidence
@@ -122,7 +123,7 @@ func SkillDocs(skills []*registry.Skill, ledgers map[string][]registry.Entry) []
 			d.Updated = ev.LastUpdated.Unix()
 		}
 		for _, en := range ledgers[s.Name] {
-			if en.Reason == "" || en.Source != registry.SourceExplicit || en.Action != "" {
+			if en.Reason == "" || en.Source != ledger.SourceExplicit || en.Action != "" {
 				continue
 			}
 			switch en.Verdict {
@@ -148,7 +149,7 @@ func injectedLines(lines []string) []string {
 // routedStatus is the status a skill routes with: its mega_meta's, unless
 // its ledger archived it and mega_meta says otherwise (edited by hand):
 // only an unarchive in the ledger lifts an archive.
-func routedStatus(ev lifecycle.Evidence, ledger []registry.Entry) lifecycle.Status {
+func routedStatus(ev lifecycle.Evidence, ledger []ledger.Entry) lifecycle.Status {
 	if ArchivedByLedger(ev, ledger) {
 		return lifecycle.Archived
 	}
@@ -158,7 +159,7 @@ func routedStatus(ev lifecycle.Evidence, ledger []registry.Entry) lifecycle.Stat
 // ArchivedByLedger says a skill's ledger archived it while its mega_meta
 // says another status: a hand edit, which megagit does not honour
 // (`megagit unarchive` is the way back).
-func ArchivedByLedger(ev lifecycle.Evidence, ledger []registry.Entry) bool {
+func ArchivedByLedger(ev lifecycle.Evidence, ledger []ledger.Entry) bool {
 	return ev.Status != lifecycle.Archived && len(ledger) > 0 &&
 		lifecycle.Replay(ev, registry.ReplayEvents(ledger)).Status == lifecycle.Archived
 }

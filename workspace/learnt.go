@@ -11,7 +11,7 @@ import (
 	"github.com/megagit/megagit/learn/learnt"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/ledger"
 )
 
 // learntStores are the stores routing reads here: this registry's, the
@@ -105,12 +105,12 @@ func (w *Workspace) withLearnt(docs []ranker.Doc, skills map[string]*Sourced) ([
 // skill's ledger (`megagit learn share`), not one of this machine's store.
 const SharedHow = "shared"
 
-// SharedUses are the uses shared in s's ledger (registry.ActionUse), as
+// SharedUses are the uses shared in s's ledger (ledger.ActionUse), as
 // learnt prompts, oldest first.
 func SharedUses(s *Sourced) []learnt.Learnt {
 	var out []learnt.Learnt
 	for _, en := range s.Ledger {
-		if en.Action != registry.ActionUse {
+		if en.Action != ledger.ActionUse {
 			continue
 		}
 		p := learnt.CleanLearnt(en.Context)

@@ -9,11 +9,12 @@ import (
 	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/learn/learnt"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/ledger"
 )
 
 // Sharing the prompts learnt from history (`megagit learn share`): the
 // prompts in this registry's store of its own skills become ledger lines
-// (registry.ActionUse), committed, so sync pushes them and a teammate's
+// (ledger.ActionUse), committed, so sync pushes them and a teammate's
 // megagit routes them like their own learnt prompts. Nothing is shared
 // unless asked: PlanShare says what would be, Share commits it.
 
@@ -95,7 +96,7 @@ func (w *Workspace) PlanShare(skills []string) (SharePlan, error) {
 
 // Share commits plan's uses to their skills' ledgers in one commit; the
 // lines added (none: nothing new, no commit).
-func (w *Workspace) Share(plan SharePlan) ([]registry.Entry, plumbing.Hash, error) {
+func (w *Workspace) Share(plan SharePlan) ([]ledger.Entry, plumbing.Hash, error) {
 	if len(plan.Uses) == 0 {
 		return nil, plumbing.ZeroHash, nil
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/megagit/megagit/hook/stop"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/ledger"
 	"github.com/megagit/megagit/registry/skillslock"
 )
 
@@ -127,7 +128,7 @@ func (s *VerdictStore) others() (*Catalog, error) {
 
 // Ledgers are every skill's ledger, by name: the registry's, and those of
 // the other sources' skills.
-func (s *VerdictStore) Ledgers() (map[string][]registry.Entry, error) {
+func (s *VerdictStore) Ledgers() (map[string][]ledger.Entry, error) {
 	own, err := s.w.Reg.Ledgers()
 	if err != nil {
 		return nil, err

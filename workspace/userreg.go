@@ -11,6 +11,7 @@ import (
 	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/ledger"
 	"github.com/spf13/pflag"
 )
 
@@ -114,8 +115,8 @@ func (w *Workspace) evidenceRegs() []*registry.Registry {
 
 // NativeLedger is a read-only skill's evidence (key: registry.NativeKey),
 // from every registry it may be in (evidenceRegs), each verdict once.
-func (w *Workspace) NativeLedger(key string) ([]registry.Entry, error) {
-	var out []registry.Entry
+func (w *Workspace) NativeLedger(key string) ([]ledger.Entry, error) {
+	var out []ledger.Entry
 	seen := map[string]bool{}
 	var errs []error
 	for _, r := range w.evidenceRegs() {
@@ -131,7 +132,7 @@ func (w *Workspace) NativeLedger(key string) ([]registry.Entry, error) {
 			}
 		}
 	}
-	registry.SortEntries(out)
+	ledger.Sort(out)
 	return out, errors.Join(errs...)
 }
 

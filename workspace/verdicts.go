@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/ledger"
 )
 
 // Recorded is one commit of verdicts: in which registry, on skills of
@@ -99,8 +100,8 @@ func (w *Workspace) RecordVerdictsIn(c *Catalog, inputs []registry.VerdictInput,
 
 // Ledgers are the ledgers of every skill used, by name, wherever it
 // comes from (a read-only skill's from the user registry).
-func (c *Catalog) Ledgers() map[string][]registry.Entry {
-	out := make(map[string][]registry.Entry, len(c.Skills))
+func (c *Catalog) Ledgers() map[string][]ledger.Entry {
+	out := make(map[string][]ledger.Entry, len(c.Skills))
 	for _, s := range c.Skills {
 		out[s.Name] = s.Ledger
 	}

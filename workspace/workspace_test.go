@@ -13,7 +13,7 @@ import (
 	"github.com/megagit/megagit/hook/inject"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/ledger"
 	"github.com/megagit/megagit/registry/registrytest"
 	"github.com/megagit/megagit/route"
 )
@@ -132,12 +132,12 @@ func TestSkillDocsRelatedReasons(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ledgers := map[string][]registry.Entry{"alpha": {
-		{Verdict: "HELPFUL", Source: registry.SourceExplicit, Reason: "good"},
-		{Verdict: "HARMFUL", Source: registry.SourceExplicit, Reason: "bad"},
+	ledgers := map[string][]ledger.Entry{"alpha": {
+		{Verdict: "HELPFUL", Source: ledger.SourceExplicit, Reason: "good"},
+		{Verdict: "HARMFUL", Source: ledger.SourceExplicit, Reason: "bad"},
 		{Verdict: "HELPFUL", Source: "implicit", Reason: "inferred"},
-		{Verdict: "HELPFUL", Source: registry.SourceExplicit},
-		{Action: "unarchive", Source: registry.SourceExplicit, Reason: "back"},
+		{Verdict: "HELPFUL", Source: ledger.SourceExplicit},
+		{Action: "unarchive", Source: ledger.SourceExplicit, Reason: "back"},
 	}}
 	docs := SkillDocs(skills, ledgers)
 	want := []ranker.Reason{{Text: "good", Helpful: true}, {Text: "bad"}}

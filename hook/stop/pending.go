@@ -14,6 +14,7 @@ import (
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/ledger"
 )
 
 // PendingDir holds, in .megagit/local/, the verdicts a stop could not
@@ -117,11 +118,11 @@ func FlushPending(dir local.Dir, store Store, now time.Time) (recorded int, err 
 }
 
 // recordedAlready says whether a ledger holds the waiting verdict in.
-func recordedAlready(entries []registry.Entry, in registry.VerdictInput) bool {
+func recordedAlready(entries []ledger.Entry, in registry.VerdictInput) bool {
 	clean, _ := registry.CleanInput(in)
-	source := registry.SourceExplicit
+	source := ledger.SourceExplicit
 	if in.Implicit {
-		source = registry.SourceImplicit
+		source = ledger.SourceImplicit
 	}
 	for _, en := range entries {
 		if en.Session == clean.Session && en.Source == source && en.Reason == clean.Reason && strings.EqualFold(en.Skill, in.Skill) {

@@ -8,21 +8,22 @@ import (
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/ledger"
 )
 
 // memStore records verdicts as ledger entries in memory.
-type memStore struct{ ledgers map[string][]registry.Entry }
+type memStore struct{ ledgers map[string][]ledger.Entry }
 
-func (m *memStore) Ledgers() (map[string][]registry.Entry, error) { return m.ledgers, nil }
-func (m *memStore) Has(string) error                              { return nil }
+func (m *memStore) Ledgers() (map[string][]ledger.Entry, error) { return m.ledgers, nil }
+func (m *memStore) Has(string) error                            { return nil }
 func (m *memStore) Record(in []registry.VerdictInput, now time.Time) error {
 	for _, v := range in {
 		v, _ = registry.CleanInput(v)
-		src := registry.SourceExplicit
+		src := ledger.SourceExplicit
 		if v.Implicit {
-			src = registry.SourceImplicit
+			src = ledger.SourceImplicit
 		}
-		m.ledgers[v.Skill] = append(m.ledgers[v.Skill], registry.Entry{Skill: v.Skill, Verdict: string(v.Verdict), Source: src, Reason: v.Reason, Session: v.Session})
+		m.ledgers[v.Skill] = append(m.ledgers[v.Skill], ledger.Entry{Skill: v.Skill, Verdict: string(v.Verdict), Source: src, Reason: v.Reason, Session: v.Session})
 	}
 	return nil
 }
@@ -43,7 +44,7 @@ func TestPendingRecordedOnce(t *testing.T) {
 		t.Fatalf("pending %d verdicts of %d sessions, want 2 of 1", n, s)
 	}
 	kept, _ := os.ReadFile(dir.Path() + "/" + pendingFile("s1"))
-	store := &memStore{ledgers: map[string][]registry.Entry{}}
+	store := &memStore{ledgers: map[string][]ledger.Entry{}}
 	if n, err := FlushPending(dir, store, time.Now()); err != nil || n != 2 {
 		t.Fatalf("flush recorded %d (%v), want 2", n, err)
 	}

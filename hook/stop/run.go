@@ -24,6 +24,7 @@ import (
 	"github.com/megagit/megagit/learn/learnt"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/ledger"
 )
 
 // Options are one stop hook call's.
@@ -63,7 +64,7 @@ type Options struct {
 // Store reads the skills' ledgers and records verdicts.
 type Store interface {
 	// Ledgers are every skill's ledger, by name.
-	Ledgers() (map[string][]registry.Entry, error)
+	Ledgers() (map[string][]ledger.Entry, error)
 	// Has says whether a skill is there to record a verdict on (nil: it is).
 	Has(name string) error
 	// Record records the verdicts.
@@ -73,7 +74,7 @@ type Store interface {
 // regStore is a registry as a Store.
 type regStore struct{ r *registry.Registry }
 
-func (s regStore) Ledgers() (map[string][]registry.Entry, error) { return s.r.Ledgers() }
+func (s regStore) Ledgers() (map[string][]ledger.Entry, error) { return s.r.Ledgers() }
 
 func (s regStore) Has(name string) error {
 	_, err := s.r.Skill(name)

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/megagit/megagit/hook"
-	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/ledger"
 )
 
 // TestSkillToolVerdicts reads skills the assistant loaded with Claude
@@ -49,7 +49,7 @@ func TestSkillToolVerdicts(t *testing.T) {
 		t.Errorf("second run gave %d verdicts", len(again))
 	}
 	// A verdict already in the ledger for this session is not given twice.
-	ledgers := map[string][]registry.Entry{"webhook-signer": {{Session: "s-tool", Source: registry.SourceExplicit}}}
+	ledgers := map[string][]ledger.Entry{"webhook-signer": {{Session: "s-tool", Source: ledger.SourceExplicit}}}
 	if fresh := explicitVerdicts(logf, &hook.Session{ID: "s-tool"}, tr.Turns, ledgers); len(fresh) != 1 || fresh[0].Skill != "pdf" {
 		t.Errorf("with webhook-signer in the ledger: %+v, want pdf only", fresh)
 	}

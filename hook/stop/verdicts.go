@@ -8,12 +8,13 @@ import (
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/ledger"
 	"github.com/megagit/megagit/safetext"
 )
 
 // ledgerHas reports whether the ledger already holds a verdict of this
 // session for skill from source (the ledger keeps session ids cleaned).
-func ledgerHas(ledgers map[string][]registry.Entry, skill, session, source string) bool {
+func ledgerHas(ledgers map[string][]ledger.Entry, skill, session, source string) bool {
 	session, _ = safetext.Session.Clean(session)
 	for _, en := range ledgers[skill] {
 		if en.Session == session && en.Source == source && en.Action == "" {
@@ -25,7 +26,7 @@ func ledgerHas(ledgers map[string][]registry.Entry, skill, session, source strin
 
 // explicitVerdicts turns the session's new <skill-used/> tags into
 // verdicts, marking each tag processed; log records the tags it ignores.
-func explicitVerdicts(log func(error), sess *hook.Session, turns []Turn, ledgers map[string][]registry.Entry) []registry.VerdictInput {
+func explicitVerdicts(log func(error), sess *hook.Session, turns []Turn, ledgers map[string][]ledger.Entry) []registry.VerdictInput {
 	var out []registry.VerdictInput
 	native := map[string]bool{} // skills loaded with the skill tool given a verdict in this run
 	for ti, turn := range turns {
@@ -48,7 +49,7 @@ func explicitVerdicts(log func(error), sess *hook.Session, turns []Turn, ledgers
 					continue
 				}
 				if at := LocateTurn(turns, *inj); inj.Explicit || (at >= 0 && ti < at) ||
-					ledgerHas(ledgers, tag.Name, sess.ID, registry.SourceExplicit) {
+					ledgerHas(ledgers, tag.Name, sess.ID, ledger.SourceExplicit) {
 					continue
 				}
 				inj.Explicit = true
@@ -68,7 +69,7 @@ func explicitVerdicts(log func(error), sess *hook.Session, turns []Turn, ledgers
 // skill tool, in the tag's turn or before (one explicit verdict per skill
 // and session, like an injected skill's); its context is the prompt of the
 // turn that loaded it. Any other such tag is logged and ignored.
-func loadedVerdict(log func(error), sess *hook.Session, turns []Turn, ti int, tag Tag, ledgers map[string][]registry.Entry, done map[string]bool) (registry.VerdictInput, bool) {
+func loadedVerdict(log func(error), sess *hook.Session, turns []Turn, ti int, tag Tag, ledgers map[string][]ledger.Entry, done map[string]bool) (registry.VerdictInput, bool) {
 	at := -1
 	for i := 0; i <= ti && at < 0; i++ {
 		for _, s := range turns[i].Skills {
@@ -82,7 +83,7 @@ func loadedVerdict(log func(error), sess *hook.Session, turns []Turn, ti int, ta
 	case at < 0:
 		log(fmt.Errorf("ignored tag for %s: neither injected by megagit nor loaded with the skill tool in session %s", tag.Name, sess.ID))
 		return registry.VerdictInput{}, false
-	case done[tag.Name] || ledgerHas(ledgers, tag.Name, sess.ID, registry.SourceExplicit):
+	case done[tag.Name] || ledgerHas(ledgers, tag.Name, sess.ID, ledger.SourceExplicit):
 		return registry.VerdictInput{}, false // the first report about a skill is its verdict
 	}
 	done[tag.Name] = true
@@ -106,19 +107,19 @@ func logClipped(log func(error), tag Tag) {
 // session either (no verdict in the ledger, none in explicit, this stop's
 // own): that is a silent session, which the silence penalty counts; after
 // a verdict it would say nothing the verdict did not.
-func implicitVerdicts(sess *hook.Session, turns []Turn, ledgers map[string][]registry.Entry, final bool, explicit []registry.VerdictInput) []registry.VerdictInput {
+func implicitVerdicts(sess *hook.Session, turns []Turn, ledgers map[string][]ledger.Entry, final bool, explicit []registry.VerdictInput) []registry.VerdictInput {
 	judged := func(skill string) bool {
 		for _, v := range explicit {
 			if v.Skill == skill {
 				return true
 			}
 		}
-		return ledgerHas(ledgers, skill, sess.ID, registry.SourceExplicit)
+		return ledgerHas(ledgers, skill, sess.ID, ledger.SourceExplicit)
 	}
 	var out []registry.VerdictInput
 	for i := range sess.Injections {
 		inj := &sess.Injections[i]
-		if inj.Implicit || ledgerHas(ledgers, inj.Skill, sess.ID, registry.SourceImplicit) {
+		if inj.Implicit || ledgerHas(ledgers, inj.Skill, sess.ID, ledger.SourceImplicit) {
 			inj.Implicit = true
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/ledger"
 )
 
 // procEnv is an environment for megagit child processes: a private HOME
@@ -57,7 +58,7 @@ func ledgerIDs(t *testing.T, dir string) (map[string]int, map[string]bool) {
 			t.Fatal(err)
 		}
 		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-			entries, problems := registry.ParseLedger(f, []byte(l))
+			entries, problems := ledger.Parse(f, []byte(l))
 			if len(problems) > 0 {
 				t.Fatalf("unreadable ledger line after a crash: %v", problems)
 			}

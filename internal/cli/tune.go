@@ -14,7 +14,7 @@ import (
 	"github.com/megagit/megagit/learn"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/ledger"
 	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
@@ -89,7 +89,7 @@ func stoppedSessions(dir local.Dir) func(session string) bool {
 const minGateSamples = 10
 
 // tuneGateRun fits the abstention gate to the labelled decisions.
-func tuneGateRun(opts *tuneOptions, e *workspace.Workspace, ds []decisionlog.Entry, ledgers map[string][]registry.Entry) error {
+func tuneGateRun(opts *tuneOptions, e *workspace.Workspace, ds []decisionlog.Entry, ledgers map[string][]ledger.Entry) error {
 	samples := learn.GateSamples(ds, ledgers, stoppedSessions(e.Reg.Local()))
 	fits := 0
 	for _, s := range samples {

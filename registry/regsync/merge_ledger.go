@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/ledger"
 )
 
 // maxJunkLine bounds an unreadable line a merge keeps from the remote:
@@ -18,13 +18,13 @@ const maxJunkLine = 64 << 10
 // ledgerLine is one line of a ledger file with its exact bytes.
 type ledgerLine struct {
 	raw   []byte // without the newline
-	entry registry.Entry
+	entry ledger.Entry
 	ok    bool   // a readable entry
 	why   string // why it is not
 }
 
 // splitLedger reads the lines of the ledger file (a registry-relative
-// path; "" for a ledger of any skill), as ParseLedger reads them.
+// path; "" for a ledger of any skill), as ledger.Parse reads them.
 func splitLedger(file string, data []byte) []ledgerLine {
 	var out []ledgerLine
 	for _, raw := range bytes.Split(data, []byte("\n")) {
@@ -32,7 +32,7 @@ func splitLedger(file string, data []byte) []ledgerLine {
 			continue
 		}
 		l := ledgerLine{raw: raw}
-		if e, err := registry.ParseLedgerLine(file, raw); err == nil {
+		if e, err := ledger.ParseLine(file, raw); err == nil {
 			l.entry, l.ok = e, true
 		} else {
 			l.why = err.Error()
@@ -92,7 +92,7 @@ func MergeLedger(file string, base, ours, theirs []byte) ([]byte, []string) {
 			seen[l.entry.ID] = true
 			// A teammate's line is kept as a verdict recorded here would
 			// be: its text cleaned and bounded.
-			if clean, notes := registry.CleanEntry(l.entry); len(notes) > 0 {
+			if clean, notes := ledger.Clean(l.entry); len(notes) > 0 {
 				if raw, err := json.Marshal(clean); err == nil {
 					l.raw, l.entry = raw, clean
 					problems = append(problems, fmt.Sprintf("cleaned verdict %s of %s from the remote: %s", clean.ID, clean.Skill, strings.Join(notes, "; ")))

@@ -7,7 +7,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/ledger"
 	"github.com/megagit/megagit/skillfile"
 )
 
@@ -55,7 +55,7 @@ func (m *merger3) report(paths []string) error {
 				s.Status = SyncNew
 			}
 		}
-		if rel == registry.LedgerPath(name) {
+		if rel == ledger.Path(name) {
 			if err := m.countVerdicts(s, p); err != nil {
 				return err
 			}

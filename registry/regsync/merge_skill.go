@@ -9,6 +9,7 @@ import (
 
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/ledger"
 	"github.com/megagit/megagit/safetext"
 	"github.com/megagit/megagit/skillfile"
 )
@@ -52,12 +53,12 @@ func (m *merger3) recomputeSkills() error {
 		if err != nil {
 			return err
 		}
-		lp := m.r.GitPath(registry.LedgerPath(name))
-		ledger, _, err := m.final(lp)
+		lp := m.r.GitPath(ledger.Path(name))
+		lines, _, err := m.final(lp)
 		if err != nil {
 			return err
 		}
-		union, _ := registry.ParseLedger(registry.LedgerPath(name), ledger)
+		union, _ := ledger.Parse(ledger.Path(name), lines)
 		rel := m.r.RelPath(gp)
 		f, err := skillfile.Parse(rel, data)
 		if err != nil {
@@ -103,7 +104,7 @@ func (m *merger3) isConflict(gp string) bool {
 }
 
 // sideEvidence reads one side's mega_meta and ledger entries for a skill.
-func (m *merger3) sideEvidence(s side, skillGitPath, ledgerGitPath string) (lifecycle.Evidence, []registry.Entry, error) {
+func (m *merger3) sideEvidence(s side, skillGitPath, ledgerGitPath string) (lifecycle.Evidence, []ledger.Entry, error) {
 	ev := coldEvidence()
 	data, ok, err := m.r.content(s, skillGitPath)
 	if err != nil {
@@ -116,11 +117,11 @@ func (m *merger3) sideEvidence(s side, skillGitPath, ledgerGitPath string) (life
 			}
 		}
 	}
-	ledger, _, err := m.r.content(s, ledgerGitPath)
+	lines, _, err := m.r.content(s, ledgerGitPath)
 	if err != nil {
 		return ev, nil, err
 	}
-	entries, _ := registry.ParseLedger(ledgerGitPath, ledger)
+	entries, _ := ledger.Parse(ledgerGitPath, lines)
 	return ev, entries, nil
 }
 

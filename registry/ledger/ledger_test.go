@@ -1,4 +1,4 @@
-package registry
+package ledger
 
 import (
 	"strings"
@@ -33,7 +33,7 @@ func TestParseLedgerSkipsJunkKeepsGoodLines(t *testing.T) {
 	clock = func() time.Time { return time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC) }
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			entries, problems := ParseLedger("a.jsonl", []byte(tt.data))
+			entries, problems := Parse("a.jsonl", []byte(tt.data))
 			if len(entries) != tt.good || len(problems) != tt.problems {
 				t.Fatalf("got %d entries, %d problems (%v); want %d, %d", len(entries), len(problems), problems, tt.good, tt.problems)
 			}
@@ -53,8 +53,8 @@ func TestLedgerOwner(t *testing.T) {
 		".megagit/ledger/native/mine@" + sha + ".jsonl":       "mine",
 		"": "", "f": "",
 	} {
-		if got := ledgerOwner(file); got != want {
-			t.Errorf("ledgerOwner(%q) = %q, want %q", file, got, want)
+		if got := owner(file); got != want {
+			t.Errorf("owner(%q) = %q, want %q", file, got, want)
 		}
 	}
 }
@@ -66,7 +66,7 @@ func TestSortEntriesTimeThenID(t *testing.T) {
 	b := Entry{ID: "A", At: "2026-01-01T00:00:00Z"}
 	c := Entry{ID: "C", At: "2025-01-01T00:00:00Z"}
 	es := []Entry{a, b, c}
-	SortEntries(es)
+	Sort(es)
 	if es[0].ID != "C" || es[1].ID != "A" || es[2].ID != "B" {
 		t.Fatalf("order %v", es)
 	}
@@ -77,7 +77,7 @@ func FuzzParseLedger(f *testing.F) {
 	f.Add([]byte(goodLine + "\n{\"id\":"))
 	f.Add([]byte("<<<<<<<\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		entries, problems := ParseLedger("f", data)
+		entries, problems := Parse("f", data)
 		// Every non-blank line is either an entry (or a duplicate) or a problem.
 		lines := 0
 		for _, l := range strings.Split(string(data), "\n") {
@@ -89,7 +89,7 @@ func FuzzParseLedger(f *testing.F) {
 			t.Fatalf("%d entries + %d problems from %d lines", len(entries), len(problems), lines)
 		}
 		// Re-rendering good entries parses back to the same ids.
-		again, p2 := ParseLedger("f", formatLedger(entries))
+		again, p2 := Parse("f", Format(entries))
 		if len(again) != len(entries) || len(p2) != 0 {
 			t.Fatalf("round trip: %d -> %d entries, problems %v", len(entries), len(again), p2)
 		}

@@ -1,13 +1,16 @@
-package registry
+// Package ledger is a skill's ledger, .megagit/ledger/NAME.jsonl: one
+// JSON line per verdict, outcome or action, each with a ULID, so two
+// clones' ledgers merge as a union and every machine replays them alike.
+// It parses, cleans, sorts and formats lines; the registry reads and
+// commits the files.
+package ledger
 
 import (
 	"bytes"
 	"crypto/rand"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -59,8 +62,8 @@ const (
 	ActionUse = "use"
 )
 
-// LedgerPath is the registry-relative path of a skill's ledger.
-func LedgerPath(skill string) string { return local.LedgerDir + "/" + skill + ".jsonl" }
+// Path is the registry-relative path of a skill's ledger.
+func Path(skill string) string { return local.LedgerDir + "/" + skill + ".jsonl" }
 
 var (
 	entropyMu sync.Mutex
@@ -68,18 +71,19 @@ var (
 	entropy = sync.OnceValue(func() *ulid.MonotonicEntropy { return ulid.Monotonic(rand.Reader, 0) })
 )
 
-// newID returns a ULID: sortable by time and unique across machines.
-func newID(t time.Time) string {
+// NewID is a new line's id: a ULID of t, sortable by time and unique
+// across machines.
+func NewID(t time.Time) string {
 	entropyMu.Lock()
 	defer entropyMu.Unlock()
 	return ulid.MustNew(ulid.Timestamp(t), entropy()).String()
 }
 
-// CleanEntry is a ledger line from elsewhere (a teammate's, merged by
+// Clean is a ledger line from elsewhere (a teammate's, merged by
 // sync) with its text made what a verdict recorded here holds: reason,
 // context and session id each one clean line within its bound
 // (safetext); notes say what was cut or cleaned.
-func CleanEntry(e Entry) (Entry, []string) {
+func Clean(e Entry) (Entry, []string) {
 	var notes []string
 	clean := func(f safetext.Field, what string, s *string) {
 		c, note := f.Clean(*s)
@@ -130,7 +134,8 @@ func (e Entry) Event() lifecycle.Event {
 	return ev
 }
 
-func (e Entry) validate() error {
+// Validate says what makes e no ledger line (nil: it is one).
+func (e Entry) Validate() error {
 	if e.ID == "" {
 		return fmt.Errorf("field id: missing")
 	}
@@ -168,13 +173,13 @@ func (e Entry) validate() error {
 // to come and never fade, so it is skipped, with a warning, until then.
 const maxFutureSkew = 24 * time.Hour
 
-// clock is the reader's clock ParseLedger compares dates with (tests set it).
+// clock is the reader's clock Parse compares dates with (tests set it).
 var clock = time.Now
 
-// ledgerOwner is the skill a ledger file belongs to, from its name:
+// owner is the skill a ledger file belongs to, from its name:
 // NAME.jsonl, or a read-only skill's NAME@SHA.jsonl (plugin+skill for
 // plugin:skill). "" when file is no ledger's name: then any skill goes.
-func ledgerOwner(file string) string {
+func owner(file string) string {
 	base := file[strings.LastIndexAny(file, `/\`)+1:]
 	name, ok := strings.CutSuffix(base, ".jsonl")
 	if !ok {
@@ -198,21 +203,21 @@ func (e Entry) belongs(owner string, now time.Time) error {
 	return nil
 }
 
-// ParseLedger reads a ledger file. Lines that are not valid entries (a torn
+// Parse reads a ledger file. Lines that are not valid entries (a torn
 // last line, junk, a merge-conflict marker), and valid ones that must not
 // count (naming a skill other than the one file is the ledger of, or dated
 // more than a day ahead of the clock), are skipped and reported with file
 // and line, never dropping a good line; an id seen twice (a union merge of
 // the same verdict) counts once.
-func ParseLedger(file string, data []byte) (entries []Entry, problems []string) {
+func Parse(file string, data []byte) (entries []Entry, problems []string) {
 	seen := map[string]bool{}
-	owner, now := ledgerOwner(file), clock()
+	who, now := owner(file), clock()
 	for n, line := range bytes.Split(data, []byte("\n")) {
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			continue
 		}
-		e, err := parseLine(line, owner, now)
+		e, err := parseLine(line, who, now)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s:%d: %v", file, n+1, err))
 			continue
@@ -223,14 +228,14 @@ func ParseLedger(file string, data []byte) (entries []Entry, problems []string) 
 		seen[e.ID] = true
 		entries = append(entries, e)
 	}
-	SortEntries(entries)
+	Sort(entries)
 	return entries, problems
 }
 
-// ParseLedgerLine reads one line of the ledger file as ParseLedger does;
+// ParseLine reads one line of the ledger file as Parse does;
 // the error says why it does not count.
-func ParseLedgerLine(file string, line []byte) (Entry, error) {
-	return parseLine(bytes.TrimSpace(line), ledgerOwner(file), clock())
+func ParseLine(file string, line []byte) (Entry, error) {
+	return parseLine(bytes.TrimSpace(line), owner(file), clock())
 }
 
 func parseLine(line []byte, owner string, now time.Time) (Entry, error) {
@@ -242,7 +247,7 @@ func parseLine(line []byte, owner string, now time.Time) (Entry, error) {
 		err = fmt.Errorf("trailing data")
 	}
 	if err == nil {
-		err = e.validate()
+		err = e.Validate()
 	}
 	if err != nil {
 		return e, fmt.Errorf("skipped unreadable ledger line: %v", err)
@@ -253,9 +258,9 @@ func parseLine(line []byte, owner string, now time.Time) (Entry, error) {
 	return e, nil
 }
 
-// SortEntries orders entries by time, ties by id, so every machine replays
+// Sort orders entries by time, ties by id, so every machine replays
 // a merged ledger the same way.
-func SortEntries(entries []Entry) {
+func Sort(entries []Entry) {
 	sort.SliceStable(entries, func(i, j int) bool {
 		ti, tj := entries[i].Time(), entries[j].Time()
 		if !ti.Equal(tj) {
@@ -265,8 +270,8 @@ func SortEntries(entries []Entry) {
 	})
 }
 
-// formatLedger renders entries one JSON object a line.
-func formatLedger(entries []Entry) []byte {
+// Format renders entries one JSON object a line.
+func Format(entries []Entry) []byte {
 	var b bytes.Buffer
 	for _, e := range entries {
 		line, _ := json.Marshal(e)
@@ -276,59 +281,12 @@ func formatLedger(entries []Entry) []byte {
 	return b.Bytes()
 }
 
-// appendLedger adds lines to existing ledger bytes, keeping what is there
+// Append adds lines to existing ledger bytes, keeping what is there
 // byte for byte (append-only, so union merges stay clean).
-func appendLedger(existing []byte, add []Entry) []byte {
+func Append(existing []byte, add []Entry) []byte {
 	out := append([]byte(nil), existing...)
 	if len(out) > 0 && out[len(out)-1] != '\n' {
 		out = append(out, '\n')
 	}
-	return append(out, formatLedger(add)...)
-}
-
-// Ledgers reads every skill's ledger, keyed by skill name; unreadable lines
-// are reported through the registry's warning hook.
-func (r *Registry) Ledgers() (map[string][]Entry, error) {
-	dir := r.abs(local.LedgerDir)
-	ents, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return map[string][]Entry{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string][]Entry, len(ents))
-	for _, ent := range ents {
-		name, ok := strings.CutSuffix(ent.Name(), ".jsonl")
-		if !ok || ent.IsDir() {
-			continue
-		}
-		if out[name], err = r.Ledger(name); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// Ledger reads one skill's ledger (none: no entries); malformed lines are
-// skipped with a warning, as Ledgers does.
-func (r *Registry) Ledger(name string) ([]Entry, error) {
-	return r.ledgerEntries(local.LedgerDir + "/" + name + ".jsonl")
-}
-
-// ledgerEntries reads the ledger at rel (missing: no entries), warning of
-// each malformed line.
-func (r *Registry) ledgerEntries(rel string) ([]Entry, error) {
-	data, err := r.readLedger(rel)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	entries, problems := ParseLedger(rel, data)
-	for _, p := range problems {
-		r.warn("%s", p)
-	}
-	return entries, nil
+	return append(out, Format(add)...)
 }
