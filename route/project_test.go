@@ -113,7 +113,7 @@ func TestRouteWithProjectScoresOnce(t *testing.T) {
 				project := []string{"", "payments-api", "kafka tools", "zebra"}[i%4]
 				s := Settings{TopK: 5, Budget: 2000, Format: "catalog"}
 				got, want := r.RouteWithProject(p, project, s), routeWithProjectTwice(r, p, project, s)
-				head := min(rankHead, len(want.Res.Ranked))
+				head := min(RankHead, len(want.Res.Ranked))
 				if !reflect.DeepEqual(got.Res.Emitted, want.Res.Emitted) || got.Res.Reason != want.Res.Reason ||
 					!reflect.DeepEqual(got.Res.Decision, want.Res.Decision) || got.Res.Signals != want.Res.Signals ||
 					got.Rendered.Text != want.Rendered.Text || got.Candidates != want.Candidates ||

@@ -278,10 +278,10 @@ func (r *Router) result(res ranker.Result, s Settings) Result {
 	return Result{Res: res, Rendered: out, Candidates: res.Signals.Skills}
 }
 
-// rankHead is how much of its rankings RouteWithProject keeps in order:
-// what a served answer carries (servedHead), more than the prompt hook
+// RankHead is how much of its rankings RouteWithProject keeps in order:
+// what a served answer carries (route/serve), more than the prompt hook
 // reads (what it emits, the top 20 scores it logs).
-const rankHead = servedHead
+const RankHead = 32
 
 // RouteWithProject routes a prompt the way the prompt hook does: the
 // project's name joins the query, as plain words, because a prompt in
@@ -310,7 +310,7 @@ func (r *Router) RouteWithProject(prompt, project string, s Settings) Result {
 		texts = append(texts, DenseText(pw))
 	}
 	dense := r.scoreDense(texts)
-	rr := r.result(r.rankRead(p, dense[0], s, rankHead), s)
+	rr := r.result(r.rankRead(p, dense[0], s, RankHead), s)
 	if project == "" || rr.Res.K == 0 {
 		return rr
 	}
@@ -318,7 +318,7 @@ func (r *Router) RouteWithProject(prompt, project string, s Settings) Result {
 		pw = r.Index.ReadWith(prompt, project)
 		dense = append(dense, r.scoreDense([]string{DenseText(pw)})...)
 	}
-	with := r.result(r.rankRead(pw, dense[1], s, rankHead), s)
+	with := r.result(r.rankRead(pw, dense[1], s, RankHead), s)
 	if with.Res.K > 0 {
 		rr = r.projectFiltered(rr, with, s)
 	}

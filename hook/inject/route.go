@@ -7,6 +7,7 @@ import (
 
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/serve"
 )
 
 // routePrompt routes a prompt for the hook: through a warm `megagit serve`
@@ -19,7 +20,7 @@ func routePrompt(opts Options, e *Env, st *state, prompt, project string, where 
 	s := e.Settings
 	s.Route.Where = where
 	left := s.Deadline - time.Since(opts.Start)
-	c := route.Client{Version: opts.Version, Root: e.Root, LocalDir: e.Local.Path(), Config: s.ServeKey}
+	c := serve.Client{Version: opts.Version, Root: e.Root, LocalDir: e.Local.Path(), Config: s.ServeKey}
 	docs, rr, err := c.Route(prompt, project, s.Route, left/2)
 	if err == nil {
 		return docs, rr, nil
@@ -27,7 +28,7 @@ func routePrompt(opts Options, e *Env, st *state, prompt, project string, where 
 	serving := ""
 	if s.Model == ModelONNX {
 		serving = ensureServer(opts, e, err)
-	} else if !errors.Is(err, route.ErrNotServed) {
+	} else if !errors.Is(err, serve.ErrNotServed) {
 		note(opts, e, fmt.Errorf("%w; routed in-process", err))
 	}
 	var refresh func() bool

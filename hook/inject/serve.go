@@ -11,13 +11,13 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/local"
-	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/serve"
 )
 
 // The prompt hook starts the registry's `megagit serve` itself when the
 // model needs one (an ONNX model: loading it costs more than a prompt may
 // wait) and none answered. One server per registry: the server holds
-// route.ServeLock for its whole life, and the hook that finds the lock
+// serve.Lock for its whole life, and the hook that finds the lock
 // free takes it and hands it to the server it starts, so of many prompts
 // at once exactly one starts a server, and no window opens between the
 // hook's check and the server's lock.
@@ -37,25 +37,25 @@ const serveLockFD = 3
 // and none answered (served is why): it starts one unless hook.serve is
 // off, one is starting or running (the lock is held), or the last could
 // not start and nothing it depends on changed since (then not before
-// route.ServeRetryAfter). It returns what happened, for the log line that
+// serve.RetryAfter). It returns what happened, for the log line that
 // says the prompt was routed without the server.
 func ensureServer(opts Options, e *Env, served error) string {
 	s := e.Settings
 	if s.Serve == "off" {
 		return "hook.serve is off: start it with `megagit serve`"
 	}
-	if errors.Is(served, route.ErrServerStops) {
+	if errors.Is(served, serve.ErrServerStops) {
 		// It declined and stops: whether its lock is free yet is a race,
 		// so the next prompt, not this one, starts the server that answers.
 		return fmt.Sprintf("megagit serve runs but did not answer: %v; it stops, and the next prompt starts one that answers", served)
 	}
-	lock, err := e.Local.TryAcquireFile(route.ServeLock)
+	lock, err := e.Local.TryAcquireFile(serve.Lock)
 	if err != nil {
 		return fmt.Sprintf("cannot tell whether a megagit serve runs: %v", err)
 	}
 	if lock == nil {
-		info := e.Local.FileLockState(route.ServeLock)
-		if st, ok := route.ReadServeState(e.Local); ok && st.State == route.ServeStarting {
+		info := e.Local.FileLockState(serve.Lock)
+		if st, ok := serve.ReadState(e.Local); ok && st.State == serve.Starting {
 			return fmt.Sprintf("megagit serve (pid %d) is starting (%s)", info.PID, logName(e))
 		}
 		return fmt.Sprintf("megagit serve (pid %d) runs but did not answer: %v", info.PID, served)
@@ -69,19 +69,19 @@ func ensureServer(opts Options, e *Env, served error) string {
 		}
 	}()
 	now := opts.Now()
-	stamp := route.ServeStamp(s.ServeFiles)
-	if st, ok := route.ReadServeState(e.Local); ok && (st.State == route.ServeStarting || st.State == route.ServeFailed) {
+	stamp := serve.Stamp(s.ServeFiles)
+	if st, ok := serve.ReadState(e.Local); ok && (st.State == serve.Starting || st.State == serve.Failed) {
 		// The last server could not start: it said why (failed), or it
 		// died loading (starting, with the lock free).
 		at, err := time.Parse(time.RFC3339, st.Time)
 		since := now.Sub(at)
-		if err == nil && st.Stamp == stamp && since >= 0 && since < route.ServeRetryAfter {
+		if err == nil && st.Stamp == stamp && since >= 0 && since < serve.RetryAfter {
 			why := st.Error
 			if why == "" {
 				why = fmt.Sprintf("megagit serve (pid %d) exited while loading, before it answered", st.PID)
 			}
 			return fmt.Sprintf("megagit serve could not start at %s: %s (%s has more); it is started again once the model, ONNX Runtime or the config changes, or from %s",
-				st.Time, why, logName(e), at.Add(route.ServeRetryAfter).UTC().Format(time.RFC3339))
+				st.Time, why, logName(e), at.Add(serve.RetryAfter).UTC().Format(time.RFC3339))
 		}
 	}
 	exe, err := megagit(opts)
@@ -90,14 +90,14 @@ func ensureServer(opts Options, e *Env, served error) string {
 	}
 	// The state is written before the server starts, under the lock: the
 	// server then writes its own (its pid, then serving or failed).
-	st := route.ServeState{State: route.ServeStarting, Time: now.UTC().Format(time.RFC3339), Stamp: stamp, Auto: true}
-	if err := route.WriteServeState(e.Local, st); err != nil {
+	st := serve.State{State: serve.Starting, Time: now.UTC().Format(time.RFC3339), Stamp: stamp, Auto: true}
+	if err := serve.WriteState(e.Local, st); err != nil {
 		return fmt.Sprintf("cannot start megagit serve: %v", err)
 	}
 	pid, err := startServer(exe, e, lock)
 	if err != nil {
-		st.State, st.Error = route.ServeFailed, err.Error()
-		_ = route.WriteServeState(e.Local, st)
+		st.State, st.Error = serve.Failed, err.Error()
+		_ = serve.WriteState(e.Local, st)
 		return fmt.Sprintf("cannot start megagit serve: %v", err)
 	}
 	handed = true
@@ -114,7 +114,7 @@ func startServer(exe string, e *Env, lock *local.Lock) (pid int, err error) {
 		return 0, err
 	}
 	defer null.Close()
-	log, err := e.Local.OpenLog(route.ServeLog, route.ServeLogMaxBytes)
+	log, err := e.Local.OpenLog(serve.Log, serve.LogMaxBytes)
 	if err != nil {
 		return 0, err
 	}
@@ -138,5 +138,5 @@ func startServer(exe string, e *Env, lock *local.Lock) (pid int, err error) {
 
 // logName is serve.log's path, for the hook log.
 func logName(e *Env) string {
-	return filepath.Join(e.Local.Path(), route.ServeLog)
+	return filepath.Join(e.Local.Path(), serve.Log)
 }

@@ -12,12 +12,12 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/local"
-	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/serve"
 )
 
 // When no server answers, the hook starts one unless one is starting or
 // running, or the last could not start and nothing it depends on changed
-// (then not before route.ServeRetryAfter): a server that dies loading,
+// (then not before serve.RetryAfter): a server that dies loading,
 // saying nothing, is not started again on every prompt either.
 func TestEnsureServerStartsOnceAndBacksOff(t *testing.T) {
 	truth, err := exec.LookPath("true")
@@ -43,7 +43,7 @@ func TestEnsureServerStartsOnceAndBacksOff(t *testing.T) {
 	}
 	waitFree := func() {
 		t.Helper()
-		for end := time.Now().Add(10 * time.Second); e.Local.FileLockState(route.ServeLock).Held; time.Sleep(5 * time.Millisecond) {
+		for end := time.Now().Add(10 * time.Second); e.Local.FileLockState(serve.Lock).Held; time.Sleep(5 * time.Millisecond) {
 			if time.Now().After(end) {
 				t.Fatal("the stand-in server still holds the lock")
 			}
@@ -59,21 +59,21 @@ func TestEnsureServerStartsOnceAndBacksOff(t *testing.T) {
 		defer func() { served = keep }()
 		ensure(want)
 	}
-	ensureWith(fmt.Errorf("%w: client settings differ: %w", route.ErrNotServed, route.ErrServerStops),
+	ensureWith(fmt.Errorf("%w: client settings differ: %w", serve.ErrNotServed, serve.ErrServerStops),
 		"runs but did not answer: not served: client settings differ")
-	if st, ok := route.ReadServeState(e.Local); ok {
+	if st, ok := serve.ReadState(e.Local); ok {
 		t.Fatalf("a server was started while the declining one stops: %+v", st)
 	}
 
 	// The first call starts a server (here one that exits at once, never
 	// saying it serves: it died loading).
 	ensure("started megagit serve (pid ")
-	if st, ok := route.ReadServeState(e.Local); !ok || st.State != route.ServeStarting || st.Stamp == "" || !st.Auto {
+	if st, ok := serve.ReadState(e.Local); !ok || st.State != serve.Starting || st.Stamp == "" || !st.Auto {
 		t.Fatalf("state after a start: %+v", st)
 	}
 	waitFree()
 	ensure("exited while loading, before it answered")
-	now = now.Add(route.ServeRetryAfter - time.Second)
+	now = now.Add(serve.RetryAfter - time.Second)
 	ensure("could not start at 2026-05-01T10:00:00Z")
 
 	// The model changed: tried again at once.
@@ -84,37 +84,37 @@ func TestEnsureServerStartsOnceAndBacksOff(t *testing.T) {
 	waitFree()
 
 	// A failure the server recorded is named; after the wait, tried again.
-	st, _ := route.ReadServeState(e.Local)
-	st.State, st.Error = route.ServeFailed, "cannot route with tiny: model.onnx: Protobuf parsing failed"
-	if err := route.WriteServeState(e.Local, st); err != nil {
+	st, _ := serve.ReadState(e.Local)
+	st.State, st.Error = serve.Failed, "cannot route with tiny: model.onnx: Protobuf parsing failed"
+	if err := serve.WriteState(e.Local, st); err != nil {
 		t.Fatal(err)
 	}
 	ensure("could not start at " + st.Time + ": cannot route with tiny: model.onnx: Protobuf parsing failed")
-	now = now.Add(route.ServeRetryAfter)
+	now = now.Add(serve.RetryAfter)
 	ensure("started megagit serve")
 	waitFree()
 
 	// A server that stopped (idle, killed once serving) is started again.
-	st, _ = route.ReadServeState(e.Local)
-	st.State = route.ServeStopped
-	if err := route.WriteServeState(e.Local, st); err != nil {
+	st, _ = serve.ReadState(e.Local)
+	st.State = serve.Stopped
+	if err := serve.WriteState(e.Local, st); err != nil {
 		t.Fatal(err)
 	}
 	ensure("started megagit serve")
 	waitFree()
 
 	// Held: one starts, or runs; nothing is started.
-	st.State = route.ServeStarting
-	if err := route.WriteServeState(e.Local, st); err != nil {
+	st.State = serve.Starting
+	if err := serve.WriteState(e.Local, st); err != nil {
 		t.Fatal(err)
 	}
-	held, err := e.Local.TryAcquireFile(route.ServeLock)
+	held, err := e.Local.TryAcquireFile(serve.Lock)
 	if err != nil || held == nil {
 		t.Fatalf("taking the lock: %v, %v", held, err)
 	}
 	ensure("megagit serve (pid " + strconv.Itoa(os.Getpid()) + ") is starting")
-	st.State = route.ServeServing
-	if err := route.WriteServeState(e.Local, st); err != nil {
+	st.State = serve.Serving
+	if err := serve.WriteState(e.Local, st); err != nil {
 		t.Fatal(err)
 	}
 	ensure("megagit serve (pid " + strconv.Itoa(os.Getpid()) + ") runs but did not answer: not served")
@@ -122,7 +122,7 @@ func TestEnsureServerStartsOnceAndBacksOff(t *testing.T) {
 
 	e.Settings.Serve = "off"
 	ensure("hook.serve is off")
-	if info, err := os.Stat(filepath.Join(e.Local.Path(), route.ServeLog)); err != nil || info.Mode().Perm() != 0o600 {
+	if info, err := os.Stat(filepath.Join(e.Local.Path(), serve.Log)); err != nil || info.Mode().Perm() != 0o600 {
 		t.Fatalf("serve.log: %v, %v; want 0600", info, err)
 	}
 }

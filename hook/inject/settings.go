@@ -63,7 +63,7 @@ type Settings struct {
 	// when the model needs one and none answers) or "off"; ServeIdle is
 	// how long a server started so waits for a request before it stops
 	// (serve.idle_ms). ServeFiles are the files whose stamp says a server
-	// that could not start may be tried again (route.ServeStamp).
+	// that could not start may be tried again (serve.Stamp).
 	Serve      string        `json:",omitempty"`
 	ServeIdle  time.Duration `json:",omitempty"`
 	ServeFiles []string      `json:",omitempty"`

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/local"
-	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/serve"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -23,13 +23,13 @@ func cmdWaitServe(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: waitserve serving|failed|stopped")
 	}
 	d := local.Open(ts.MkAbs("."), 0)
-	var st route.ServeState
+	var st serve.State
 	for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		if st, _ = route.ReadServeState(d); st.State == args[0] {
+		if st, _ = serve.ReadState(d); st.State == args[0] {
 			return
 		}
 	}
-	log, _ := d.Read(route.ServeLog)
+	log, _ := d.Read(serve.Log)
 	ts.Fatalf("the server is %q after a minute, not %q; serve.log:\n%s", st.State, args[0], log)
 }
 
@@ -40,14 +40,14 @@ func cmdKillServe(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: killserve")
 	}
 	d := local.Open(ts.MkAbs("."), 0)
-	info := d.FileLockState(route.ServeLock)
+	info := d.FileLockState(serve.Lock)
 	if !info.Held || info.PID <= 0 {
-		ts.Fatalf("no server holds %s (%+v)", route.ServeLock, info)
+		ts.Fatalf("no server holds %s (%+v)", serve.Lock, info)
 	}
 	ts.Check(syscall.Kill(info.PID, syscall.SIGKILL))
-	for end := time.Now().Add(10 * time.Second); d.FileLockState(route.ServeLock).Held; time.Sleep(10 * time.Millisecond) {
+	for end := time.Now().Add(10 * time.Second); d.FileLockState(serve.Lock).Held; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(end) {
-			ts.Fatalf("pid %d still holds %s 10s after SIGKILL", info.PID, route.ServeLock)
+			ts.Fatalf("pid %d still holds %s 10s after SIGKILL", info.PID, serve.Lock)
 		}
 	}
 }
@@ -71,7 +71,7 @@ func stopServers(work string) {
 		// The holder is read again each time: a server the hook has just
 		// started may not be named in the lock file yet.
 		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
-			info := d.FileLockState(route.ServeLock)
+			info := d.FileLockState(serve.Lock)
 			if !info.Held {
 				break
 			}

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 
 	"github.com/megagit/megagit/doctor"
-	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/dense"
+	"github.com/megagit/megagit/route/serve"
 	"github.com/megagit/megagit/workspace"
 )
 
@@ -16,8 +16,8 @@ import (
 func serveCheck(w *workspace.Workspace) doctor.Check {
 	const name = "serve"
 	d := w.Reg.Local()
-	info := d.FileLockState(route.ServeLock)
-	st, ok := route.ReadServeState(d)
+	info := d.FileLockState(serve.Lock)
+	st, ok := serve.ReadState(d)
 	by := ""
 	if ok && st.Auto {
 		by = ", started by the prompt hook"
@@ -26,9 +26,9 @@ func serveCheck(w *workspace.Workspace) doctor.Check {
 		detail := fmt.Sprintf("megagit serve (pid %d) runs", info.PID)
 		switch {
 		case !ok || st.PID != info.PID:
-		case st.State == route.ServeStarting:
+		case st.State == serve.Starting:
 			detail = fmt.Sprintf("megagit serve (pid %d%s) is starting", info.PID, by)
-		case st.State == route.ServeServing:
+		case st.State == serve.Serving:
 			detail = fmt.Sprintf("megagit serve (pid %d%s) routes with %s; ", info.PID, by, st.Model)
 			if st.Idle == "" || st.Idle == "0s" {
 				detail += "it runs until stopped"
@@ -39,7 +39,7 @@ func serveCheck(w *workspace.Workspace) doctor.Check {
 		return doctor.Check{Name: name, Status: doctor.OK, Detail: detail}
 	}
 	onnx := dense.UsesONNX(w.Cfg, w.Reg.Root())
-	if ok && (st.State == route.ServeFailed || st.State == route.ServeStarting) {
+	if ok && (st.State == serve.Failed || st.State == serve.Starting) {
 		why := st.Error
 		if why == "" {
 			why = fmt.Sprintf("megagit serve (pid %d) exited while loading, before it answered", st.PID)
@@ -47,7 +47,7 @@ func serveCheck(w *workspace.Workspace) doctor.Check {
 		return doctor.Check{Name: name, Status: doctor.Warn,
 			Detail: fmt.Sprintf("no megagit serve runs; the last one the prompt hook started could not start at %s: %s", st.Time, why),
 			Hint: fmt.Sprintf("%s says more; the hook routes without the model until it is mended (it starts the server again once the model, ONNX Runtime or the config changes, or after %s)",
-				filepath.Join(d.Path(), route.ServeLog), route.ServeRetryAfter)}
+				filepath.Join(d.Path(), serve.Log), serve.RetryAfter)}
 	}
 	detail := "no megagit serve runs"
 	switch {

@@ -13,6 +13,7 @@ import (
 	"github.com/megagit/megagit/hook/inject"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/serve"
 	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
@@ -186,7 +187,7 @@ func routeOnce(opts *routeOptions, e *workspace.Workspace, project string, s rou
 			}
 			return docs, rr, alone, nil
 		}
-		if !errors.Is(err, route.ErrNotServed) {
+		if !errors.Is(err, serve.ErrNotServed) {
 			fmt.Fprintf(opts.app.errOut, "megagit: warning: %v; routing here\n", err)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/dense"
+	"github.com/megagit/megagit/route/serve"
 	"github.com/megagit/megagit/route/server"
 	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
@@ -21,8 +22,8 @@ import (
 
 // The server is route/server and the protocol route (the megagit-hook
 // binary is a client too); what depends on the config is here, and the
-// one-server-per-registry lock (route.ServeLock) and state file
-// (route.ServeStateFile) the prompt hook reads to start a server itself.
+// one-server-per-registry lock (serve.Lock) and state file
+// (serve.StateFile) the prompt hook reads to start a server itself.
 
 type serveOptions struct {
 	app  *app
@@ -95,19 +96,19 @@ func serveRun(ctx context.Context, opts *serveOptions) error {
 	d := local.Open(root, 0)
 	auto := opts.lockFD > 0
 	var lock *local.Lock
-	prev, _ := route.ReadServeState(d)
+	prev, _ := serve.ReadState(d)
 	if auto {
-		if lock, err = d.AdoptLock(uintptr(opts.lockFD), route.ServeLock); err != nil {
+		if lock, err = d.AdoptLock(uintptr(opts.lockFD), serve.Lock); err != nil {
 			return err
 		}
-		a.errOut = stampedLog{w: local.AsLog(os.Stderr, route.ServeLogMaxBytes), now: a.now}
-	} else if lock, err = d.TryAcquireFile(route.ServeLock); err != nil {
+		a.errOut = stampedLog{w: local.AsLog(os.Stderr, serve.LogMaxBytes), now: a.now}
+	} else if lock, err = d.TryAcquireFile(serve.Lock); err != nil {
 		return err
 	} else if lock == nil {
 		return serveRunsError(d)
 	}
 	defer lock.Release()
-	st := route.ServeState{State: route.ServeStarting, PID: os.Getpid(), Time: a.now().UTC().Format(time.RFC3339), Auto: auto, Idle: opts.idle.String()}
+	st := serve.State{State: serve.Starting, PID: os.Getpid(), Time: a.now().UTC().Format(time.RFC3339), Auto: auto, Idle: opts.idle.String()}
 	if auto {
 		st.Stamp = prev.Stamp // the hook's, of when it started this server
 		writeServeState(a, d, st)
@@ -155,7 +156,7 @@ func serveRun(ctx context.Context, opts *serveOptions) error {
 	}, Ready: func(string, int) {
 		mu.Lock()
 		started = true
-		st.State, st.Model, st.Time = route.ServeServing, model, a.now().UTC().Format(time.RFC3339)
+		st.State, st.Model, st.Time = serve.Serving, model, a.now().UTC().Format(time.RFC3339)
 		mu.Unlock()
 		writeServeState(a, d, st)
 	}})
@@ -166,10 +167,10 @@ func serveRun(ctx context.Context, opts *serveOptions) error {
 	mu.Unlock()
 	switch {
 	case err != nil && auto:
-		st.State, st.Error, st.Time = route.ServeFailed, err.Error(), a.now().UTC().Format(time.RFC3339)
+		st.State, st.Error, st.Time = serve.Failed, err.Error(), a.now().UTC().Format(time.RFC3339)
 		writeServeState(a, d, st)
 	case started:
-		st.State, st.Time = route.ServeStopped, a.now().UTC().Format(time.RFC3339)
+		st.State, st.Time = serve.Stopped, a.now().UTC().Format(time.RFC3339)
 		writeServeState(a, d, st)
 	}
 	return err
@@ -201,17 +202,17 @@ func serveRouter(a *app, e *workspace.Workspace, auto bool) (*route.Router, erro
 }
 
 // writeServeState writes the server's state, saying on the log when it cannot.
-func writeServeState(a *app, d local.Dir, st route.ServeState) {
-	if err := route.WriteServeState(d, st); err != nil {
+func writeServeState(a *app, d local.Dir, st serve.State) {
+	if err := serve.WriteState(d, st); err != nil {
 		fmt.Fprintf(a.errOut, "megagit: warning: %v\n", err)
 	}
 }
 
 // serveRunsError is the error of a second server for a registry.
 func serveRunsError(d local.Dir) error {
-	info := d.FileLockState(route.ServeLock)
+	info := d.FileLockState(serve.Lock)
 	by := ""
-	if st, ok := route.ReadServeState(d); ok && st.PID == info.PID && st.Auto {
+	if st, ok := serve.ReadState(d); ok && st.PID == info.PID && st.Auto {
 		by = ", started by the prompt hook"
 	}
 	return withHint(fmt.Errorf("%w (pid %d%s)", server.ErrRunning, info.PID, by),
@@ -230,19 +231,19 @@ func serveStop(opts *serveOptions) error {
 		return notRegistry(a, err)
 	}
 	d := local.Open(root, 0)
-	info := d.FileLockState(route.ServeLock)
+	info := d.FileLockState(serve.Lock)
 	if !info.Held {
 		a.say(fmt.Sprintf("megagit: no megagit serve runs for %s", root))
 		return nil
 	}
 	if info.PID <= 0 || info.PID == os.Getpid() {
-		return fmt.Errorf("%s names no process (%d): cannot stop the server", route.ServeLock, info.PID)
+		return fmt.Errorf("%s names no process (%d): cannot stop the server", serve.Lock, info.PID)
 	}
 	if err := syscall.Kill(info.PID, syscall.SIGTERM); err != nil {
 		return fmt.Errorf("stopping megagit serve (pid %d): %w", info.PID, err)
 	}
 	for end := time.Now().Add(serveStopWait); ; time.Sleep(20 * time.Millisecond) {
-		now := d.FileLockState(route.ServeLock)
+		now := d.FileLockState(serve.Lock)
 		if !now.Held {
 			fmt.Fprintf(a.errOut, "megagit: stopped megagit serve (pid %d)\n", info.PID)
 			return nil
@@ -279,6 +280,6 @@ func (l stampedLog) Write(p []byte) (int, error) {
 }
 
 // serveClient is e's client of its registry's `megagit serve`.
-func serveClient(e *workspace.Workspace) route.Client {
-	return route.Client{Version: version, Root: e.Reg.Root(), LocalDir: e.Reg.LocalDir(), Config: e.ServeKey()}
+func serveClient(e *workspace.Workspace) serve.Client {
+	return serve.Client{Version: version, Root: e.Reg.Root(), LocalDir: e.Reg.LocalDir(), Config: e.ServeKey()}
 }

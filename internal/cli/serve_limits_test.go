@@ -13,6 +13,7 @@ import (
 
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/routetest"
+	"github.com/megagit/megagit/route/serve"
 )
 
 // serveProc starts `megagit serve ARGS...` on the registry at dir as a
@@ -76,7 +77,7 @@ func TestServeSurvivesFewDescriptors(t *testing.T) {
 		t.Fatalf("the server's open-file limit is not 300:\n%s", limits)
 	}
 
-	socket := route.SocketPath(e.Reg.Root(), e.Reg.LocalDir())
+	socket := serve.SocketPath(e.Reg.Root(), e.Reg.LocalDir())
 	var idle []net.Conn
 	for range 400 {
 		c, err := net.Dial("unix", socket)
@@ -133,7 +134,7 @@ func TestServeIdleIgnoresSilentConnections(t *testing.T) {
 	log, exited, _ := serveProc(t, env, dir, "", "--idle", "2s")
 	e := reopen(t, dir)
 	routetest.WaitServed(t, serveClient(e), log)
-	socket := route.SocketPath(e.Reg.Root(), e.Reg.LocalDir())
+	socket := serve.SocketPath(e.Reg.Root(), e.Reg.LocalDir())
 	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); { // a hang, not a slow exit
 		if gone, err := exited(100 * time.Millisecond); gone {
 			if err != nil || !strings.Contains(log.String(), "no request for 2s; stopping") {

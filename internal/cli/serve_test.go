@@ -19,6 +19,7 @@ import (
 	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/routetest"
+	"github.com/megagit/megagit/route/serve"
 	"github.com/megagit/megagit/workspace"
 )
 
@@ -150,7 +151,7 @@ func TestServeSeesEditsAndDeclinesOtherSettings(t *testing.T) {
 
 	other := *e.Cfg
 	other.Model.FusionW = 0.9
-	if _, _, err := serveClient(&workspace.Workspace{Reg: e.Reg, Cfg: &other}).Route(prompt, "", s, 5*time.Second); !errors.Is(err, route.ErrNotServed) {
+	if _, _, err := serveClient(&workspace.Workspace{Reg: e.Reg, Cfg: &other}).Route(prompt, "", s, 5*time.Second); !errors.Is(err, serve.ErrNotServed) {
 		t.Errorf("a client with another fusion weight: err %v, want a decline", err)
 	}
 }
@@ -253,7 +254,7 @@ func TestHookPromptIgnoresABadServer(t *testing.T) {
 	want, _ := hookOnce(t, dir, "", prompt)
 	e := reopen(t, dir)
 	for _, answer := range []string{"not json\n", `{"docs":[],"emitted":[5],"candidates":1}` + "\n"} {
-		ln, err := net.Listen("unix", route.SocketPath(e.Reg.Root(), e.Reg.LocalDir()))
+		ln, err := net.Listen("unix", serve.SocketPath(e.Reg.Root(), e.Reg.LocalDir()))
 		if err != nil {
 			t.Fatal(err)
 		}

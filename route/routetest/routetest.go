@@ -15,6 +15,7 @@ import (
 
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/serve"
 )
 
 // Prompts are prompts with a clear match, several weak ones, and none.
@@ -52,7 +53,7 @@ func SeenOf(docs []ranker.Doc, rr route.Result) Seen {
 // CheckLikeLocal routes every prompt through c's server and with local, in
 // both formats, with and without project words, and fails on any
 // difference a user could see. It returns the served answers.
-func CheckLikeLocal(t testing.TB, c route.Client, local *route.Router) []route.Result {
+func CheckLikeLocal(t testing.TB, c serve.Client, local *route.Router) []route.Result {
 	t.Helper()
 	var all []route.Result
 	for _, format := range []string{"catalog", "compose"} {
@@ -97,7 +98,7 @@ func Start(t testing.TB, serve func(context.Context) error) {
 
 // WaitServed waits until c's server answers, and fails the test with the
 // server's log when none has after 30 seconds.
-func WaitServed(t testing.TB, c route.Client, log fmt.Stringer) {
+func WaitServed(t testing.TB, c serve.Client, log fmt.Stringer) {
 	t.Helper()
 	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
 		if _, _, err := c.Route("ping", "", route.Settings{}, time.Second); err == nil {

@@ -9,8 +9,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/routetest"
+	"github.com/megagit/megagit/route/serve"
 )
 
 // flakyListener fails its first fails accepts as a process out of file
@@ -33,7 +33,7 @@ func TestServeWaitsOutTooManyOpenFiles(t *testing.T) {
 	dir := serveTestRegistry(t, 5)
 	s, log := newTestServer(t, dir)
 	r := reopen(t, dir)
-	ln, err := listenSocket(route.SocketPath(r.Root, r.LocalDir))
+	ln, err := listenSocket(serve.SocketPath(r.Root, r.LocalDir))
 	noErr(t, err)
 	fl := &flakyListener{Listener: ln}
 	fl.fails.Store(5)

@@ -23,10 +23,11 @@ import (
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/serve"
 )
 
 // ErrRunning is a second server for a registry whose server runs (it
-// holds route.ServeLock): one registry, one server.
+// holds serve.Lock): one registry, one server.
 var ErrRunning = errors.New("a megagit serve already runs for this registry")
 
 // Options are what the server takes from the command that starts it.
@@ -93,7 +94,7 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	s.startWatch()
 	defer s.stopWatch()
-	path := route.SocketPath(r.Root, r.LocalDir)
+	path := serve.SocketPath(r.Root, r.LocalDir)
 	ln, err := listenSocket(path)
 	if err != nil {
 		return err
@@ -245,7 +246,7 @@ func (c *idleClock) quiet() time.Duration {
 func (s *server) handle(c net.Conn, slots *connSlots, clock *idleClock) {
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(requestWait))
-	req, err := route.ReadRequest(c)
+	req, err := serve.ReadRequest(c)
 	slots.busy(c)
 	if err != nil {
 		return
@@ -256,7 +257,7 @@ func (s *server) handle(c net.Conn, slots *connSlots, clock *idleClock) {
 	resp, other := s.answer(req)
 	stops := other && s.opts.Yield && s.yield != nil
 	resp.Stopping = stops
-	_ = route.WriteResponse(c, resp)
+	_ = serve.WriteResponse(c, resp)
 	if stops {
 		fmt.Fprintf(s.opts.Log, "megagit: declined a client of another version or with other settings (%s); stopping, so the prompt hook starts a server that answers it\n", resp.Declined)
 		s.yielded.Store(true)
@@ -267,9 +268,9 @@ func (s *server) handle(c net.Conn, slots *connSlots, clock *idleClock) {
 // answer routes one request, or declines it when this server would not
 // answer as the client would; other says the client is of another
 // version or has other settings.
-func (s *server) answer(req route.Request) (resp route.Response, other bool) {
+func (s *server) answer(req serve.Request) (resp serve.Response, other bool) {
 	if why := req.Decline(s.opts.Version, s.root); why != "" {
-		return route.Response{Declined: why}, true
+		return serve.Response{Declined: why}, true
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -285,17 +286,17 @@ func (s *server) answer(req route.Request) (resp route.Response, other bool) {
 		rr = s.rt.RouteWithProject(req.Prompt, req.Project, req.Settings)
 	}
 	if changed, err := s.settle(<-now); err != nil {
-		return route.Response{Declined: err.Error()}, false
+		return serve.Response{Declined: err.Error()}, false
 	} else if changed {
 		ranked = false
 	}
 	if req.Config != s.cfgKey {
-		return route.Response{Declined: "client settings differ from the server's"}, true
+		return serve.Response{Declined: "client settings differ from the server's"}, true
 	}
 	if !ranked {
 		rr = s.rt.RouteWithProject(req.Prompt, req.Project, req.Settings)
 	}
-	return route.ToWire(s.rt.Docs, rr, req.Settings.Format == "compose"), false
+	return serve.ToWire(s.rt.Docs, rr, req.Settings.Format == "compose"), false
 }
 
 // freshness is what the router was built from: the config file's route.Stamp and

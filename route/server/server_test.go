@@ -16,6 +16,7 @@ import (
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/routetest"
+	"github.com/megagit/megagit/route/serve"
 )
 
 // testVersion is the megagit version the test server and its clients claim.
@@ -95,8 +96,8 @@ func reopen(t *testing.T, dir string) Registry {
 }
 
 // clientOf is a client with r's configuration.
-func clientOf(r Registry) route.Client {
-	return route.Client{Version: testVersion, Root: r.Root, LocalDir: r.LocalDir, Config: r.Key}
+func clientOf(r Registry) serve.Client {
+	return serve.Client{Version: testVersion, Root: r.Root, LocalDir: r.LocalDir, Config: r.Key}
 }
 
 // startServeLog runs the server in this process until the test ends, and
@@ -132,9 +133,9 @@ func TestServeYieldSaysItStops(t *testing.T) {
 	go func() { done <- Run(context.Background(), opts) }()
 	r := reopen(t, dir)
 	routetest.WaitServed(t, clientOf(r), log)
-	other := route.Client{Version: testVersion, Root: r.Root, LocalDir: r.LocalDir, Config: "other"}
+	other := serve.Client{Version: testVersion, Root: r.Root, LocalDir: r.LocalDir, Config: "other"}
 	_, _, err := other.Route("postgres migration", "", route.Settings{TopK: 3}, 5*time.Second)
-	if !errors.Is(err, route.ErrServerStops) || !errors.Is(err, route.ErrNotServed) {
+	if !errors.Is(err, serve.ErrServerStops) || !errors.Is(err, serve.ErrNotServed) {
 		t.Fatalf("a client with other settings: err %v, want a decline that says the server stops", err)
 	}
 	select {
@@ -149,7 +150,7 @@ func TestServeYieldSaysItStops(t *testing.T) {
 	r2, _ := startServeLog(t, dir)
 	other.Root, other.LocalDir = r2.Root, r2.LocalDir
 	_, _, err = other.Route("postgres migration", "", route.Settings{TopK: 3}, 5*time.Second)
-	if !errors.Is(err, route.ErrNotServed) || errors.Is(err, route.ErrServerStops) {
+	if !errors.Is(err, serve.ErrNotServed) || errors.Is(err, serve.ErrServerStops) {
 		t.Fatalf("a server started by hand: err %v, want a decline that does not stop it", err)
 	}
 	if _, _, err := clientOf(r2).Route("postgres migration", "", route.Settings{TopK: 3}, 5*time.Second); err != nil {
@@ -162,12 +163,12 @@ func TestServeYieldSaysItStops(t *testing.T) {
 func TestServeDeclinesOtherClients(t *testing.T) {
 	dir := serveTestRegistry(t, 5)
 	r, _ := startServeLog(t, dir)
-	for name, c := range map[string]route.Client{
+	for name, c := range map[string]serve.Client{
 		"version":  {Version: "other", Root: r.Root, LocalDir: r.LocalDir, Config: r.Key},
 		"registry": {Version: testVersion, Root: filepath.Join(r.Root, "x"), LocalDir: r.LocalDir, Config: r.Key},
 		"settings": {Version: testVersion, Root: r.Root, LocalDir: r.LocalDir, Config: "other"},
 	} {
-		if _, _, err := c.Route("postgres migration", "", route.Settings{TopK: 3}, 5*time.Second); !errors.Is(err, route.ErrNotServed) {
+		if _, _, err := c.Route("postgres migration", "", route.Settings{TopK: 3}, 5*time.Second); !errors.Is(err, serve.ErrNotServed) {
 			t.Errorf("a client of another %s: err %v, want a decline", name, err)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/routetest"
+	"github.com/megagit/megagit/route/serve"
 )
 
 func noErr(t testing.TB, err error) {
@@ -162,7 +163,7 @@ func TestServeWatchSeesConfigEdits(t *testing.T) {
 	e, log := startServeLog(t, dir)
 	cfg := filepath.Join(dir, ".megagit", "config.yaml")
 	noErr(t, os.WriteFile(cfg, []byte("route:\n  mmr_lambda: 0.5\n"), 0o644))
-	if _, _, err := clientOf(e).Route(quokka, "", route.Settings{TopK: 3, Format: "catalog"}, 5*time.Second); !errors.Is(err, route.ErrNotServed) {
+	if _, _, err := clientOf(e).Route(quokka, "", route.Settings{TopK: 3, Format: "catalog"}, 5*time.Second); !errors.Is(err, serve.ErrNotServed) {
 		t.Errorf("a client with the old settings: err %v, want a decline", err)
 	}
 	checkServedLikeLocal(t, reopen(t, dir))

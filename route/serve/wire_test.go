@@ -1,4 +1,4 @@
-package route
+package serve
 
 import (
 	"bytes"
@@ -8,17 +8,18 @@ import (
 	"testing"
 
 	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/route"
 )
 
 func TestRequestDecline(t *testing.T) {
-	ok := Request{Proto: ServeProto, Version: "v1", Root: "/reg"}
+	ok := Request{Proto: Proto, Version: "v1", Root: "/reg"}
 	tests := []struct {
 		name string
 		edit func(*Request)
 		want string
 	}{
 		{"same", func(*Request) {}, ""},
-		{"other protocol", func(r *Request) { r.Proto = ServeProto + 1 }, "server is megagit v1 (protocol 1)"},
+		{"other protocol", func(r *Request) { r.Proto = Proto + 1 }, "server is megagit v1 (protocol 1)"},
 		{"other version", func(r *Request) { r.Version = "v2" }, "server is megagit v1 (protocol 1)"},
 		{"other registry", func(r *Request) { r.Root = "/other" }, "server serves /reg"},
 	}
@@ -41,13 +42,13 @@ func TestWireRoundTrip(t *testing.T) {
 		{ID: "flaky-tests", Description: "Triage flaky tests that fail randomly on CI.", Body: "# Triage\n"},
 		{ID: "pg-migrations", Description: "Plan postgres schema migrations.", Body: "# Plan\n"},
 	}
-	rt, _ := New(docs, ranker.DefaultConfig(), nil, DynamicKOverride{}, nil)
-	s := Settings{TopK: 3, Format: "compose", Budget: 2000}
+	rt, _ := route.New(docs, ranker.DefaultConfig(), nil, route.DynamicKOverride{}, nil)
+	s := route.Settings{TopK: 3, Format: "compose", Budget: 2000}
 	want := rt.Route("my docker image build is slow", s)
 	if want.Res.K == 0 {
 		t.Fatal("the prompt matched nothing")
 	}
-	req := Request{Proto: ServeProto, Version: "v1", Root: "/reg", Prompt: "p", Settings: s}
+	req := Request{Proto: Proto, Version: "v1", Root: "/reg", Prompt: "p", Settings: s}
 	var buf bytes.Buffer
 	if err := WriteResponse(&buf, ToWire(rt.Docs, want, true)); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,8 @@
-package route
+// Package serve is the `megagit serve` protocol: the client the prompt
+// hook and `megagit route` ask, the wire format, and the files of the one
+// server per registry (its lock, state and log). The server is
+// route/server.
+package serve
 
 import (
 	"bytes"
@@ -13,11 +17,12 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/route"
 	"golang.org/x/sys/unix"
 )
 
 // The client side of the `megagit serve` protocol (its wire format is in
-// serve_wire.go); route and the prompt hook, in either binary, are clients.
+// wire.go); route and the prompt hook, in either binary, are clients.
 
 // serveSocketName is the socket's name in .megagit/local/.
 const serveSocketName = "serve.sock"
@@ -78,26 +83,26 @@ type Client struct {
 // failure returns an error (wrapping ErrNotServed when no server answered
 // or it declined): the caller then routes in-process, so a server can only
 // make routing faster.
-func (c Client) Route(prompt, project string, s Settings, timeout time.Duration) ([]ranker.Doc, Result, error) {
+func (c Client) Route(prompt, project string, s route.Settings, timeout time.Duration) ([]ranker.Doc, route.Result, error) {
 	socket := SocketPath(c.Root, c.LocalDir)
-	req := Request{Proto: ServeProto, Version: c.Version, Root: c.Root, Config: c.Config, Prompt: prompt, Project: project, Settings: s}
+	req := Request{Proto: Proto, Version: c.Version, Root: c.Root, Config: c.Config, Prompt: prompt, Project: project, Settings: s}
 	line, err := json.Marshal(req)
 	if err != nil {
-		return nil, Result{}, err
+		return nil, route.Result{}, err
 	}
 	data, err := exchange(socket, append(line, '\n'), timeout)
 	if err != nil {
-		return nil, Result{}, err
+		return nil, route.Result{}, err
 	}
 	var resp Response
 	if err := json.Unmarshal(data, &resp); err != nil {
-		return nil, Result{}, fmt.Errorf("serve %s: bad answer: %w", socket, err)
+		return nil, route.Result{}, fmt.Errorf("serve %s: bad answer: %w", socket, err)
 	}
 	if resp.Declined != "" {
-		return nil, Result{}, declined{why: resp.Declined, stops: resp.Stopping}
+		return nil, route.Result{}, declined{why: resp.Declined, stops: resp.Stopping}
 	}
 	if err := checkWire(resp); err != nil {
-		return nil, Result{}, fmt.Errorf("serve %s: bad answer: %w", socket, err)
+		return nil, route.Result{}, fmt.Errorf("serve %s: bad answer: %w", socket, err)
 	}
 	docs, rr := fromWire(resp)
 	return docs, rr, nil

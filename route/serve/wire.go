@@ -1,4 +1,4 @@
-package route
+package serve
 
 import (
 	"bufio"
@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/route"
 )
 
 // The `megagit serve` protocol: one JSON request line, one JSON response
@@ -16,17 +17,17 @@ import (
 // binary's version and the routing part of the client's configuration),
 // so a server that would answer differently from the client declines and
 // the client routes in-process.
-const ServeProto = 1
+const Proto = 1
 
 // Request asks a server to route one prompt.
 type Request struct {
-	Proto    int      `json:"proto"`
-	Version  string   `json:"version"`
-	Root     string   `json:"root"`
-	Config   string   `json:"config"`
-	Prompt   string   `json:"prompt"`
-	Project  string   `json:"project,omitempty"`
-	Settings Settings `json:"settings"`
+	Proto    int            `json:"proto"`
+	Version  string         `json:"version"`
+	Root     string         `json:"root"`
+	Config   string         `json:"config"`
+	Prompt   string         `json:"prompt"`
+	Project  string         `json:"project,omitempty"`
+	Settings route.Settings `json:"settings"`
 }
 
 // Response is a routed prompt: the docs it names (indices below point
@@ -52,7 +53,7 @@ type WireBreakdown struct {
 
 // servedHead is how much of the ranking a served answer keeps besides the
 // emitted skills: the decision log records at most the top 20 scores.
-const servedHead = 32
+const servedHead = route.RankHead
 
 // maxRequest bounds a request line (the prompt is most of it).
 const maxRequest = 4 << 20
@@ -72,8 +73,8 @@ func ReadRequest(r io.Reader) (Request, error) {
 // which a client of another version or registry sent, or "" when it may.
 func (req Request) Decline(version, root string) string {
 	switch {
-	case req.Proto != ServeProto || req.Version != version:
-		return fmt.Sprintf("server is megagit %s (protocol %d)", version, ServeProto)
+	case req.Proto != Proto || req.Version != version:
+		return fmt.Sprintf("server is megagit %s (protocol %d)", version, Proto)
 	case req.Root != root:
 		return "server serves " + root
 	}
@@ -92,7 +93,7 @@ func WriteResponse(w io.Writer, resp Response) error {
 
 // ToWire packs one routed prompt for the client: the docs it refers to
 // (bodies only when the format injects them) with indices renumbered.
-func ToWire(docs []ranker.Doc, rr Result, bodies bool) Response {
+func ToWire(docs []ranker.Doc, rr route.Result, bodies bool) Response {
 	out := Response{Reason: rr.Res.Reason, Decision: rr.Res.Decision, Rendered: rr.Rendered, Candidates: rr.Candidates}
 	local := map[int]int{}
 	ref := func(d int) int {
@@ -124,8 +125,8 @@ func ToWire(docs []ranker.Doc, rr Result, bodies bool) Response {
 
 // fromWire unpacks a served answer into the docs and result the callers
 // of Router.Route use.
-func fromWire(w Response) ([]ranker.Doc, Result) {
-	rr := Result{Candidates: w.Candidates, Rendered: w.Rendered, Served: true}
+func fromWire(w Response) ([]ranker.Doc, route.Result) {
+	rr := route.Result{Candidates: w.Candidates, Rendered: w.Rendered, Served: true}
 	rr.Res = ranker.Result{K: len(w.Emitted), Reason: w.Reason, Decision: w.Decision, Emitted: w.Emitted}
 	for _, b := range w.Ranked {
 		b.B.Doc = b.Doc

@@ -1,4 +1,4 @@
-package route
+package serve
 
 import (
 	"encoding/json"
@@ -8,44 +8,45 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/route"
 )
 
 // How a registry's one `megagit serve` is started, found and told apart
 // from a failed start; the prompt hook (either binary) starts it, the
 // server and doctor read the same files, all in .megagit/local/.
 const (
-	// ServeLock is held (flock) by the registry's server for its whole
+	// Lock is held (flock) by the registry's server for its whole
 	// life: a second server, or a hook about to start one, finds it taken.
 	// The kernel drops it when the server dies, so a killed server never
 	// blocks a new one.
-	ServeLock = "serve.lock"
-	// ServeLog is where a server the hook started writes what it says
-	// (bounded: ServeLogMaxBytes).
-	ServeLog = "serve.log"
-	// ServeStateFile is the last server's state (ServeState), written
-	// only by the holder of ServeLock.
-	ServeStateFile = "serve.json"
-	// ServeLogMaxBytes bounds serve.log: past it, the older half goes.
-	ServeLogMaxBytes = 1 << 20
+	Lock = "serve.lock"
+	// Log is where a server the hook started writes what it says
+	// (bounded: LogMaxBytes).
+	Log = "serve.log"
+	// StateFile is the last server's state (State), written
+	// only by the holder of Lock.
+	StateFile = "serve.json"
+	// LogMaxBytes bounds serve.log: past it, the older half goes.
+	LogMaxBytes = 1 << 20
 )
 
-// The states of ServeState.
+// The states of State.
 const (
-	ServeStarting = "starting" // the hook started it; it is loading
-	ServeServing  = "serving"  // it answers on its socket
-	ServeFailed   = "failed"   // it could not start (Error says why)
-	ServeStopped  = "stopped"  // it stopped (idle, a signal)
+	Starting = "starting" // the hook started it; it is loading
+	Serving  = "serving"  // it answers on its socket
+	Failed   = "failed"   // it could not start (Error says why)
+	Stopped  = "stopped"  // it stopped (idle, a signal)
 )
 
-// ServeState is what the registry's last server said of itself (or the
+// State is what the registry's last server said of itself (or the
 // hook, of the server it started): enough for the hook to tell a server
 // that stopped (start another) from one that could not start (wait until
-// the model or the config changes, or ServeRetryAfter), and for doctor.
-type ServeState struct {
+// the model or the config changes, or RetryAfter), and for doctor.
+type State struct {
 	State string `json:"state"`
 	PID   int    `json:"pid"`
 	Time  string `json:"time"` // RFC 3339, when it entered the state
-	// Stamp is ServeStamp of the files that decide whether the server
+	// Stamp is Stamp of the files that decide whether the server
 	// can start, when the hook started it.
 	Stamp string `json:"stamp,omitempty"`
 	Error string `json:"error,omitempty"`
@@ -56,37 +57,37 @@ type ServeState struct {
 	Auto  bool   `json:"auto,omitempty"`
 }
 
-// ServeRetryAfter is how long the hook waits before starting a server
+// RetryAfter is how long the hook waits before starting a server
 // again after one could not start, when nothing it can see changed: a
 // model that does not load fails the same way every time, and each try
 // costs a process loading it (hundreds of milliseconds of a core, hundreds
 // of megabytes for a real model). Ten minutes keeps that below a
 // thousandth of a core, yet a fix the stamps cannot see (memory freed, a
 // library installed elsewhere) is picked up within a working session.
-const ServeRetryAfter = 10 * time.Minute
+const RetryAfter = 10 * time.Minute
 
-// ReadServeState reads the last server's state; ok is false when there
+// ReadState reads the last server's state; ok is false when there
 // is none (or it does not parse: treated as none).
-func ReadServeState(dir local.Dir) (ServeState, bool) {
-	data, err := dir.Read(ServeStateFile)
+func ReadState(dir local.Dir) (State, bool) {
+	data, err := dir.Read(StateFile)
 	if err != nil {
-		return ServeState{}, false
+		return State{}, false
 	}
-	var st ServeState
+	var st State
 	if json.Unmarshal(data, &st) != nil || st.State == "" {
-		return ServeState{}, false
+		return State{}, false
 	}
 	return st, true
 }
 
-// WriteServeState replaces the server's state; only the holder of
-// ServeLock writes it. The file is the user's alone.
-func WriteServeState(dir local.Dir, st ServeState) error {
+// WriteState replaces the server's state; only the holder of
+// Lock writes it. The file is the user's alone.
+func WriteState(dir local.Dir, st State) error {
 	data, err := json.Marshal(st)
 	if err != nil {
 		return err
 	}
-	p, err := dir.Resolve(ServeStateFile)
+	p, err := dir.Resolve(StateFile)
 	if err != nil {
 		return err
 	}
@@ -99,12 +100,12 @@ func WriteServeState(dir local.Dir, st ServeState) error {
 	})
 }
 
-// ServeStamp stamps the files that decide whether a server can start
+// Stamp stamps the files that decide whether a server can start
 // (the model's files, the ONNX Runtime library, the config files, the
 // committed vectors): a failed start is tried again once it changes.
-func ServeStamp(files []string) string {
+func Stamp(files []string) string {
 	var b strings.Builder
-	for _, st := range StatAll(files) {
+	for _, st := range route.StatAll(files) {
 		b.WriteString(st.String() + " ")
 	}
 	return b.String()
