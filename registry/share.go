@@ -31,7 +31,7 @@ func UseEntry(u Use) ledger.Entry {
 	sum := sha256.Sum256([]byte(u.Key))
 	id := ulid.MustNew(ulid.Timestamp(u.At), bytes.NewReader(sum[:10])).String()
 	return ledger.Entry{ID: id, Skill: u.Skill, Action: ledger.ActionUse, Source: ledger.SourceImplicit,
-		Reason: "learnt from a " + u.Agent + " session", Context: u.Prompt, Session: u.Session,
+		Reason: "learnt from a " + u.Agent + " session", Context: u.Prompt, Session: u.Session, Agent: u.Agent,
 		At: u.At.UTC().Format(time.RFC3339Nano)}
 }
 

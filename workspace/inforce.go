@@ -17,8 +17,9 @@ type InForce struct {
 	Why   string
 }
 
-// SettingsInForce resolves the settings whose configured value defers to
-// a default, by key; a key not in the map is in force as configured.
+// SettingsInForce resolves, by key, what the settings left at their
+// default (0 or "") mean: the caller shows it for a setting whose source is
+// the default; a key not in the map is in force as it reads.
 func SettingsInForce(cfg *config.Config) map[string]InForce {
 	rc := RankerConfig(cfg)
 	out := map[string]InForce{}
@@ -66,7 +67,6 @@ func SettingsInForce(cfg *config.Config) map[string]InForce {
 		for _, k := range []string{"model.fusion_w", "model.abs_floor", "dynamic_k.tier", "dynamic_k.abs_floor"} {
 			out[k] = InForce{Value: "from the model", Why: "the profile of the model in model.dir (megagit model list shows it)"}
 		}
-		overridden(out, cfg)
 	default:
 		prof, known := models.ProfileFor(id)
 		from := prof.ID + "'s profile"
@@ -94,22 +94,6 @@ func SettingsInForce(cfg *config.Config) map[string]InForce {
 		}
 	}
 	return out
-}
-
-// overridden drops from out the keys the config sets itself.
-func overridden(out map[string]InForce, cfg *config.Config) {
-	if cfg.Model.FusionW > 0 {
-		delete(out, "model.fusion_w")
-	}
-	if cfg.Model.AbsFloor > 0 {
-		delete(out, "model.abs_floor")
-	}
-	if cfg.DynamicK.Tier != "" {
-		delete(out, "dynamic_k.tier")
-	}
-	if cfg.DynamicK.AbsFloor > 0 {
-		delete(out, "dynamic_k.abs_floor")
-	}
 }
 
 // round keeps four decimals, as settings are written.

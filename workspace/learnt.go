@@ -12,6 +12,7 @@ import (
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/registry/ledger"
+	"github.com/megagit/megagit/safetext"
 )
 
 // learntStores are the stores routing reads here: this registry's, the
@@ -68,13 +69,7 @@ func (w *Workspace) withLearnt(docs []ranker.Doc, skills map[string]*Sourced) ([
 	byName, err := w.LearntPrompts()
 	for i := range docs {
 		k := strings.ToLower(docs[i].ID)
-		recs := byName[k]
-		if s := skills[k]; s != nil {
-			if shared := SharedUses(s); len(shared) > 0 {
-				recs = append(slices.Clone(recs), shared...)
-				sort.SliceStable(recs, func(i, j int) bool { return recs[i].Time.Before(recs[j].Time) })
-			}
-		}
+		recs := withShared(byName[k], skills[k])
 		if len(recs) == 0 {
 			continue
 		}
@@ -117,9 +112,9 @@ func SharedUses(s *Sourced) []learnt.Learnt {
 		if p == "" {
 			continue
 		}
-		agent, _ := strings.CutPrefix(en.Reason, "learnt from a ")
-		agent, _ = strings.CutSuffix(agent, " session")
-		out = append(out, learnt.Learnt{Skill: s.Name, Prompt: p, Agent: agent, Session: en.Session, How: SharedHow, Time: en.Time(), Key: en.ID})
+		agent, _ := safetext.Session.Clean(en.Agent)
+		session, _ := safetext.Session.Clean(en.Session)
+		out = append(out, learnt.Learnt{Skill: s.Name, Prompt: p, Agent: agent, Session: session, How: SharedHow, Time: en.Time(), Key: en.ID})
 	}
 	return out
 }
@@ -129,16 +124,26 @@ func SharedUses(s *Sourced) []learnt.Learnt {
 func (w *Workspace) LearntOf(skill string) ([]learnt.Learnt, error) {
 	k := strings.ToLower(skill)
 	byName, err := w.LearntPrompts()
-	recs := byName[k]
 	c, cerr := w.Catalog()
 	if cerr != nil {
-		return recs, errors.Join(err, cerr)
+		return byName[k], errors.Join(err, cerr)
 	}
-	if s := routableByName(c.Skills)[k]; s != nil {
-		recs = append(recs, SharedUses(s)...)
+	return withShared(byName[k], routableByName(c.Skills)[k]), err
+}
+
+// withShared is a skill's learnt prompts of this machine (recs, oldest
+// first) and those its ledger shares (s nil: none), oldest first.
+func withShared(recs []learnt.Learnt, s *Sourced) []learnt.Learnt {
+	if s == nil {
+		return recs
 	}
-	sort.SliceStable(recs, func(i, j int) bool { return recs[i].Time.Before(recs[j].Time) })
-	return recs, err
+	shared := SharedUses(s)
+	if len(shared) == 0 {
+		return recs
+	}
+	all := append(slices.Clone(recs), shared...)
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Time.Before(all[j].Time) })
+	return all
 }
 
 // routableByName is the catalog's routable skills by lower-case name.

@@ -346,7 +346,7 @@ func printLearnt(w io.Writer, e *workspace.Workspace, skill, prompt string) {
 		return
 	}
 	r := recs[best]
-	fmt.Fprintf(w, "# learnt from %s session %s, %s (%s): \"%s\"\n", r.Agent, shown(hook.Clip(r.Session, 40)), r.Time.UTC().Format("2006-01-02"), r.How, shown(hook.Clip(r.Prompt, 100)))
+	fmt.Fprintf(w, "# learnt from %s session %s, %s (%s): \"%s\"\n", shown(r.Agent), shown(hook.Clip(r.Session, 40)), r.Time.UTC().Format("2006-01-02"), shown(r.How), shown(hook.Clip(r.Prompt, 100)))
 }
 
 // outOfPathsWhy says why a skill's paths kept it out for a prompt asked

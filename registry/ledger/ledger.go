@@ -34,6 +34,7 @@ type Entry struct {
 	Reason  string  `json:"reason,omitempty"`
 	Context string  `json:"context,omitempty"`
 	Session string  `json:"session,omitempty"`
+	Agent   string  `json:"agent,omitempty"` // a shared use's agent (claude, codex, gemini)
 	At      string  `json:"at"`
 }
 
@@ -98,6 +99,7 @@ func Clean(e Entry) (Entry, []string) {
 	clean(safetext.Reason, "reason", &e.Reason)
 	clean(safetext.Context, "context", &e.Context)
 	clean(safetext.Session, "session", &e.Session)
+	clean(safetext.Session, "agent", &e.Agent)
 	return e, notes
 }
 
