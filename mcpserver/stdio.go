@@ -30,8 +30,10 @@ const MaxLine = 4 << 20
 // (the SDK would drop one of the two replies). When stdin ends, every request already read is finished and
 // answered before the end reaches the SDK, which would otherwise cancel
 // them and drop their replies (a verdict committed without its reply, or
-// not at all). Messages are decoded and encoded by the SDK's jsonrpc
-// package.
+// not at all). A record_verdict is handed on once the requests read
+// before it are answered, so a verdict sent right behind the search that
+// offers its skill finds it offered. Messages are decoded and encoded by
+// the SDK's jsonrpc package.
 type StdioTransport struct {
 	In  io.Reader
 	Out io.Writer
@@ -43,6 +45,11 @@ type StdioTransport struct {
 // before it to be answered: a tool call takes well under a second, a
 // verdict at most the registry lock's wait.
 const drainWait = time.Minute
+
+// verdictWait bounds how long a record_verdict waits for the requests
+// read before it to be answered (the search that offered its skill among
+// them) before it is handed on.
+const verdictWait = 30 * time.Second
 
 // Connect starts reading lines.
 func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
@@ -197,6 +204,12 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 					c.refuse(idJSON(req.ID), jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: id %v is already in use by a request not answered yet", req.ID.Raw()))
 					continue
 				}
+				if isVerdictCall(req) {
+					// The SDK runs calls concurrently: a verdict sent
+					// right behind the search that gives its skill would
+					// be checked before that search had offered it.
+					c.waitAnswered(ctx, 1, verdictWait)
+				}
 			}
 			return r.msg, nil
 		}
@@ -212,30 +225,46 @@ func idJSON(id jsonrpc.ID) json.RawMessage {
 	return b
 }
 
+// isVerdictCall reports whether req calls record_verdict.
+func isVerdictCall(req *jsonrpc.Request) bool {
+	if req.Method != "tools/call" {
+		return false
+	}
+	var p struct {
+		Name string `json:"name"`
+	}
+	return json.Unmarshal(req.Params, &p) == nil && p.Name == ToolVerdict
+}
+
 // drain waits, at the end of stdin, until every request read has been
 // answered (or drainWait has passed, which is logged): only then may the
 // SDK learn that the input ended.
 func (c *lineConn) drain(ctx context.Context) {
-	timeout := time.NewTimer(drainWait)
+	if n := c.waitAnswered(ctx, 0, drainWait); n > 0 && c.log != nil {
+		c.log(fmt.Errorf("stdin closed: %d request(s) still unanswered after %s; exiting", n, drainWait))
+	}
+}
+
+// waitAnswered waits until at most left requests read are unanswered, or
+// for max; it returns how many are.
+func (c *lineConn) waitAnswered(ctx context.Context, left int, max time.Duration) int {
+	timeout := time.NewTimer(max)
 	defer timeout.Stop()
 	for {
 		c.pmu.Lock()
 		n := len(c.pending)
 		c.pmu.Unlock()
-		if n == 0 {
-			return
+		if n <= left {
+			return n
 		}
 		select {
 		case <-c.answered:
 		case <-ctx.Done():
-			return
+			return n
 		case <-c.closed:
-			return
+			return n
 		case <-timeout.C:
-			if c.log != nil {
-				c.log(fmt.Errorf("stdin closed: %d request(s) still unanswered after %s; exiting", n, drainWait))
-			}
-			return
+			return n
 		}
 	}
 }

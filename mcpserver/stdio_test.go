@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -138,4 +139,50 @@ func blockUntil(ctx context.Context) io.Reader {
 	pr, pw := io.Pipe()
 	go func() { <-ctx.Done(); pw.Close() }()
 	return pr
+}
+
+// TestAVerdictSentRightBehindItsSearchIsRecorded: a client that sends
+// search_skills and, without waiting for its answer, record_verdict for
+// the skill the search gives (then closes stdin) gets the verdict
+// recorded, every time: the SDK runs calls concurrently, and the verdict
+// used to be checked before the search had offered its skill.
+func TestAVerdictSentRightBehindItsSearchIsRecorded(t *testing.T) {
+	srv, _ := newServer(t, newRegistry(t))
+	const init = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
+	for i := 0; i < 30; i++ {
+		in := init +
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_skills","arguments":{"query":"my docker image is too large"}}}` + "\n" +
+			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"record_verdict","arguments":{"name":"docker-slim","verdict":"NEUTRAL","reason":"right behind"}}}`
+		if i%2 == 1 {
+			in += "\n"
+		}
+		var out strings.Builder
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		_ = srv.Run(ctx, &mcpserver.StdioTransport{In: strings.NewReader(in), Out: &syncWriter{w: &out}})
+		cancel()
+		var verdict map[string]any
+		for _, line := range strings.Split(out.String(), "\n") {
+			var m map[string]any
+			if json.Unmarshal([]byte(line), &m) == nil && m["id"] == float64(2) {
+				verdict = m
+			}
+		}
+		res, _ := verdict["result"].(map[string]any)
+		if res == nil || res["isError"] == true {
+			t.Fatalf("run %d: the verdict's answer is %v, want it recorded", i, verdict)
+		}
+	}
+}
+
+// syncWriter is a writer safe for the transport's concurrent replies.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
