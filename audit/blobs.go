@@ -20,6 +20,9 @@ var blobRE = regexp.MustCompile(fmt.Sprintf(`[A-Za-z0-9+/]{%d,}={0,2}|[A-Za-z0-9
 // as a script; high when that text holds a high finding.
 func blobs(file, text string, ix *lineIndex, where string) []Finding {
 	var out []Finding
+	if !longRun(text, minBlob) {
+		return nil // the expression below is a large catalog's slowest: a text without such a run is not searched
+	}
 	for _, loc := range blobRE.FindAllStringIndex(text, -1) {
 		run := text[loc[0]:loc[1]]
 		if !mixed(run) {
@@ -86,4 +89,22 @@ func isText(b []byte) bool {
 		}
 	}
 	return n > 0 && bad*20 <= n
+}
+
+// longRun says whether text holds n characters in a row of either base64
+// alphabet (letters, digits, + / - _): what blobRE needs to match.
+func longRun(text string, n int) bool {
+	run := 0
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '+', c == '/', c == '-', c == '_':
+			run++
+			if run >= n {
+				return true
+			}
+		default:
+			run = 0
+		}
+	}
+	return false
 }

@@ -71,6 +71,20 @@ var (
 func directives(file, text string, ix *lineIndex, code [][2]int, where string) []Finding {
 	var out []Finding
 	var comments [][2]int
+	// Each pattern below needs one of a few words: a file without them
+	// is not searched (the regular expressions are most of an audit's
+	// time over a large catalog).
+	// The long s and the Kelvin sign fold to s and k as the expressions
+	// read case: a text holding either is searched whole.
+	lower := strings.ToLower(text)
+	folds := strings.ContainsAny(text, "\u017f\u212a")
+	hasOverride := folds || containsAny(lower, "ignore", "disregard", "forget", "override", "bypass")
+	hasConceal := folds || strings.Contains(lower, "user")
+	if !strings.Contains(text, "<!--") {
+		if !hasOverride && !hasConceal {
+			return nil
+		}
+	}
 	for _, loc := range commentRE.FindAllStringSubmatchIndex(text, -1) {
 		if quoted(text, ix, code, loc[0], loc[1]) {
 			continue // an example of a comment, read below as text
@@ -103,10 +117,14 @@ func directives(file, text string, ix *lineIndex, code [][2]int, where string) [
 		re   *regexp.Regexp
 		sev  Severity
 		what string
+		has  bool
 	}{
-		{overrideRE, High, "overrides the agent's instructions"},
-		{concealRE, Medium, "keeps something from the user"},
+		{overrideRE, High, "overrides the agent's instructions", hasOverride},
+		{concealRE, Medium, "keeps something from the user", hasConceal},
 	} {
+		if !p.has {
+			continue
+		}
 		for _, loc := range p.re.FindAllStringIndex(text, -1) {
 			if inComment(loc[0]) {
 				continue
@@ -120,6 +138,16 @@ func directives(file, text string, ix *lineIndex, code [][2]int, where string) [
 		}
 	}
 	return out
+}
+
+// containsAny says whether s holds one of words.
+func containsAny(s string, words ...string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // oneLine folds white space to single spaces.

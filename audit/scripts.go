@@ -36,12 +36,21 @@ func downloads(text string, ix *lineIndex) []int {
 			lines = append(lines, l)
 		}
 	}
-	for _, re := range downloadRE {
+	// Each pattern needs one of a few words: a text without them is not
+	// searched.
+	fetches := containsAny(text, "curl", "wget")
+	for i, re := range downloadRE {
+		if i < 3 && !fetches || i == 3 && !containsAny(text, "exec", "eval") {
+			continue
+		}
 		for _, loc := range re.FindAllStringIndex(text, -1) {
 			if !comment(text, ix, loc[0]) {
 				add(ix.line(loc[0]))
 			}
 		}
+	}
+	if lower := strings.ToLower(text); !containsAny(lower, "iex", "invoke-expression") {
+		return lines
 	}
 	for _, loc := range iexRE.FindAllStringIndex(text, -1) {
 		if line, _ := ix.lineText(text, loc[0]); psFetchRE.MatchString(line) && !comment(text, ix, loc[0]) {

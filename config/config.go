@@ -33,6 +33,7 @@ type Config struct {
 	Hook     Hook     `mapstructure:"hook"`
 	Lock     Lock     `mapstructure:"lock"`
 	Network  Network  `mapstructure:"network"`
+	Audit    Audit    `mapstructure:"audit"`
 	Serve    Serve    `mapstructure:"serve"`
 	Model    Model    `mapstructure:"model"`
 	Sources  Sources  `mapstructure:"sources"`
@@ -165,6 +166,14 @@ type Serve struct {
 // Lock holds how long a writer waits for the registry lock.
 type Lock struct {
 	Timeout time.Duration `mapstructure:"timeout_ms" default:"30000" help:"how long a writer waits for the registry lock"`
+}
+
+// Audit is what the audit lets through to the agent. A skill with a high
+// audit finding, or an installed skill whose files differ from
+// .megagit/skills.lock, is held back (never injected, never offered
+// through MCP) until an allow names it.
+type Audit struct {
+	Allow Pairs `mapstructure:"allow" default:"" check:"allows" scope:"machine" help:"skills the audit may not hold back, as SKILL:RULE (SKILL a name or glob, RULE an audit rule, lock-drift for an installed skill edited since it was locked, or * for every rule): e.g. deploy-*:download-exec; only your own config or the environment may set it"`
 }
 
 // Network holds how long megagit waits on a git remote.

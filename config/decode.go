@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // decodeHook is the decode hook viper's Unmarshal runs on every value: it
@@ -15,7 +16,7 @@ import (
 // the settings to mapstructure.
 func decodeHook(_, to reflect.Type, data any) (any, error) {
 	switch to {
-	case durationType, stringsType:
+	case durationType, stringsType, pairsType:
 	default:
 		switch to.Kind() {
 		case reflect.Bool, reflect.Int, reflect.Float64, reflect.String:
@@ -29,7 +30,12 @@ func decodeHook(_, to reflect.Type, data any) (any, error) {
 var (
 	durationType = reflect.TypeFor[time.Duration]()
 	stringsType  = reflect.TypeFor[[]string]()
+	pairsType    = reflect.TypeFor[Pairs]()
 )
+
+// Pairs is a list whose entries hold a colon (audit.allow's SKILL:RULE):
+// one string, the environment's form, is split at commas and spaces only.
+type Pairs []string
 
 // convert turns a raw value into a setting's type: a duration counts
 // milliseconds (its key ends in _ms); a list is a YAML list, or "a,b" or
@@ -45,6 +51,16 @@ func convert(to reflect.Type, raw any) (any, error) {
 		return time.Duration(n) * time.Millisecond, nil
 	case stringsType:
 		return toStrings(raw)
+	case pairsType:
+		if s, ok := raw.(string); ok {
+			var out Pairs // nil for none, as toStrings
+			for _, p := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
+				out = append(out, p)
+			}
+			return out, nil
+		}
+		l, err := toStrings(raw)
+		return Pairs(l), err
 	}
 	switch to.Kind() {
 	case reflect.Bool:

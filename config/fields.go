@@ -195,6 +195,15 @@ func parseCheck(key, tag string) func(reflect.Value) error {
 			}
 			return nil
 		}
+	case "allows":
+		return func(v reflect.Value) error {
+			for _, a := range v.Interface().(Pairs) {
+				if err := CheckAllow(a); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
 	case "globs":
 		return func(v reflect.Value) error {
 			for _, g := range v.Interface().([]string) {

@@ -2,7 +2,11 @@ package config
 
 import (
 	"fmt"
+	"path"
 	"path/filepath"
+	"strings"
+
+	"github.com/megagit/megagit/audit"
 )
 
 // A registry's .megagit/config.yaml is committed: every clone of the
@@ -81,6 +85,8 @@ func (i Ignored) Error() string {
 		where = "MEGAGIT_ONNXRUNTIME_LIB, or model.onnxruntime in " + describeUserFile()
 	case "model.dir":
 		where = "`megagit model use --dir DIR` sets it for this machine"
+	case "audit.allow":
+		return fmt.Sprintf("%s sets %s, which lets a skill the audit holds back reach the agent: only your own config or the environment may set it (%s, or .megagit/local/config.yaml)", i.File, i.Key, describeUserFile())
 	}
 	return fmt.Sprintf("%s sets %s, which names a library, program or model folder of this machine: only your own config, the environment or a flag may set it (%s)", i.File, i.Key, where)
 }
@@ -104,4 +110,20 @@ func distrusted(f *field, raw any) bool {
 		return isString && filepath.IsAbs(s)
 	}
 	return false
+}
+
+// CheckAllow reads one audit.allow entry, SKILL:RULE: SKILL a skill name
+// or glob, RULE an audit rule, audit.RuleLockDrift or *.
+func CheckAllow(a string) error {
+	name, rule, ok := strings.Cut(a, ":")
+	if !ok || strings.TrimSpace(name) == "" || strings.TrimSpace(rule) == "" {
+		return fmt.Errorf("%q is not SKILL:RULE (such as deploy-*:download-exec)", a)
+	}
+	if _, err := path.Match(name, ""); err != nil {
+		return fmt.Errorf("%q: %q is not a skill name or glob", a, name)
+	}
+	if !audit.Allowable(rule) {
+		return fmt.Errorf("%q: %q is not an audit rule (%s, %s or *)", a, rule, strings.Join(audit.RuleIDs(), ", "), audit.RuleLockDrift)
+	}
+	return nil
 }

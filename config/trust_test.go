@@ -147,3 +147,32 @@ func TestNoDurationIsNegative(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditAllow: an allow lets a held-back skill through, so a committed
+// file may not set it (a teammate's commit would allow its own skill);
+// this machine's files may, and a bad entry names the file and the key.
+func TestAuditAllow(t *testing.T) {
+	files := registryFiles(t, "audit:\n  allow: [\"*:*\"]\n", "audit:\n  allow: [\"deploy-*:download-exec\", \"notes:lock-drift\"]\n", "")
+	cfg, _, err := LoadFiles(files, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(cfg.Audit.Allow, " "); got != "deploy-*:download-exec notes:lock-drift" {
+		t.Errorf("audit.allow = %q, want the local file's", got)
+	}
+	if len(cfg.Ignored) != 1 || cfg.Ignored[0].Key != "audit.allow" || !strings.Contains(cfg.Ignored[0].Error(), "holds back") {
+		t.Errorf("Ignored = %+v", cfg.Ignored)
+	}
+	t.Setenv("MEGAGIT_AUDIT_ALLOW", "a-*:binary, b:lock-drift")
+	if cfg, _, err := Load("", nil); err != nil || strings.Join(cfg.Audit.Allow, " ") != "a-*:binary b:lock-drift" {
+		t.Errorf("from the environment: %q, %v", cfg.Audit.Allow, err)
+	}
+	t.Setenv("MEGAGIT_AUDIT_ALLOW", "")
+	for _, bad := range []string{"deploy", "deploy:no-such-rule", ":binary", "[x:binary"} {
+		files := registryFiles(t, "", "audit:\n  allow: [\""+bad+"\"]\n", "")
+		_, _, err := LoadFiles(files, nil)
+		if err == nil || !strings.Contains(err.Error(), "audit.allow") || !strings.Contains(err.Error(), files.Local) {
+			t.Errorf("allow %q: err %v, want one naming %s and audit.allow", bad, err, files.Local)
+		}
+	}
+}

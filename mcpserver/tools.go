@@ -173,7 +173,7 @@ func (s *Server) get(_ context.Context, req *mcp.CallToolRequest, in GetInput) (
 	if sk.UserOnly != "" { // the agent keeps it from the model: so does megagit
 		return nil, GetOutput{}, fmt.Errorf("skill %q is the user's to run (%s): it is not given to the model", sk.Name, sk.UserOnly)
 	}
-	if sk.Evidence.Disabled != "" || sk.Denied != "" { // turned off: never given to the model
+	if sk.Evidence.Disabled != "" || sk.Denied != "" || sk.Untrusted != "" { // turned off or held back: never given to the model
 		return nil, GetOutput{}, fmt.Errorf("skill %q is not given to the model (%s)", sk.Name, sk.NotRoutedWhy())
 	}
 	// What a skill wrote reaches the agent as safetext.Injected makes it.
@@ -231,8 +231,8 @@ func (s *Server) list(_ context.Context, _ *mcp.CallToolRequest, in ListInput) (
 	}
 	s.logProblems(c.Problems)
 	for _, sk := range c.Skills {
-		if sk.UserOnly != "" || sk.Evidence.Disabled != "" || sk.Denied != "" {
-			continue // the user's to run, or turned off: the model is not told of it
+		if !sk.Offered() {
+			continue // the user's to run, turned off or held back: the model is not told of it
 		}
 		if want == "" || string(sk.Evidence.Status) == want {
 			out.Skills = append(out.Skills, ListedSkill{Name: safetext.Injected(sk.Name), Description: safetext.Injected(sk.File.Listing()),

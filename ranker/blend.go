@@ -91,6 +91,9 @@ type Breakdown struct {
 	// Denied is set when the configuration's deny list names the skill
 	// (Options.Deny): ranked last with the archived, never emitted.
 	Denied bool `json:"denied,omitempty"`
+	// Held is set when the skill is held back (Options.Held):
+	// ranked last with the archived, never emitted.
+	Held bool `json:"held,omitempty"`
 	// Forced is set when the configuration's force list names the skill
 	// (Options.Force) and it was emitted because of it: the prompt
 	// matches it, and the gate, K or the cap would have left it out.
@@ -153,8 +156,8 @@ type Breakdown struct {
 func (b Breakdown) Archived() bool { return b.Status == StatusArchived }
 
 // Excluded reports whether the skill cannot be emitted for this prompt:
-// archived, out by its paths, or denied by the configuration.
-func (b Breakdown) Excluded() bool { return b.Archived() || b.Out || b.Denied }
+// archived, out by its paths, denied by the configuration or held back.
+func (b Breakdown) Excluded() bool { return b.Archived() || b.Out || b.Denied || b.Held }
 
 // CountBonus is the Beta(1,1)-smoothed helpful rate minus one half, ramped
 // linearly to full strength over the first ten verdicts: zero for a cold

@@ -38,6 +38,10 @@ type Doc struct {
 	// relative to the project's top): with any, the skill is a candidate
 	// only where Options.Out says it is not out.
 	Paths []string `json:",omitempty"`
+	// Held are the rules that hold the skill back until its user allows
+	// it (a high audit finding's rule, "lock-drift" for files that differ
+	// from the lock): Options.Held says, per prompt, which still do.
+	Held []string `json:",omitempty"`
 }
 
 // Reason is the text of one past verdict and its polarity, for the

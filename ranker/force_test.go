@@ -39,6 +39,8 @@ func TestDenyAndForce(t *testing.T) {
 		// lifts nothing else.
 		{"deny", Options{Deny: []bool{true, false, false}}, nil, 0, false},
 		{"deny wins over force", Options{Deny: []bool{false, false, true}, Force: []bool{false, false, true}}, names(base), 0, false},
+		{"held", Options{Held: []bool{true, false, false}}, nil, 0, false},
+		{"held wins over force", Options{Held: []bool{false, false, true}, Force: []bool{false, false, true}}, names(base), 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := ix.Rank(prompt, tc.opt)

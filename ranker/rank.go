@@ -45,6 +45,9 @@ type Options struct {
 	// Deny, in doc order (nil: none), marks the skills the configuration
 	// never lets through (deny:): excluded as Out's are.
 	Deny []bool
+	// Held, in doc order (nil: none), marks the skills held back (a
+	// Doc.Held rule the user has not allowed): ranked, never emitted.
+	Held []bool
 	// Force, in doc order (nil: none), marks the skills the configuration
 	// emits whenever the prompt matches them at all (force:): a forced
 	// skill that is a candidate (it shares a term with the prompt, or its
@@ -261,7 +264,7 @@ func (ix *Index) RankPrompt(p Prompt, opt Options) (res Result) {
 	n := len(ix.docs)
 	raw := make([]float64, n)
 	ix.lexical(q, raw)
-	rk := ix.ranked(q, raw, opt.Dense, opt.Contexts, opt.Out, opt.Deny, opt.Head)
+	rk := ix.ranked(q, raw, opt.Dense, opt.Contexts, opt.Out, opt.Deny, opt.Held, opt.Head)
 	res = Result{Ranked: rk.ranked, pool: rk.pool, full: rk.full, Corrections: p.Corrections, Focus: p.Focus}
 	defer res.force(opt)
 
@@ -441,7 +444,7 @@ func candidates(ranked []Breakdown) []Breakdown {
 // the decisions read. A second array of breakdowns, or one per skill the
 // hook never reads, would be fresh memory, and every fresh page costs the
 // short-lived hook process a page fault.
-func (ix *Index) ranked(q query, raw, dense []float64, ctx *ContextScores, out, deny []bool, head int) ranking {
+func (ix *Index) ranked(q query, raw, dense []float64, ctx *ContextScores, out, deny, held []bool, head int) ranking {
 	n := len(ix.docs)
 	keys := make([]rankKey, n)
 	var denseVals []float64 // one backing array for the Dense pointers
@@ -452,6 +455,7 @@ func (ix *Index) ranked(q query, raw, dense []float64, ctx *ContextScores, out, 
 		ix.breakdown(b, i, q, raw[i], dense, denseVals, ctx)
 		b.Out = i < len(out) && out[i]
 		b.Denied = i < len(deny) && deny[i]
+		b.Held = i < len(held) && held[i]
 	}
 	var r ranking
 	live := 0
@@ -478,7 +482,7 @@ func (ix *Index) ranked(q query, raw, dense []float64, ctx *ContextScores, out, 
 				r.ranked = append(r.ranked, Breakdown{})
 				fill(&r.ranked[len(r.ranked)-1], int(key.doc))
 			}
-			r.full = func() []Breakdown { return ix.ranked(q, raw, dense, ctx, out, deny, 0).ranked }
+			r.full = func() []Breakdown { return ix.ranked(q, raw, dense, ctx, out, deny, held, 0).ranked }
 			return r
 		}
 		r.ds = denseSums{}

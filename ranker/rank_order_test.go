@@ -82,13 +82,13 @@ func TestRankedMatchesStableSort(t *testing.T) {
 				}
 				return 0
 			})
-			if got := ix.ranked(q, raw, tc.dense, nil, nil, nil, 0); !reflect.DeepEqual(got.ranked, want) || got.full != nil {
+			if got := ix.ranked(q, raw, tc.dense, nil, nil, nil, nil, 0); !reflect.DeepEqual(got.ranked, want) || got.full != nil {
 				t.Fatal("ranked differs from a stable sort of the breakdowns")
 			}
 			// Only the head: it is the full ranking's head, and ranking
 			// them all gives the full ranking.
 			for _, head := range []int{1, 21, 32, 100, 300} {
-				got := ix.ranked(q, raw, tc.dense, nil, nil, nil, head)
+				got := ix.ranked(q, raw, tc.dense, nil, nil, nil, nil, head)
 				if len(got.ranked) < min(head, len(want)) || !reflect.DeepEqual(got.ranked, want[:len(got.ranked)]) {
 					t.Fatalf("head %d: the first %d of the ranking differ from the full ranking's", head, len(got.ranked))
 				}

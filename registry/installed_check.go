@@ -86,3 +86,58 @@ func (r *Registry) ForgetMissingInstalls() ([]string, plumbing.Hash, error) {
 	})
 	return gone, hash, err
 }
+
+// Drift is how one installed skill differs from its lock entry
+// (`megagit skill verify`): gone from the registry, its files changed,
+// added or removed, or an entry that names no commit.
+type Drift struct {
+	Name    string              `json:"name"`
+	Source  string              `json:"source"`
+	Ref     string              `json:"ref"`
+	Commit  string              `json:"commit"`
+	Missing bool                `json:"missing"`
+	Files   skillslock.FileDiff `json:"files"`
+	// Problem is what is wrong with the lock entry itself ("" when
+	// nothing is).
+	Problem string `json:"problem,omitempty"`
+}
+
+// OK says whether the skill is as its lock entry says.
+func (d Drift) OK() bool { return !d.Missing && d.Files.Empty() && d.Problem == "" }
+
+// Verify compares every installed skill (or those named, each of which
+// must be in the lock) with .megagit/skills.lock: the files of its folder
+// as they are on disk, by sha256 (SKILL.md without its evidence), and
+// the entry's commit. Sorted by name.
+func (r *Registry) Verify(names []string) ([]Drift, error) {
+	lock, err := r.ReadLock()
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		names = lock.Names()
+	}
+	out := make([]Drift, 0, len(names))
+	for _, name := range names {
+		e, ok := lock.Skills[name]
+		if !ok {
+			return nil, fmt.Errorf("%w: skill %q is not in %s (it was not installed with `megagit skill install`)", ErrNotFound, name, skillslock.File)
+		}
+		d := Drift{Name: name, Source: e.Source, Ref: e.Ref, Commit: e.Commit, Files: skillslock.FileDiff{Added: []string{}, Removed: []string{}, Changed: []string{}}}
+		if !plumbing.IsHash(e.Commit) {
+			d.Problem = fmt.Sprintf("its entry's commit %q is not a commit id", e.Commit)
+		}
+		here, err := r.LocalFiles(name)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			d.Missing = true
+		case err != nil:
+			return nil, err
+		default:
+			d.Files = skillslock.DiffHashes(e.Files, here)
+		}
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}

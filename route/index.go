@@ -46,7 +46,7 @@ const (
 	// IndexFile is the compiled index's name in .megagit/local/.
 	IndexFile         = "route-index.bin"
 	oldIndexCacheName = "route-index.gob" // formats up to 4, removed on write
-	indexCacheVersion = 15                // 15: prompts learnt from history; 14: the fallback vectors; 13: skill text cleaned (safetext.Injected); 12: a doc's paths globs, user-only skills left out; 11: verdict reasons' vectors; 10: silence and evidence age; 9: context vectors; 8: a doc's description includes when_to_use
+	indexCacheVersion = 16                // 16: a held-back skill's reason; 15: prompts learnt from history; 14: the fallback vectors; 13: skill text cleaned (safetext.Injected); 12: a doc's paths globs, user-only skills left out; 11: verdict reasons' vectors; 10: silence and evidence age; 9: context vectors; 8: a doc's description includes when_to_use
 	// checkedFile's modification time is when Refresh last compared the
 	// compiled index with every skill.
 	checkedFile = "route-index.checked"

@@ -450,7 +450,7 @@ func floats(b []byte) []float32 {
 func appendDocs(b []byte, docs []ranker.Doc) []byte {
 	lists, related := 0, 0
 	for _, d := range docs {
-		lists += len(d.Headings) + len(d.Triggers) + len(d.HelpfulContexts) + len(d.HarmfulContexts) + len(d.Learnt) + len(d.Paths)
+		lists += len(d.Headings) + len(d.Triggers) + len(d.HelpfulContexts) + len(d.HarmfulContexts) + len(d.Learnt) + len(d.Paths) + len(d.Held)
 		related += len(d.Related)
 	}
 	b = binary.AppendUvarint(b, uint64(lists))
@@ -470,6 +470,7 @@ func appendDocs(b []byte, docs []ranker.Doc) []byte {
 		str(d.Path)
 		str(d.Description)
 		str(d.Status)
+		list(d.Held)
 		list(d.Headings)
 		list(d.Triggers)
 		list(d.HelpfulContexts)
@@ -585,6 +586,7 @@ func decodeDocs(b []byte, n int) ([]ranker.Doc, bool) {
 	for i := range docs {
 		d := &docs[i]
 		d.ID, d.Path, d.Description, d.Status = r.str(), r.str(), r.str(), r.str()
+		d.Held = r.list(&pool)
 		d.Headings, d.Triggers = r.list(&pool), r.list(&pool)
 		d.HelpfulContexts, d.HarmfulContexts = r.list(&pool), r.list(&pool)
 		d.Learnt = r.list(&pool)

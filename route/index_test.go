@@ -25,6 +25,7 @@ func fullDoc(i int) ranker.Doc {
 		HelpfulCount: 3 + i, HarmfulCount: -1, Status: "suspect", Weight: 1.25, Silence: 0.75, Updated: 1764000000 + int64(i),
 		Related: []ranker.Reason{{Text: "found it", Helpful: true}, {Text: "wrong tool"}},
 		Learnt:  []string{"my docker builds take forever"}, LearntUpdated: 1763000000 + int64(i),
+		Held: []string{"secret-exfil", "lock-drift"},
 	}
 	v := reflect.ValueOf(d)
 	for k := 0; k < v.NumField(); k++ {

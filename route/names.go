@@ -3,6 +3,7 @@ package route
 import (
 	"fmt"
 	"path"
+	"strings"
 
 	"github.com/megagit/megagit/ranker"
 )
@@ -40,6 +41,39 @@ func nameMask(docs []ranker.Doc, globs []string) []bool {
 	mask := make([]bool, len(docs))
 	for i, d := range docs {
 		mask[i] = MatchName(globs, d.ID) != ""
+	}
+	return mask
+}
+
+// Allowed says whether allow (the config's audit.allow: SKILL:RULE, SKILL
+// a name or glob, RULE a rule or *) lets skill through rule.
+func Allowed(allow []string, skill, rule string) bool {
+	for _, a := range allow {
+		name, r, ok := strings.Cut(a, ":")
+		if !ok || (r != rule && r != "*") {
+			continue
+		}
+		if m, err := path.Match(name, skill); err == nil && m {
+			return true
+		}
+	}
+	return false
+}
+
+// HeldMask marks, in doc order, the skills a Doc.Held rule that allow
+// does not allow holds back (nil: none is).
+func HeldMask(docs []ranker.Doc, allow []string) []bool {
+	var mask []bool
+	for i, d := range docs {
+		for _, rule := range d.Held {
+			if !Allowed(allow, d.ID, rule) {
+				if mask == nil {
+					mask = make([]bool, len(docs))
+				}
+				mask[i] = true
+				break
+			}
+		}
 	}
 	return mask
 }

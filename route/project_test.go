@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -122,5 +123,25 @@ func TestRouteWithProjectScoresOnce(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHeldMask: a skill with a rule that holds it back is held unless an
+// allow names the skill (or a glob of it) and that rule (or *).
+func TestHeldMask(t *testing.T) {
+	docs := []ranker.Doc{{ID: "ssh-backup", Held: []string{"secret-exfil", "download-exec"}}, {ID: "notes"}, {ID: "pdf-fill", Held: []string{"lock-drift"}}}
+	for _, tc := range []struct {
+		allow []string
+		want  []bool
+	}{
+		{nil, []bool{true, false, true}},
+		{[]string{"ssh-*:secret-exfil"}, []bool{true, false, true}},
+		{[]string{"ssh-*:secret-exfil", "ssh-backup:download-exec"}, []bool{false, false, true}},
+		{[]string{"ssh-backup:*", "pdf-fill:lock-drift"}, nil},
+		{[]string{"notes:*", "pdf-fill:secret-exfil"}, []bool{true, false, true}},
+	} {
+		if got := HeldMask(docs, tc.allow); !slices.Equal(got, tc.want) {
+			t.Errorf("allow %v: %v, want %v", tc.allow, got, tc.want)
+		}
 	}
 }

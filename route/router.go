@@ -41,6 +41,9 @@ type Settings struct {
 	// emitted whenever the prompt matches them (ranker.Options.Force).
 	Deny  []string `json:",omitempty"`
 	Force []string `json:",omitempty"`
+	// Allow is the config's audit.allow (SKILL:RULE entries, Allowed):
+	// a skill with a Doc.Held rule none of them allows is held back.
+	Allow []string `json:",omitempty"`
 }
 
 // Result is one routed prompt, rendered.
@@ -251,7 +254,7 @@ type manyDense interface {
 // asks for the head of the ranking only (ranker.Options.Head).
 func (r *Router) rankRead(p ranker.Prompt, d denseScores, s Settings, head int) ranker.Result {
 	opt := ranker.Options{TopK: s.TopK, NoDynamicK: s.NoDynamic, Profile: r.lex, Now: time.Now(), Out: Out(r.Docs, s.Where),
-		Deny: nameMask(r.Docs, s.Deny), Force: nameMask(r.Docs, s.Force), Head: head}
+		Deny: nameMask(r.Docs, s.Deny), Force: nameMask(r.Docs, s.Force), Held: HeldMask(r.Docs, s.Allow), Head: head}
 	if r.Sem != nil && d.err == nil {
 		// Else a lexical fallback for this prompt.
 		opt.Dense, opt.Contexts, opt.DenseFloor, opt.Profile = d.scores, d.ctx, r.Sem.DenseProfile().AbsFloor, r.prof

@@ -149,7 +149,7 @@ func (w *Workspace) hide(o AdoptOptions, res *AdoptResult) error {
 		case s.UserOnly != "":
 			skip("already kept from the model by the agent's own rule (" + s.UserOnly + "): left alone, its command stays the user's")
 			continue
-		case !s.Offered():
+		case !s.offeredBeforeTrust():
 			skip(s.NotRoutedWhy() + ": left in the agents' own listing, so it is not lost")
 			continue
 		}

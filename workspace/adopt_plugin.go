@@ -52,7 +52,7 @@ func pluginSkip(s *Sourced, except map[string]bool, r agentRules) string {
 		return fmt.Sprintf("skillOverrides says %q for it in %s (your own setting; Claude Code lists a plugin's skill all the same, megagit never injects it): left alone", cs.value, describe(cs.file))
 	case s.UserOnly != "":
 		return "already kept from the model by the agent's own rule (" + s.UserOnly + "): left alone, its command stays the user's"
-	case !s.Offered():
+	case !s.offeredBeforeTrust():
 		return s.NotRoutedWhy() + ": left in the agents' own listing, so it is not lost"
 	}
 	return pluginNoSwitch

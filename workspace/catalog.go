@@ -59,6 +59,15 @@ type Sourced struct {
 	// Paths are its paths globs (Claude Code's paths:): it is routed only
 	// where one matches.
 	Paths []string
+	// Untrusted says why the skill is held back (a high audit finding, an
+	// installed skill's files that differ from the lock; Hold the
+	// details): ranked, never emitted, until the user's own config allows
+	// it (held.go). "" for a skill that may be injected.
+	Untrusted string
+	Hold      *Hold
+	// HeldRules are the rules that hold it back before any allow (an
+	// audit rule, lock-drift): ranker.Doc.Held.
+	HeldRules []string
 }
 
 // Catalog is every skill the workspace reads, merged by name.
@@ -97,6 +106,7 @@ func (w *Workspace) Catalog() (*Catalog, error) {
 	w.others(c, byName)
 	sort.Slice(c.Skills, func(i, j int) bool { return c.Skills[i].Name < c.Skills[j].Name })
 	w.rules(c)
+	w.hold(c.Skills, true)
 	return c, nil
 }
 
@@ -133,6 +143,7 @@ func (w *Workspace) Others() (*Catalog, error) {
 	w.others(c, byName)
 	sort.Slice(c.Skills, func(i, j int) bool { return c.Skills[i].Name < c.Skills[j].Name })
 	w.rules(c)
+	w.hold(c.Skills, false)
 	return c, nil
 }
 
@@ -319,6 +330,7 @@ func (w *Workspace) Skill(name string) (*Sourced, error) {
 			src := &Sourced{Skill: s, Kind: KindProject, Folder: path.Dir(path.Dir(s.Path)), AbsPath: w.abs(s.Path), Owner: w.Reg, Ledger: ledger}
 			applyRules(src, agentRules{})
 			src.Denied, src.Forced = route.MatchName(w.Cfg.Deny, name), route.MatchName(w.Cfg.Force, name)
+			w.hold([]*Sourced{src}, false)
 			return src, nil
 		}
 		if !errors.Is(err, registry.ErrNotFound) {

@@ -100,6 +100,13 @@ func CatalogDocs(skills []*Sourced) []ranker.Doc {
 	for i := range docs {
 		docs[i].Paths = paths[i]
 	}
+	i := 0
+	for _, s := range skills {
+		if s.Routable() {
+			docs[i].Held = s.HeldRules
+			i++
+		}
+	}
 	return docs
 }
 

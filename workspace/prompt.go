@@ -46,7 +46,7 @@ func (w *Workspace) PromptEnv() *inject.Env {
 // route, why and the MCP search use them.
 func RouteSettings(cfg *config.Config) route.Settings {
 	return route.Settings{TopK: cfg.Route.TopK, NoDynamic: !cfg.Route.Dynamic, Format: cfg.Route.Format, Budget: cfg.Route.Budget,
-		Deny: cfg.Deny, Force: cfg.Force}
+		Deny: cfg.Deny, Force: cfg.Force, Allow: cfg.Audit.Allow}
 }
 
 // hookSettings resolves what the prompt hook needs from the config, and

@@ -159,8 +159,9 @@ func (w *Workspace) updateDocs(old route.Compiled, key string, changed []string)
 		if err != nil {
 			return nil, false
 		}
-		src := &Sourced{Skill: s, Kind: KindProject, AbsPath: w.abs(s.Path), Ledger: entries}
+		src := &Sourced{Skill: s, Kind: KindProject, AbsPath: w.abs(s.Path), Owner: w.Reg, Ledger: entries}
 		applyRules(src, agentRules{})
+		w.hold([]*Sourced{src}, false)
 		if !src.Routable() {
 			return nil, false // now user-only, or its rules unreadable
 		}

@@ -189,7 +189,13 @@ func (s *Sourced) Routable() bool {
 
 // Offered says whether the prompt hook, route, serve and MCP search may
 // ever emit or hand the skill to the model.
-func (s *Sourced) Offered() bool { return s.Routable() && s.Denied == "" }
+func (s *Sourced) Offered() bool { return s.Routable() && s.Denied == "" && s.Untrusted == "" }
+
+// offeredBeforeTrust is Offered without the audit's hold: adopt runs the
+// audit itself (its --allow decides), and a skill it hides that megagit
+// holds back stays held back until audit.allow names it (doctor's trust
+// check lists it).
+func (s *Sourced) offeredBeforeTrust() bool { return s.Routable() && s.Denied == "" }
 
 // NotRoutedWhy says why a skill is never emitted ("" when it may be).
 func (s *Sourced) NotRoutedWhy() string {
@@ -205,6 +211,8 @@ func (s *Sourced) NotRoutedWhy() string {
 		return "user-only: " + s.UserOnly + "; the agent keeps it from the model, so megagit never injects it"
 	case s.Held != "":
 		return "not routed: " + s.Held
+	case s.Untrusted != "":
+		return "held back: " + s.Untrusted
 	}
 	return ""
 }

@@ -277,6 +277,7 @@ func (w *Workspace) StampRoots() []string {
 	}
 	// adopt's switches: which of the agents' switches are megagit's own.
 	out = append(out, route.FileRoot(w.hiddenPath()))
+	out = append(out, w.lockedFiles()...)
 	if dir := w.UserRegistryDir(); dir != "" && !w.IsUserRegistry() {
 		out = append(out, route.FileRoot(filepath.Join(dir, filepath.FromSlash(local.MachineDir), HiddenFile)))
 	}

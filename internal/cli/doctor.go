@@ -17,6 +17,7 @@ import (
 	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/regsync"
+	"github.com/megagit/megagit/registry/skillslock"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/dense"
 	"github.com/megagit/megagit/skillfile"
@@ -136,7 +137,7 @@ func doctorRun(opts *doctorOptions) error {
 	}
 	checks = append(checks, cacheChecks(root)...)
 	checks = append(checks, cacheCoverageCheck(e)...)
-	checks = append(checks, settingsCheck(e), routeIndexCheck(e), serveCheck(e), sourcesCheck(e), adoptCheck(e), identityCheck(e.Reg), writableCheck(e.Reg))
+	checks = append(checks, settingsCheck(e), routeIndexCheck(e), serveCheck(e), sourcesCheck(e), trustCheck(e), adoptCheck(e), identityCheck(e.Reg), writableCheck(e.Reg))
 	checks = append(checks, listingCheck(e))
 	checks = append(checks, install.DoctorCheck(e.Reg.WorkTree()), install.MCPDoctorCheck(e.Reg.WorkTree()))
 	if home, err := os.UserHomeDir(); err == nil {
@@ -299,6 +300,28 @@ func routeIndexCheck(w *workspace.Workspace) doctor.Check {
 		detail += fmt.Sprintf(" (and of %s for the prompt hook until megagit serve answers)", c.Fallback.Key)
 	}
 	return doctor.Check{Name: name, Status: doctor.OK, Detail: detail + ", up to date"}
+}
+
+// trustCheck names the skills megagit holds back (workspace.Hold), each
+// with why and the way to allow it.
+func trustCheck(w *workspace.Workspace) doctor.Check {
+	const name = "trust"
+	c, err := w.Catalog()
+	if err != nil {
+		return doctor.Check{Name: name, Status: doctor.Fail, Detail: err.Error()}
+	}
+	var held []string
+	for _, s := range c.Skills {
+		if s.Untrusted != "" {
+			held = append(held, s.Name+": "+s.Untrusted)
+		}
+	}
+	if len(held) == 0 {
+		return doctor.Check{Name: name, Status: doctor.OK, Detail: fmt.Sprintf("no skill held back (%d audited, installed skills match %s)", len(c.Skills), skillslock.File)}
+	}
+	return doctor.Check{Name: name, Status: doctor.Warn,
+		Detail: fmt.Sprintf("%d skill(s) held back, never injected: %s", len(held), strings.Join(held, " | ")),
+		Hint:   "read each with `megagit audit NAME`; install it again, remove it, or allow it with audit.allow in your own config (docs/safety.md)"}
 }
 
 // sourcesCheck lists where skills come from besides the registry, and

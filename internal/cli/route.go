@@ -110,7 +110,7 @@ func routeRun(opts *routeOptions) error {
 		project = hook.ProjectWords(dir)
 	}
 	docs, rr, alone, err := routeOnce(opts, e, project, route.Settings{TopK: topK, NoDynamic: noDynamic, Format: format, Budget: budget,
-		Where: route.WhereAt("", opts.prompt, opts.paths), Deny: e.Cfg.Deny, Force: e.Cfg.Force})
+		Where: route.WhereAt("", opts.prompt, opts.paths), Deny: e.Cfg.Deny, Force: e.Cfg.Force, Allow: e.Cfg.Audit.Allow})
 	if err != nil {
 		return err
 	}

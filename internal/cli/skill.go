@@ -16,7 +16,7 @@ import (
 )
 
 func newSkillCmd(a *app) *cobra.Command {
-	cmd := &cobra.Command{Use: "skill", Short: "Add, import, install, update, list, rename, remove or disable skills"}
+	cmd := &cobra.Command{Use: "skill", Short: "Add, install, update, verify, list, rename, remove or disable skills"}
 	cmd.Example = examples(
 		`megagit skill add flaky-tests --description "Triage flaky CI tests."`, "a new skill",
 		"megagit skill list", "every skill, its status and evidence",
@@ -24,7 +24,7 @@ func newSkillCmd(a *app) *cobra.Command {
 		"megagit skill update --check", "whether installed skills have updates",
 	)
 	cmd.AddCommand(newSkillAddCmd(a, nil), newSkillListCmd(a, nil), newSkillShowCmd(a, nil),
-		newSkillRmCmd(a, nil), newSkillMvCmd(a, nil), newSkillImportCmd(a, nil), newSkillInstallCmd(a, nil), newSkillUpdateCmd(a, nil),
+		newSkillRmCmd(a, nil), newSkillMvCmd(a, nil), newSkillImportCmd(a, nil), newSkillInstallCmd(a, nil), newSkillUpdateCmd(a, nil), newSkillVerifyCmd(a, nil),
 		newSkillSwitchCmd(a, true, nil), newSkillSwitchCmd(a, false, nil))
 	return cmd
 }
@@ -156,6 +156,11 @@ type skillJSON struct {
 	Denied      string `json:"denied,omitempty"`
 	// Forced is the config's force: entry that names it.
 	Forced string `json:"forced,omitempty"`
+	// HeldBack says why megagit holds the skill back (a high audit
+	// finding, files that differ from the lock), Hold the details: never
+	// injected until the user's own config allows it.
+	HeldBack string          `json:"held_back,omitempty"`
+	Hold     *workspace.Hold `json:"hold,omitempty"`
 }
 
 // origins reads each registry's skills.lock once, to say where each skill
@@ -187,6 +192,7 @@ func sourcedJSON(s *workspace.Sourced) skillJSON {
 	j.UserOnly, j.UserOnlyWhy, j.NotRouted, j.Paths = s.UserOnly != "", s.UserOnly, s.Held, s.Paths
 	j.Disabled, j.DisabledWhy, j.Denied = s.Evidence.Disabled != "", s.Evidence.Disabled, s.Denied
 	j.Forced = s.Forced
+	j.HeldBack, j.Hold = s.Untrusted, s.Hold
 	return j
 }
 
@@ -204,6 +210,8 @@ func statusCell(s *workspace.Sourced) string {
 		return string(s.Evidence.Status) + " (user-only)"
 	case s.Held != "":
 		return string(s.Evidence.Status) + " (not routed)"
+	case s.Untrusted != "":
+		return string(s.Evidence.Status) + " (held back)"
 	}
 	return string(s.Evidence.Status)
 }
@@ -330,6 +338,9 @@ func skillShowRun(opts *skillShowOptions) error {
 	}
 	if j.Forced != "" {
 		fmt.Fprintf(w, "forced:              by force: %s in the config\n", shown(j.Forced))
+	}
+	if j.HeldBack != "" {
+		fmt.Fprintf(w, "held back:           %s\n", shown(j.HeldBack))
 	}
 	if j.UserOnly {
 		fmt.Fprintf(w, "user-only:           %s\n", shown(j.UserOnlyWhy))

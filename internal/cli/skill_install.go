@@ -34,11 +34,13 @@ type skillInstallOptions struct {
 func newSkillInstallCmd(a *app, runF func(*skillInstallOptions) error) *cobra.Command {
 	opts := &skillInstallOptions{app: a}
 	cmd := &cobra.Command{
-		Use:   "install SOURCE [NAME...] [--path P]... [--ref R] [--all]",
+		Use:   "install SOURCE[@REF] [NAME...] [--path P]... [--ref R] [--all]",
 		Short: "Install skills from a git repository or a local path, in one commit",
 		Long: `Install skills from a git repository: SOURCE is a git URL (https, ssh,
 git@host:org/repo, file://), OWNER/REPO of GitHub (when no folder has that
-path here), or the path of a local repository. It is fetched
+path here), or the path of a local repository; SOURCE@REF (or --ref R)
+installs from a tag, a commit or a branch: a tag or a commit is a pin that
+skill update keeps. It is fetched
 into memory (never into the registry); every folder of it holding a SKILL.md
 is a skill. Choose which to install by NAME, with --all, or with --path
 (repeatable) limiting the search to folders of the source: when one skill
@@ -54,6 +56,7 @@ the same source: then it is updated (see megagit skill update).`,
 			"megagit skill install acme/skills --all", "every skill of a GitHub repository",
 			"megagit skill install https://github.com/acme/skills pdf-forms", "one skill, by name",
 			"megagit skill install ../skills --path review --ref v1.2", "the skills of one folder, at a tag",
+			"megagit skill install acme/skills@5c0f2a9e pdf-forms", "pinned to a commit",
 		),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -63,6 +66,12 @@ the same source: then it is updated (see megagit skill update).`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.source, opts.names = args[0], args[1:]
+			if src, ref, ok := splitPin(opts.source); ok {
+				if opts.ref != "" {
+					return usageError{fmt.Errorf("%s: %s names a ref and so does --ref %s: give one", cmd.CommandPath(), gitauth.Redact(opts.source), opts.ref)}
+				}
+				opts.source, opts.ref = src, ref
+			}
 			if opts.all && len(opts.names) > 0 {
 				return usageError{fmt.Errorf("%s: give skill NAMEs or --all, not both", cmd.CommandPath())}
 			}
@@ -79,6 +88,22 @@ the same source: then it is updated (see megagit skill update).`,
 	cmd.Flags().StringArrayVar(&opts.allow, "allow", nil, "install skills whose high audit findings are of this `RULE` all the same (repeatable; `megagit audit --help` lists the rules)")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON: source, ref, commit, skills (name, path, source_path, status, files, audit), registry commit, warnings")
 	return cmd
+}
+
+// splitPin reads SOURCE@REF (a tag, a branch or a commit, as gh skill
+// takes it): the last @ whose tail holds no / or : (so git@host:org/repo
+// and https://token@host/repo are sources, not pins). A ref with a /
+// in it is given with --ref.
+func splitPin(source string) (src, ref string, ok bool) {
+	i := strings.LastIndexByte(source, '@')
+	if i <= 0 || i == len(source)-1 {
+		return source, "", false
+	}
+	tail := source[i+1:]
+	if strings.ContainsAny(tail, "/:\\") || !strings.ContainsAny(source[:i], "/:\\") {
+		return source, "", false // a source has a / or a : (OWNER/REPO, a URL, a path)
+	}
+	return source[:i], tail, true
 }
 
 // installedJSON is one skill in `megagit skill install --json`.
@@ -120,9 +145,25 @@ func skillInstallRun(opts *skillInstallOptions) error {
 		}
 		return err
 	}
-	items, err := fetchedItems(src, chosen, src.Ref)
+	mode := skillslock.ModeName
+	switch {
+	case opts.all:
+		mode = skillslock.ModeAll
+	case len(opts.names) == 0:
+		mode = skillslock.ModePath
+	}
+	items, err := fetchedItems(src, chosen, src.Ref, mode)
 	if err != nil {
 		return err
+	}
+	// A skill installed again from its source keeps the way it was first
+	// chosen: --all over a skill installed by name changes no file.
+	if lock, err := e.Reg.ReadLock(); err == nil {
+		for i, it := range items {
+			if old, ok := lock.Skills[it.Name]; ok && old.Source == it.Entry.Source && old.Mode != "" {
+				items[i].Entry.Mode = old.Mode
+			}
+		}
 	}
 	findings := make([][]audit.Finding, len(items))
 	sets := make([]auditedSet, len(items))
@@ -237,7 +278,7 @@ func printFound(a *app, found []regsync.FoundSkill) {
 
 // fetchedItems reads each chosen skill's files from the source and makes
 // them registry.Install items.
-func fetchedItems(src *regsync.Source, chosen []regsync.FoundSkill, ref string) ([]registry.Install, error) {
+func fetchedItems(src *regsync.Source, chosen []regsync.FoundSkill, ref, mode string) ([]registry.Install, error) {
 	items := make([]registry.Install, 0, len(chosen))
 	budget := regsync.NewBudget()
 	for _, c := range chosen {
@@ -247,6 +288,7 @@ func fetchedItems(src *regsync.Source, chosen []regsync.FoundSkill, ref string) 
 		}
 		items = append(items, registry.Install{Name: c.Name, Files: files, Exec: exec, Entry: skillslock.Entry{
 			Source: src.URL, Ref: ref, Commit: src.Commit.String(), CommitTime: src.Time.UTC().Format(time.RFC3339), Path: c.Path,
+			RefKind: src.RefKind, Mode: mode,
 		}})
 	}
 	return items, nil

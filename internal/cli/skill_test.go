@@ -83,6 +83,18 @@ func TestSkillFlags(t *testing.T) {
 			{name: "check and force", args: []string{"--check", "--force"}, wantErr: "--check writes nothing"},
 		})
 	})
+	t.Run("verify", func(t *testing.T) {
+		testFlags(t, newSkillVerifyCmd, func(o *skillVerifyOptions) { o.app = nil }, []flagCase[skillVerifyOptions]{
+			{name: "all installed", args: []string{}, want: skillVerifyOptions{names: []string{}}},
+			{name: "names json", args: []string{"a", "b", "--json"}, want: skillVerifyOptions{names: []string{"a", "b"}, json: true}},
+		})
+	})
+	t.Run("install pin", func(t *testing.T) {
+		testFlags(t, newSkillInstallCmd, func(o *skillInstallOptions) { o.app = nil }, []flagCase[skillInstallOptions]{
+			{name: "tag pin", args: []string{"acme/skills@v1", "x"}, want: skillInstallOptions{source: "acme/skills", ref: "v1", names: []string{"x"}}},
+			{name: "pin and ref", args: []string{"acme/skills@v1", "--ref", "main"}, wantErr: "give one"},
+		})
+	})
 }
 
 func TestSkillSwitchFlags(t *testing.T) {
@@ -113,4 +125,25 @@ func TestStatsFlags(t *testing.T) {
 		{name: "an argument", args: []string{"flaky-tests"}, wantErr: "expects no arguments"},
 		{name: "unknown flag", args: []string{"--until", "x"}, wantErr: "unknown flag: --until"},
 	})
+}
+
+// TestSplitPin: SOURCE@REF pins, as gh skill reads it; a user in a URL
+// or an scp-like address is no pin.
+func TestSplitPin(t *testing.T) {
+	for _, tc := range []struct{ in, src, ref string }{
+		{"acme/skills@v1.2", "acme/skills", "v1.2"},
+		{"https://github.com/acme/skills@0123abcd", "https://github.com/acme/skills", "0123abcd"},
+		{"git@github.com:acme/skills@main", "git@github.com:acme/skills", "main"},
+		{"../skills@v1", "../skills", "v1"},
+		{"git@github.com:acme/skills", "git@github.com:acme/skills", ""},
+		{"https://tok_ABC@host/repo", "https://tok_ABC@host/repo", ""},
+		{"ssh://git@host/repo.git", "ssh://git@host/repo.git", ""},
+		{"acme/skills@", "acme/skills@", ""},
+		{"name@v1", "name@v1", ""},
+	} {
+		src, ref, ok := splitPin(tc.in)
+		if src != tc.src || ref != tc.ref || ok != (tc.ref != "") {
+			t.Errorf("splitPin(%q) = %q, %q, %v; want %q, %q", tc.in, src, ref, ok, tc.src, tc.ref)
+		}
+	}
 }

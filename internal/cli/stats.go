@@ -86,6 +86,9 @@ type statsJSON struct {
 	// NotOffered are the skills megagit never injects (the user's only,
 	// turned off, denied): never injected, and not dead weight for it.
 	NotOffered []string `json:"not_offered"`
+	// HeldBack are the skills megagit holds back (a high audit finding,
+	// files that differ from the lock) until the user allows them.
+	HeldBack []string `json:"held_back"`
 }
 
 func statsRun(opts *statsOptions) error {
@@ -107,9 +110,9 @@ func statsRun(opts *statsOptions) error {
 		return err
 	}
 	skills := make([]learn.StatsSkill, 0, len(c.Skills))
-	offered := map[string]bool{}
+	offered, held := map[string]bool{}, map[string]bool{}
 	for _, s := range c.Skills {
-		offered[s.Name] = s.Offered()
+		offered[s.Name], held[s.Name] = s.Offered(), s.Untrusted != ""
 		skills = append(skills, learn.StatsSkill{Name: s.Name, Ledger: s.Ledger, SilentStreak: s.Evidence.SilentStreak, Disabled: s.Evidence.Disabled != ""})
 	}
 	st := learn.ComputeStats(skills, ds, since)
@@ -119,11 +122,14 @@ func statsRun(opts *statsOptions) error {
 		}
 		st = st.Only(opts.skill)
 	}
-	j := statsJSON{Stats: st, NeverInjected: []string{}, Unused: []string{}, NotOffered: []string{}}
+	j := statsJSON{Stats: st, NeverInjected: []string{}, Unused: []string{}, NotOffered: []string{}, HeldBack: []string{}}
 	if !since.IsZero() {
 		j.Since = since.UTC().Format(time.RFC3339)
 	}
 	for _, s := range st.Skills {
+		if held[s.Name] {
+			j.HeldBack = append(j.HeldBack, s.Name)
+		}
 		switch {
 		case s.NeverInjected && !offered[s.Name] && c.Lookup(s.Name) != nil:
 			j.NotOffered = append(j.NotOffered, s.Name)
@@ -185,6 +191,9 @@ func printStats(opts *statsOptions, j statsJSON) error {
 	}
 	if len(j.NotOffered) > 0 {
 		fmt.Fprintf(w, "\nnever offered to the model (yours to run, turned off or denied; `megagit skill show NAME` says which): %s\n", shown(strings.Join(j.NotOffered, ", ")))
+	}
+	if len(j.HeldBack) > 0 {
+		fmt.Fprintf(w, "\nheld back (a high audit finding, or files that differ from the lock; `megagit skill show NAME` says why and how to allow it): %s\n", shown(strings.Join(j.HeldBack, ", ")))
 	}
 	if len(j.Pairs) > 0 {
 		fmt.Fprintf(w, "\ninjected together:\n")

@@ -25,6 +25,7 @@ import (
 	"github.com/megagit/megagit/gitnet"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/skillslock"
 	"github.com/megagit/megagit/skillfile"
 )
 
@@ -74,12 +75,14 @@ func (b *Budget) take(where string, files int, size int64) error {
 // Source is a git repository skills are installed from, fetched into
 // memory (never into the registry, never onto disk) at one commit.
 type Source struct {
-	URL    string        // where it is, as stored: secrets stripped, a local path absolute
-	Ref    string        // the ref asked for ("" for the default branch)
-	Commit plumbing.Hash // the commit Ref resolved to
-	Time   time.Time     // its committer time
-	tree   *object.Tree
-	repo   *git.Repository
+	URL string // where it is, as stored: secrets stripped, a local path absolute
+	Ref string // the ref asked for ("" for the default branch)
+	// RefKind is what Ref named: skillslock.RefBranch, RefTag or RefCommit.
+	RefKind string
+	Commit  plumbing.Hash // the commit Ref resolved to
+	Time    time.Time     // its committer time
+	tree    *object.Tree
+	repo    *git.Repository
 }
 
 // FoundSkill is one folder of a Source holding a SKILL.md.
@@ -211,7 +214,14 @@ func fetchSource(ctx context.Context, source, ref string, history bool) (*Source
 	if err != nil {
 		return nil, err
 	}
-	return &Source{URL: stored, Ref: ref, Commit: commit.Hash, Time: commit.Committer.When.UTC(), tree: tree, repo: repo}, nil
+	kind := skillslock.RefCommit
+	switch {
+	case ok && name.IsTag():
+		kind = skillslock.RefTag
+	case ok:
+		kind = skillslock.RefBranch
+	}
+	return &Source{URL: stored, Ref: ref, RefKind: kind, Commit: commit.Hash, Time: commit.Committer.When.UTC(), tree: tree, repo: repo}, nil
 }
 
 // Descends reports whether the source's commit is from, or a descendant of

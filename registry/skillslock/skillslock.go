@@ -24,8 +24,8 @@ import (
 const File = ".megagit/skills.lock"
 
 // lockVersion is the format of File; a newer one is refused, not
-// rewritten.
-const lockVersion = 1
+// rewritten. 2: an entry's ref kind and install mode.
+const lockVersion = 2
 
 // Lock is the content of File: one entry per installed skill, by the
 // skill's name in the registry.
@@ -39,13 +39,33 @@ type Lock struct {
 // hash is of its text without mega_meta (FileHash), so the evidence a
 // verdict writes is not a local edit.
 type Entry struct {
-	Source     string            `json:"source"`        // the URL or path, its secrets stripped
-	Ref        string            `json:"ref,omitempty"` // as asked for; "" is the source's default branch
-	Commit     string            `json:"commit"`        // the commit the files came from
-	CommitTime string            `json:"commit_time"`   // its committer time, RFC 3339 UTC
-	Path       string            `json:"path"`          // the skill's folder in the source ("." for its top)
-	Files      map[string]string `json:"files"`         // file in the folder -> sha256 (hex)
+	Source     string `json:"source"`        // the URL or path, its secrets stripped
+	Ref        string `json:"ref,omitempty"` // as asked for; "" is the source's default branch
+	Commit     string `json:"commit"`        // the commit the files came from
+	CommitTime string `json:"commit_time"`   // its committer time, RFC 3339 UTC
+	Path       string `json:"path"`          // the skill's folder in the source ("." for its top)
+	// RefKind is what Ref named: RefBranch (the default branch when Ref
+	// is ""), RefTag or RefCommit; a tag or a commit is a pin, which
+	// `skill update` keeps. Mode is how the skill was chosen: ModeName,
+	// ModePath or ModeAll. Both are "" in an entry of version 1.
+	RefKind string            `json:"ref_kind,omitempty"`
+	Mode    string            `json:"mode,omitempty"`
+	Files   map[string]string `json:"files"` // file in the folder -> sha256 (hex)
 }
+
+// The ref kinds and install modes of an Entry.
+const (
+	RefBranch = "branch"
+	RefTag    = "tag"
+	RefCommit = "commit"
+	ModeName  = "name"
+	ModePath  = "path"
+	ModeAll   = "all"
+)
+
+// Pinned says whether the entry names a tag or a commit, which an update
+// does not move from.
+func (e Entry) Pinned() bool { return e.RefKind == RefTag || e.RefKind == RefCommit }
 
 // Time is the entry's commit time (zero when it does not read).
 func (e Entry) Time() time.Time {
@@ -55,7 +75,8 @@ func (e Entry) Time() time.Time {
 
 // Equal reports whether two entries say the same thing.
 func (e Entry) Equal(o Entry) bool {
-	if e.Source != o.Source || e.Ref != o.Ref || e.Commit != o.Commit || e.CommitTime != o.CommitTime || e.Path != o.Path || len(e.Files) != len(o.Files) {
+	if e.Source != o.Source || e.Ref != o.Ref || e.Commit != o.Commit || e.CommitTime != o.CommitTime || e.Path != o.Path || len(e.Files) != len(o.Files) ||
+		e.RefKind != o.RefKind || e.Mode != o.Mode {
 		return false
 	}
 	for k, v := range e.Files {

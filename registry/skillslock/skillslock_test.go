@@ -57,7 +57,7 @@ func TestLockFormatIsStable(t *testing.T) {
 		"alpha": entry("a", "2026-01-01T00:00:00Z", map[string]string{"SKILL.md": "1"}),
 	}}
 	out := string(l.Format())
-	if !strings.HasPrefix(out, "{\n  \"version\": 1,\n  \"skills\": {\n    \"alpha\": {") || !strings.HasSuffix(out, "}\n") {
+	if !strings.HasPrefix(out, "{\n  \"version\": 2,\n  \"skills\": {\n    \"alpha\": {") || !strings.HasSuffix(out, "}\n") {
 		t.Fatalf("format:\n%s", out)
 	}
 	if strings.Index(out, `"SKILL.md"`) > strings.Index(out, `"a/c.py"`) || strings.Index(out, `"a/c.py"`) > strings.Index(out, `"b.txt"`) {
@@ -67,7 +67,7 @@ func TestLockFormatIsStable(t *testing.T) {
 	if err != nil || string(back.Format()) != out {
 		t.Fatalf("round trip: %v\n%s", err, back.Format())
 	}
-	if _, err := Parse([]byte(`{"version": 2, "skills": {}}`)); err == nil {
+	if _, err := Parse([]byte(`{"version": 3, "skills": {}}`)); err == nil {
 		t.Fatal("a newer version was read")
 	}
 	if _, err := Parse([]byte(`{"skills": {}, "extra": 1}`)); err == nil {
@@ -99,5 +99,17 @@ func TestDiffHashes(t *testing.T) {
 	}
 	if !DiffHashes(map[string]string{"a": "1"}, map[string]string{"a": "1"}).Empty() {
 		t.Fatal("same files differ")
+	}
+}
+
+// TestVersionOneStillReads: a lock written before entries had a ref kind
+// and an install mode reads, and is written back in the new format.
+func TestVersionOneStillReads(t *testing.T) {
+	l, err := Parse([]byte(`{"version": 1, "skills": {"a": {"source": "s", "commit": "c", "commit_time": "", "path": ".", "files": {}}}}`))
+	if err != nil || l.Skills["a"].Source != "s" || l.Skills["a"].Pinned() {
+		t.Fatalf("%+v, %v", l, err)
+	}
+	if !strings.HasPrefix(string(l.Format()), "{\n  \"version\": 2,") {
+		t.Fatalf("%s", l.Format())
 	}
 }
