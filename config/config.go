@@ -37,6 +37,7 @@ type Config struct {
 	Serve    Serve    `mapstructure:"serve"`
 	Model    Model    `mapstructure:"model"`
 	Sources  Sources  `mapstructure:"sources"`
+	Lint     Lint     `mapstructure:"lint"`
 	// Deny and Force name skills (by name or glob, as path.Match reads
 	// one) that are never injected, and those injected whenever a prompt
 	// matches them at all (docs/manage-skills.md, "Turn a skill off").
@@ -61,6 +62,13 @@ type Sources struct {
 	User bool `mapstructure:"user" default:"true" help:"read the user-level native skill folders (~/.claude/skills, ...); false keeps to the project's"`
 	// Team reads the team registry of the user config (User.TeamRegistry).
 	Team bool `mapstructure:"team" default:"true" help:"read the team registry named by team_registry in the user config (${XDG_CONFIG_HOME:-~/.config}/megagit/config.yaml)"`
+}
+
+// Lint holds what `megagit lint` and doctor report.
+type Lint struct {
+	// DupCosine overrides the model's measured duplicate cosine
+	// (models.Profile.DupCosine) for lint and doctor when > 0.
+	DupCosine float64 `mapstructure:"duplicate_cosine" default:"0" check:"fraction" help:"two skills whose name and description the model finds this alike (cosine) are reported as saying the same thing; 0 uses the model's measured value (0.80 for the built-in model)"`
 }
 
 // Model picks the semantic channel.

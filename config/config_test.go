@@ -218,7 +218,7 @@ func TestEveryKeyAndDefault(t *testing.T) {
 		"hook.deadline_ms": int64(500), "hook.log_prompts": false, "hook.output": "text", "hook.refresh": "background", "hook.serve": "auto", "hook.shadow": false,
 		"lexical.b": 0.0, "lexical.fast_margin": 0.0, "lexical.fast_min": 0.0, "lexical.k1": 0.0, "lexical.w_body": 0.0,
 		"lexical.w_contexts": 0.0, "lexical.w_description": 0.0, "lexical.w_headings": 0.0, "lexical.w_name": 0.0, "lexical.w_triggers": 0.0,
-		"lock.timeout_ms": int64(30000), "network.timeout_ms": int64(60000),
+		"lint.duplicate_cosine": 0.0, "lock.timeout_ms": int64(30000), "network.timeout_ms": int64(60000),
 		"model.abs_floor": 0.0, "model.cache_float16": false, "model.dir": "", "model.fusion_w": 0.0, "model.id": "megagit-static-v3", "model.onnxruntime": "",
 		"roots": []string{"skills", ".claude/skills"}, "deny": []string(nil), "force": []string(nil), "audit.allow": Pairs(nil),
 		"route.budget": 800, "route.dynamic_k": true, "route.format": "catalog", "route.mmr_lambda": 0.7, "route.top_k": 5,

@@ -21,8 +21,18 @@ type Profile struct {
 	FusionW     float64  `json:"fusion_weight"`
 	AbsFloor    float64  `json:"abs_floor"`
 	Tier        string   `json:"tier"`
-	Measured    bool     `json:"measured"`
-	Note        string   `json:"note,omitempty"`
+	// DupCosine is the cosine of two skills' "name: description" vectors
+	// at which they say the same thing (lint's duplicates, MMR's drop),
+	// measured on paraphrased copies planted among real skills; 0: not
+	// measured (lint then finds duplicates by their words only, unless
+	// lint.duplicate_cosine is set, and MMR compares words).
+	DupCosine float64 `json:"duplicate_cosine,omitempty"`
+	// InjectDupCosine is the stricter cosine at which the prompt hook's
+	// MMR leaves the second of two skills out (a drop no one reads, unlike
+	// lint's warning), chosen with `megagit eval`; 0: MMR compares words.
+	InjectDupCosine float64 `json:"inject_duplicate_cosine,omitempty"`
+	Measured        bool    `json:"measured"`
+	Note            string  `json:"note,omitempty"`
 
 	// Inputs are the ONNX graph inputs fed, by name (input_ids,
 	// attention_mask, token_type_ids, position_ids); nil asks the model
@@ -88,8 +98,24 @@ func (p Profile) ChecksByReference() bool {
 // (route/gates) replaces the floor wherever the catalog is large enough.
 var StaticProfile = Profile{
 	ID: BuiltinID, Kind: "static", Builtin: true, Dim: 256, Pooling: "mean", Normalize: true,
-	FusionW: 0.4, AbsFloor: 0.20, Tier: "medium", Measured: true,
+	FusionW: 0.4, AbsFloor: 0.20, Tier: "medium", DupCosine: StaticDupCosine, InjectDupCosine: StaticInjectDupCosine, Measured: true,
 }
+
+// StaticDupCosine is the built-in model's duplicate cosine: of twelve
+// real skills rewritten in other words, 7 reach it, and 27 of the 155,553
+// pairs of distinct real skills do (mostly overlapping skills: two
+// containerize-aspnet skills, qdrant-search-quality and its diagnosis);
+// 0.75 finds 10 of the 12 at 51 pairs (related tools: matplotlib and
+// seaborn). The model cannot tell a paraphrase from a sibling below that.
+const StaticDupCosine = 0.80
+
+// StaticInjectDupCosine is where the built-in model's MMR drops a
+// duplicate: at 0.85 (3 of the 12 paraphrases, 8 distinct pairs) the
+// development benchmarks' coverage is at its best (realskills-dev 0.710,
+// against 0.708 at 0.80, where two gold skills that overlap at 0.85 lose
+// one, and 0.706 comparing words), and 9 parts of one guide written from
+// one template are all still injected.
+const StaticInjectDupCosine = 0.85
 
 // BuiltinProfile is the profile of the built-in model id.
 func BuiltinProfile(id string) (Profile, bool) {

@@ -16,7 +16,9 @@
 //     multiplier. Archived skills score -1 and are never emitted.
 //  3. Dynamic K from the shape of the top-20 final scores, with an
 //     absolute floor, plus the optional dominant-lexical-winner fast path.
-//  4. MMR (lambda 0.7) over the emitted skills, dropping near-duplicates.
+//  4. MMR (lambda 0.7) over the emitted skills, dropping near-duplicates
+//     (by the model's cosine of their stored vectors when routing has one:
+//     Options.Similar; else by their TF-IDF vectors).
 //  5. Rendering inside a token budget, as a catalog or a composition.
 //
 // Metrics implements the benchmark definitions used by `megagit eval`.

@@ -62,6 +62,14 @@ type Options struct {
 	// outside the long prompt's sentences (the project's name, which the
 	// prompt hook adds): text + "\n" + Also is the query of a short prompt.
 	Also string
+	// Similar, with SimilarDup > 0, is how alike two skills are (by doc
+	// index) for MMR: the dense channel's cosine of their stored name and
+	// description vectors, which finds two skills that say the same thing
+	// in other words; MMR then drops a candidate at SimilarDup or above
+	// (the model's duplicate cosine) beside one already chosen. Nil: MMR
+	// compares the skills' TF-IDF vectors, dropping at Config.MMR.DupSim.
+	Similar    func(a, b int) float64
+	SimilarDup float64
 	// Head, when > 0, asks for the head of the ranking only: Result.Ranked
 	// then holds the first Head skills in ranking order (at least; all of
 	// them when the catalog is small, or the decisions read further), and
@@ -226,6 +234,9 @@ type Result struct {
 	// Corrections are the prompt's words the catalog does not know, read
 	// as catalog words one edit away.
 	Corrections []Correction
+	// Dropped are the skills K let through that MMR left out as saying
+	// the same as one emitted (nil: none).
+	Dropped []Dropped
 	// Forced are the doc indices emitted only because Options.Force names
 	// them (also in Emitted).
 	Forced []int
@@ -352,10 +363,15 @@ func (ix *Index) RankPrompt(p Prompt, opt Options) (res Result) {
 	for _, b := range res.Ranked {
 		final[b.Doc] = b.Final
 	}
-	res.Emitted = mmr(pick,
-		func(d int) float64 { return final[d] },
-		func(a, b int) float64 { return cosine(ix.docVec[a], ix.docVec[b]) },
-		ix.cfg.MMR)
+	sim, mc := func(a, b int) float64 { return cosine(ix.docVec[a], ix.docVec[b]) }, ix.cfg.MMR
+	byModel := opt.Similar != nil && opt.SimilarDup > 0
+	if byModel {
+		sim, mc.DupSim = opt.Similar, opt.SimilarDup
+	}
+	res.Emitted, res.Dropped = mmr(pick, func(d int) float64 { return final[d] }, sim, mc)
+	for i := range res.Dropped {
+		res.Dropped[i].ByModel = byModel
+	}
 	res.K = len(res.Emitted)
 	return res
 }

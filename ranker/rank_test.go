@@ -199,12 +199,15 @@ func TestMMR(t *testing.T) {
 		}
 		return 0
 	}
-	got := mmr([]int{0, 1, 2, 3}, func(i int) float64 { return rel[i] }, sim, MMR{Lambda: 0.7, DupSim: 0.9})
+	got, dropped := mmr([]int{0, 1, 2, 3}, func(i int) float64 { return rel[i] }, sim, MMR{Lambda: 0.7, DupSim: 0.9})
 	// 1 is dropped; 3 (0.49) beats 2 (0.56 - 0.18 = 0.38).
 	if want := []int{0, 3, 2}; !reflect.DeepEqual(got, want) {
 		t.Errorf("mmr = %v, want %v", got, want)
 	}
-	if got := mmr(nil, nil, nil, MMR{}); len(got) != 0 {
+	if want := []Dropped{{Doc: 1, Like: 0, Sim: 0.95}}; !reflect.DeepEqual(dropped, want) {
+		t.Errorf("dropped = %v, want %v", dropped, want)
+	}
+	if got, _ := mmr(nil, nil, nil, MMR{}); len(got) != 0 {
 		t.Errorf("mmr(nil) = %v", got)
 	}
 }

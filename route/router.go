@@ -75,12 +75,26 @@ type ContextDense interface {
 	ScoresWithContexts(prompt string) ([]float64, *ranker.ContextScores, error)
 }
 
+// SimilarDense is a Dense that says how alike two skills are from their
+// stored vectors (Vectors.Cosine), and at which cosine two are the same
+// skill (DenseProfile.DupCos, 0: not measured): MMR at injection time
+// compares skills with it rather than by their words.
+type SimilarDense interface {
+	Dense
+	Similar() (cos func(a, b int) float64, dup float64)
+}
+
 // DenseProfile is what routing takes from a model's profile: the weight
 // of the dense channel in the fused score, its abstention floor (a
 // cosine) and its dynamic-K tier.
 type DenseProfile struct {
 	FusionW, AbsFloor float64
 	Tier              string
+	// DupCos is the model's cosine of two skills that say the same thing,
+	// for the prompt hook (models.Profile.InjectDupCosine): MMR drops the
+	// second of two such skills (ranker.Options.SimilarDup). 0: not
+	// measured, and MMR compares the skills' words.
+	DupCos float64 `json:",omitempty"`
 	// Gate is the model's shipped abstention gate (ShippedGate); nil
 	// abstains by AbsFloor.
 	Gate *ranker.Gate `json:",omitempty"`
@@ -258,6 +272,9 @@ func (r *Router) rankRead(p ranker.Prompt, d denseScores, s Settings, head int) 
 	if r.Sem != nil && d.err == nil {
 		// Else a lexical fallback for this prompt.
 		opt.Dense, opt.Contexts, opt.DenseFloor, opt.Profile = d.scores, d.ctx, r.Sem.DenseProfile().AbsFloor, r.prof
+		if sd, ok := r.Sem.(SimilarDense); ok {
+			opt.Similar, opt.SimilarDup = sd.Similar()
+		}
 	}
 	return r.Index.RankPrompt(p, opt)
 }

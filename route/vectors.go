@@ -51,6 +51,17 @@ func (v *Vectors) Parts(q []float32, doc int) (full, name float64) {
 	return v.dot(q, 2*doc), v.dot(q, 2*doc+1)
 }
 
+// Cosine is the cosine of two documents' name and description rows
+// (row 2a, row 2b): how alike two skills are to the model, for MMR and
+// lint's duplicates, from the stored vectors (nothing embedded).
+func (v *Vectors) Cosine(a, b int) float64 {
+	n := v.Docs()
+	if a < 0 || b < 0 || a >= n || b >= n {
+		return 0
+	}
+	return dotRow(v.Rows[2*a*v.Dim:(2*a+1)*v.Dim], v.Rows[2*b*v.Dim:(2*b+1)*v.Dim])
+}
+
 // Scores is every document's semantic score for the prompt vector q:
 // the larger of its two cosines.
 func (v *Vectors) Scores(q []float32) []float64 {
@@ -241,6 +252,15 @@ func (s *Semantic) scoresMany(texts []string) []denseScores {
 
 // DenseProfile implements Dense.
 func (s *Semantic) DenseProfile() DenseProfile { return s.Prof }
+
+// Similar implements SimilarDense: the stored rows' cosine, nothing
+// embedded, and the model's duplicate cosine.
+func (s *Semantic) Similar() (func(a, b int) float64, float64) {
+	if s.Vecs == nil || s.Prof.DupCos <= 0 {
+		return nil, 0
+	}
+	return s.Vecs.Cosine, s.Prof.DupCos
+}
 
 // Parts returns the two cosines behind one document's semantic score.
 func (s *Semantic) Parts(prompt string, doc int) (full, name float64, err error) {

@@ -131,3 +131,23 @@ func BenchmarkScores(b *testing.B) {
 		v.ScoresMany([][]float32{q})
 	}
 }
+
+// TestVectorsCosine: two documents' likeness is the cosine of their name
+// and description rows (even rows), never their name rows.
+func TestVectorsCosine(t *testing.T) {
+	v := &Vectors{Dim: 2, Rows: []float32{1, 0, 0, 1, 0.6, 0.8, 1, 0}}
+	if got := v.Cosine(0, 1); math.Abs(got-0.6) > 1e-6 {
+		t.Errorf("Cosine(0, 1) = %v, want 0.6", got)
+	}
+	if v.Cosine(0, 2) != 0 || v.Cosine(-1, 0) != 0 {
+		t.Error("a document out of range has a cosine")
+	}
+	s := &Semantic{Vecs: v, Prof: DenseProfile{DupCos: 0.8}}
+	if f, dup := s.Similar(); f == nil || dup != 0.8 {
+		t.Errorf("Similar = %v, %v", f != nil, dup)
+	}
+	s.Prof.DupCos = 0
+	if f, _ := s.Similar(); f != nil {
+		t.Error("a model with no duplicate cosine compares skills")
+	}
+}

@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"fmt"
 	"path/filepath"
 
 	"github.com/megagit/megagit/registry"
@@ -15,8 +14,10 @@ import (
 // roots (named as Describe names them); then what the agents' rules ask
 // of each skill that parses (its paths globs), the files those rules are
 // read from (Gemini CLI's settings, Claude Code's plugin record), and the
-// skills shadowed by another of their name; and what the audit finds in
-// each skill's folder (audit.Skill: high an error, medium a warning).
+// skills shadowed by another of their name (identical or not); the pairs
+// of routed skills that say the same thing (Duplicates), as warnings;
+// and what the audit finds in each skill's folder (audit.Skill: high an
+// error, medium a warning).
 // checked counts the SKILL.md
 // files read, as route sees them.
 func (w *Workspace) Lint() (problems []skillfile.Problem, checked int) {
@@ -80,9 +81,9 @@ func (w *Workspace) Lint() (problems []skillfile.Problem, checked int) {
 	}
 	problems = append(problems, auditProblems(w.audit(append(append([]*Sourced(nil), c.Skills...), c.Shadowed...)))...)
 	for _, sh := range c.Shadowed {
-		problems = append(problems, skillfile.Problem{File: describe(sh.AbsPath), Field: "name", Severity: skillfile.SeverityWarning,
-			Message: fmt.Sprintf("%s skill %q is shadowed by %s (not routed)", sh.Kind, sh.Name, describe(sh.ShadowedBy))})
+		problems = append(problems, w.shadowProblem(sh, c))
 	}
+	problems = append(problems, w.duplicateProblems(c)...)
 	for _, d := range w.PrecedenceDiffs(c) {
 		problems = append(problems, skillfile.Problem{File: describe(d.Agent), Field: "name", Severity: skillfile.SeverityWarning, Message: d.String()})
 	}

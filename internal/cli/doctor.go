@@ -138,7 +138,7 @@ func doctorRun(opts *doctorOptions) error {
 	checks = append(checks, cacheChecks(root)...)
 	checks = append(checks, cacheCoverageCheck(e)...)
 	checks = append(checks, settingsCheck(e), routeIndexCheck(e), serveCheck(e), sourcesCheck(e), trustCheck(e), adoptCheck(e), identityCheck(e.Reg), writableCheck(e.Reg))
-	checks = append(checks, listingCheck(e))
+	checks = append(checks, listingCheck(e), duplicatesCheck(e))
 	checks = append(checks, install.DoctorCheck(e.Reg.WorkTree()), install.MCPDoctorCheck(e.Reg.WorkTree()))
 	if home, err := os.UserHomeDir(); err == nil {
 		if c, ok := install.UserHookCheck(home); ok {
@@ -374,7 +374,7 @@ func sourcesCheck(w *workspace.Workspace) doctor.Check {
 		}
 	}
 	for _, s := range c.Shadowed {
-		bad = append(bad, fmt.Sprintf("%s skill %s (%s) shadowed by %s", s.Kind, s.Name, workspace.Describe(s.AbsPath), workspace.Describe(s.ShadowedBy)))
+		bad = append(bad, fmt.Sprintf("%s skill %s (%s) shadowed by %s (%s)", s.Kind, s.Name, workspace.Describe(s.AbsPath), workspace.Describe(s.ShadowedBy), w.ShadowSame(s, c)))
 	}
 	if diffs := w.PrecedenceDiffs(c); len(diffs) > 0 {
 		for _, d := range diffs {

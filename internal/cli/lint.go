@@ -21,7 +21,11 @@ func newLintCmd(a *app, runF func(*lintOptions) error) *cobra.Command {
 		Short: "Report every problem in every skill routing reads",
 		Long: `lint reports every problem in every skill routing reads (the registry's,
 the agents' folders', plugins' and the team's), each as file, line, field
-and message.`,
+and message. Warnings, which leave the exit code 0, include two skills that
+say the same thing (the model's cosine of their names and descriptions at
+lint.duplicate_cosine or the model's measured value, or nearly the same
+words) and a skill shadowed by another of its name in a higher source,
+each naming both files and the command that resolves it.`,
 		Example: examples(
 			"megagit lint", "every problem; exit 10 on an error (not a warning)",
 			"megagit lint --json", "as JSON",

@@ -80,6 +80,9 @@ type whyJSON struct {
 	// cannot be read); OutOfPaths why its paths keep it out here.
 	Never      string `json:"never,omitempty"`
 	OutOfPaths string `json:"out_of_paths,omitempty"`
+	// SameAs says which emitted skill MMR found this one says the same
+	// as, and left it out for (duplicateWhy).
+	SameAs string `json:"same_as,omitempty"`
 }
 
 // whyGate is the gate's decision for one prompt: each feature's value,
@@ -217,11 +220,15 @@ func whyRun(opts *whyOptions) error {
 		if b.Out {
 			out = outOfPathsWhy(src.Paths, where)
 		}
+		same := ""
+		if !emitted {
+			same = duplicateWhy(res, docs, b.Doc)
+		}
 		forced := forcedWhy(src, b)
 		if opts.json {
 			return printJSON(opts.app.out, whyJSON{Skill: b.ID, Source: src.Kind, Path: src.AbsPath, Rank: pos + 1, Of: len(res.Ranked), Emitted: emitted, K: res.K, Reason: res.Reason,
 				Terms: b, Semantic: sp, Passage: passage, Gate: gateReading(res), Signals: res.Signals, Focus: res.Focus, Corrections: res.Corrections, OutOfPaths: out,
-				Forced: forced})
+				Forced: forced, SameAs: same})
 		}
 		fmt.Fprintf(opts.app.out, "# %s from %s (%s)\n", shown(b.ID), src.Kind, shown(workspace.Describe(src.AbsPath)))
 		printCorrections(opts.app.out, res.Corrections)
@@ -240,11 +247,30 @@ func whyRun(opts *whyOptions) error {
 		if forced != "" {
 			fmt.Fprintf(opts.app.out, "# force: %s\n", shown(forced))
 		}
+		if same != "" {
+			fmt.Fprintf(opts.app.out, "# duplicate: %s\n", shown(same))
+		}
 		printFocus(opts.app.out, res.Focus)
 		printGate(opts.app.out, res)
 		return nil
 	}
 	return fmt.Errorf("%w: skill %q was not loaded (run megagit lint)", errkind.ErrInvalid, opts.skill)
+}
+
+// duplicateWhy says which emitted skill MMR left doc out beside, as
+// saying the same thing ("" when it did not): by the model's cosine of
+// their names and descriptions, or by their words.
+func duplicateWhy(res ranker.Result, docs []ranker.Doc, doc int) string {
+	for _, d := range res.Dropped {
+		if d.Doc == doc {
+			by := "their words' TF-IDF cosine"
+			if d.ByModel {
+				by = "the model's cosine of their names and descriptions"
+			}
+			return fmt.Sprintf("left out: it says the same as %s, emitted (%s %.2f)", docs[d.Like].ID, by, d.Sim)
+		}
+	}
+	return ""
 }
 
 // forcedWhy says what the config's force: list did to the skill ("" when

@@ -247,7 +247,7 @@ func (s *Channel) DenseProfile() route.DenseProfile { return RouteProfile(s.Prof
 // ships for it, if any (an unknown folder's profile, which takes its id
 // from the folder's name, never gets one).
 func RouteProfile(p models.Profile) route.DenseProfile {
-	rp := route.DenseProfile{FusionW: p.FusionW, AbsFloor: p.AbsFloor, Tier: p.Tier}
+	rp := route.DenseProfile{FusionW: p.FusionW, AbsFloor: p.AbsFloor, Tier: p.Tier, DupCos: p.InjectDupCosine}
 	if _, known := onnxProfile(p.ID); p.Builtin || (known && p.Kind == "onnx") {
 		rp.Gate = route.ShippedGate(p.ID)
 	}
@@ -270,6 +270,9 @@ func QueryEmbedder(emb models.Embedder) func(string) ([]float32, error) {
 		return v[0], nil
 	}
 }
+
+// Similar implements route.SimilarDense.
+func (s *Channel) Similar() (func(a, b int) float64, float64) { return s.Semantic().Similar() }
 
 // Scores is the per-doc dense relevance for a prompt, in doc order.
 func (s *Channel) Scores(prompt string) ([]float64, error) { return s.Semantic().Scores(prompt) }
