@@ -8,6 +8,8 @@ import (
 	"os"
 	"sync/atomic"
 	"time"
+
+	"github.com/megagit/megagit/errkind"
 )
 
 // DefaultTimeout is the connect and idle timeout until SetTimeout.
@@ -15,7 +17,7 @@ const DefaultTimeout = 60 * time.Second
 
 // ErrTimeout is a remote that did not connect, or sent nothing, within the
 // timeout.
-var ErrTimeout = errors.New("timed out")
+var ErrTimeout = errkind.ErrTimeout
 
 var (
 	timeout  atomic.Int64 // the current timeout, in nanoseconds

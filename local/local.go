@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/megagit/megagit/errkind"
 )
 
 // Layout names inside a registry.
@@ -31,9 +33,9 @@ const (
 // them as they are (errors.Is(err, local.ErrLocked)).
 var (
 	// ErrNotRegistry: no .megagit/ folder here or in any parent.
-	ErrNotRegistry = errors.New("not a megagit registry")
+	ErrNotRegistry = errkind.ErrNotRegistry
 	// ErrLocked: another megagit process held the lock for longer than the timeout.
-	ErrLocked = errors.New("registry is locked by another megagit process")
+	ErrLocked = errkind.ErrLocked
 	// ErrLocalDir: .megagit/local is there but is not a folder (a
 	// symlink, a file): nothing is read or written through it (an
 	// errkind.ErrInvalid too).

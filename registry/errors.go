@@ -1,23 +1,22 @@
 package registry
 
-import "errors"
+import "github.com/megagit/megagit/errkind"
 
-// Sentinel errors, so the command layer can map them to exit codes.
-// ErrNotRegistry, ErrLocked and ErrInvalid are born in package local (the
-// hook binary returns them without importing registry); registry returns
-// those as they are.
+// The registry's sentinel errors are members of errkind's family, which
+// the command layer maps to exit codes. ErrNotRegistry, ErrLocked and
+// ErrInvalid come from package local and errkind as they are.
 var (
 	// ErrNotFound: the named skill, commit or verdict does not exist.
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = errkind.ErrNotFound
 	// ErrExists: the skill being created is already there.
-	ErrExists = errors.New("already exists")
+	ErrExists = errkind.ErrExists
 	// ErrDirty: a file megagit must change has uncommitted edits of the user's.
-	ErrDirty = errors.New("uncommitted changes")
+	ErrDirty = errkind.ErrDirty
 	// ErrNoIdentity: git has no user.name / user.email to author commits with.
-	ErrNoIdentity = errors.New("no git identity")
+	ErrNoIdentity = errkind.ErrNoIdentity
 	// ErrConflict: both sides changed the same thing in a way megagit cannot merge.
-	ErrConflict = errors.New("conflict")
+	ErrConflict = errkind.ErrConflict
 	// ErrLocalEdits: an installed skill's files were edited here since it
 	// was installed, and an update would overwrite them.
-	ErrLocalEdits = errors.New("edited since installed")
+	ErrLocalEdits = errkind.ErrLocalEdits
 )

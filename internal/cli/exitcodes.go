@@ -4,10 +4,7 @@ import (
 	"errors"
 
 	"github.com/megagit/megagit/errkind"
-	"github.com/megagit/megagit/gitnet"
 
-	"github.com/megagit/megagit/local"
-	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/route/server"
 	"github.com/spf13/cobra"
 )
@@ -39,25 +36,25 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.As(err, &u):
 		return exitUsage
-	case errors.Is(err, local.ErrNotRegistry):
+	case errors.Is(err, errkind.ErrNotRegistry):
 		return exitNotRegistry
-	case errors.Is(err, registry.ErrNotFound):
+	case errors.Is(err, errkind.ErrNotFound):
 		return exitNotFound
-	case errors.Is(err, errkind.ErrInvalid), errors.Is(err, registry.ErrExists):
+	case errors.Is(err, errkind.ErrInvalid), errors.Is(err, errkind.ErrExists):
 		return exitInvalid
-	case errors.Is(err, local.ErrLocked), errors.Is(err, server.ErrRunning):
+	case errors.Is(err, errkind.ErrLocked), errors.Is(err, server.ErrRunning):
 		return exitLocked
-	case errors.Is(err, registry.ErrDirty), errors.Is(err, registry.ErrLocalEdits):
+	case errors.Is(err, errkind.ErrDirty), errors.Is(err, errkind.ErrLocalEdits):
 		return exitDirty
-	case errors.Is(err, registry.ErrNoIdentity):
+	case errors.Is(err, errkind.ErrNoIdentity):
 		return exitNoIdentity
-	case errors.Is(err, registry.ErrConflict):
+	case errors.Is(err, errkind.ErrConflict):
 		return exitConflict
 	case errors.Is(err, errProblems):
 		return exitProblems
 	case errors.Is(err, errUpdatesAvailable):
 		return exitUpdates
-	case errors.Is(err, gitnet.ErrTimeout):
+	case errors.Is(err, errkind.ErrTimeout):
 		return exitTimeout
 	}
 	return exitError
