@@ -213,27 +213,10 @@ func (h *Hold) reason(name string) string {
 		}
 	}
 	if d := h.Drift; d != nil {
-		var what []string
-		for _, x := range []struct {
-			verb  string
-			files []string
-		}{{"changed", d.Changed}, {"added", d.Added}, {"removed", d.Removed}} {
-			if len(x.files) > 0 {
-				what = append(what, x.verb+" "+strings.Join(clipList(x.files, 3), ", "))
-			}
-		}
-		parts = append(parts, fmt.Sprintf("its files differ from %s (%s): `megagit skill update --force %s` takes its source's files again", skillslock.File, strings.Join(what, "; "), name))
+		parts = append(parts, fmt.Sprintf("its files differ from %s (%s): `megagit skill update --force %s` takes its source's files again", skillslock.File, d.Describe(3), name))
 		rules = append(rules, name+":"+audit.RuleLockDrift)
 	}
 	return strings.Join(parts, "; ") + fmt.Sprintf("; or allow it in your own config: audit.allow: [%s] (`megagit audit %s` shows every finding)", strings.Join(rules, ", "), name)
-}
-
-// clipList is the first n of xs, then how many more.
-func clipList(xs []string, n int) []string {
-	if len(xs) <= n {
-		return xs
-	}
-	return append(append([]string(nil), xs[:n]...), fmt.Sprintf("%d more", len(xs)-n))
 }
 
 // lockedFiles are the roots (route.FileRoot) that tell the compiled index

@@ -105,13 +105,8 @@ func verifyState(d registry.Drift) string {
 	if d.Missing {
 		parts = append(parts, "missing: the registry no longer holds it")
 	}
-	for _, x := range []struct {
-		verb  string
-		files []string
-	}{{"changed", d.Files.Changed}, {"added", d.Files.Added}, {"removed", d.Files.Removed}} {
-		if len(x.files) > 0 {
-			parts = append(parts, x.verb+" "+shown(strings.Join(x.files, ", ")))
-		}
+	if !d.Files.Empty() {
+		parts = append(parts, shown(d.Files.Describe(0)))
 	}
 	if d.Problem != "" {
 		parts = append(parts, shown(d.Problem))

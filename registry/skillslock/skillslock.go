@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/megagit/megagit/errkind"
@@ -276,4 +277,23 @@ func HashFiles(files map[string][]byte) map[string]string {
 		out[f] = FileHash(f, data)
 	}
 	return out
+}
+
+// Describe says what differs, "changed a, b; added c; removed d", each
+// list cut to its first max paths and how many more (max 0: all).
+func (d FileDiff) Describe(max int) string {
+	var parts []string
+	for _, x := range []struct {
+		verb  string
+		files []string
+	}{{"changed", d.Changed}, {"added", d.Added}, {"removed", d.Removed}} {
+		files := x.files
+		if max > 0 && len(files) > max {
+			files = append(append([]string(nil), files[:max]...), fmt.Sprintf("%d more", len(x.files)-max))
+		}
+		if len(files) > 0 {
+			parts = append(parts, x.verb+" "+strings.Join(files, ", "))
+		}
+	}
+	return strings.Join(parts, "; ")
 }
