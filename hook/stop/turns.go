@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/megagit/megagit/decisionlog"
@@ -12,11 +13,27 @@ import (
 	"github.com/megagit/megagit/local"
 )
 
-// sessionTurns reads the Claude Code transcript, or rebuilds the turns from
-// the session memory and the event's final answer (Codex, Gemini CLI, and
-// Claude Code when its transcript is not written yet).
+// sessionTurns reads the Claude Code or Copilot CLI transcript, or
+// rebuilds the turns from the session memory and the event's final answer
+// (Codex, Gemini CLI, opencode, and Claude Code when its transcript is not
+// written yet).
 func sessionTurns(agent string, in hook.Input, sess *hook.Session, logf func(error)) ([]Turn, error) {
 	final := in.FinalAnswer()
+	if agent == hook.AgentCopilot && in.TranscriptPath == "" {
+		in.TranscriptPath = copilotTranscript(in.SessionID)
+	}
+	if agent == hook.AgentCopilot && in.TranscriptPath != "" {
+		f, err := openTranscript(in.TranscriptPath, logf)
+		if err == nil {
+			defer f.Close()
+			t, err := ReadCopilotTranscript(f)
+			return t.Turns, err
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+		// sessionEnd names no transcript; an agentStop's may be gone.
+	}
 	if agent == hook.AgentClaude && in.TranscriptPath != "" {
 		f, err := openTranscript(in.TranscriptPath, logf)
 		switch {
@@ -98,4 +115,23 @@ func LocateTurn(turns []Turn, inj hook.Injection) int {
 		return inj.Turn
 	}
 	return -1
+}
+
+// copilotTranscript is where Copilot CLI keeps a session's events
+// ($COPILOT_HOME, else ~/.copilot, then session-state/<id>/events.jsonl),
+// for its sessionEnd, which names no transcript; "" for an id that is not
+// a plain file name.
+func copilotTranscript(session string) string {
+	if session == "" || hook.SanitizeID(session) != session {
+		return ""
+	}
+	dir := os.Getenv("COPILOT_HOME")
+	if dir == "" || !filepath.IsAbs(dir) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(home, ".copilot")
+	}
+	return filepath.Join(dir, "session-state", session, "events.jsonl")
 }
