@@ -70,10 +70,10 @@ type Input struct {
 	// Timestamp is sent by Copilot CLI only: a number in its own events,
 	// an ISO 8601 string in the Claude Code form it sends the hooks of a
 	// project's .claude/settings.json (FromCopilot).
-	Timestamp json.RawMessage `json:"timestamp"`
-	Cwd            string `json:"cwd"`
-	HookEventName  string `json:"hook_event_name"`
-	Prompt         string `json:"prompt"`
+	Timestamp     json.RawMessage `json:"timestamp"`
+	Cwd           string          `json:"cwd"`
+	HookEventName string          `json:"hook_event_name"`
+	Prompt        string          `json:"prompt"`
 	// LastAssistantMessage is Codex's Stop field; PromptResponse Gemini's
 	// AfterAgent one: the final answer of the turn, i.e. assistant text.
 	LastAssistantMessage string `json:"last_assistant_message"`
