@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/megagit/megagit/decisionlog"
 	"github.com/megagit/megagit/hook"
@@ -23,14 +24,9 @@ func sessionTurns(agent string, in hook.Input, sess *hook.Session, logf func(err
 		in.TranscriptPath = copilotTranscript(in.SessionID)
 	}
 	if agent == hook.AgentCopilot && in.TranscriptPath != "" {
-		f, err := openTranscript(in.TranscriptPath, logf)
-		if err == nil {
-			defer f.Close()
-			t, err := ReadCopilotTranscript(f)
-			return t.Turns, err
-		}
-		if !errors.Is(err, os.ErrNotExist) {
-			return nil, err
+		turns, err := readCopilot(in.TranscriptPath, logf)
+		if err == nil || !errors.Is(err, os.ErrNotExist) {
+			return turns, err
 		}
 		// sessionEnd names no transcript; an agentStop's may be gone.
 	}
@@ -134,4 +130,29 @@ func copilotTranscript(session string) string {
 		dir = filepath.Join(home, ".copilot")
 	}
 	return filepath.Join(dir, "session-state", session, "events.jsonl")
+}
+
+// copilotSettle bounds how long the stop hook waits for Copilot CLI to
+// write the turn: its agentStop hook can start before the turn's lines
+// (user.message, assistant.message) reach events.jsonl, which 1.0.102
+// writes in batches.
+const copilotSettle = 2 * time.Second
+
+// readCopilot reads a Copilot CLI session file, again every 50 ms while
+// it has no turn or its last turn no answer yet, for at most
+// copilotSettle.
+func readCopilot(path string, logf func(error)) ([]Turn, error) {
+	until := time.Now().Add(copilotSettle)
+	for {
+		f, err := openTranscript(path, logf)
+		if err != nil {
+			return nil, err
+		}
+		t, err := ReadCopilotTranscript(f)
+		f.Close()
+		if err != nil || len(t.Turns) > 0 && len(t.Turns[len(t.Turns)-1].Texts) > 0 || time.Now().After(until) {
+			return t.Turns, err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
