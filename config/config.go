@@ -56,6 +56,10 @@ type Sources struct {
 	Claude bool `mapstructure:"claude" default:"true" help:"read Claude Code's skill folders: <project>/.claude/skills and ~/.claude/skills"`
 	Codex  bool `mapstructure:"codex" default:"true" help:"read Codex's skill folders: <project>/.agents/skills, ~/.agents/skills and ~/.codex/skills"`
 	Gemini bool `mapstructure:"gemini" default:"true" help:"read Gemini CLI's skill folders: <project>/.gemini/skills and ~/.gemini/skills"`
+	// Opencode and Copilot read the folders only they read (they read
+	// .claude/skills and .agents/skills too, which claude and codex cover).
+	Opencode bool `mapstructure:"opencode" default:"true" help:"read opencode's skill folders: <project>/.opencode/skills (and skill) and ~/.config/opencode/skills (and skill)"`
+	Copilot  bool `mapstructure:"copilot" default:"true" help:"read GitHub Copilot CLI's skill folders: <project>/.github/skills and ~/.copilot/skills"`
 	// Plugins reads the skills of Claude Code's installed, enabled plugins.
 	Plugins bool `mapstructure:"plugins" default:"true" help:"read the skills of Claude Code's installed and enabled plugins (~/.claude/plugins/installed_plugins.json), named plugin:skill"`
 	// User reads the user-level native folders (~/.claude/skills, ...).

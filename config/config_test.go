@@ -223,7 +223,7 @@ func TestEveryKeyAndDefault(t *testing.T) {
 		"roots": []string{"skills", ".claude/skills"}, "deny": []string(nil), "force": []string(nil), "audit.allow": Pairs(nil),
 		"route.budget": 800, "route.dynamic_k": true, "route.format": "catalog", "route.mmr_lambda": 0.7, "route.top_k": 5,
 		"serve.idle_ms":  int64(1800000),
-		"sources.claude": true, "sources.codex": true, "sources.gemini": true, "sources.plugins": true, "sources.team": true, "sources.user": true,
+		"sources.claude": true, "sources.codex": true, "sources.gemini": true, "sources.opencode": true, "sources.copilot": true, "sources.plugins": true, "sources.team": true, "sources.user": true,
 	}
 	_, settings, _, err := load(t, "", nil)
 	if err != nil {

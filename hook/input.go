@@ -1,5 +1,5 @@
 // Package hook is what megagit's agent hooks share (Claude Code, Codex
-// CLI, Gemini CLI): the agents, the event they send on stdin, what the
+// CLI, Gemini CLI, opencode, GitHub Copilot CLI): the agents, the event they send on stdin, what the
 // prompt hook prints back, the session memory the prompt hook writes and
 // the stop hook reads, and the words that tie a shell command to a skill
 // (the local decision log is package decisionlog). It does no I/O:
@@ -25,10 +25,20 @@ const (
 	AgentClaude = "claude"
 	AgentCodex  = "codex"
 	AgentGemini = "gemini"
+	// AgentOpencode is opencode: megagit's hooks run from a plugin of its
+	// own (hook/install writes it), which sends the events below.
+	AgentOpencode = "opencode"
+	// AgentCopilot is GitHub Copilot CLI (.github/hooks/*.json).
+	AgentCopilot = "copilot"
 )
 
 // Agents lists the supported agents, for flag help and validation.
-var Agents = []string{AgentClaude, AgentCodex, AgentGemini}
+var Agents = []string{AgentClaude, AgentCodex, AgentGemini, AgentOpencode, AgentCopilot}
+
+// AgentList is Agents for a flag's help: "claude, codex, ... or copilot".
+func AgentList() string {
+	return strings.Join(Agents[:len(Agents)-1], ", ") + " or " + Agents[len(Agents)-1]
+}
 
 // CheckAgent rejects an agent megagit has no adapter for.
 func CheckAgent(agent string) error {
@@ -44,13 +54,26 @@ func CheckAgent(agent string) error {
 // agents' own: Claude Code (UserPromptSubmit, Stop, SessionEnd), Codex
 // (UserPromptSubmit, Stop: codex-rs/hooks/schema/generated/*.input.schema.json)
 // and Gemini CLI (BeforeAgent, AfterAgent: docs/hooks/reference.md) share
-// session_id, transcript_path, cwd and hook_event_name.
+// session_id, transcript_path, cwd and hook_event_name. GitHub Copilot
+// CLI sends its own events in camelCase (sessionId, transcriptPath: its
+// hooks reference), and megagit's opencode plugin sends Codex's names.
 type Input struct {
 	SessionID      string `json:"session_id"`
 	TranscriptPath string `json:"transcript_path"`
-	Cwd            string `json:"cwd"`
-	HookEventName  string `json:"hook_event_name"`
-	Prompt         string `json:"prompt"`
+	// CopilotSessionID and CopilotTranscript are Copilot CLI's names of
+	// the two (ParseInput moves them to SessionID and TranscriptPath).
+	CopilotSessionID  string `json:"sessionId"`
+	CopilotTranscript string `json:"transcriptPath"`
+	// Reason is a session end's (Claude Code's SessionEnd, Copilot CLI's
+	// sessionEnd, which names no event).
+	Reason string `json:"reason"`
+	// Timestamp is sent by Copilot CLI only: a number in its own events,
+	// an ISO 8601 string in the Claude Code form it sends the hooks of a
+	// project's .claude/settings.json (FromCopilot).
+	Timestamp     json.RawMessage `json:"timestamp"`
+	Cwd           string          `json:"cwd"`
+	HookEventName string          `json:"hook_event_name"`
+	Prompt        string          `json:"prompt"`
 	// LastAssistantMessage is Codex's Stop field; PromptResponse Gemini's
 	// AfterAgent one: the final answer of the turn, i.e. assistant text.
 	LastAssistantMessage string `json:"last_assistant_message"`
@@ -118,6 +141,12 @@ func ParseInput(data []byte, needPrompt bool) (Input, error) {
 	if needPrompt && strings.TrimSpace(in.Prompt) == "" {
 		return in, fmt.Errorf("%w: no prompt", ErrBadInput)
 	}
+	if in.SessionID == "" {
+		in.SessionID = in.CopilotSessionID
+	}
+	if in.TranscriptPath == "" {
+		in.TranscriptPath = in.CopilotTranscript
+	}
 	if !utf8.ValidString(in.Prompt) {
 		in.Prompt = strings.ToValidUTF8(in.Prompt, "\uFFFD")
 	}
@@ -168,8 +197,20 @@ func (in Input) FinalAnswer() string {
 }
 
 // SessionEnded reports an end-of-session event (Claude Code's SessionEnd,
-// Gemini's SessionEnd): pending implicit outcomes are settled then.
-func (in Input) SessionEnded() bool { return in.HookEventName == "SessionEnd" }
+// Gemini's SessionEnd, Copilot CLI's sessionEnd: a reason and no event
+// name): pending implicit outcomes are settled then.
+func (in Input) SessionEnded() bool {
+	return in.HookEventName == "SessionEnd" || in.HookEventName == "" && in.CopilotSessionID != "" && in.Reason != ""
+}
+
+// FromCopilot reports an event GitHub Copilot CLI sent in Claude Code's
+// form: Copilot runs the hooks of a project's .claude/settings.json too,
+// with a timestamp Claude Code never sends. megagit's Claude Code hooks
+// leave such an event to its Copilot CLI hooks (`hook install --agent
+// copilot`), or a project with both would be routed twice per prompt.
+func (in Input) FromCopilot() bool {
+	return len(in.Timestamp) > 0 && in.Timestamp[0] == '"'
+}
 
 // ProjectWords turns a working directory into the words of its base name
 // ("payments-api" -> "payments api"), which join the prompt in routing

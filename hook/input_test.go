@@ -65,3 +65,39 @@ func FuzzSessionFile(f *testing.F) {
 		}
 	})
 }
+
+// Copilot CLI's own events (camelCase; its hooks reference and the
+// payloads 1.0.102 sent in the e2e run) and the Claude Code form it sends
+// a project's .claude/settings.json hooks.
+func TestParseCopilotInput(t *testing.T) {
+	stop, err := ParseInput([]byte(`{"sessionId":"b8ca60b9-38ad-4c9c-b6d5-85f99f6cf259","timestamp":1796281404571,"cwd":"/p","transcriptPath":"/h/.copilot/session-state/b8ca60b9-38ad-4c9c-b6d5-85f99f6cf259/events.jsonl","stopReason":"end_turn","stop_hook_active":false}`), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stop.SessionID != "b8ca60b9-38ad-4c9c-b6d5-85f99f6cf259" || !strings.HasSuffix(stop.TranscriptPath, "/events.jsonl") || stop.Cwd != "/p" {
+		t.Errorf("agentStop = %+v", stop)
+	}
+	if stop.SessionEnded() || stop.FromCopilot() {
+		t.Errorf("agentStop: ended %v, Claude Code form %v; want neither", stop.SessionEnded(), stop.FromCopilot())
+	}
+	end, _ := ParseInput([]byte(`{"sessionId":"s1","timestamp":1,"cwd":"/p","reason":"complete"}`), false)
+	if !end.SessionEnded() {
+		t.Error("sessionEnd (a reason, no event name) not seen as the session's end")
+	}
+	prompt, err := ParseInput([]byte(`{"sessionId":"s1","timestamp":1,"cwd":"/p","prompt":"fix the flaky test"}`), true)
+	if err != nil || prompt.Prompt != "fix the flaky test" || prompt.SessionID != "s1" {
+		t.Errorf("userPromptSubmitted = %+v, %v", prompt, err)
+	}
+	start, _ := ParseInput([]byte(`{"sessionId":"s1","timestamp":1,"cwd":"/p","source":"new","initialPrompt":"hi"}`), false)
+	if start.StartSource() != SourceStartup {
+		t.Errorf("sessionStart source new = %q, want startup", start.StartSource())
+	}
+	claude, _ := ParseInput([]byte(`{"hook_event_name":"UserPromptSubmit","session_id":"s1","timestamp":"2026-12-03T07:05:29.863Z","cwd":"/p","prompt":"hello"}`), true)
+	if !claude.FromCopilot() || CheckSender(AgentClaude, claude) == nil || CheckSender(AgentCopilot, claude) != nil {
+		t.Error("Copilot's Claude Code form: want the claude hook to step aside")
+	}
+	real, _ := ParseInput([]byte(`{"hook_event_name":"UserPromptSubmit","session_id":"s1","cwd":"/p","prompt":"hello"}`), true)
+	if real.FromCopilot() || CheckSender(AgentClaude, real) != nil {
+		t.Error("Claude Code's own event taken for Copilot's")
+	}
+}

@@ -81,8 +81,8 @@ func ReadInput(in io.Reader) ([]byte, error) {
 // A user-scope hook stepping aside for the project's own (ErrProjectHook)
 // is not logged.
 func Log(errOut io.Writer, dir *local.Dir, now time.Time, agent, verb string, err error) {
-	if errors.Is(err, ErrProjectHook) {
-		return // not a failure: the project's own hook answers
+	if errors.Is(err, ErrProjectHook) || errors.Is(err, ErrOtherAgent) {
+		return // not a failure: the project's own hook, or the agent's own, answers
 	}
 	// One line, and nothing a terminal would act on when someone reads
 	// the log (an error can quote a transcript's text).

@@ -74,8 +74,8 @@ func InjectionText(rendered string, already []string, instruction string) string
 
 // The hook events megagit adds context on.
 const (
-	EventPrompt       = "prompt"        // UserPromptSubmit, Gemini's BeforeAgent
-	EventSessionStart = "session-start" // SessionStart, for all three agents
+	EventPrompt       = "prompt"        // UserPromptSubmit, Gemini's BeforeAgent, Copilot's userPromptSubmitted
+	EventSessionStart = "session-start" // SessionStart (Copilot: sessionStart)
 )
 
 // Render wraps prompt injection text in the agent's output contract.
@@ -94,8 +94,15 @@ func Render(agent, mode, text string) (string, error) {
 //   - SessionStart (all three): the same shapes with hookEventName
 //     "SessionStart" (Codex: session-start.command.output.schema.json;
 //     Gemini: the context is the first turn of the history).
+//   - GitHub Copilot CLI userPromptSubmitted and sessionStart:
+//     {"additionalContext": ...}; 1.0.102 appends a prompt's to the user
+//     message in <system_reminder> tags and makes a session start's a
+//     user message of its own (seen in the requests it sends; plain text
+//     is ignored).
+//   - opencode: plain text, which megagit's plugin adds to the system
+//     prompt of the turn.
 //
-// Empty text renders as empty output: printing nothing is valid for all three.
+// Empty text renders as empty output: printing nothing is valid for all.
 func RenderEvent(event, agent, mode, text string) (string, error) {
 	if text == "" {
 		return "", nil
@@ -109,6 +116,14 @@ func RenderEvent(event, agent, mode, text string) (string, error) {
 	case AgentCodex:
 	case AgentGemini:
 		name = "BeforeAgent"
+	case AgentOpencode:
+		return text, nil
+	case AgentCopilot:
+		data, err := json.Marshal(map[string]string{"additionalContext": text})
+		if err != nil {
+			return "", err
+		}
+		return string(data) + "\n", nil
 	default:
 		return "", CheckAgent(agent)
 	}

@@ -89,3 +89,15 @@ func TestInjectionTextInstruction(t *testing.T) {
 		t.Error("nothing to inject still printed the instruction")
 	}
 }
+
+func TestRenderOpencodeCopilot(t *testing.T) {
+	if out, _ := Render(AgentOpencode, OutputJSON, "ctx\n"); out != "ctx\n" {
+		t.Errorf("opencode = %q, want the text as is (the plugin adds it to the system prompt)", out)
+	}
+	for _, ev := range []string{EventPrompt, EventSessionStart} {
+		out, _ := RenderEvent(ev, AgentCopilot, OutputText, "ctx")
+		if out != `{"additionalContext":"ctx"}`+"\n" {
+			t.Errorf("copilot %s = %q", ev, out)
+		}
+	}
+}

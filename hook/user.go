@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -21,6 +22,20 @@ const UserRegistryFlag = "--user-registry"
 // megagit's hook for the same agent: that one answers, so the user's hook
 // prints nothing (two injections, two verdicts otherwise).
 var ErrProjectHook = errors.New("the project's own megagit hook answers here")
+
+// ErrOtherAgent is a Claude Code hook run by GitHub Copilot CLI (from a
+// project's .claude/settings.json, Input.FromCopilot): megagit's Copilot
+// CLI hooks answer Copilot, so this one prints and records nothing.
+var ErrOtherAgent = errors.New("an event of GitHub Copilot CLI, which megagit's copilot hooks answer")
+
+// CheckSender returns ErrOtherAgent for an event agent's hook must leave
+// to another agent's.
+func CheckSender(agent string, in Input) error {
+	if agent == AgentClaude && in.FromCopilot() {
+		return ErrOtherAgent
+	}
+	return nil
+}
 
 // Locate is the folder a hook looks for its registry from: -C (dir) when
 // given, else the agent's cwd (RegistryDir). A user-scope hook (userReg
@@ -55,6 +70,10 @@ func ProjectSettings(agent string) []string {
 		return []string{".codex/hooks.json"}
 	case AgentGemini:
 		return []string{".gemini/settings.json"}
+	case AgentOpencode:
+		return []string{OpencodePlugin}
+	case AgentCopilot:
+		return []string{CopilotHooks}
 	}
 	return nil
 }
@@ -116,12 +135,33 @@ func HookKind(command string) string {
 	return ""
 }
 
-// HookCommands are the "command" strings anywhere in a JSON document that
-// run megagit's hooks, in no particular order.
+// Where megagit's hooks are in a project for opencode and Copilot CLI,
+// relative to its top (hook/install writes them).
+const (
+	// OpencodePlugin is megagit's opencode plugin: opencode loads every
+	// .js/.ts file of .opencode/plugins/ at startup.
+	OpencodePlugin = ".opencode/plugins/megagit.js"
+	// CopilotHooks is megagit's Copilot CLI hooks file: Copilot loads
+	// every .github/hooks/*.json of a trusted folder.
+	CopilotHooks = ".github/hooks/megagit.json"
+)
+
+// PluginCommandsPrefix starts the line of megagit's opencode plugin that
+// holds its commands as JSON ({"hooks": [{"event", "command"}]}), so
+// install, doctor and the hooks read them back as they read a settings
+// file's.
+const PluginCommandsPrefix = "const megagit = "
+
+// HookCommands are the "command" strings (Copilot CLI: "bash") anywhere
+// in a JSON document that run megagit's hooks, in no particular order; in
+// megagit's opencode plugin, those of its commands line.
 func HookCommands(data []byte) []string {
 	var v any
 	if json.Unmarshal(data, &v) != nil {
-		return nil
+		line, ok := pluginCommandsLine(data)
+		if !ok || json.Unmarshal(line, &v) != nil {
+			return nil
+		}
 	}
 	var out []string
 	var walk func(any)
@@ -129,7 +169,7 @@ func HookCommands(data []byte) []string {
 		switch x := v.(type) {
 		case map[string]any:
 			for k, val := range x {
-				if s, ok := val.(string); ok && k == "command" && HookKind(s) != "" {
+				if s, ok := val.(string); ok && (k == "command" || k == "bash") && HookKind(s) != "" {
 					out = append(out, s)
 				}
 				walk(val)
@@ -142,4 +182,15 @@ func HookCommands(data []byte) []string {
 	}
 	walk(v)
 	return out
+}
+
+// pluginCommandsLine is the JSON of the commands line of megagit's
+// opencode plugin (PluginCommandsPrefix), if data has one.
+func pluginCommandsLine(data []byte) ([]byte, bool) {
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if rest, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte(PluginCommandsPrefix)); ok {
+			return bytes.TrimSuffix(bytes.TrimSpace(rest), []byte(";")), true
+		}
+	}
+	return nil, false
 }

@@ -15,6 +15,8 @@ repo=$(pwd)
 CLAUDE_CODE_VERSION=2.1.332
 GEMINI_CLI_VERSION=0.61.0
 CODEX_VERSION=0.171.0
+OPENCODE_VERSION=1.18.33
+COPILOT_VERSION=1.0.102
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/megagit-e2e/npm
 work=$(mktemp -d)
 trap 'kill $(cat "$work/mock.pid" 2>/dev/null) 2>/dev/null || true; rm -rf "$work"' EXIT
@@ -37,10 +39,13 @@ fi
 # The agents, pinned, installed once into the cache.
 if [ "$("$cache/node_modules/.bin/claude" --version 2>/dev/null | cut -d' ' -f1)" != "$CLAUDE_CODE_VERSION" ] ||
   [ "$("$cache/node_modules/.bin/gemini" --version 2>/dev/null)" != "$GEMINI_CLI_VERSION" ] ||
-  [ "$("$cache/node_modules/.bin/codex" --version 2>/dev/null)" != "codex-cli $CODEX_VERSION" ]; then
+  [ "$("$cache/node_modules/.bin/codex" --version 2>/dev/null)" != "codex-cli $CODEX_VERSION" ] ||
+  [ "$("$cache/node_modules/.bin/opencode" --version 2>/dev/null)" != "$OPENCODE_VERSION" ] ||
+  [ "$("$cache/node_modules/.bin/copilot" --version 2>/dev/null | head -1)" != "GitHub Copilot CLI $COPILOT_VERSION." ]; then
   mkdir -p "$cache"
   if ! npm install --prefix "$cache" --no-audit --no-fund --loglevel=error \
-    "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" "@google/gemini-cli@$GEMINI_CLI_VERSION" "@openai/codex@$CODEX_VERSION" >"$work/npm.log" 2>&1; then
+    "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" "@google/gemini-cli@$GEMINI_CLI_VERSION" "@openai/codex@$CODEX_VERSION" \
+    "opencode-ai@$OPENCODE_VERSION" "@github/copilot@$COPILOT_VERSION" >"$work/npm.log" 2>&1; then
     say "SKIPPED: npm could not install the agents (no registry?):"; tail -5 "$work/npm.log"
     exit 0
   fi
@@ -56,6 +61,7 @@ export HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" XDG_DATA_HOME="$wo
 mkdir -p "$HOME"
 git config --global user.name "E2E" && git config --global user.email e2e@example.com && git config --global init.defaultBranch main
 export DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 DISABLE_ERROR_REPORTING=1
+export OPENCODE_DISABLE_AUTOUPDATE=1 OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_SHARE=1 COPILOT_AUTO_UPDATE=false
 
 mockmodel -log "$work/requests.jsonl" -port-file "$work/port" &
 echo $! >"$work/mock.pid"
@@ -76,6 +82,19 @@ printf -- '---\nname: deploy-prod\ndescription: Deploy the main branch to produc
 megagit hook install --agent claude --mcp >/dev/null 2>&1
 megagit hook install --agent gemini --mcp >/dev/null 2>&1
 megagit hook install --agent codex --mcp >/dev/null 2>&1
+megagit hook install --agent opencode --mcp >/dev/null 2>&1
+megagit hook install --agent copilot --mcp >/dev/null 2>&1
+# Skills of the folders only opencode and Copilot CLI read.
+mkdir -p .opencode/skills/k8s-rollout .github/skills/pg-index
+printf -- '---\nname: k8s-rollout\ndescription: Roll out a Kubernetes deployment without downtime. Use when a kubectl rollout is stuck.\n---\n\n# Steps\nkubectl rollout status.\n' >.opencode/skills/k8s-rollout/SKILL.md
+printf -- '---\nname: pg-index\ndescription: Add the right index to a slow Postgres query. Use when a SQL query is slow.\n---\n\n# Steps\nRun EXPLAIN ANALYZE.\n' >.github/skills/pg-index/SKILL.md
+# opencode's provider: the mock, as an OpenAI-compatible one (user config,
+# so the project's opencode.json holds only what megagit wrote).
+mkdir -p "$XDG_CONFIG_HOME/opencode" && cat >"$XDG_CONFIG_HOME/opencode/opencode.json" <<JSON
+{"\$schema": "https://opencode.ai/config.json", "model": "mock/mock-model",
+ "provider": {"mock": {"npm": "@ai-sdk/openai-compatible", "name": "Mock",
+   "options": {"baseURL": "http://127.0.0.1:$port/v1", "apiKey": "e2e-test"}, "models": {"mock-model": {"name": "Mock"}}}}}
+JSON
 mkdir -p "$HOME/.codex" && cat >"$HOME/.codex/config.toml" <<TOML
 model = "mock-model"
 model_provider = "mock"
@@ -365,6 +384,35 @@ cmp -s "$HOME/.claude/settings.json" "$work/user-settings-before.json" && plugin
   && pass "claude: restore leaves the settings file and the plugin's files byte for byte" || fail "claude: restore changed the settings or the plugin"
 claude_ask "$pdf_forms"
 listing | cmp -s - "$work/plugin-listing-before.txt" && pass "claude: after restore, Claude Code's listing with the plugin is byte for byte what it was" || fail "claude: the listing after restore differs"
+
+# opencode: its plugin (.opencode/plugins/megagit.js) runs the hooks; the
+# mock is an OpenAI-compatible provider (Chat Completions).
+cd "$work/proj"
+opencode_ask() {
+  : >"$work/requests.jsonl"
+  timeout 150 opencode run "$1" >"$work/opencode.out" 2>&1 || { say "opencode exited $?"; tail -5 "$work/opencode.out"; }
+}
+say "opencode $(opencode --version 2>/dev/null)"
+agent_checks opencode opencode_ask flaky-tests "my go tests fail randomly on CI but pass locally" megagit_search_skills
+opencode_ask "my kubectl rollout is stuck, roll out the deployment without downtime"
+sent 'skills that may help with this prompt\\n- k8s-rollout:' && pass "opencode: a skill of .opencode/skills is routed" || fail "opencode: k8s-rollout not injected"
+
+# GitHub Copilot CLI: its BYOK provider (COPILOT_PROVIDER_BASE_URL, Chat
+# Completions) with COPILOT_OFFLINE, so no GitHub sign-in;
+# COPILOT_ALLOW_ALL=true trusts the folder, which loads its .github/hooks
+# and .github/mcp.json. It also runs the project's Claude Code hooks
+# (.claude/settings.json), whose megagit hooks step aside for its own: the
+# checks' "exactly one verdict" and one injection hold with both.
+copilot_ask() {
+  : >"$work/requests.jsonl"
+  COPILOT_OFFLINE=true COPILOT_PROVIDER_BASE_URL="http://127.0.0.1:$port/v1" COPILOT_PROVIDER_API_KEY=e2e-test COPILOT_MODEL=mock-model COPILOT_ALLOW_ALL=true \
+    timeout 120 copilot -p "$1" --allow-all --disable-client-telemetry >"$work/copilot.out" 2>&1 || { say "copilot exited $?"; tail -5 "$work/copilot.out"; }
+}
+say "$(copilot --version 2>/dev/null | head -1)"
+agent_checks copilot copilot_ask docker-slim "my docker image is huge, shrink it" megagit-search_skills
+[ "$(grep -o 'skills that may help with this prompt' "$work/requests.jsonl" | wc -l)" -le 1 ] && pass "copilot: one injection per prompt beside the project's Claude Code hooks" || fail "copilot: injected twice"
+copilot_ask "my postgres sql query is slow, which index should I add"
+sent 'skills that may help with this prompt\\n- pg-index:' && pass "copilot: a skill of .github/skills is routed" || fail "copilot: pg-index not injected"
 
 cd "$repo"
 if [ "$fails" -gt 0 ]; then say "$fails check(s) failed"; exit 1; fi

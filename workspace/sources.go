@@ -29,25 +29,37 @@ const (
 )
 
 // nativeFolder is one agent's skill folder, relative to the project (the
-// registry's git work tree) or to the home folder.
+// registry's git work tree) or to the home folder (xdg: to the config
+// folder, $XDG_CONFIG_HOME or ~/.config).
 type nativeFolder struct {
 	agent, rel string
-	user       bool
+	user, xdg  bool
 }
 
 // nativeFolders are the folders the agents read skills from, as their
 // documentation says: Claude Code .claude/skills (project and user);
 // Codex .agents/skills (project and user) and its older ~/.codex/skills;
 // Gemini CLI .gemini/skills (project and user; it reads .agents/skills
-// too, as an alias).
+// too, as an alias). opencode 1.18.33 and Copilot CLI 1.0.102 as their
+// code reads them (and their requests to a model list them): opencode
+// .opencode/skill(s) and ~/.config/opencode/skill(s), besides
+// .claude/skills and .agents/skills of the project and the home folder;
+// Copilot .github/skills and ~/.copilot/skills, besides the project's
+// .claude/skills and .agents/skills and ~/.agents/skills.
 var nativeFolders = []nativeFolder{
-	{"claude", ".claude/skills", false},
-	{"codex", ".agents/skills", false},
-	{"gemini", ".gemini/skills", false},
-	{"claude", ".claude/skills", true},
-	{"codex", ".agents/skills", true},
-	{"codex", ".codex/skills", true},
-	{"gemini", ".gemini/skills", true},
+	{"claude", ".claude/skills", false, false},
+	{"codex", ".agents/skills", false, false},
+	{"gemini", ".gemini/skills", false, false},
+	{"opencode", ".opencode/skills", false, false},
+	{"opencode", ".opencode/skill", false, false},
+	{"copilot", ".github/skills", false, false},
+	{"claude", ".claude/skills", true, false},
+	{"codex", ".agents/skills", true, false},
+	{"codex", ".codex/skills", true, false},
+	{"gemini", ".gemini/skills", true, false},
+	{"opencode", "opencode/skills", true, true},
+	{"opencode", "opencode/skill", true, true},
+	{"copilot", ".copilot/skills", true, false},
 }
 
 // Folder is a folder of skills outside the registry's own roots.
@@ -68,6 +80,10 @@ func on(s config.Sources, agent string) bool {
 		return s.Codex
 	case "gemini":
 		return s.Gemini
+	case "opencode":
+		return s.Opencode
+	case "copilot":
+		return s.Copilot
 	}
 	return false
 }
@@ -88,7 +104,11 @@ func (w *Workspace) NativeFolders() []Folder {
 		}
 		f := Folder{Kind: KindProject, Dir: filepath.Join(w.Reg.WorkTree(), filepath.FromSlash(nf.rel)), Agent: nf.agent}
 		if nf.user {
-			f.Kind, f.Dir = KindUser, filepath.Join(home, filepath.FromSlash(nf.rel))
+			base := home
+			if nf.xdg {
+				base = configHome(home)
+			}
+			f.Kind, f.Dir = KindUser, filepath.Join(base, filepath.FromSlash(nf.rel))
 		}
 		if real := realPath(f.Dir); !seen[real] {
 			seen[real] = true
@@ -96,6 +116,15 @@ func (w *Workspace) NativeFolders() []Folder {
 		}
 	}
 	return out
+}
+
+// configHome is the user's config folder as opencode finds it:
+// $XDG_CONFIG_HOME when absolute, else ~/.config.
+func configHome(home string) string {
+	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" && filepath.IsAbs(x) {
+		return x
+	}
+	return filepath.Join(home, ".config")
 }
 
 // realPath resolves symlinks in p as far as it exists.

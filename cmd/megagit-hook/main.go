@@ -1,8 +1,8 @@
 // Command megagit-hook is megagit's prompt and session-start hooks in a
 // small binary:
 //
-//	megagit-hook [-C DIR] prompt --agent claude|codex|gemini [--user-registry DIR]
-//	megagit-hook [-C DIR] session-start --agent claude|codex|gemini [--user-registry DIR]
+//	megagit-hook [-C DIR] prompt --agent claude|codex|gemini|opencode|copilot [--user-registry DIR]
+//	megagit-hook [-C DIR] session-start --agent claude|codex|gemini|opencode|copilot [--user-registry DIR]
 //
 // do what `megagit hook prompt` and `megagit hook session-start` do
 // (hook/inject), and `megagit hook install` uses it when it sits next to
@@ -42,7 +42,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-const usage = "usage: megagit-hook [-C DIR] prompt|session-start --agent claude|codex|gemini [--user-registry DIR] (the agent's event JSON on stdin)"
+const usage = "usage: megagit-hook [-C DIR] prompt|session-start --agent claude|codex|gemini|opencode|copilot [--user-registry DIR] (the agent's event JSON on stdin)"
 
 // run is the whole command. Like `megagit hook prompt` it exits 0 and
 // prints nothing on stdout whatever goes wrong, except for a call no agent

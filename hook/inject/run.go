@@ -302,6 +302,9 @@ func openEvent(opts Options, needPrompt bool, input *[]byte, opened func(*Env)) 
 		return hook.Input{}, nil, err
 	}
 	in, perr := hook.ParseInput(data, needPrompt)
+	if err := hook.CheckSender(opts.Agent, in); perr == nil && err != nil {
+		return in, nil, err
+	}
 	where, err := hook.Locate(opts.Dir, opts.UserRegistry, in.Cwd, opts.Agent)
 	if err != nil {
 		return in, nil, err

@@ -26,7 +26,7 @@ import (
 func DoctorCheck(workTree string) doctor.Check {
 	home, _ := os.UserHomeDir()
 	var found, noStart, double, fixes, broken, reinstalls, unread []string
-	for _, agent := range []string{hook.AgentClaude, hook.AgentCodex, hook.AgentGemini} {
+	for _, agent := range hook.Agents {
 		at := map[string]string{}
 		for _, scope := range Scopes {
 			p, err := SettingsPath(agent, scope, workTree, home)
@@ -34,7 +34,7 @@ func DoctorCheck(workTree string) doctor.Check {
 				continue
 			}
 			_, data, err := readSettings(p)
-			if err == nil && data != nil && len(bytes.TrimSpace(data)) > 0 {
+			if err == nil && data != nil && len(bytes.TrimSpace(data)) > 0 && agent != hook.AgentOpencode {
 				if _, _, err = openHooks(data); err != nil {
 					err = fmt.Errorf("%s: %w", p, err)
 				}
@@ -184,7 +184,7 @@ func brokenCommand(command string) string {
 func MCPDoctorCheck(workTree string) doctor.Check {
 	home, _ := os.UserHomeDir()
 	var found, broken, reinstalls, seen, unread []string
-	for _, agent := range []string{hook.AgentClaude, hook.AgentCodex, hook.AgentGemini} {
+	for _, agent := range hook.Agents {
 		for _, scope := range []string{ScopeProject, ScopeUser} {
 			p, err := MCPPath(agent, scope, workTree, home)
 			if err != nil || slices.Contains(seen, p) {
@@ -198,7 +198,7 @@ func MCPDoctorCheck(workTree string) doctor.Check {
 			var argv []string
 			var ok bool
 			if err == nil {
-				argv, ok, err = mcpEntry(data, agent == hook.AgentCodex)
+				argv, ok, err = mcpEntry(data, agent)
 			}
 			if err != nil {
 				unread = append(unread, fmt.Sprintf("%s: %v", p, err))
@@ -239,17 +239,21 @@ func MCPDoctorCheck(workTree string) doctor.Check {
 	return doctor.Check{Name: "mcp", Status: doctor.OK, Detail: "registered in " + strings.Join(found, ", ")}
 }
 
-// mcpEntry is the command line of megagit's server in an MCP
+// mcpEntry is the command line of megagit's server in agent's MCP
 // configuration ("mcpServers"."megagit" in JSON, read as MergeMCPJSON
-// reads it; [mcp_servers.megagit] in Codex's TOML), and whether there is
-// one; an error when the file does not parse.
-func mcpEntry(data []byte, codex bool) (argv []string, ok bool, err error) {
+// reads it; [mcp_servers.megagit] in Codex's TOML; "mcp"."megagit"."command",
+// a list, in opencode's), and whether there is one; an error when the
+// file does not parse.
+func mcpEntry(data []byte, agent string) (argv []string, ok bool, err error) {
 	type server struct {
 		Command string   `json:"command" toml:"command"`
 		Args    []string `json:"args" toml:"args"`
 	}
 	var s server
-	if codex {
+	if agent == hook.AgentOpencode {
+		return opencodeMCPEntry(data)
+	}
+	if agent == hook.AgentCodex {
 		var f struct {
 			Servers map[string]server `toml:"mcp_servers"`
 		}

@@ -112,7 +112,7 @@ func TestDoctorChecksBrokenCommands(t *testing.T) {
 		t.Errorf("no MCP server registered: %+v", c)
 	}
 	mcpJSON := filepath.Join(work, ".mcp.json")
-	data, err := MergeMCPJSON(nil, []string{gone, "mcp"}, true)
+	data, err := MergeMCPJSON(nil, []string{gone, "mcp"}, hook.AgentClaude)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestDoctorChecksBrokenCommands(t *testing.T) {
 	if c.Status != doctor.Fail || !strings.Contains(c.Detail, mcpJSON+": "+gone+" does not exist") || strings.Contains(c.Detail, codex+":") {
 		t.Errorf("an MCP entry running a binary that is gone (and a good one): %+v", c)
 	}
-	data, _ = MergeMCPJSON(nil, []string{bin, "mcp"}, true)
+	data, _ = MergeMCPJSON(nil, []string{bin, "mcp"}, hook.AgentClaude)
 	write(mcpJSON, string(data))
 	if c := MCPDoctorCheck(work); c.Status != doctor.OK || !strings.Contains(c.Detail, mcpJSON) || !strings.Contains(c.Detail, codex) {
 		t.Errorf("MCP entries that run: %+v", c)

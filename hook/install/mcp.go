@@ -25,7 +25,11 @@ const MCPServerName = "megagit"
 //     in trusted projects) or ~/.codex/config.toml
 //     (developers.openai.com/codex/mcp);
 //   - Gemini CLI: "mcpServers" in .gemini/settings.json, the project's or
-//     the home folder's (geminicli.com/docs/tools/mcp-server).
+//     the home folder's (geminicli.com/docs/tools/mcp-server);
+//   - opencode: "mcp" in the project's opencode.json or
+//     ~/.config/opencode/opencode.json (opencode.ai/docs/mcp-servers);
+//   - Copilot CLI: "mcpServers" in the project's .github/mcp.json or
+//     ~/.copilot/mcp-config.json (a local server lists its "tools").
 func MCPPath(agent, scope, workTree, home string) (string, error) {
 	if scope == ScopeLocal {
 		return "", fmt.Errorf("--mcp with --scope local: megagit registers its MCP server per project (--scope project) or for you (--scope user)")
@@ -47,6 +51,16 @@ func MCPPath(agent, scope, workTree, home string) (string, error) {
 		return filepath.Join(base, ".codex", "config.toml"), nil
 	case hook.AgentGemini:
 		return filepath.Join(base, ".gemini", "settings.json"), nil
+	case hook.AgentOpencode:
+		if scope == ScopeUser {
+			return filepath.Join(opencodeDir(home), "opencode.json"), nil
+		}
+		return filepath.Join(base, "opencode.json"), nil
+	case hook.AgentCopilot:
+		if scope == ScopeUser {
+			return filepath.Join(copilotHome(home), "mcp-config.json"), nil
+		}
+		return filepath.Join(base, ".github", "mcp.json"), nil
 	}
 	return "", hook.CheckAgent(agent)
 }
@@ -79,7 +93,12 @@ func RunMCP(opts Options) error {
 	argv := MCPCommand(opts)
 	var updated []byte
 	toml := opts.Agent == hook.AgentCodex
+	oc := opts.Agent == hook.AgentOpencode
 	switch {
+	case oc && opts.Uninstall:
+		updated, err = RemoveOpencodeMCP(old)
+	case oc:
+		updated, err = MergeOpencodeMCP(old, argv)
 	case toml && opts.Uninstall:
 		updated, err = RemoveMCPTOML(old)
 	case toml:
@@ -87,7 +106,7 @@ func RunMCP(opts Options) error {
 	case opts.Uninstall:
 		updated, err = RemoveMCPJSON(old)
 	default:
-		updated, err = MergeMCPJSON(old, argv, opts.Agent == hook.AgentClaude)
+		updated, err = MergeMCPJSON(old, argv, opts.Agent)
 	}
 	if errors.Is(err, errUnsafe) && !opts.Uninstall {
 		fmt.Fprintf(opts.ErrOut, "megagit: warning: %s: %v: add megagit's MCP server to it yourself:\n", path, err)
@@ -186,11 +205,14 @@ func MCPSnippet(agent string, argv []string) string {
 	if agent == hook.AgentCodex {
 		return string(mcpTOMLTable(argv))
 	}
-	entry := mcpJSONEntry(argv, agent == hook.AgentClaude)
+	entry, key := mcpJSONEntry(argv, agent), "mcpServers"
+	if agent == hook.AgentOpencode {
+		entry, key = opencodeMCP(argv), "mcp"
+	}
 	root := &object{vals: map[string]json.RawMessage{}}
 	servers := &object{vals: map[string]json.RawMessage{}}
 	servers.set(MCPServerName, entry)
-	root.set("mcpServers", servers.marshal())
+	root.set(key, servers.marshal())
 	out, _ := format(root.marshal())
 	return string(out)
 }

@@ -5,18 +5,27 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/megagit/megagit/hook"
 )
 
-// mcpJSONEntry is megagit's server in an "mcpServers" object: Claude Code
-// writes "type": "stdio" for a local server, Gemini CLI infers the
-// transport from "command".
-func mcpJSONEntry(argv []string, typed bool) json.RawMessage {
+// mcpJSONEntry is megagit's server in agent's "mcpServers" object: Claude
+// Code writes "type": "stdio" for a local server, Gemini CLI infers the
+// transport from "command", Copilot CLI's "local" server names the tools
+// it offers ("*": all).
+func mcpJSONEntry(argv []string, agent string) json.RawMessage {
 	e := &object{vals: map[string]json.RawMessage{}}
-	if typed {
+	switch agent {
+	case hook.AgentClaude:
 		e.set("type", mustJSON("stdio"))
+	case hook.AgentCopilot:
+		e.set("type", mustJSON("local"))
 	}
 	e.set("command", mustJSON(argv[0]))
 	e.set("args", mustJSON(append([]string{}, argv[1:]...)))
+	if agent == hook.AgentCopilot {
+		e.set("tools", mustJSON([]string{"*"}))
+	}
 	return e.marshal()
 }
 
@@ -24,7 +33,7 @@ func mcpJSONEntry(argv []string, typed bool) json.RawMessage {
 // = a new file) to run argv, keeping every other key in its order. An
 // entry of ours that already runs argv is kept as it is (with any keys the
 // user added to it).
-func MergeMCPJSON(data []byte, argv []string, typed bool) ([]byte, error) {
+func MergeMCPJSON(data []byte, argv []string, agent string) ([]byte, error) {
 	root, servers, err := openMCPServers(data)
 	if err != nil {
 		return nil, err
@@ -38,7 +47,7 @@ func MergeMCPJSON(data []byte, argv []string, typed bool) ([]byte, error) {
 			return format(root.marshal())
 		}
 	}
-	servers.set(MCPServerName, mcpJSONEntry(argv, typed))
+	servers.set(MCPServerName, mcpJSONEntry(argv, agent))
 	root.set("mcpServers", servers.marshal())
 	return format(root.marshal())
 }

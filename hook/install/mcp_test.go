@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/megagit/megagit/hook"
 )
 
 var argv = []string{"/opt/mega git/megagit", "-C", "/srv/skills", "mcp"}
@@ -50,7 +52,7 @@ func TestSplitWordsUndoesShellQuote(t *testing.T) {
 
 func TestMergeMCPJSONKeepsTheRest(t *testing.T) {
 	old := `{"theme": "dark", "mcpServers": {"other": {"command": "npx", "args": ["-y", "x"]}}, "hooks": {}}`
-	got, err := MergeMCPJSON([]byte(old), argv, true)
+	got, err := MergeMCPJSON([]byte(old), argv, hook.AgentClaude)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +82,7 @@ func TestMergeMCPJSONKeepsTheRest(t *testing.T) {
 	if string(got) != want {
 		t.Errorf("merged:\n%s\nwant:\n%s", got, want)
 	}
-	again, err := MergeMCPJSON(got, argv, true)
+	again, err := MergeMCPJSON(got, argv, hook.AgentClaude)
 	if err != nil || string(again) != string(got) {
 		t.Errorf("a second merge changed the file:\n%s", again)
 	}
@@ -92,7 +94,7 @@ func TestMergeMCPJSONKeepsTheRest(t *testing.T) {
 	if err != nil || string(empty) != "{}\n" {
 		t.Errorf("removing the only server: %q, want {}", empty)
 	}
-	if _, err := MergeMCPJSON([]byte(`{"mcpServers": []}`), argv, false); err == nil {
+	if _, err := MergeMCPJSON([]byte(`{"mcpServers": []}`), argv, hook.AgentGemini); err == nil {
 		t.Error("mcpServers a list: no error")
 	}
 }

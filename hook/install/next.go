@@ -15,6 +15,11 @@ import "github.com/megagit/megagit/hook"
 //     recent releases; older stable releases needed them enabled in
 //     settings.json (`hooksConfig.enabled`, earlier `tools.enableHooks` and
 //     `hooks.enabled`); it warns the first time it sees a new project hook.
+//   - opencode loads plugins at startup: a running opencode needs a
+//     restart.
+//   - Copilot CLI loads a repository's .github/hooks/ (and .github/mcp.json)
+//     only in a folder the user trusted; in -p mode only in one trusted
+//     already (or with --trust-folder / COPILOT_ALLOW_ALL=true).
 //   - Claude Code runs the hooks of its settings files as they are.
 func NextSteps(agent, scope string) []string {
 	switch agent {
@@ -31,6 +36,12 @@ func NextSteps(agent, scope string) []string {
 		return []string{
 			"check with /hooks in Gemini CLI that megagit's hooks are listed and enabled; accept them when it warns about new project hooks",
 			"Gemini CLI releases that do not run hooks by default need them enabled in settings.json (`\"hooksConfig\": {\"enabled\": true}`; some earlier releases used `tools.enableHooks` and `hooks.enabled`)",
+		}
+	case hook.AgentOpencode:
+		return []string{"restart opencode: it loads its plugins (megagit's among them) when it starts"}
+	case hook.AgentCopilot:
+		if scope == ScopeProject {
+			return []string{"trust this folder in Copilot CLI (it asks when it starts here): it runs a repository's .github/hooks only in a trusted folder; `copilot -p` needs a folder trusted before, or --trust-folder"}
 		}
 	}
 	return nil

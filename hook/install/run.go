@@ -1,5 +1,6 @@
 // Package install adds megagit's hooks to an agent's settings file (Claude
-// Code, Codex CLI, Gemini CLI) and takes them out again: it finds the file
+// Code, Codex CLI, Gemini CLI, Copilot CLI; opencode: a plugin file of
+// megagit's own) and takes them out again: it finds the file
 // for a scope, merges or removes megagit's entries and keeps everything
 // else in the user's order, picks how the agent will run megagit and
 // megagit-hook, and writes the file atomically.
@@ -67,7 +68,7 @@ func Run(opts Options) (Result, error) {
 			fmt.Fprintf(opts.ErrOut, "megagit: %s does not exist; nothing to remove\n", path)
 			return res, nil
 		}
-		updated, err = Remove(old)
+		updated, err = remove(opts.Agent, old)
 	} else {
 		var entries []Entry
 		command, lean := commands(opts)
@@ -77,7 +78,7 @@ func Run(opts Options) (Result, error) {
 					entries[i].Command += " " + hook.UserRegistryFlag + " " + ShellQuote(opts.UserRegistry)
 				}
 			}
-			updated, err = Merge(old, entries)
+			updated, err = merge(opts.Agent, old, entries)
 		}
 	}
 	if err != nil {
@@ -92,8 +93,19 @@ func Run(opts Options) (Result, error) {
 		fmt.Fprint(opts.Out, Diff(path, path, string(old), string(updated)))
 		return res, nil
 	}
-	if err := writeSettings(target, updated); err != nil {
-		return res, err
+	if updated == nil {
+		// The file was megagit's alone (Copilot CLI's hooks file, the
+		// opencode plugin): uninstall takes it away.
+		if err := os.Remove(target); err != nil {
+			return res, err
+		}
+	} else {
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return res, err
+		}
+		if err := writeSettings(target, updated); err != nil {
+			return res, err
+		}
 	}
 	verb := "installed megagit hooks in"
 	if opts.Uninstall {
@@ -102,6 +114,38 @@ func Run(opts Options) (Result, error) {
 	fmt.Fprintf(opts.ErrOut, "megagit: %s %s\n", verb, path)
 	return res, nil
 }
+
+// merge adds entries to agent's settings file old, in its format.
+func merge(agent string, old []byte, entries []Entry) ([]byte, error) {
+	switch agent {
+	case hook.AgentCopilot:
+		return MergeCopilot(old, entries)
+	case hook.AgentOpencode:
+		if len(old) > 0 && !ownPlugin(old) {
+			return nil, errNotOurs
+		}
+		return OpencodePlugin(entries), nil
+	}
+	return Merge(old, entries)
+}
+
+// remove takes megagit's entries out of agent's settings file old; nil
+// when the file is to go.
+func remove(agent string, old []byte) ([]byte, error) {
+	switch agent {
+	case hook.AgentCopilot:
+		return RemoveCopilot(old)
+	case hook.AgentOpencode:
+		if !ownPlugin(old) {
+			return old, nil // not megagit's: left alone
+		}
+		return nil, nil
+	}
+	return Remove(old)
+}
+
+// errNotOurs is a file where megagit's own would go that someone else wrote.
+var errNotOurs = errors.New("the file is not megagit's (it does not start with megagit's header); move it away, then install again")
 
 // commands is how the agent will run megagit, and megagit-hook for
 // prompts ("" when it is not to be used): --command and --hook-command if

@@ -38,7 +38,10 @@ var Scopes = []string{ScopeProject, ScopeLocal, ScopeUser}
 
 // SettingsPath is the file an agent reads hooks from: Claude Code
 // .claude/settings.json, Codex .codex/hooks.json, Gemini CLI
-// .gemini/settings.json, under the project's work tree or the home folder.
+// .gemini/settings.json, under the project's work tree or the home folder;
+// megagit's own files for opencode (the plugin .opencode/plugins/megagit.js,
+// or in ~/.config/opencode/plugins/) and Copilot CLI (.github/hooks/megagit.json,
+// or ~/.copilot/hooks/megagit.json: Copilot loads both folders' *.json).
 func SettingsPath(agent, scope, workTree, home string) (string, error) {
 	base := workTree
 	if scope == ScopeUser {
@@ -63,6 +66,16 @@ func SettingsPath(agent, scope, workTree, home string) (string, error) {
 		return filepath.Join(base, ".codex", "hooks.json"), nil
 	case hook.AgentGemini:
 		return filepath.Join(base, ".gemini", "settings.json"), nil
+	case hook.AgentOpencode:
+		if scope == ScopeUser {
+			return filepath.Join(opencodeDir(home), "plugins", "megagit.js"), nil
+		}
+		return filepath.Join(base, filepath.FromSlash(hook.OpencodePlugin)), nil
+	case hook.AgentCopilot:
+		if scope == ScopeUser {
+			return filepath.Join(copilotHome(home), "hooks", "megagit.json"), nil
+		}
+		return filepath.Join(base, filepath.FromSlash(hook.CopilotHooks)), nil
 	}
 	return "", hook.CheckAgent(agent)
 }
@@ -91,6 +104,8 @@ func codexHome(home string) string {
 //   - Gemini CLI: SessionStart and PreCompress (the same reason) -> hook
 //     session-start, BeforeAgent -> hook prompt, AfterAgent -> hook stop,
 //     timeouts in milliseconds (geminicli.com/docs/hooks/reference).
+//   - opencode: the commands of megagit's plugin (opencodeEntries).
+//   - Copilot CLI: copilotEntries.
 func AgentEntries(agent, command, lean string) ([]Entry, error) {
 	prompt := command + " hook prompt --agent " + agent
 	start := command + " hook session-start --agent " + agent
@@ -121,6 +136,10 @@ func AgentEntries(agent, command, lean string) ([]Entry, error) {
 			{Event: "BeforeAgent", Command: prompt, Timeout: 10000, Name: "megagit-prompt"},
 			{Event: "AfterAgent", Command: stop, Timeout: 60000, Name: "megagit-stop"},
 		}, nil
+	case hook.AgentOpencode:
+		return opencodeEntries(prompt, start, stop), nil
+	case hook.AgentCopilot:
+		return copilotEntries(prompt, start, stop), nil
 	}
 	return nil, hook.CheckAgent(agent)
 }

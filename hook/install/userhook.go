@@ -48,7 +48,7 @@ const maxShownProjects = 5
 // when no agent has user-scope hooks (nothing to say).
 func UserHookCheck(home string) (c doctor.Check, ok bool) {
 	var unpinned, fixes []string
-	for _, agent := range []string{hook.AgentClaude, hook.AgentCodex, hook.AgentGemini} {
+	for _, agent := range hook.Agents {
 		p, err := SettingsPath(agent, ScopeUser, "", home)
 		if err != nil {
 			continue

@@ -193,6 +193,9 @@ func work(opts Options, st *runState) error {
 			return err
 		}
 	}
+	if err := hook.CheckSender(opts.Agent, in); err != nil {
+		return err
+	}
 	if opts.Transcript != "" {
 		in.TranscriptPath = opts.Transcript
 	}

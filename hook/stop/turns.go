@@ -5,18 +5,31 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/megagit/megagit/decisionlog"
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/local"
 )
 
-// sessionTurns reads the Claude Code transcript, or rebuilds the turns from
-// the session memory and the event's final answer (Codex, Gemini CLI, and
-// Claude Code when its transcript is not written yet).
+// sessionTurns reads the Claude Code or Copilot CLI transcript, or
+// rebuilds the turns from the session memory and the event's final answer
+// (Codex, Gemini CLI, opencode, and Claude Code when its transcript is not
+// written yet).
 func sessionTurns(agent string, in hook.Input, sess *hook.Session, logf func(error)) ([]Turn, error) {
 	final := in.FinalAnswer()
+	if agent == hook.AgentCopilot && in.TranscriptPath == "" {
+		in.TranscriptPath = copilotTranscript(in.SessionID)
+	}
+	if agent == hook.AgentCopilot && in.TranscriptPath != "" {
+		turns, err := readCopilot(in.TranscriptPath, logf)
+		if err == nil || !errors.Is(err, os.ErrNotExist) {
+			return turns, err
+		}
+		// sessionEnd names no transcript; an agentStop's may be gone.
+	}
 	if agent == hook.AgentClaude && in.TranscriptPath != "" {
 		f, err := openTranscript(in.TranscriptPath, logf)
 		switch {
@@ -98,4 +111,48 @@ func LocateTurn(turns []Turn, inj hook.Injection) int {
 		return inj.Turn
 	}
 	return -1
+}
+
+// copilotTranscript is where Copilot CLI keeps a session's events
+// ($COPILOT_HOME, else ~/.copilot, then session-state/<id>/events.jsonl),
+// for its sessionEnd, which names no transcript; "" for an id that is not
+// a plain file name.
+func copilotTranscript(session string) string {
+	if session == "" || hook.SanitizeID(session) != session {
+		return ""
+	}
+	dir := os.Getenv("COPILOT_HOME")
+	if dir == "" || !filepath.IsAbs(dir) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(home, ".copilot")
+	}
+	return filepath.Join(dir, "session-state", session, "events.jsonl")
+}
+
+// copilotSettle bounds how long the stop hook waits for Copilot CLI to
+// write the turn: its agentStop hook can start before the turn's lines
+// (user.message, assistant.message) reach events.jsonl, which 1.0.102
+// writes in batches.
+const copilotSettle = 2 * time.Second
+
+// readCopilot reads a Copilot CLI session file, again every 50 ms while
+// it has no turn or its last turn no answer yet, for at most
+// copilotSettle.
+func readCopilot(path string, logf func(error)) ([]Turn, error) {
+	until := time.Now().Add(copilotSettle)
+	for {
+		f, err := openTranscript(path, logf)
+		if err != nil {
+			return nil, err
+		}
+		t, err := ReadCopilotTranscript(f)
+		f.Close()
+		if err != nil || len(t.Turns) > 0 && len(t.Turns[len(t.Turns)-1].Texts) > 0 || time.Now().After(until) {
+			return t.Turns, err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

@@ -15,7 +15,7 @@ func newHookCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hook",
 		Short: "Install and run the agents' hooks: inject skills, record verdicts",
-		Long: `Agent hooks (Claude Code, Codex CLI, Gemini CLI).
+		Long: `Agent hooks (Claude Code, Codex CLI, Gemini CLI, opencode, GitHub Copilot CLI).
 
   megagit hook install [--agent A] [--scope project|user] [--dry-run]
   megagit hook session-start --agent A   (SessionStart: JSON on stdin)

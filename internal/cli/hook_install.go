@@ -53,7 +53,7 @@ func hookInstallCmd(a *app, uninstall bool, runF func(*hookInstallOptions) error
 		)
 	}
 	cmd := &cobra.Command{
-		Use:     use + " [--agent claude|codex|gemini] [--scope project|local|user]",
+		Use:     use + " [--agent claude|codex|gemini|opencode|copilot] [--scope project|local|user]",
 		Short:   short,
 		Example: example,
 		Args:    exactArgs(0, "no arguments"),
@@ -67,7 +67,7 @@ func hookInstallCmd(a *app, uninstall bool, runF func(*hookInstallOptions) error
 			return orRun(runF, hookInstallRun)(opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.agent, "agent", hook.AgentClaude, "claude, codex or gemini")
+	cmd.Flags().StringVar(&opts.agent, "agent", hook.AgentClaude, hook.AgentList())
 	cmd.Flags().StringVar(&opts.scope, "scope", install.ScopeProject, "project (the work tree's settings, shared in git), local (the work tree's settings kept to this machine: Claude Code's .claude/settings.local.json) or user (your home folder, from any folder: the hooks name your user registry, used where a project has none; with -C, that registry for every project)")
 	cmd.Flags().BoolVar(&opts.dryRun, "dry-run", false, "print the diff and write nothing")
 	cmd.Flags().BoolVar(&opts.mcp, "mcp", false, "also register (uninstall: remove) \"megagit mcp\" as the agent's MCP server")

@@ -26,7 +26,7 @@ type hookPromptOptions struct {
 func newHookPromptCmd(a *app, runF func(*hookPromptOptions) error) *cobra.Command {
 	opts := &hookPromptOptions{app: a}
 	cmd := &cobra.Command{
-		Use:   "prompt --agent claude|codex|gemini",
+		Use:   "prompt --agent claude|codex|gemini|opencode|copilot",
 		Short: "Run the prompt hook: the skills for the agent's prompt on stdout",
 		Long: `The prompt hook, run by the agent: the agent's event JSON on stdin, the
 skills for this prompt on stdout.`,
@@ -43,7 +43,7 @@ skills for this prompt on stdout.`,
 			return nil // a hook never fails the agent
 		},
 	}
-	cmd.Flags().StringVar(&opts.agent, "agent", hook.AgentClaude, "claude, codex or gemini")
+	cmd.Flags().StringVar(&opts.agent, "agent", hook.AgentClaude, hook.AgentList())
 	cmd.Flags().StringVar(&opts.userReg, "user-registry", "", "the user registry, as a user-scope install writes it: used where the agent's folder has no registry (in a project whose own settings run megagit's hook, this one prints nothing)")
 	return cmd
 }

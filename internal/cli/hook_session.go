@@ -17,7 +17,7 @@ type hookSessionStartOptions struct {
 func newHookSessionStartCmd(a *app, runF func(*hookSessionStartOptions) error) *cobra.Command {
 	opts := &hookSessionStartOptions{app: a}
 	cmd := &cobra.Command{
-		Use:   "session-start --agent claude|codex|gemini",
+		Use:   "session-start --agent claude|codex|gemini|opencode|copilot",
 		Short: "Run the SessionStart hook: ask the agent to report skills it uses",
 		Long: `The SessionStart hook, run by the agent: the agent's event JSON on stdin,
 the verdict-tag request for the session on stdout.`,
@@ -30,7 +30,7 @@ the verdict-tag request for the session on stdout.`,
 			return nil // a hook never fails the agent
 		},
 	}
-	cmd.Flags().StringVar(&opts.agent, "agent", hook.AgentClaude, "claude, codex or gemini")
+	cmd.Flags().StringVar(&opts.agent, "agent", hook.AgentClaude, hook.AgentList())
 	cmd.Flags().StringVar(&opts.userReg, "user-registry", "", "the user registry, as a user-scope install writes it: used where the agent's folder has no registry (in a project whose own settings run megagit's hook, this one prints nothing)")
 	return cmd
 }

@@ -22,7 +22,7 @@ type hookStopOptions struct {
 func newHookStopCmd(a *app, runF func(*hookStopOptions) error) *cobra.Command {
 	opts := &hookStopOptions{app: a}
 	cmd := &cobra.Command{
-		Use:   "stop --agent claude|codex|gemini [--transcript FILE]",
+		Use:   "stop --agent claude|codex|gemini|opencode|copilot [--transcript FILE]",
 		Short: "Run the Stop hook: turn the session's skill reports into verdicts",
 		Long: `The Stop hook, run by the agent: it turns the session's <skill-used/> tags
 and outcomes into verdicts, in one commit.`,
@@ -35,7 +35,7 @@ and outcomes into verdicts, in one commit.`,
 			return nil // a hook never fails the agent
 		},
 	}
-	cmd.Flags().StringVar(&opts.agent, "agent", hook.AgentClaude, "claude, codex or gemini")
+	cmd.Flags().StringVar(&opts.agent, "agent", hook.AgentClaude, hook.AgentList())
 	cmd.Flags().StringVar(&opts.userReg, "user-registry", "", "the user registry, as a user-scope install writes it: used where the agent's folder has no registry (in a project whose own settings run megagit's hook, this one prints nothing)")
 	cmd.Flags().StringVar(&opts.transcript, "transcript", "", "read this Claude Code transcript (JSONL) instead of the event's transcript_path; settles pending outcomes")
 	cmd.Flags().StringVar(&opts.session, "session", "", "session id (default: the event's, or the transcript file's name)")

@@ -1,6 +1,7 @@
 // Command mockmodel is a model server for the end-to-end tests with the
 // real agents (scripts/e2e-agents.sh): it answers the Anthropic Messages
-// API on 127.0.0.1, streaming or not, records every request body as one
+// API on 127.0.0.1 (and OpenAI's Responses and Chat Completions APIs,
+// Gemini's generateContent), streaming or not, records every request body as one
 // JSON line, and replies with scripted text. A request whose last user
 // message mentions "[[tag NAME VERDICT]]" gets a reply that reports that
 // skill with a <skill-used/> tag; any other gets a short plain answer.
@@ -86,6 +87,16 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		_ = json.Unmarshal(body, &req)
 		responses(w, req.Model, replyText(lastUser(req.Input)), n)
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/chat/completions"):
+		var req struct {
+			Stream   bool `json:"stream"`
+			Model    string
+			Messages []turn `json:"messages"`
+		}
+		_ = json.Unmarshal(body, &req)
+		chat(w, req.Model, replyText(lastUser(req.Messages)), n, req.Stream)
+	case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/models"):
+		writeJSON(w, map[string]any{"object": "list", "data": []any{map[string]any{"id": "mock-model", "object": "model", "owned_by": "mock"}}})
 	case r.Method == http.MethodPost && strings.Contains(r.URL.Path, ":countTokens"):
 		writeJSON(w, map[string]any{"totalTokens": 100})
 	case r.Method == http.MethodPost && (strings.Contains(r.URL.Path, ":streamGenerateContent") || strings.Contains(r.URL.Path, ":generateContent")):
@@ -242,4 +253,38 @@ func responses(w http.ResponseWriter, model, text string, n int) {
 		"usage": map[string]any{"input_tokens": 100, "output_tokens": 10, "total_tokens": 110,
 			"input_tokens_details": map[string]any{"cached_tokens": 0}, "output_tokens_details": map[string]any{"reasoning_tokens": 0}}}
 	ev(map[string]any{"type": "response.completed", "response": done})
+}
+
+// chat writes the reply as the OpenAI Chat Completions API's answer
+// (opencode's OpenAI-compatible providers, Copilot CLI's BYOK provider):
+// one JSON object, or with stream a chunk, a finish chunk with usage and
+// [DONE] as server-sent events.
+func chat(w http.ResponseWriter, model, text string, n int, stream bool) {
+	id := fmt.Sprintf("chatcmpl-mock-%d", n)
+	usage := map[string]any{"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
+	if !stream {
+		writeJSON(w, map[string]any{"id": id, "object": "chat.completion", "created": 0, "model": model,
+			"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": text}, "finish_reason": "stop"}},
+			"usage":   usage})
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	f, _ := w.(http.Flusher)
+	ev := func(choice map[string]any, extra map[string]any) {
+		data := map[string]any{"id": id, "object": "chat.completion.chunk", "created": 0, "model": model, "choices": []any{choice}}
+		for k, v := range extra {
+			data[k] = v
+		}
+		b, _ := json.Marshal(data)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+		if f != nil {
+			f.Flush()
+		}
+	}
+	ev(map[string]any{"index": 0, "delta": map[string]any{"role": "assistant", "content": text}, "finish_reason": nil}, nil)
+	ev(map[string]any{"index": 0, "delta": map[string]any{}, "finish_reason": "stop"}, map[string]any{"usage": usage})
+	fmt.Fprint(w, "data: [DONE]\n\n")
+	if f != nil {
+		f.Flush()
+	}
 }
