@@ -1,8 +1,11 @@
 package stop
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A Copilot CLI 1.0.102 session file, cut to the lines megagit reads and a
@@ -29,5 +32,25 @@ func TestReadCopilotTranscript(t *testing.T) {
 	}
 	if tr.Skipped != 1 {
 		t.Errorf("skipped = %d, want 1", tr.Skipped)
+	}
+}
+
+// TestReadCopilotWaitsForTheFile: Copilot CLI creates a session's
+// events.jsonl at its first flush, which can come after its agentStop hook
+// started: the stop hook waits for the file (within copilotSettle) instead
+// of finding no turn and recording "no signal".
+func TestReadCopilotWaitsForTheFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	done := make(chan error, 1)
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		done <- os.WriteFile(path, []byte(copilotEvents), 0o600)
+	}()
+	turns, err := readCopilot(path, nil)
+	if werr := <-done; werr != nil {
+		t.Fatal(werr)
+	}
+	if err != nil || len(turns) != 2 || len(turns[0].Texts) != 1 {
+		t.Fatalf("turns %+v, err %v: the file written 200 ms late was not read", turns, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -145,6 +146,10 @@ func readCopilot(path string, logf func(error)) ([]Turn, error) {
 	until := time.Now().Add(copilotSettle)
 	for {
 		f, err := openTranscript(path, logf)
+		if errors.Is(err, fs.ErrNotExist) && time.Now().Before(until) {
+			time.Sleep(50 * time.Millisecond) // written at its first flush
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
