@@ -400,10 +400,9 @@ sent 'skills that may help with this prompt\\n- k8s-rollout:' && pass "opencode:
 # GitHub Copilot CLI: its BYOK provider (COPILOT_PROVIDER_BASE_URL, Chat
 # Completions) with COPILOT_OFFLINE, so no GitHub sign-in;
 # COPILOT_ALLOW_ALL=true trusts the folder, which loads its .github/hooks
-# and .github/mcp.json. The checks run in a project of its own: in one that
-# also has megagit's Claude Code hooks, which Copilot runs too, its stop
-# hook sometimes misses the turn's tag (docs/agents.md, known issues); the
-# single injection beside those hooks is checked in the first project.
+# and .github/mcp.json. The checks run in a project of its own (Copilot's
+# hooks only); the first project, whose Claude Code hooks Copilot runs too,
+# checks that a prompt is still injected once there.
 copilot_ask() {
   : >"$work/requests.jsonl"
   COPILOT_OFFLINE=true COPILOT_PROVIDER_BASE_URL="http://127.0.0.1:$port/v1" COPILOT_PROVIDER_API_KEY=e2e-test COPILOT_MODEL=mock-model COPILOT_ALLOW_ALL=true \
