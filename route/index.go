@@ -400,6 +400,9 @@ func markChecked(dir local.Dir) { _ = dir.WriteCache(checkedFile, nil) }
 func QuickStamp(root string, roots []string) string {
 	paths := make([]string, 0, len(roots)+6)
 	for _, r := range roots {
+		if strings.HasPrefix(r, checkMark) {
+			continue
+		}
 		dir, _ := rootDir(root, r)
 		paths = append(paths, dir)
 	}
@@ -515,7 +518,11 @@ func FileStamps(root string, roots []string) ([]FileStamp, error) {
 		return nil
 	}
 	for _, r := range roots {
-		if f, ok := strings.CutPrefix(r, fileMark); ok {
+		f, ok := strings.CutPrefix(r, fileMark)
+		if !ok {
+			f, ok = strings.CutPrefix(r, checkMark)
+		}
+		if ok {
 			if st := StatAll([]string{f})[0]; st.ok {
 				out = append(out, FileStamp{Path: f, Stamp: st})
 			}
@@ -551,12 +558,20 @@ func FileRoot(file string) string { return fileMark + file }
 
 const fileMark = "file:"
 
+// CheckRoot is a FileRoot that only the full check (FileStamps) stats, not
+// QuickStamp, which the prompt hook runs on every prompt: a file whose
+// edit in place the hook's background check after the prompt finds soon
+// enough (an installed skill's files, of which there may be many).
+func CheckRoot(file string) string { return checkMark + file }
+
+const checkMark = "check:"
+
 // RootDir is where a root (see LedgerRoot, FileRoot) is on disk, and
 // whether it is a folder of ledgers or a file rather than a folder of
 // skills.
 func RootDir(root, r string) (dir string, notSkills bool) {
 	dir, _ = rootDir(root, r)
-	return dir, strings.HasPrefix(r, ledgerMark) || strings.HasPrefix(r, fileMark)
+	return dir, strings.HasPrefix(r, ledgerMark) || strings.HasPrefix(r, fileMark) || strings.HasPrefix(r, checkMark)
 }
 
 // rootDir is where a root is on disk, and how its files are named in the
@@ -567,6 +582,9 @@ func rootDir(root, r string) (dir, name string) {
 		return d, d
 	}
 	if f, ok := strings.CutPrefix(r, fileMark); ok {
+		return f, f
+	}
+	if f, ok := strings.CutPrefix(r, checkMark); ok {
 		return f, f
 	}
 	if filepath.IsAbs(r) {

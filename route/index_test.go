@@ -190,3 +190,33 @@ func TestCheckedAgo(t *testing.T) {
 		t.Fatalf("a check stamped in the future: %v ago, want long ago", ago)
 	}
 }
+
+// TestCheckRootIsForTheFullCheck: a CheckRoot file's edit changes the
+// skills' key (the full check) but not the quick stamp every prompt takes.
+func TestCheckRootIsForTheFullCheck(t *testing.T) {
+	root := t.TempDir()
+	f := filepath.Join(root, "installed.py")
+	if err := os.WriteFile(f, []byte("print(1)\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	roots := []string{"skills", CheckRoot(f)}
+	quick, key := QuickStamp(root, roots), mustKey(t, root, roots)
+	if err := os.WriteFile(f, []byte("print(2) # longer\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if QuickStamp(root, roots) != quick {
+		t.Error("the quick stamp stats a CheckRoot")
+	}
+	if mustKey(t, root, roots) == key {
+		t.Error("the full check missed the CheckRoot's edit")
+	}
+}
+
+func mustKey(t *testing.T, root string, roots []string) string {
+	t.Helper()
+	k, err := SkillsKey(root, roots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}

@@ -219,9 +219,11 @@ func (h *Hold) reason(name string) string {
 	return strings.Join(parts, "; ") + fmt.Sprintf("; or allow it in your own config: audit.allow: [%s] (`megagit audit %s` shows every finding)", strings.Join(rules, ", "), name)
 }
 
-// lockedFiles are the roots (route.FileRoot) that tell the compiled index
-// an installed skill changed where SKILL.md's stamp would not: the lock,
-// and each installed skill's folder and every file the lock hashes.
+// lockedFiles are the roots that tell the compiled index an installed
+// skill changed where SKILL.md's stamp would not: the lock and each
+// installed skill's folder (route.FileRoot: a file added or removed), and
+// every file the lock hashes (route.CheckRoot: an edit in place, seen by
+// the check the prompt hook runs after a prompt, not by every prompt).
 func (w *Workspace) lockedFiles() []string {
 	out := []string{route.FileRoot(filepath.Join(w.Reg.Root(), filepath.FromSlash(skillslock.File)))}
 	lock, err := w.Reg.ReadLock()
@@ -240,7 +242,7 @@ func (w *Workspace) lockedFiles() []string {
 		dir := filepath.Dir(w.abs(rel))
 		out = append(out, route.FileRoot(dir))
 		for _, f := range slices.Sorted(maps.Keys(lock.Skills[name].Files)) {
-			out = append(out, route.FileRoot(filepath.Join(dir, filepath.FromSlash(f))))
+			out = append(out, route.CheckRoot(filepath.Join(dir, filepath.FromSlash(f))))
 		}
 	}
 	return out
