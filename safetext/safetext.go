@@ -4,7 +4,7 @@
 // SKILL.md's evidence: valid UTF-8, one line, no control characters, and a
 // bounded length.
 //
-// It is a pure room: strings in, strings out.
+// It is a pure package: strings in, strings out.
 package safetext
 
 import (

@@ -15,11 +15,11 @@ import (
 
 const module = "github.com/megagit/megagit"
 
-// pure rooms take values and return values: no files, no network, no
+// pure packages take values and return values: no files, no network, no
 // environment, no clock of their own.
 var pure = []string{"ranker", "lifecycle", "skillfile", "safetext", "errkind"}
 
-// impure are the imports a pure room must not have.
+// impure are the imports a pure package must not have.
 var impure = []string{"os", "os/exec", "os/signal", "io/fs", "io/ioutil", "net", "syscall", "golang.org/x/sys/unix"}
 
 // pkg is one package of the module as its non-test files import it.
@@ -51,7 +51,7 @@ func loadModule(t *testing.T) map[string]*pkg {
 				return filepath.SkipDir
 			}
 			// A folder with its own go.mod (lab/) is another module,
-			// not a room of this one.
+			// not a package of this one.
 			if path != root {
 				if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
 					return filepath.SkipDir
@@ -99,10 +99,10 @@ func TestPureRoomsStayPure(t *testing.T) {
 		}
 		for im := range p.imports {
 			if slices.Contains(impure, im) || strings.HasPrefix(im, "net/") {
-				t.Errorf("%s imports %s: a pure room does no I/O", name, im)
+				t.Errorf("%s imports %s: a pure package does no I/O", name, im)
 			}
 			if strings.HasPrefix(im, module+"/") && !slices.Contains(pure, strings.TrimPrefix(im, module+"/")) {
-				t.Errorf("%s imports %s: a pure room imports only other pure rooms", name, im)
+				t.Errorf("%s imports %s: a pure package imports only other pure packages", name, im)
 			}
 		}
 		for file, f := range p.files {
@@ -120,8 +120,8 @@ func TestPureRoomsStayPure(t *testing.T) {
 	}
 }
 
-// Imports flow one way: cmd -> internal/cli -> the rooms that do I/O ->
-// the pure rooms. Nothing but cmd/megagit imports internal/cli, only
+// Imports flow one way: cmd -> internal/cli -> the packages that do I/O ->
+// the pure packages. Nothing but cmd/megagit imports internal/cli, only
 // config reads viper, and only mcpserver (with the command that runs it)
 // speaks MCP.
 func TestImportsFlowOneWay(t *testing.T) {
@@ -188,7 +188,7 @@ func TestImportsFlowOneWay(t *testing.T) {
 	}
 }
 
-// The model rooms: models (embedders) knows nothing of the vectors a
+// The model packages: models (embedders) knows nothing of the vectors a
 // registry keeps (embedcache) or of what learns from use (learn); the
 // trainer (models/train) is linked only by what trains (learn and the
 // commands), never by routing or the hooks.
@@ -260,7 +260,7 @@ func TestOneAtomicWriter(t *testing.T) {
 }
 
 // audit sits below registry and workspace, which call it before they
-// trust a skill: it imports local and the pure rooms only.
+// trust a skill: it imports local and the pure packages only.
 func TestAuditStaysLow(t *testing.T) {
 	p := loadModule(t)[module+"/audit"]
 	if p == nil {
@@ -268,7 +268,7 @@ func TestAuditStaysLow(t *testing.T) {
 	}
 	for im := range p.imports {
 		if strings.HasPrefix(im, module+"/") && im != module+"/local" && !slices.Contains(pure, strings.TrimPrefix(im, module+"/")) {
-			t.Errorf("audit imports %s: it imports local and the pure rooms only", im)
+			t.Errorf("audit imports %s: it imports local and the pure packages only", im)
 		}
 	}
 }
