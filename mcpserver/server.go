@@ -3,7 +3,7 @@
 // running hooks. Its tools search the skills with the prompt hook's ranking
 // and abstention, read one skill, list them, and record a verdict as a
 // commit, as `megagit verdict` does. The protocol itself is the official Go
-// SDK's (github.com/modelcontextprotocol/go-sdk); this room only says what
+// SDK's (github.com/modelcontextprotocol/go-sdk); this package only says what
 // each tool does.
 package mcpserver
 

@@ -288,7 +288,7 @@ func notRegistry(a *app, err error) error {
 	return withHint(err, "create one with `megagit init`, or point at one with -C DIR")
 }
 
-// say prints one line on stderr: the rooms below cli pass their warnings
+// say prints one line on stderr: the packages below cli pass their warnings
 // and notes here, since they print nothing themselves.
 func (a *app) say(line string) { fmt.Fprintln(a.errOut, shownLines(line)) }
 
