@@ -143,8 +143,7 @@ func (w *Workspace) Others() (*Catalog, error) {
 	w.others(c, byName)
 	sort.Slice(c.Skills, func(i, j int) bool { return c.Skills[i].Name < c.Skills[j].Name })
 	w.rules(c)
-	w.hold(c.Skills, false)
-	return c, nil
+	return c, nil // not audited: a verdict (the stop hook) needs no hold
 }
 
 // add adds s to the catalog: used, or shadowed by the skill of its name
@@ -342,6 +341,7 @@ func (w *Workspace) Skill(name string) (*Sourced, error) {
 		return nil, cerr
 	}
 	if o := c.Lookup(name); o != nil {
+		w.hold([]*Sourced{o}, false)
 		return o, nil
 	}
 	return nil, err

@@ -3,6 +3,7 @@ package workspace
 import (
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"path"
 	"path/filepath"
@@ -55,21 +56,11 @@ type auditCached struct {
 
 // rulesKey names the audit's rules as this megagit has them.
 func rulesKey() string {
-	var b strings.Builder
+	h := fnv.New64a()
 	for _, r := range audit.Rules {
-		b.WriteString(r.ID + " " + string(r.Max) + " " + r.Doc + "\n")
+		fmt.Fprintf(h, "%s %s %s\n", r.ID, r.Max, r.Doc)
 	}
-	return fmt.Sprint(len(b.String()), ":", hashString(b.String()))
-}
-
-// hashString is a short FNV-1a of s.
-func hashString(s string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= 1099511628211
-	}
-	return h
+	return fmt.Sprintf("%x", h.Sum64())
 }
 
 // auditor audits skill folders through the cache.

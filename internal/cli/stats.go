@@ -127,8 +127,9 @@ func statsRun(opts *statsOptions) error {
 		j.Since = since.UTC().Format(time.RFC3339)
 	}
 	for _, s := range st.Skills {
-		if held[s.Name] {
+		if held[s.Name] { // held back is why it is not injected: said once
 			j.HeldBack = append(j.HeldBack, s.Name)
+			continue
 		}
 		switch {
 		case s.NeverInjected && !offered[s.Name] && c.Lookup(s.Name) != nil:
