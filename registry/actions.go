@@ -10,32 +10,32 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/registry/gitstore"
 	"github.com/megagit/megagit/registry/ledger"
 	"github.com/megagit/megagit/safetext"
 	"github.com/megagit/megagit/skillfile"
 )
 
 // AddSkill creates <first root>/<name>/SKILL.md in one commit.
-func (r *Registry) AddSkill(name, description, body string) (string, plumbing.Hash, error) {
+func (r *Registry) AddSkill(name, description, body string) (string, gitstore.Hash, error) {
 	if err := skillfile.ValidateName(name); err != nil {
-		return "", plumbing.ZeroHash, err // names the skill and says what is wrong (exit 5)
+		return "", gitstore.ZeroHash, err // names the skill and says what is wrong (exit 5)
 	}
 	// Bytes that are not UTF-8 would be written as U+FFFD: refused, not
 	// changed unseen.
 	if !utf8.ValidString(description) {
-		return "", plumbing.ZeroHash, fmt.Errorf("%w: field description: not valid UTF-8; give the text in UTF-8", errkind.ErrInvalid)
+		return "", gitstore.ZeroHash, fmt.Errorf("%w: field description: not valid UTF-8; give the text in UTF-8", errkind.ErrInvalid)
 	}
 	// The description is the agents' text too: no control characters.
 	description = safetext.Message(description)
 	if strings.TrimSpace(description) == "" {
-		return "", plumbing.ZeroHash, fmt.Errorf("%w: field description: a skill needs a description (agents route on it)", errkind.ErrInvalid)
+		return "", gitstore.ZeroHash, fmt.Errorf("%w: field description: a skill needs a description (agents route on it)", errkind.ErrInvalid)
 	}
 	rel := path.Join(r.opts.Roots[0], name, "SKILL.md")
-	hash, err := r.writeLockedRaw(func() (string, []Change, error) {
+	hash, err := r.Write(func() (string, []Change, error) {
 		if s, err := r.Skill(name); err == nil {
 			return "", nil, fmt.Errorf("%w: skill %q at %s", ErrExists, name, s.Path)
 		} else if !errors.Is(err, ErrNotFound) {
@@ -50,27 +50,30 @@ func (r *Registry) AddSkill(name, description, body string) (string, plumbing.Ha
 	return rel, hash, err
 }
 
-// writeLockedRaw is writeLocked for callers that build their changes directly.
-func (r *Registry) writeLockedRaw(fn func() (string, []Change, error)) (plumbing.Hash, error) {
+// Write runs fn under the registry's lock, after finishing any write a
+// killed process left, and commits the changes fn returns with the
+// message it returns, all or nothing; no changes, no commit (zero hash).
+// Packages that write skills of their own kind (installs) build on it.
+func (r *Registry) Write(fn func() (string, []Change, error)) (gitstore.Hash, error) {
 	lock, err := r.Local().Acquire(r.opts.LockTimeout)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitstore.ZeroHash, err
 	}
 	defer lock.Release()
 	if _, err := r.RecoverLocked(); err != nil {
-		return plumbing.ZeroHash, err
+		return gitstore.ZeroHash, err
 	}
 	msg, changes, err := fn()
 	if err != nil || len(changes) == 0 {
-		return plumbing.ZeroHash, err
+		return gitstore.ZeroHash, err
 	}
 	return r.commitChanges(msg, changes)
 }
 
 // Unarchive lifts an archive with an explicit, logged action.
-func (r *Registry) Unarchive(name, reason string, now time.Time) (plumbing.Hash, error) {
+func (r *Registry) Unarchive(name, reason string, now time.Time) (gitstore.Hash, error) {
 	if strings.TrimSpace(reason) == "" {
-		return plumbing.ZeroHash, fmt.Errorf("%w: --reason is required: say why the skill may be used again", errkind.ErrInvalid)
+		return gitstore.ZeroHash, fmt.Errorf("%w: --reason is required: say why the skill may be used again", errkind.ErrInvalid)
 	}
 	return r.writeLocked(func(e *edit) (string, error) {
 		st, err := e.state(name)
@@ -103,7 +106,7 @@ type ResyncResult struct {
 // Resync rebuilds counts, streak, status and weight from the ledger for one
 // skill (or all when name is ""), keeping contexts; it commits only when
 // something changed.
-func (r *Registry) Resync(name string) ([]ResyncResult, plumbing.Hash, error) {
+func (r *Registry) Resync(name string) ([]ResyncResult, gitstore.Hash, error) {
 	var results []ResyncResult
 	hash, err := r.writeLocked(func(e *edit) (string, error) {
 		names := []string{name}
@@ -168,10 +171,10 @@ func DerivedContexts(entries []ledger.Entry) (help, harm []string) {
 // Revert undoes verdicts: ref is a commit hash (prefix ok) whose Megagit-Id
 // trailers name them, or a verdict id. Their ledger lines are removed, the
 // evidence is recomputed, and the result is one commit.
-func (r *Registry) Revert(ref string, now time.Time) ([]ledger.Entry, plumbing.Hash, error) {
+func (r *Registry) Revert(ref string, now time.Time) ([]ledger.Entry, gitstore.Hash, error) {
 	ids, commit, err := r.resolveRevert(ref)
 	if err != nil {
-		return nil, plumbing.ZeroHash, err
+		return nil, gitstore.ZeroHash, err
 	}
 	var removed []ledger.Entry
 	hash, err := r.writeLocked(func(e *edit) (string, error) {

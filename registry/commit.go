@@ -9,17 +9,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
-	"github.com/go-git/go-git/v5/plumbing/object"
-
 	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/registry/gitstore"
 	"github.com/megagit/megagit/safetext"
 )
 
@@ -30,11 +25,11 @@ type Change struct {
 	Path   string `json:"path"`
 	Data   []byte `json:"data,omitempty"`
 	Delete bool   `json:"delete,omitempty"`
-	// Mode is the file's git mode: filemode.Executable for a script that
-	// runs, filemode.Regular otherwise; zero keeps the mode the file has
+	// Mode is the file's git mode: gitstore.Executable for a script that
+	// runs, gitstore.Regular otherwise; zero keeps the mode the file has
 	// in the tree the commit edits (Regular for a new file). The commit
 	// fills it in before the journal records it.
-	Mode filemode.FileMode `json:"mode,omitempty"`
+	Mode gitstore.Mode `json:"mode,omitempty"`
 	// TreeOnly changes the commit's tree (and git's index) only, never
 	// the file on disk: `doctor --fix` stops tracking a file of
 	// .megagit/local/ and keeps it.
@@ -42,12 +37,7 @@ type Change struct {
 }
 
 // ExecMode is the Change mode of a file whose executable bit is exec.
-func ExecMode(exec bool) filemode.FileMode {
-	if exec {
-		return filemode.Executable
-	}
-	return filemode.Regular
-}
+func ExecMode(exec bool) gitstore.Mode { return gitstore.ExecMode(exec) }
 
 // journal is the redo log of one commit in flight; see recover.go.
 type journal struct {
@@ -67,7 +57,7 @@ func (r *Registry) journalPath() string { return filepath.Join(r.LocalDir(), loc
 // unborn): the checked-out branch in the branch layout, the registry's
 // own branch in the ref layout (whatever the project has checked out).
 // Every write and a sync move that branch; log, revert and doctor read it.
-func (r *Registry) Head() (plumbing.ReferenceName, plumbing.Hash, error) {
+func (r *Registry) Head() (gitstore.RefName, gitstore.Hash, error) {
 	if r.ref != "" {
 		return r.branchHead(r.ref)
 	}
@@ -76,57 +66,39 @@ func (r *Registry) Head() (plumbing.ReferenceName, plumbing.Hash, error) {
 
 // checkedOut resolves the checked-out branch and its commit, in either
 // layout.
-func (r *Registry) checkedOut() (plumbing.ReferenceName, plumbing.Hash, error) {
-	ref, err := r.repo.Storer.Reference(plumbing.HEAD)
+func (r *Registry) checkedOut() (gitstore.RefName, gitstore.Hash, error) {
+	target, ok, err := r.git.SymRef(gitstore.HEAD)
 	if err != nil {
-		return "", plumbing.ZeroHash, fmt.Errorf("read HEAD: %w", err)
+		return "", gitstore.ZeroHash, fmt.Errorf("read HEAD: %w", err)
 	}
-	if ref.Type() != plumbing.SymbolicReference {
-		return "", plumbing.ZeroHash, r.detachedHead()
+	if !ok {
+		return "", gitstore.ZeroHash, r.detachedHead()
 	}
-	return r.branchHead(ref.Target())
+	return r.branchHead(target)
 }
 
 // branchHead resolves branch to its commit (zero when unborn).
-func (r *Registry) branchHead(branch plumbing.ReferenceName) (plumbing.ReferenceName, plumbing.Hash, error) {
-	target, err := r.repo.Storer.Reference(branch)
-	if errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return branch, plumbing.ZeroHash, nil
+func (r *Registry) branchHead(branch gitstore.RefName) (gitstore.RefName, gitstore.Hash, error) {
+	h, err := r.git.Ref(branch)
+	if errors.Is(err, gitstore.ErrNoRef) {
+		return branch, gitstore.ZeroHash, nil
 	}
 	if err != nil {
-		return "", plumbing.ZeroHash, fmt.Errorf("read %s: %w", branch, err)
+		return "", gitstore.ZeroHash, fmt.Errorf("read %s: %w", branch, err)
 	}
-	return branch, target.Hash(), nil
+	return branch, h, nil
 }
 
 // CommitTree returns the tree of the given commit, or nil for the zero
 // hash, so a merge can read a side that does not exist yet as empty.
-func (r *Registry) CommitTree(h plumbing.Hash) (*object.Tree, error) {
-	if h.IsZero() {
-		return nil, nil
-	}
-	c, err := r.repo.CommitObject(h)
-	if err != nil {
-		return nil, fmt.Errorf("read commit %s: %w", h, err)
-	}
-	return c.Tree()
+func (r *Registry) CommitTree(h gitstore.Hash) (*gitstore.Tree, error) {
+	return r.git.CommitTree(h)
 }
 
 // blobAt returns the content of a registry-relative path in tree, and
 // whether it exists there.
-func (r *Registry) blobAt(tree *object.Tree, rel string) ([]byte, bool, error) {
-	if tree == nil {
-		return nil, false, nil
-	}
-	f, err := tree.File(r.GitPath(rel))
-	if errors.Is(err, object.ErrFileNotFound) || errors.Is(err, object.ErrDirectoryNotFound) || errors.Is(err, object.ErrEntryNotFound) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	s, err := f.Contents()
-	return []byte(s), true, err
+func (r *Registry) blobAt(tree *gitstore.Tree, rel string) ([]byte, bool, error) {
+	return tree.Read(r.GitPath(rel))
 }
 
 // checkClean refuses to overwrite a file whose working copy differs from
@@ -134,7 +106,7 @@ func (r *Registry) blobAt(tree *object.Tree, rel string) ([]byte, bool, error) {
 // The error says what to do with each kind: edits of tracked files (commit
 // or stash), untracked files (commit or move), files git ignores (move or
 // delete: git stash would not take them).
-func (r *Registry) checkClean(tree *object.Tree, paths []string) error {
+func (r *Registry) checkClean(tree *gitstore.Tree, paths []string) error {
 	var dirty, untracked, ignored []string
 	for _, p := range paths {
 		if !r.onDisk(p) {
@@ -182,29 +154,29 @@ func (r *Registry) checkClean(tree *object.Tree, paths []string) error {
 // commitChanges records changes as one commit on the current branch. The
 // caller holds the lock. Only the listed paths change; the user's index and
 // other files are left as they are.
-func (r *Registry) commitChanges(message string, changes []Change) (plumbing.Hash, error) {
+func (r *Registry) commitChanges(message string, changes []Change) (gitstore.Hash, error) {
 	branch, parent, err := r.Head()
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitstore.ZeroHash, err
 	}
 	tree, err := r.cleanTree(parent, changes)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitstore.ZeroHash, err
 	}
-	var parents []plumbing.Hash
+	var parents []gitstore.Hash
 	if !parent.IsZero() {
-		parents = []plumbing.Hash{parent}
+		parents = []gitstore.Hash{parent}
 	}
 	hash, err := r.writeCommit(tree, changes, message, "commit", parents...)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitstore.ZeroHash, err
 	}
 	return hash, r.journalAndFinish(branch, parent, hash, changes)
 }
 
 // cleanTree returns the tree of commit h after checking that no file of
 // changes holds edits of the user's (checkClean).
-func (r *Registry) cleanTree(h plumbing.Hash, changes []Change) (*object.Tree, error) {
+func (r *Registry) cleanTree(h gitstore.Hash, changes []Change) (*gitstore.Tree, error) {
 	tree, err := r.CommitTree(h)
 	if err != nil {
 		return nil, err
@@ -220,36 +192,28 @@ func (r *Registry) cleanTree(h plumbing.Hash, changes []Change) (*object.Tree, e
 
 // writeCommit stores a commit of tree with changes applied, authored now
 // by the git identity; what names it in a storage error.
-func (r *Registry) writeCommit(tree *object.Tree, changes []Change, message, what string, parents ...plumbing.Hash) (plumbing.Hash, error) {
+func (r *Registry) writeCommit(tree *gitstore.Tree, changes []Change, message, what string, parents ...gitstore.Hash) (gitstore.Hash, error) {
 	if err := refuseLocalChanges(changes); err != nil {
-		return plumbing.ZeroHash, err
+		return gitstore.ZeroHash, err
 	}
 	if err := r.refuseGitPaths(changes); err != nil {
-		return plumbing.ZeroHash, err
+		return gitstore.ZeroHash, err
 	}
 	sig, err := r.signature(time.Now())
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitstore.ZeroHash, err
 	}
-	var root plumbing.Hash
-	if tree != nil {
-		root = tree.Hash
-	}
-	newTree, err := r.editTree(root, changes)
+	newTree, err := r.editTree(tree.Hash(), changes)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitstore.ZeroHash, err
 	}
 	// Every message is cleaned again here, whatever built it: a NUL makes
 	// `git fsck --strict` (and a remote with receive.fsckObjects) reject
 	// the commit, and nothing rewrites a commit once pushed.
-	commit := &object.Commit{Author: sig, Committer: sig, Message: safetext.Message(message), TreeHash: newTree, ParentHashes: parents}
-	obj := r.repo.Storer.NewEncodedObject()
-	if err := commit.Encode(obj); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	hash, err := r.repo.Storer.SetEncodedObject(obj)
+	commit := gitstore.Commit{Author: sig, Committer: sig, Message: safetext.Message(message), Tree: newTree, Parents: parents}
+	hash, err := r.git.WriteCommit(commit)
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("write %s: %w", what, err)
+		return gitstore.ZeroHash, fmt.Errorf("write %s: %w", what, err)
 	}
 	return hash, nil
 }
@@ -270,7 +234,7 @@ func (r *Registry) refuseGitPaths(changes []Change) error {
 
 // journalAndFinish records the commit about to be applied (the redo log
 // recover.go replays), then applies it: work-tree files, index, branch.
-func (r *Registry) journalAndFinish(branch plumbing.ReferenceName, parent, commit plumbing.Hash, changes []Change) error {
+func (r *Registry) journalAndFinish(branch gitstore.RefName, parent, commit gitstore.Hash, changes []Change) error {
 	j, err := r.writeJournal(branch, parent, commit, changes, "")
 	if err != nil {
 		return err
@@ -279,7 +243,7 @@ func (r *Registry) journalAndFinish(branch plumbing.ReferenceName, parent, commi
 }
 
 // writeJournal records the commit about to be applied.
-func (r *Registry) writeJournal(branch plumbing.ReferenceName, parent, commit plumbing.Hash, changes []Change, layout Layout) (journal, error) {
+func (r *Registry) writeJournal(branch gitstore.RefName, parent, commit gitstore.Hash, changes []Change, layout Layout) (journal, error) {
 	j := journal{Branch: branch.String(), Commit: commit.String(), Changes: changes, Layout: layout}
 	if !parent.IsZero() {
 		j.Parent = parent.String()
@@ -313,7 +277,7 @@ func (r *Registry) finish(j journal) error {
 			continue
 		}
 		perm := os.FileMode(0o644)
-		if c.Mode == filemode.Executable {
+		if c.Mode == gitstore.Executable {
 			perm = 0o755
 		}
 		if err := local.WriteFileAtomic(r.abs(c.Path), c.Data, perm); err != nil {
@@ -328,15 +292,15 @@ func (r *Registry) finish(j journal) error {
 			return fmt.Errorf("update git index: %w", err)
 		}
 	}
-	var old plumbing.Hash
+	var old gitstore.Hash
 	if j.Parent != "" {
-		old = plumbing.NewHash(j.Parent)
+		old = gitstore.NewHash(j.Parent)
 	}
-	if err := r.setRef(plumbing.ReferenceName(j.Branch), old, plumbing.NewHash(j.Commit)); err != nil {
+	if err := r.setRef(gitstore.RefName(j.Branch), old, gitstore.NewHash(j.Commit)); err != nil {
 		return err
 	}
 	if r.ref != "" {
-		if err := r.markCheckout(plumbing.NewHash(j.Commit)); err != nil {
+		if err := r.markCheckout(gitstore.NewHash(j.Commit)); err != nil {
 			return err
 		}
 	}
@@ -348,7 +312,7 @@ func (r *Registry) finish(j journal) error {
 
 // editTree writes the trees for root with changes applied and returns the
 // new root tree hash.
-func (r *Registry) editTree(root plumbing.Hash, changes []Change) (plumbing.Hash, error) {
+func (r *Registry) editTree(root gitstore.Hash, changes []Change) (gitstore.Hash, error) {
 	byPath := map[string]*Change{}
 	for i := range changes {
 		byPath[r.GitPath(changes[i].Path)] = &changes[i]
@@ -356,14 +320,14 @@ func (r *Registry) editTree(root plumbing.Hash, changes []Change) (plumbing.Hash
 	return r.editDir(root, "", byPath)
 }
 
-func (r *Registry) editDir(h plumbing.Hash, dir string, byPath map[string]*Change) (plumbing.Hash, error) {
-	entries := map[string]object.TreeEntry{}
+func (r *Registry) editDir(h gitstore.Hash, dir string, byPath map[string]*Change) (gitstore.Hash, error) {
+	entries := map[string]gitstore.Entry{}
 	if !h.IsZero() {
-		t, err := r.repo.TreeObject(h)
+		t, err := r.git.Tree(h)
 		if err != nil {
-			return plumbing.ZeroHash, fmt.Errorf("read tree %s: %w", dir, err)
+			return gitstore.ZeroHash, fmt.Errorf("read tree %s: %w", dir, err)
 		}
-		for _, e := range t.Entries {
+		for _, e := range t.Entries() {
 			entries[e.Name] = e
 		}
 	}
@@ -384,89 +348,47 @@ func (r *Registry) editDir(h plumbing.Hash, dir string, byPath map[string]*Chang
 			delete(entries, rest)
 			continue
 		}
-		blob := r.repo.Storer.NewEncodedObject()
-		blob.SetType(plumbing.BlobObject)
-		w, err := blob.Writer()
+		bh, err := r.git.WriteBlob(c.Data)
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return gitstore.ZeroHash, err
 		}
-		if _, err := w.Write(c.Data); err != nil {
-			return plumbing.ZeroHash, err
-		}
-		if err := w.Close(); err != nil {
-			return plumbing.ZeroHash, err
-		}
-		bh, err := r.repo.Storer.SetEncodedObject(blob)
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
-		if c.Mode != filemode.Regular && c.Mode != filemode.Executable {
-			c.Mode = filemode.Regular
-			if e, ok := entries[rest]; ok && e.Mode == filemode.Executable {
-				c.Mode = filemode.Executable
+		if c.Mode != gitstore.Regular && c.Mode != gitstore.Executable {
+			c.Mode = gitstore.Regular
+			if e, ok := entries[rest]; ok && e.Mode == gitstore.Executable {
+				c.Mode = gitstore.Executable
 			}
 		}
-		entries[rest] = object.TreeEntry{Name: rest, Mode: c.Mode, Hash: bh}
+		entries[rest] = gitstore.Entry{Name: rest, Mode: c.Mode, Hash: bh}
 	}
 	for name := range subdirs {
-		var sub plumbing.Hash
-		if e, ok := entries[name]; ok && e.Mode == filemode.Dir {
+		var sub gitstore.Hash
+		if e, ok := entries[name]; ok && e.Mode == gitstore.Dir {
 			sub = e.Hash
 		}
 		nh, err := r.editDir(sub, path.Join(dir, name), byPath)
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return gitstore.ZeroHash, err
 		}
 		if nh.IsZero() {
 			delete(entries, name)
 		} else {
-			entries[name] = object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: nh}
+			entries[name] = gitstore.Entry{Name: name, Mode: gitstore.Dir, Hash: nh}
 		}
 	}
 	if len(entries) == 0 && dir != "" {
-		return plumbing.ZeroHash, nil // git has no empty trees below the root
+		return gitstore.ZeroHash, nil // git has no empty trees below the root
 	}
-	t := &object.Tree{}
+	list := make([]gitstore.Entry, 0, len(entries))
 	for _, e := range entries {
-		t.Entries = append(t.Entries, e)
+		list = append(list, e)
 	}
-	sort.Sort(object.TreeEntrySorter(t.Entries))
-	obj := r.repo.Storer.NewEncodedObject()
-	if err := t.Encode(obj); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return r.repo.Storer.SetEncodedObject(obj)
+	return r.git.WriteTree(list)
 }
 
 // gitIgnores reports whether the project's git ignores the registry file
 // rel (its .gitignore files and .git/info/exclude). Read only when a file
 // is in the way, so the whole work tree's rules are read then.
-func (r *Registry) gitIgnores(rel string) bool {
-	wt, err := r.repo.Worktree()
-	if err != nil {
-		return false
-	}
-	ps, err := gitignore.ReadPatterns(wt.Filesystem, nil)
-	if err != nil {
-		return false
-	}
-	return gitignore.NewMatcher(ps).Match(strings.Split(r.GitPath(rel), "/"), false)
-}
+func (r *Registry) gitIgnores(rel string) bool { return r.git.Ignores(r.GitPath(rel)) }
 
 // ChangedFiles lists the files commit h changed, as git paths, sorted.
-func (r *Registry) ChangedFiles(h plumbing.Hash) ([]string, error) {
-	c, err := r.repo.CommitObject(h)
-	if err != nil {
-		return nil, err
-	}
-	stats, err := c.Stats()
-	if err != nil {
-		return nil, err
-	}
-	files := make([]string, 0, len(stats))
-	for _, st := range stats {
-		files = append(files, st.Name)
-	}
-	sort.Strings(files)
-	return files, nil
-}
+func (r *Registry) ChangedFiles(h gitstore.Hash) ([]string, error) { return r.git.ChangedFiles(h) }

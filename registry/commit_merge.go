@@ -1,7 +1,7 @@
 package registry
 
 import (
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/megagit/megagit/registry/gitstore"
 )
 
 // CommitMerge moves branch from ours to a sync's result through the same
@@ -13,19 +13,19 @@ import (
 // RecoverLocked and checked the merge has no conflicts; a changed file
 // with the user's own edits is refused (ErrDirty) before anything is
 // written.
-func (r *Registry) CommitMerge(branch plumbing.ReferenceName, ours, theirs plumbing.Hash, ff bool, message string, changes []Change) (plumbing.Hash, error) {
+func (r *Registry) CommitMerge(branch gitstore.RefName, ours, theirs gitstore.Hash, ff bool, message string, changes []Change) (gitstore.Hash, error) {
 	tree, err := r.cleanTree(ours, changes)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitstore.ZeroHash, err
 	}
 	target := theirs
 	if !ff {
 		if target, err = r.writeCommit(tree, changes, message, "merge commit", ours, theirs); err != nil {
-			return plumbing.ZeroHash, err
+			return gitstore.ZeroHash, err
 		}
 	}
 	if err := r.journalAndFinish(branch, ours, target, changes); err != nil {
-		return plumbing.ZeroHash, err
+		return gitstore.ZeroHash, err
 	}
 	return target, nil
 }

@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/registry/gitstore"
 )
 
 // ReadConfigFile returns .megagit/config.yaml as committed in the work tree
@@ -21,8 +20,8 @@ func (r *Registry) ReadConfigFile() ([]byte, error) {
 
 // CommitConfig writes .megagit/config.yaml and commits it (and only it), so a
 // settings change is shared and revertable like a verdict.
-func (r *Registry) CommitConfig(data []byte, subject string) (plumbing.Hash, error) {
-	return r.writeLockedRaw(func() (string, []Change, error) {
+func (r *Registry) CommitConfig(data []byte, subject string) (gitstore.Hash, error) {
+	return r.Write(func() (string, []Change, error) {
 		old, err := r.ReadConfigFile()
 		if err != nil {
 			return "", nil, err

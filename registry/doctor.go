@@ -53,7 +53,6 @@ func (r *Registry) Doctor() []doctor.Check {
 	out = append(out, r.historyCheck())
 	out = append(out, debrisCheck(r.TempDebris()))
 	out = append(out, r.refsCheck())
-	out = append(out, r.installedCheck())
 	out = append(out, r.localStateCheck())
 	return out
 }

@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/megagit/megagit/errkind"
+	"github.com/megagit/megagit/registry/gitstore"
 )
 
 // Folders whose files CommitFiles may write: generated data (the embedding
@@ -24,19 +24,19 @@ const (
 // never swept in. subject is the message's first line; a body and trailers
 // may follow it. Files equal to HEAD's are left out; nothing changed gives
 // the zero hash and no commit.
-func (r *Registry) CommitFiles(subject string, files map[string][]byte) (plumbing.Hash, error) {
+func (r *Registry) CommitFiles(subject string, files map[string][]byte) (gitstore.Hash, error) {
 	if strings.TrimSpace(subject) == "" {
-		return plumbing.ZeroHash, fmt.Errorf("%w: commit subject is empty", errkind.ErrInvalid)
+		return gitstore.ZeroHash, fmt.Errorf("%w: commit subject is empty", errkind.ErrInvalid)
 	}
 	paths := make([]string, 0, len(files))
 	for p := range files {
 		if err := generatedPath(p); err != nil {
-			return plumbing.ZeroHash, err
+			return gitstore.ZeroHash, err
 		}
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	return r.writeLockedRaw(func() (string, []Change, error) {
+	return r.Write(func() (string, []Change, error) {
 		_, head, err := r.Head()
 		if err != nil {
 			return "", nil, err

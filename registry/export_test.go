@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/megagit/megagit/registry/gitstore"
 )
 
 // Hooks for the tests in package registry_test, which build registries
@@ -25,11 +25,11 @@ func (r *Registry) LeaveGitLock(target string, pid int) error {
 	if err := os.WriteFile(lock, []byte("0123"), 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(gitLockMarkerPath(r.gitLockMarker(), lock), []byte(fmt.Sprintf("%d\n%s\n", pid, lock)), 0o644)
+	return os.WriteFile(gitstore.LockNotePath(r.gitLockMarker(), lock), []byte(fmt.Sprintf("%d\n%s\n", pid, lock)), 0o644)
 }
 
 // WriteRaw commits changes in one commit under the lock, as every writer
 // of the registry does.
-func (r *Registry) WriteRaw(message string, changes []Change) (plumbing.Hash, error) {
-	return r.writeLockedRaw(func() (string, []Change, error) { return message, changes, nil })
+func (r *Registry) WriteRaw(message string, changes []Change) (gitstore.Hash, error) {
+	return r.Write(func() (string, []Change, error) { return message, changes, nil })
 }

@@ -3,13 +3,10 @@ package registry
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/megagit/megagit/doctor"
+	"github.com/megagit/megagit/registry/gitstore"
 )
 
 // maxHistoryWalk bounds how many commits the history check reads.
@@ -20,8 +17,8 @@ const maxHistoryWalk = 200_000
 // (nulInCommit), which megagit wrote before it cleaned reasons taken from
 // transcripts. Newest first; Walked says how many commits were read.
 type BadCommits struct {
-	Branch plumbing.ReferenceName
-	Hashes []plumbing.Hash
+	Branch gitstore.RefName
+	Hashes []gitstore.Hash
 	Walked int
 }
 
@@ -32,15 +29,9 @@ func (r *Registry) HistoryProblems() (BadCommits, error) {
 	if err != nil || head.IsZero() {
 		return out, err
 	}
-	start, err := r.repo.CommitObject(head)
-	if err != nil {
-		return out, fmt.Errorf("read commit %s: %w", head, err)
-	}
-	iter := object.NewCommitPreorderIter(start, nil, nil)
-	defer iter.Close()
-	err = iter.ForEach(func(c *object.Commit) error {
+	err = r.git.Log(head, false, func(c *gitstore.Commit) error {
 		if out.Walked >= maxHistoryWalk {
-			return storer.ErrStop
+			return gitstore.ErrStop
 		}
 		out.Walked++
 		bad, err := r.hasNUL(c.Hash)
@@ -56,17 +47,8 @@ func (r *Registry) HistoryProblems() (BadCommits, error) {
 }
 
 // hasNUL reports whether the stored commit object holds a NUL byte.
-func (r *Registry) hasNUL(h plumbing.Hash) (bool, error) {
-	obj, err := r.repo.Storer.EncodedObject(plumbing.CommitObject, h)
-	if err != nil {
-		return false, fmt.Errorf("read commit %s: %w", h, err)
-	}
-	rd, err := obj.Reader()
-	if err != nil {
-		return false, fmt.Errorf("read commit %s: %w", h, err)
-	}
-	defer rd.Close()
-	data, err := io.ReadAll(rd)
+func (r *Registry) hasNUL(h gitstore.Hash) (bool, error) {
+	data, err := r.git.RawCommit(h)
 	if err != nil {
 		return false, fmt.Errorf("read commit %s: %w", h, err)
 	}
@@ -89,7 +71,7 @@ func (r *Registry) historyCheck() doctor.Check {
 		Hint: "only rewriting the branch's history removes them: `megagit doctor --fix` prints the steps"}
 }
 
-func shortHashes(hs []plumbing.Hash, n int) string {
+func shortHashes(hs []gitstore.Hash, n int) string {
 	var parts []string
 	for i, h := range hs {
 		if i == n {

@@ -7,9 +7,8 @@ import (
 	"path"
 	"path/filepath"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/megagit/megagit/errkind"
+	"github.com/megagit/megagit/registry/gitstore"
 )
 
 // PathState says how a folder's files on disk compare with HEAD's commit.
@@ -69,8 +68,8 @@ func (r *Registry) HeadState(dir string, names ...string) (PathState, error) {
 
 // headCommitTree is the tree of the registry's last commit: the one HEAD
 // points at, detached or not (the registry's branch in the ref layout).
-func (r *Registry) headCommitTree() (*object.Tree, error) {
-	var h plumbing.Hash
+func (r *Registry) headCommitTree() (*gitstore.Tree, error) {
+	var h gitstore.Hash
 	if r.ref != "" {
 		_, head, err := r.Head()
 		if err != nil {
@@ -78,15 +77,11 @@ func (r *Registry) headCommitTree() (*object.Tree, error) {
 		}
 		h = head
 	} else {
-		ref, err := r.repo.Head()
+		head, err := r.git.HeadCommit()
 		if err != nil {
 			return nil, err
 		}
-		h = ref.Hash()
+		h = head
 	}
-	c, err := r.repo.CommitObject(h)
-	if err != nil {
-		return nil, err
-	}
-	return c.Tree()
+	return r.git.CommitTree(h)
 }

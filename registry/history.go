@@ -1,19 +1,15 @@
 package registry
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/megagit/megagit/errkind"
+	"github.com/megagit/megagit/registry/gitstore"
 	"github.com/megagit/megagit/registry/ledger"
 )
 
@@ -43,7 +39,7 @@ type LogEntry struct {
 }
 
 // trailer blocks: each starts at a Megagit-Verdict / -Action / -Revert line.
-func parseTrailers(c *object.Commit) []LogEntry {
+func parseTrailers(c *gitstore.Commit) []LogEntry {
 	var out []LogEntry
 	var cur *LogEntry
 	for _, line := range strings.Split(c.Message, "\n") {
@@ -118,20 +114,8 @@ func (r *Registry) Log(skill string, limit int) ([]LogEntry, error) {
 	if head.IsZero() {
 		return nil, nil
 	}
-	iter, err := r.repo.Log(&git.LogOptions{From: head, Order: git.LogOrderCommitterTime})
-	if err != nil {
-		return nil, err
-	}
-	defer iter.Close()
 	var out []LogEntry
-	for {
-		c, err := iter.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
+	err = r.git.Log(head, true, func(c *gitstore.Commit) error {
 		for _, e := range parseTrailers(c) {
 			if skill != "" && !names[e.Skill] {
 				continue
@@ -141,11 +125,12 @@ func (r *Registry) Log(skill string, limit int) ([]LogEntry, error) {
 			}
 			out = append(out, e)
 			if limit > 0 && len(out) >= limit {
-				return out, nil
+				return gitstore.ErrStop
 			}
 		}
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
 var (
@@ -160,7 +145,7 @@ func (r *Registry) resolveRevert(ref string) (map[string]bool, string, error) {
 	if ulidRef().MatchString(ref) {
 		return map[string]bool{strings.ToUpper(ref): true}, "", nil
 	}
-	var c *object.Commit
+	var c *gitstore.Commit
 	rev := ref
 	if r.ref != "" {
 		// HEAD is the project's; HEAD~N names the registry's commits.
@@ -168,8 +153,8 @@ func (r *Registry) resolveRevert(ref string) (map[string]bool, string, error) {
 			rev = r.ref.String() + rest
 		}
 	}
-	if h, err := r.repo.ResolveRevision(plumbing.Revision(rev)); err == nil {
-		if c, err = r.repo.CommitObject(*h); err != nil {
+	if h, err := r.git.Resolve(rev); err == nil {
+		if c, err = r.git.Commit(h); err != nil {
 			return nil, "", fmt.Errorf("%w: %s is not a commit", errkind.ErrInvalid, ref)
 		}
 	} else if hexRef().MatchString(ref) {
@@ -192,9 +177,9 @@ func (r *Registry) resolveRevert(ref string) (map[string]bool, string, error) {
 }
 
 // findCommit resolves a (possibly abbreviated) hash among commits reachable from HEAD.
-func (r *Registry) findCommit(prefix string) (*object.Commit, error) {
+func (r *Registry) findCommit(prefix string) (*gitstore.Commit, error) {
 	if len(prefix) == 40 {
-		c, err := r.repo.CommitObject(plumbing.NewHash(prefix))
+		c, err := r.git.Commit(gitstore.NewHash(prefix))
 		if err != nil {
 			return nil, fmt.Errorf("%w: commit %s", ErrNotFound, prefix)
 		}
@@ -207,13 +192,8 @@ func (r *Registry) findCommit(prefix string) (*object.Commit, error) {
 	if head.IsZero() {
 		return nil, fmt.Errorf("%w: commit %s (the branch has no commits)", ErrNotFound, prefix)
 	}
-	iter, err := r.repo.Log(&git.LogOptions{From: head})
-	if err != nil {
-		return nil, err
-	}
-	defer iter.Close()
-	var found *object.Commit
-	err = iter.ForEach(func(c *object.Commit) error {
+	var found *gitstore.Commit
+	err = r.git.Log(head, false, func(c *gitstore.Commit) error {
 		if strings.HasPrefix(c.Hash.String(), prefix) {
 			if found != nil {
 				return fmt.Errorf("%w: commit prefix %s is ambiguous; give more characters", errkind.ErrInvalid, prefix)

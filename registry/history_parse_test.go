@@ -3,14 +3,14 @@ package registry
 import (
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/megagit/megagit/registry/gitstore"
 )
 
 // Commits written before outcomes had trailer blocks of their own carry an
 // implicit outcome as a verdict block with Megagit-Source: implicit and
 // Megagit-Outcome: the log reads them as outcomes too.
 func TestOldImplicitVerdictBlocksReadAsOutcomes(t *testing.T) {
-	c := &object.Commit{Message: "verdicts: 2 for session s1\n\n" +
+	c := &gitstore.Commit{Message: "verdicts: 2 for session s1\n\n" +
 		"Megagit-Verdict: HELPFUL\nMegagit-Skill: a\nMegagit-Id: 01J0000000000000000000000A\nMegagit-Session: s1\n\n" +
 		"Megagit-Verdict: HELPFUL\nMegagit-Skill: b\nMegagit-Id: 01J0000000000000000000000B\nMegagit-Session: s1\n" +
 		"Megagit-Source: implicit\nMegagit-Outcome: +0.10\nMegagit-Reason: implicit none: no signal\n"}

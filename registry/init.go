@@ -7,17 +7,15 @@ import (
 	"path/filepath"
 	"strings"
 
-	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/registry/gitstore"
 )
 
 // Init makes dir a registry in the branch layout: git init when it is not
 // inside a repository, then .megagit/config.yaml, the union merge rule for
 // ledgers and the ignore rule for .megagit/local/, all in one commit.
-func Init(dir string, configYAML []byte, opts Options) (*Registry, plumbing.Hash, error) {
+func Init(dir string, configYAML []byte, opts Options) (*Registry, gitstore.Hash, error) {
 	return InitLayout(dir, configYAML, LayoutBranch, opts)
 }
 
@@ -27,49 +25,47 @@ func Init(dir string, configYAML []byte, opts Options) (*Registry, plumbing.Hash
 // merge rule for ledgers) goes on RefBranch; when that branch exists
 // already, here or as a remote's (a teammate's clone), its files are
 // checked out into .megagit/ instead and no commit is made.
-func InitLayout(dir string, configYAML []byte, layout Layout, opts Options) (*Registry, plumbing.Hash, error) {
+func InitLayout(dir string, configYAML []byte, layout Layout, opts Options) (*Registry, gitstore.Hash, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, plumbing.ZeroHash, err
+		return nil, gitstore.ZeroHash, err
 	}
 	if err := os.MkdirAll(abs, 0o755); err != nil {
-		return nil, plumbing.ZeroHash, err
+		return nil, gitstore.ZeroHash, err
 	}
 	if st, err := os.Stat(filepath.Join(abs, local.MetaDir)); err == nil && !st.IsDir() {
-		return nil, plumbing.ZeroHash, fmt.Errorf("%w: %s", errkind.ErrInvalid, local.MetaFileError(filepath.Join(abs, local.MetaDir)))
+		return nil, gitstore.ZeroHash, fmt.Errorf("%w: %s", errkind.ErrInvalid, local.MetaFileError(filepath.Join(abs, local.MetaDir)))
 	} else if err == nil {
-		return nil, plumbing.ZeroHash, fmt.Errorf("%w: %s is already a megagit registry", ErrExists, abs)
+		return nil, gitstore.ZeroHash, fmt.Errorf("%w: %s is already a megagit registry", ErrExists, abs)
 	}
-	if _, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{DetectDotGit: true}); errors.Is(err, git.ErrRepositoryNotExists) {
-		if _, err := git.PlainInitWithOptions(abs, &git.PlainInitOptions{
-			InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")},
-		}); err != nil {
-			return nil, plumbing.ZeroHash, fmt.Errorf("git init %s: %w", abs, err)
+	if inRepo, err := gitstore.IsRepository(abs); err != nil {
+		return nil, gitstore.ZeroHash, err
+	} else if !inRepo {
+		if err := gitstore.Init(abs); err != nil {
+			return nil, gitstore.ZeroHash, err
 		}
-	} else if err != nil {
-		return nil, plumbing.ZeroHash, fmt.Errorf("open git repository at %s: %w", abs, err)
 	}
 	if layout == LayoutAuto {
 		if layout, err = ChooseLayout(abs); err != nil {
-			return nil, plumbing.ZeroHash, err
+			return nil, gitstore.ZeroHash, err
 		}
 	}
 	if err := local.MkdirAll(filepath.Join(abs, filepath.FromSlash(local.MachineDir))); err != nil {
-		return nil, plumbing.ZeroHash, err
+		return nil, gitstore.ZeroHash, err
 	}
 	if layout == LayoutRef {
 		r, hash, err := initRef(abs, configYAML, opts)
 		if err != nil {
 			os.RemoveAll(filepath.Join(abs, local.MetaDir)) // leave no half registry behind
-			return nil, plumbing.ZeroHash, err
+			return nil, gitstore.ZeroHash, err
 		}
 		return r, hash, nil
 	}
 	r, err := openAt(abs, opts)
 	if err != nil {
-		return nil, plumbing.ZeroHash, err
+		return nil, gitstore.ZeroHash, err
 	}
-	hash, err := r.writeLockedRaw(func() (string, []Change, error) {
+	hash, err := r.Write(func() (string, []Change, error) {
 		changes := []Change{{Path: local.ConfigPath, Data: configYAML}}
 		for _, f := range []struct {
 			path  string
@@ -91,7 +87,7 @@ func InitLayout(dir string, configYAML []byte, layout Layout, opts Options) (*Re
 	})
 	if err != nil {
 		os.RemoveAll(filepath.Join(abs, local.MetaDir)) // leave no half registry behind
-		return nil, plumbing.ZeroHash, err
+		return nil, gitstore.ZeroHash, err
 	}
 	return r, hash, nil
 }
@@ -107,22 +103,22 @@ const (
 )
 
 // initRef lays out a ref-layout registry at abs (see InitLayout).
-func initRef(abs string, configYAML []byte, opts Options) (*Registry, plumbing.Hash, error) {
+func initRef(abs string, configYAML []byte, opts Options) (*Registry, gitstore.Hash, error) {
 	for _, f := range []struct{ rel, data string }{
 		{refIgnoreFile, refIgnoreData},
 		{RefFile, RefBranch.String() + "\n"},
 	} {
 		if err := local.WriteFileAtomic(filepath.Join(abs, filepath.FromSlash(f.rel)), []byte(f.data), 0o644); err != nil {
-			return nil, plumbing.ZeroHash, err
+			return nil, gitstore.ZeroHash, err
 		}
 	}
 	r, err := openAt(abs, opts)
 	if err != nil {
-		return nil, plumbing.ZeroHash, err
+		return nil, gitstore.ZeroHash, err
 	}
 	lock, err := r.Local().Acquire(r.opts.LockTimeout)
 	if err != nil {
-		return nil, plumbing.ZeroHash, err
+		return nil, gitstore.ZeroHash, err
 	}
 	defer lock.Release()
 	if hash, err := r.checkoutRegistryBranch(); err != nil || !hash.IsZero() {
@@ -185,20 +181,16 @@ func (r *Registry) ignoresMetaDir() bool {
 // InitPreview is Init (branch layout) of a registry no one sees, in a
 // folder of its own: a dry run's stand-in for one not created yet. Its
 // first commit is authored by megagit, so it needs no git identity.
-func InitPreview(dir string, configYAML []byte, opts Options) (*Registry, plumbing.Hash, error) {
-	repo, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{
-		InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")},
-	})
-	if err != nil {
-		return nil, plumbing.ZeroHash, fmt.Errorf("git init %s: %w", dir, err)
+func InitPreview(dir string, configYAML []byte, opts Options) (*Registry, gitstore.Hash, error) {
+	if err := gitstore.Init(dir); err != nil {
+		return nil, gitstore.ZeroHash, err
 	}
-	cfg, err := repo.Config()
+	st, err := gitstore.Open(dir, "")
 	if err != nil {
-		return nil, plumbing.ZeroHash, err
+		return nil, gitstore.ZeroHash, err
 	}
-	cfg.User.Name, cfg.User.Email = "megagit", "megagit@localhost"
-	if err := repo.SetConfig(cfg); err != nil {
-		return nil, plumbing.ZeroHash, err
+	if err := st.SetLocalIdentity("megagit", "megagit@localhost"); err != nil {
+		return nil, gitstore.ZeroHash, err
 	}
 	return InitLayout(dir, configYAML, LayoutBranch, opts)
 }

@@ -8,12 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
-
 	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/registry/gitstore"
 )
 
 // Layout says where a registry keeps its history.
@@ -49,7 +46,7 @@ func ParseLayout(s string) (Layout, error) {
 // branch, not a private ref namespace: git's default refspecs fetch and
 // push it, so a teammate gets it with a plain clone or fetch, and
 // `git log megagit` shows the history.
-const RefBranch = plumbing.ReferenceName("refs/heads/megagit")
+const RefBranch = gitstore.RefName("refs/heads/megagit")
 
 // Layout files, registry-relative.
 const (
@@ -82,7 +79,7 @@ var treeOnly = map[string]bool{".gitignore": true, ".gitattributes": true}
 
 // readRefFile returns the branch RefFile names under root, or "" when there
 // is none (the branch layout).
-func readRefFile(root string) (plumbing.ReferenceName, error) {
+func readRefFile(root string) (gitstore.RefName, error) {
 	data, err := os.ReadFile(path.Join(root, RefFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return "", nil
@@ -90,7 +87,7 @@ func readRefFile(root string) (plumbing.ReferenceName, error) {
 	if err != nil {
 		return "", err
 	}
-	name := plumbing.ReferenceName(strings.TrimSpace(string(data)))
+	name := gitstore.RefName(strings.TrimSpace(string(data)))
 	if !name.IsBranch() || name.Validate() != nil {
 		return "", fmt.Errorf("%w: %s: %q is not a branch (want refs/heads/NAME)", errkind.ErrInvalid, path.Join(root, RefFile), strings.TrimSpace(string(data)))
 	}
@@ -127,30 +124,22 @@ func WorkTreeTop(dir string) (top string, ok bool) {
 		}
 		abs = parent
 	}
-	repo, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	st, err := gitstore.Open(abs, "")
 	if err != nil {
 		return "", false
 	}
-	wt, err := repo.Worktree()
-	if err != nil {
-		return "", false
-	}
-	top = wt.Filesystem.Root()
-	if t, err := filepath.EvalSymlinks(top); err == nil {
-		top = t
-	}
-	return top, true
+	return st.WorkTree(), true
 }
 
 func ChooseLayout(dir string) (Layout, error) {
-	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
-	if errors.Is(err, git.ErrRepositoryNotExists) {
+	st, err := gitstore.Open(dir, "")
+	if errors.Is(err, gitstore.ErrNoRepository) {
 		return LayoutBranch, nil
 	}
 	if err != nil {
 		return "", fmt.Errorf("open git repository at %s: %w", dir, err)
 	}
-	if _, err := repo.Head(); err == nil {
+	if _, err := st.HeadCommit(); err == nil {
 		return LayoutRef, nil
 	}
 	return LayoutBranch, nil
@@ -162,45 +151,45 @@ func ChooseLayout(dir string) (Layout, error) {
 // disk. It returns the branch's commit (zero when there is none yet).
 // Only files inside .megagit/ are written: a branch holding anything else
 // is not a registry branch, and is refused.
-func (r *Registry) checkoutRegistryBranch() (plumbing.Hash, error) {
+func (r *Registry) checkoutRegistryBranch() (gitstore.Hash, error) {
 	_, head, err := r.Head()
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitstore.ZeroHash, err
 	}
 	if head.IsZero() {
 		if head, err = r.remoteRegistryBranch(); err != nil || head.IsZero() {
-			return plumbing.ZeroHash, err
+			return gitstore.ZeroHash, err
 		}
-		if err := r.setRef(r.ref, plumbing.ZeroHash, head); err != nil {
-			return plumbing.ZeroHash, err
+		if err := r.setRef(r.ref, gitstore.ZeroHash, head); err != nil {
+			return gitstore.ZeroHash, err
 		}
 	}
 	tree, err := r.CommitTree(head)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitstore.ZeroHash, err
 	}
 	var changes []Change
-	err = tree.Files().ForEach(func(f *object.File) error {
-		rel := r.RelPath(f.Name)
+	err = tree.Files(func(f gitstore.File) error {
+		rel := r.RelPath(f.Path)
 		if treeOnly[rel] {
 			return nil
 		}
 		if !r.onDisk(rel) {
-			return fmt.Errorf("%w: branch %s holds %s, outside %s/: it is not a megagit registry branch", errkind.ErrInvalid, r.ref.Short(), f.Name, local.MetaDir)
+			return fmt.Errorf("%w: branch %s holds %s, outside %s/: it is not a megagit registry branch", errkind.ErrInvalid, r.ref.Short(), f.Path, local.MetaDir)
 		}
-		data, err := f.Contents()
+		data, err := f.Data()
 		if err != nil {
 			return err
 		}
-		changes = append(changes, Change{Path: rel, Data: []byte(data), Mode: f.Mode})
+		changes = append(changes, Change{Path: rel, Data: data, Mode: f.Mode})
 		return nil
 	})
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitstore.ZeroHash, err
 	}
 	for _, c := range changes {
 		if err := local.WriteFileAtomic(r.abs(c.Path), c.Data, 0o644); err != nil {
-			return plumbing.ZeroHash, err
+			return gitstore.ZeroHash, err
 		}
 	}
 	return head, nil
@@ -213,60 +202,53 @@ func (r *Registry) checkoutRegistryBranch() (plumbing.Hash, error) {
 // ignored by the project, so `git worktree add` never writes it. "" when
 // the repository has no such branch.
 func BranchNotCheckedOut(dir string) string {
-	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	st, err := gitstore.Open(dir, "")
 	if err != nil {
 		return ""
 	}
-	holds := func(h plumbing.Hash) bool {
-		c, err := repo.CommitObject(h)
-		if err != nil {
+	holds := func(h gitstore.Hash) bool {
+		tree, err := st.CommitTree(h)
+		if err != nil || tree == nil {
 			return false
 		}
-		tree, err := c.Tree()
-		if err != nil {
-			return false
-		}
-		_, err = tree.File(local.ConfigPath)
-		return err == nil
+		_, ok, err := tree.Read(local.ConfigPath)
+		return ok && err == nil
 	}
-	if ref, err := repo.Reference(RefBranch, true); err == nil && holds(ref.Hash()) {
+	if h, err := st.Ref(RefBranch); err == nil && holds(h) {
 		return RefBranch.Short()
 	}
-	refs, err := repo.References()
+	refs, err := st.RemoteRefs()
 	if err != nil {
 		return ""
 	}
-	defer refs.Close()
 	found := ""
-	_ = refs.ForEach(func(ref *plumbing.Reference) error {
-		if ref.Name().IsRemote() && strings.HasSuffix(ref.Name().Short(), "/"+RefBranch.Short()) && holds(ref.Hash()) {
-			if found == "" || strings.HasPrefix(ref.Name().Short(), "origin/") {
-				found = ref.Name().Short()
+	for _, ref := range refs {
+		if strings.HasSuffix(ref.Name.Short(), "/"+RefBranch.Short()) && holds(ref.Hash) {
+			if found == "" || strings.HasPrefix(ref.Name.Short(), "origin/") {
+				found = ref.Name.Short()
 			}
 		}
-		return nil
-	})
+	}
 	return found
 }
 
 // remoteRegistryBranch is the registry branch as a remote has it (origin
 // first, else the first remote that has one), or zero.
-func (r *Registry) remoteRegistryBranch() (plumbing.Hash, error) {
-	cfg, err := r.repo.Config()
+func (r *Registry) remoteRegistryBranch() (gitstore.Hash, error) {
+	remotes, err := r.git.Remotes()
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitstore.ZeroHash, err
 	}
 	names := []string{"origin"}
-	for n := range cfg.Remotes {
+	for _, n := range remotes {
 		if n != "origin" {
 			names = append(names, n)
 		}
 	}
 	for _, n := range names {
-		ref, err := r.repo.Storer.Reference(plumbing.NewRemoteReferenceName(n, r.ref.Short()))
-		if err == nil {
-			return ref.Hash(), nil
+		if h, err := r.git.Ref(gitstore.RemoteRef(n, r.ref.Short())); err == nil {
+			return h, nil
 		}
 	}
-	return plumbing.ZeroHash, nil
+	return gitstore.ZeroHash, nil
 }

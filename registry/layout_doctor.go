@@ -7,10 +7,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/megagit/megagit/doctor"
 	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/registry/gitstore"
 )
 
 // layoutCheck is doctor's word on where verdicts go. In the ref layout:
@@ -79,7 +78,7 @@ func (r *Registry) layoutCheck() doctor.Check {
 // not the registry's: anything outside .megagit/, the skill roots, git's
 // own files, READMEs, licences and the agents' settings folders. A
 // registry kept in a subfolder is inside a project by definition.
-func (r *Registry) projectFiles(h plumbing.Hash) []string {
+func (r *Registry) projectFiles(h gitstore.Hash) []string {
 	if r.prefix != "" {
 		return []string{"the registry is in its subfolder " + r.prefix}
 	}
@@ -93,7 +92,7 @@ func (r *Registry) projectFiles(h plumbing.Hash) []string {
 		own[strings.SplitN(path.Clean(root), "/", 2)[0]] = true
 	}
 	var out []string
-	for _, e := range tree.Entries {
+	for _, e := range tree.Entries() {
 		upper := strings.ToUpper(e.Name)
 		if own[e.Name] || strings.HasPrefix(upper, "README") || strings.HasPrefix(upper, "LICENSE") || strings.HasPrefix(upper, "LICENCE") || strings.HasPrefix(upper, "CHANGELOG") {
 			continue
@@ -109,9 +108,9 @@ func (r *Registry) projectFiles(h plumbing.Hash) []string {
 
 // isDefaultBranch reports whether branch is the repository's main line:
 // the branch origin's HEAD names, else main, master or trunk.
-func (r *Registry) isDefaultBranch(branch plumbing.ReferenceName) bool {
-	if ref, err := r.repo.Storer.Reference(plumbing.NewRemoteHEADReferenceName("origin")); err == nil && ref.Type() == plumbing.SymbolicReference {
-		return ref.Target().Short() == "origin/"+branch.Short()
+func (r *Registry) isDefaultBranch(branch gitstore.RefName) bool {
+	if target, ok, err := r.git.SymRef(gitstore.RemoteHEADRef("origin")); err == nil && ok {
+		return target.Short() == "origin/"+branch.Short()
 	}
 	switch branch.Short() {
 	case "main", "master", "trunk":
@@ -154,8 +153,7 @@ func (r *Registry) trackedByProject() (meta bool, skills []string) {
 	if err != nil || tree == nil {
 		return false, nil
 	}
-	_, err = tree.FindEntry(r.GitPath(local.MetaDir))
-	meta = err == nil
+	_, meta, _ = tree.Find(r.GitPath(local.MetaDir))
 	mine, err := os.ReadDir(r.abs(RefSkillsRoot))
 	if err != nil {
 		return meta, nil
@@ -163,7 +161,7 @@ func (r *Registry) trackedByProject() (meta bool, skills []string) {
 	for _, root := range DefaultRoots {
 		for _, e := range mine {
 			old := path.Join(root, e.Name())
-			if _, err := tree.FindEntry(r.GitPath(path.Join(old, "SKILL.md"))); err == nil {
+			if _, ok, _ := tree.Find(r.GitPath(path.Join(old, "SKILL.md"))); ok {
 				skills = append(skills, old)
 			}
 		}

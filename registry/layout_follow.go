@@ -7,10 +7,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
-
 	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/registry/gitstore"
 )
 
 // checkoutFile, in the local folder, holds the commit of the registry's
@@ -20,7 +18,7 @@ const checkoutFile = "checkout"
 func (r *Registry) checkoutPath() string { return r.LocalDir() + "/" + checkoutFile }
 
 // markCheckout records that .megagit/ reflects commit h.
-func (r *Registry) markCheckout(h plumbing.Hash) error {
+func (r *Registry) markCheckout(h gitstore.Hash) error {
 	if err := local.WriteFileAtomic(r.checkoutPath(), []byte(h.String()+"\n"), 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", r.checkoutPath(), err)
 	}
@@ -61,25 +59,18 @@ func (r *Registry) followLocked() error {
 	if err != nil {
 		return err
 	}
-	var oldTree *object.Tree
-	if seen, err := os.ReadFile(r.checkoutPath()); err == nil && plumbing.IsHash(strings.TrimSpace(string(seen))) {
+	var oldTree *gitstore.Tree
+	if seen, err := os.ReadFile(r.checkoutPath()); err == nil && gitstore.IsHash(strings.TrimSpace(string(seen))) {
 		// A commit gone (gc) reads as an empty base: every file is then
 		// either the branch's already or kept.
-		oldTree, _ = r.CommitTree(plumbing.NewHash(strings.TrimSpace(string(seen))))
+		oldTree, _ = r.CommitTree(gitstore.NewHash(strings.TrimSpace(string(seen))))
 	}
-	if oldTree == nil {
-		oldTree = &object.Tree{}
-	}
-	diff, err := object.DiffTree(oldTree, newTree)
+	diff, err := gitstore.DiffPaths(oldTree, newTree)
 	if err != nil {
 		return fmt.Errorf("compare %s with what .megagit/ holds: %w", r.ref.Short(), err)
 	}
 	var kept, outside []string
-	for _, ch := range diff {
-		name := ch.To.Name
-		if name == "" {
-			name = ch.From.Name
-		}
+	for _, name := range diff {
 		rel := r.RelPath(name)
 		if !r.onDisk(rel) {
 			if !treeOnly[rel] {

@@ -8,12 +8,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
-
 	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/registry/gitstore"
 )
 
 // LayoutMove is what a change of layout did.
@@ -54,14 +51,14 @@ func (r *Registry) MoveToRef(config []byte) (LayoutMove, error) {
 			return LayoutMove{}, fmt.Errorf("%w: the registry is already on its own branch %s", errkind.ErrInvalid, r.ref.Short())
 		}
 	}
-	if _, err := r.repo.Storer.Reference(RefBranch); err == nil {
+	if _, err := r.git.Ref(RefBranch); err == nil {
 		return LayoutMove{}, fmt.Errorf("%w: branch %s exists already; rename or delete it first (git branch -m %s OLD-NAME)", ErrExists, RefBranch.Short(), RefBranch.Short())
 	}
-	head, err := r.repo.Head()
+	head, err := r.git.HeadCommit()
 	if err != nil {
 		return LayoutMove{}, fmt.Errorf("%w: the checked-out branch has no commit to move the registry from", errkind.ErrInvalid)
 	}
-	tree, err := r.CommitTree(head.Hash())
+	tree, err := r.CommitTree(head)
 	if err != nil {
 		return LayoutMove{}, err
 	}
@@ -80,7 +77,7 @@ func (r *Registry) MoveToRef(config []byte) (LayoutMove, error) {
 	// changed nothing (the commit is an unreferenced object); killed after
 	// it, anywhere, the next command (or doctor --fix) replays it, which
 	// writes the layout files and finishes the commit (recover.go).
-	j, err := r.writeJournal(RefBranch, plumbing.ZeroHash, commit, changes, LayoutRef)
+	j, err := r.writeJournal(RefBranch, gitstore.ZeroHash, commit, changes, LayoutRef)
 	if err != nil {
 		return LayoutMove{}, err
 	}
@@ -101,12 +98,12 @@ func (r *Registry) MoveToRef(config []byte) (LayoutMove, error) {
 // refChanges lists the files of the ref layout's first commit, the
 // registry-relative files of tree they come from, and where each skill
 // folder moves.
-func (r *Registry) refChanges(tree *object.Tree, config []byte) ([]Change, []string, map[string]string, error) {
+func (r *Registry) refChanges(tree *gitstore.Tree, config []byte) ([]Change, []string, map[string]string, error) {
 	var changes []Change
 	var sources []string
 	moved := map[string]string{}
 	from := map[string]string{} // new path -> source
-	add := func(src, dst string, data []byte, mode filemode.FileMode) error {
+	add := func(src, dst string, data []byte, mode gitstore.Mode) error {
 		if other, ok := from[dst]; ok {
 			return fmt.Errorf("%w: %s and %s would both move to %s; rename one skill first (megagit skill mv)", ErrExists, other, src, dst)
 		}
@@ -115,8 +112,8 @@ func (r *Registry) refChanges(tree *object.Tree, config []byte) ([]Change, []str
 		changes = append(changes, Change{Path: dst, Data: data, Mode: mode})
 		return nil
 	}
-	err := tree.Files().ForEach(func(f *object.File) error {
-		rel := r.RelPath(f.Name)
+	err := tree.Files(func(f gitstore.File) error {
+		rel := r.RelPath(f.Path)
 		dst := ""
 		switch {
 		case strings.HasPrefix(rel, "../") || local.IsLocalPath(rel):
@@ -143,11 +140,11 @@ func (r *Registry) refChanges(tree *object.Tree, config []byte) ([]Change, []str
 		if !f.Mode.IsFile() {
 			return fmt.Errorf("%w: %s is not a regular file; the registry branch holds files only", errkind.ErrInvalid, rel)
 		}
-		data, err := f.Contents()
+		data, err := f.Data()
 		if err != nil {
 			return err
 		}
-		return add(rel, dst, []byte(data), f.Mode)
+		return add(rel, dst, data, f.Mode)
 	})
 	if err != nil {
 		return nil, nil, nil, err
@@ -203,7 +200,7 @@ func (r *Registry) MoveToBranch() (LayoutMove, error) {
 	if err != nil {
 		return LayoutMove{}, err
 	}
-	parents := []plumbing.Hash{}
+	parents := []gitstore.Hash{}
 	if !head.IsZero() {
 		parents = append(parents, head)
 	}
@@ -236,15 +233,15 @@ func (r *Registry) MoveToBranch() (LayoutMove, error) {
 // .gitignore and .gitattributes lines are added to the project's. A
 // registry file the branch already holds, or a project .gitignore or
 // .gitattributes with uncommitted edits, is refused.
-func (r *Registry) branchChanges(regTree, headTree *object.Tree) ([]Change, error) {
+func (r *Registry) branchChanges(regTree, headTree *gitstore.Tree) ([]Change, error) {
 	var changes []Change
 	var clash []string
 	if regTree == nil {
 		return nil, nil
 	}
-	err := regTree.Files().ForEach(func(f *object.File) error {
-		rel := r.RelPath(f.Name)
-		data, err := f.Contents()
+	err := regTree.Files(func(f gitstore.File) error {
+		rel := r.RelPath(f.Path)
+		data, err := f.Data()
 		if err != nil {
 			return err
 		}
@@ -256,10 +253,10 @@ func (r *Registry) branchChanges(regTree, headTree *object.Tree) ([]Change, erro
 			if inHead {
 				clash = append(clash, rel)
 			}
-			changes = append(changes, Change{Path: rel, Data: []byte(data), Mode: f.Mode})
+			changes = append(changes, Change{Path: rel, Data: data, Mode: f.Mode})
 			return nil
 		}
-		merged := withLines(string(old), strings.Split(strings.TrimSpace(data), "\n")...)
+		merged := withLines(string(old), strings.Split(strings.TrimSpace(string(data)), "\n")...)
 		if merged == string(old) {
 			return nil
 		}
@@ -282,7 +279,7 @@ func (r *Registry) branchChanges(regTree, headTree *object.Tree) ([]Change, erro
 // enterRefLayout writes the files that make this checkout the ref layout,
 // committing to branch: the ignore rule first, so the registry is never in
 // the ref layout without it, then RefFile. Writing them again is harmless.
-func (r *Registry) enterRefLayout(branch plumbing.ReferenceName) error {
+func (r *Registry) enterRefLayout(branch gitstore.RefName) error {
 	if !r.ignoresMetaDir() {
 		if err := local.WriteFileAtomic(r.abs(refIgnoreFile), []byte(refIgnoreData), 0o644); err != nil {
 			return err

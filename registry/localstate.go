@@ -1,19 +1,14 @@
 package registry
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/megagit/megagit/doctor"
 	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/registry/gitstore"
 )
 
 // .megagit/local/ is each machine's own state (the decision log, sessions,
@@ -70,12 +65,12 @@ func (r *Registry) ProjectTrackedLocal() ([]string, error) {
 			seen[p] = true
 		}
 	}
-	idx, err := r.repo.Storer.Index()
+	names, err := r.git.IndexPaths()
 	if err != nil {
-		return nil, fmt.Errorf("read git index: %w", err)
+		return nil, err
 	}
-	for _, e := range idx.Entries {
-		if rel := r.RelPath(e.Name); IsLocalPath(rel) {
+	for _, name := range names {
+		if rel := r.RelPath(name); IsLocalPath(rel) {
 			seen[rel] = true
 		}
 	}
@@ -89,12 +84,9 @@ func (r *Registry) ProjectTrackedLocal() ([]string, error) {
 
 // localEntries lists the entries of tree (a commit's root tree) that are
 // .megagit/local or lie under it (IsLocalPath), registry-relative, sorted.
-func (r *Registry) localEntries(tree *object.Tree) ([]string, error) {
+func (r *Registry) localEntries(tree *gitstore.Tree) ([]string, error) {
 	if tree != nil && r.prefix != "" {
-		sub, err := tree.Tree(r.prefix)
-		if errors.Is(err, object.ErrDirectoryNotFound) || errors.Is(err, object.ErrEntryNotFound) {
-			return nil, nil
-		}
+		sub, err := tree.Sub(r.prefix)
 		if err != nil {
 			return nil, err
 		}
@@ -104,42 +96,36 @@ func (r *Registry) localEntries(tree *object.Tree) ([]string, error) {
 		return nil, nil
 	}
 	var out []string
-	for _, meta := range tree.Entries {
-		if meta.Mode != filemode.Dir || !local.SameName(meta.Name, local.MetaDir) {
+	for _, meta := range tree.Entries() {
+		if meta.Mode != gitstore.Dir || !local.SameName(meta.Name, local.MetaDir) {
 			continue
 		}
-		mt, err := r.repo.TreeObject(meta.Hash)
+		mt, err := r.git.Tree(meta.Hash)
 		if err != nil {
 			return nil, err
 		}
-		for _, e := range mt.Entries {
+		for _, e := range mt.Entries() {
 			if !local.SameName(e.Name, "local") {
 				continue
 			}
 			dir := meta.Name + "/" + e.Name
-			if e.Mode != filemode.Dir {
+			if e.Mode != gitstore.Dir {
 				out = append(out, dir)
 				continue
 			}
-			sub, err := r.repo.TreeObject(e.Hash)
+			sub, err := r.git.Tree(e.Hash)
 			if err != nil {
 				return nil, err
 			}
-			w := object.NewTreeWalker(sub, true, nil)
-			for {
-				name, f, err := w.Next()
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				if err != nil {
-					w.Close()
-					return nil, err
-				}
-				if f.Mode != filemode.Dir {
+			err = sub.Walk(func(name string, f gitstore.Entry) error {
+				if f.Mode != gitstore.Dir {
 					out = append(out, dir+"/"+name)
 				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
 			}
-			w.Close()
 		}
 	}
 	sort.Strings(out)
@@ -188,9 +174,9 @@ func samePath(a, b string) bool {
 // branch in one commit (and from git's index), leaving the files on disk:
 // they are this machine's state. It returns what it removed, nothing and
 // a zero hash when git tracks nothing there.
-func (r *Registry) UntrackLocal() ([]string, plumbing.Hash, error) {
+func (r *Registry) UntrackLocal() ([]string, gitstore.Hash, error) {
 	var removed []string
-	h, err := r.writeLockedRaw(func() (string, []Change, error) {
+	h, err := r.Write(func() (string, []Change, error) {
 		paths, err := r.TrackedLocal()
 		if err != nil || len(paths) == 0 {
 			return "", nil, err

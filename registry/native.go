@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/lifecycle"
 	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/registry/gitstore"
 	"github.com/megagit/megagit/registry/ledger"
 	"github.com/megagit/megagit/skillfile"
 )
@@ -68,7 +68,7 @@ func NativeEvidence(entries []ledger.Entry) lifecycle.Evidence {
 // RecordNativeVerdicts records verdicts on the read-only skill key names
 // (every input's Skill must be its name) in this registry's native ledger
 // and makes one commit; the skill's own folder is never written.
-func (r *Registry) RecordNativeVerdicts(key string, inputs []VerdictInput, now time.Time) ([]Applied, plumbing.Hash, error) {
+func (r *Registry) RecordNativeVerdicts(key string, inputs []VerdictInput, now time.Time) ([]Applied, gitstore.Hash, error) {
 	return r.RecordBatch(nil, []NativeBatch{{Key: key, Inputs: inputs}}, now)
 }
 
@@ -108,14 +108,14 @@ func (r *Registry) applyNative(key string, inputs []VerdictInput, now time.Time)
 // it lacks (by id), in one commit, and says how many: the evidence a
 // skill gathered in a registry goes with it when it leaves (`megagit adopt
 // --restore`). Nothing new: no commit.
-func (r *Registry) MergeNativeLedger(key string, entries []ledger.Entry, reason string) (int, plumbing.Hash, error) {
+func (r *Registry) MergeNativeLedger(key string, entries []ledger.Entry, reason string) (int, gitstore.Hash, error) {
 	if err := checkNativeKey(key); err != nil {
-		return 0, plumbing.ZeroHash, err
+		return 0, gitstore.ZeroHash, err
 	}
 	name, _, _ := strings.Cut(key, "@")
 	rel := NativeLedgerPath(key)
 	added := 0
-	hash, err := r.writeLockedRaw(func() (string, []Change, error) {
+	hash, err := r.Write(func() (string, []Change, error) {
 		data, err := r.readLedger(rel)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return "", nil, err

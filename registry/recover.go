@@ -7,7 +7,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/megagit/megagit/registry/gitstore"
 )
 
 // recoverIfNeeded finishes or discards a commit a crashed writer left in its
@@ -75,7 +75,7 @@ func (r *Registry) replayJournal() (bool, error) {
 		r.warn("discarded the journal of an interrupted write on %s: %s is checked out now", j.Branch, branch)
 		return true, os.Remove(r.journalPath())
 	case curStr == j.Commit || curStr == j.Parent:
-		if _, err := r.repo.CommitObject(plumbing.NewHash(j.Commit)); err != nil {
+		if _, err := r.git.Commit(gitstore.NewHash(j.Commit)); err != nil {
 			r.warn("discarded the journal of an interrupted write: its commit is missing: %v", err)
 			return true, os.Remove(r.journalPath())
 		}
@@ -101,7 +101,7 @@ func (r *Registry) replayJournal() (bool, error) {
 // applies the commit. Otherwise the replay discards the journal, and the
 // layout stays as it is.
 func (r *Registry) resumeLayout(j journal) error {
-	at := func(h plumbing.Hash) bool {
+	at := func(h gitstore.Hash) bool {
 		cur := ""
 		if !h.IsZero() {
 			cur = h.String()
@@ -113,7 +113,7 @@ func (r *Registry) resumeLayout(j journal) error {
 		if r.ref != "" && r.ref.String() != j.Branch {
 			return nil
 		}
-		branch := plumbing.ReferenceName(j.Branch)
+		branch := gitstore.RefName(j.Branch)
 		if _, h, err := r.branchHead(branch); err != nil || !at(h) {
 			return err
 		}

@@ -3,17 +3,13 @@ package registry
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
 	"time"
 
-	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/storage/filesystem"
-
 	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/registry/gitstore"
 )
 
 // Options are the settings a registry needs from config.
@@ -37,9 +33,9 @@ type Registry struct {
 	commonDir string
 	// ref is the branch a registry in the ref layout commits to (RefFile);
 	// "" in the branch layout, which commits to the checked-out branch.
-	ref     plumbing.ReferenceName
+	ref     gitstore.RefName
 	prefix  string // registry folder relative to gitRoot, slash form, "" at top
-	repo    *git.Repository
+	git     *gitstore.Store
 	opts    Options
 	anyLink bool // symlinks may lead outside root (LoadOwnDir)
 	// recovered: Open replayed or discarded a journal (Recovered).
@@ -81,26 +77,18 @@ func openAt(root string, opts Options) (*Registry, error) {
 	if opts.Warn == nil {
 		opts.Warn = func(string) {}
 	}
-	repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s has %s but is not inside a git repository: %v", local.ErrNotRegistry, root, local.MetaDir, err)
-	}
-	wt, err := repo.Worktree()
-	if err != nil {
-		return nil, fmt.Errorf("open git work tree: %w", err)
-	}
-	st, ok := repo.Storer.(*filesystem.Storage)
-	if !ok {
-		return nil, errors.New("unsupported git storage")
-	}
-	gitRoot, err := filepath.EvalSymlinks(wt.Filesystem.Root())
-	if err != nil {
-		return nil, err
-	}
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		return nil, err
 	}
+	st, err := gitstore.Open(root, local.Open(realRoot, 0).Path())
+	if errors.Is(err, gitstore.ErrNoRepository) {
+		return nil, fmt.Errorf("%w: %s has %s but is %v", local.ErrNotRegistry, root, local.MetaDir, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	gitRoot := st.WorkTree()
 	rel, err := filepath.Rel(gitRoot, realRoot)
 	if err != nil || strings.HasPrefix(rel, "..") {
 		return nil, fmt.Errorf("%w: %s is outside its git work tree %s", local.ErrNotRegistry, root, gitRoot)
@@ -113,28 +101,7 @@ func openAt(root string, opts Options) (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	gitDir := st.Filesystem().Root()
-	r := &Registry{root: realRoot, gitRoot: gitRoot, gitDir: gitDir, commonDir: commonGitDir(gitDir), ref: ref, prefix: prefix, repo: repo, opts: opts}
-	repo.Storer = &refStorer{Storage: st, gitDir: r.gitDir, commonDir: r.commonDir, marker: r.gitLockMarker}
-	return r, nil
-}
-
-// commonGitDir is where git keeps the branches of the repository whose
-// work-tree git folder is gitDir: the folder its commondir file names (a
-// linked worktree's), else gitDir itself.
-func commonGitDir(gitDir string) string {
-	data, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
-	if err != nil {
-		return gitDir
-	}
-	dir := strings.TrimSpace(string(data))
-	if dir == "" {
-		return gitDir
-	}
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(gitDir, dir)
-	}
-	return filepath.Clean(dir)
+	return &Registry{root: realRoot, gitRoot: gitRoot, gitDir: st.GitDir(), commonDir: st.CommonDir(), ref: ref, prefix: prefix, git: st, opts: opts}, nil
 }
 
 // Root is the registry folder.
@@ -156,9 +123,9 @@ func (r *Registry) ConfigFile() string {
 	return filepath.Join(r.root, filepath.FromSlash(local.ConfigPath))
 }
 
-// Repo exposes the git repository for history queries and for a sync's
-// fetch and push; branches move only through the registry's own writes.
-func (r *Registry) Repo() *git.Repository { return r.repo }
+// Store is the registry's git repository, for a sync's fetch and push and
+// its merge's reads; branches move only through the registry's own writes.
+func (r *Registry) Store() *gitstore.Store { return r.git }
 
 // GitDir is the repository's shared .git folder (the main one, from a
 // linked worktree too), where a sync repairs what a killed fetch left and

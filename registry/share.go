@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/megagit/megagit/registry/gitstore"
 	"github.com/megagit/megagit/registry/ledger"
 	"github.com/oklog/ulid/v2"
 )
@@ -39,7 +39,7 @@ func UseEntry(u Use) ledger.Entry {
 // in one commit whose Megagit-Id trailers let `megagit revert` take them
 // back, and returns the lines added (none: no commit). Only the ledger
 // changes: a use is no verdict, so no SKILL.md is rewritten.
-func (r *Registry) ShareUses(uses []Use) ([]ledger.Entry, plumbing.Hash, error) {
+func (r *Registry) ShareUses(uses []Use) ([]ledger.Entry, gitstore.Hash, error) {
 	var added []ledger.Entry
 	hash, err := r.writeLocked(func(e *edit) (string, error) {
 		for _, u := range uses {

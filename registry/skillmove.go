@@ -12,12 +12,9 @@ import (
 	"sort"
 	"strings"
 
-	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/registry/gitstore"
 	"github.com/megagit/megagit/registry/ledger"
 	"github.com/megagit/megagit/registry/skillslock"
 	"github.com/megagit/megagit/skillfile"
@@ -44,14 +41,14 @@ type Moved struct {
 
 // RemoveSkill deletes a skill's folder and its ledger in one commit: git
 // history keeps both (a revert of the commit brings them back).
-func (r *Registry) RemoveSkill(name string) (Moved, plumbing.Hash, error) {
+func (r *Registry) RemoveSkill(name string) (Moved, gitstore.Hash, error) {
 	var m Moved
-	hash, err := r.writeLockedRaw(func() (string, []Change, error) {
+	hash, err := r.Write(func() (string, []Change, error) {
 		s, err := r.Skill(name)
 		if err != nil {
 			return "", nil, err
 		}
-		files, err := r.folderFiles(path.Dir(s.Path))
+		files, err := r.FolderFiles(path.Dir(s.Path))
 		if err != nil {
 			return "", nil, err
 		}
@@ -82,12 +79,12 @@ func (r *Registry) RemoveSkill(name string) (Moved, plumbing.Hash, error) {
 // RenameSkill moves a skill's folder to a new name within its root, sets
 // the `name:` of its SKILL.md, and moves its ledger (every entry now names
 // the new skill), so its evidence follows it; one commit.
-func (r *Registry) RenameSkill(oldName, newName string) (Moved, plumbing.Hash, error) {
+func (r *Registry) RenameSkill(oldName, newName string) (Moved, gitstore.Hash, error) {
 	var m Moved
 	if err := skillfile.ValidateName(newName); err != nil {
-		return m, plumbing.ZeroHash, err
+		return m, gitstore.ZeroHash, err
 	}
-	hash, err := r.writeLockedRaw(func() (string, []Change, error) {
+	hash, err := r.Write(func() (string, []Change, error) {
 		s, err := r.Skill(oldName)
 		if err != nil {
 			return "", nil, err
@@ -95,7 +92,7 @@ func (r *Registry) RenameSkill(oldName, newName string) (Moved, plumbing.Hash, e
 		if oldName == newName {
 			return "", nil, fmt.Errorf("%w: skill %q already has that name", errkind.ErrInvalid, newName)
 		}
-		if err := r.refuseTaken(newName); err != nil {
+		if err := r.RefuseTaken(newName); err != nil {
 			return "", nil, err
 		}
 		oldDir := path.Dir(s.Path)
@@ -193,28 +190,34 @@ func (r *Registry) versionHashed(rel, hash string) []byte {
 	if err != nil || head.IsZero() {
 		return nil
 	}
-	iter, err := r.repo.Log(&git.LogOptions{From: head})
-	if err != nil {
-		return nil
-	}
-	defer iter.Close()
-	seen := map[plumbing.Hash]bool{}
-	for range maxVersionsRead {
-		c, err := iter.Next()
+	seen := map[gitstore.Hash]bool{}
+	var found []byte
+	read := 0
+	_ = r.git.Log(head, false, func(c *gitstore.Commit) error {
+		if read >= maxVersionsRead {
+			return gitstore.ErrStop
+		}
+		read++
+		tree, err := r.git.Tree(c.Tree)
 		if err != nil {
+			return err
+		}
+		e, ok, err := tree.Find(r.GitPath(rel))
+		if err != nil || !ok || !e.Mode.IsFile() || seen[e.Hash] {
 			return nil
 		}
-		f, err := c.File(r.GitPath(rel))
-		if err != nil || seen[f.Hash] || f.Size > skillfile.MaxSize {
-			continue
+		if size, err := r.git.BlobSize(e.Hash); err != nil || size > skillfile.MaxSize {
+			return nil
 		}
-		seen[f.Hash] = true
-		data, err := f.Contents()
-		if err == nil && skillslock.FileHash(path.Base(rel), []byte(data)) == hash {
-			return []byte(data)
+		seen[e.Hash] = true
+		data, err := r.git.Blob(e.Hash)
+		if err == nil && skillslock.FileHash(path.Base(rel), data) == hash {
+			found = data
+			return gitstore.ErrStop
 		}
-	}
-	return nil
+		return nil
+	})
+	return found
 }
 
 // renameLedger rewrites the skill of every readable entry; a line that does
@@ -240,13 +243,13 @@ func renameLedger(data []byte, oldName, newName string) []byte {
 // SKILL.md) or a folder of them. Every SKILL.md must pass the lint `megagit
 // lint` runs (errors refuse the whole import, warnings are returned), and
 // no name may exist in the registry already.
-func (r *Registry) ImportSkills(sources []string) ([]Moved, []skillfile.Problem, plumbing.Hash, error) {
+func (r *Registry) ImportSkills(sources []string) ([]Moved, []skillfile.Problem, gitstore.Hash, error) {
 	var found []importDir
 	var skipped []skillfile.Problem
 	for _, src := range sources {
 		dirs, links, err := skillDirs(src)
 		if err != nil {
-			return nil, nil, plumbing.ZeroHash, err
+			return nil, nil, gitstore.ZeroHash, err
 		}
 		found = append(found, dirs...)
 		skipped = append(skipped, links...)
@@ -266,12 +269,12 @@ type AdoptSource struct {
 // with the commit's subject: each one's verdicts become its ledger and its
 // mega_meta, in the same one commit, so the skill is never in the
 // registry without them.
-func (r *Registry) AdoptSkills(sources []AdoptSource, subject string) ([]Moved, []skillfile.Problem, plumbing.Hash, error) {
+func (r *Registry) AdoptSkills(sources []AdoptSource, subject string) ([]Moved, []skillfile.Problem, gitstore.Hash, error) {
 	found := make([]importDir, len(sources))
 	for i, s := range sources {
 		abs, err := filepath.Abs(s.Dir)
 		if err != nil {
-			return nil, nil, plumbing.ZeroHash, err
+			return nil, nil, gitstore.ZeroHash, err
 		}
 		found[i] = importDir{dir: abs, name: filepath.Base(abs), ledger: s.Ledger}
 	}
@@ -280,10 +283,10 @@ func (r *Registry) AdoptSkills(sources []AdoptSource, subject string) ([]Moved, 
 
 // importDirs commits the skill folders found into the first root; subject
 // "" names them.
-func (r *Registry) importDirs(found []importDir, subject string) ([]Moved, []skillfile.Problem, plumbing.Hash, error) {
+func (r *Registry) importDirs(found []importDir, subject string) ([]Moved, []skillfile.Problem, gitstore.Hash, error) {
 	var moved []Moved
 	var warnings []skillfile.Problem
-	hash, err := r.writeLockedRaw(func() (string, []Change, error) {
+	hash, err := r.Write(func() (string, []Change, error) {
 		var changes []Change
 		var errs []string
 		var budget int64 = maxImportTotal
@@ -294,7 +297,7 @@ func (r *Registry) importDirs(found []importDir, subject string) ([]Moved, []ski
 				return "", nil, fmt.Errorf("%w: skill %q is in both %s and %s", errkind.ErrInvalid, d.name, first, d.dir)
 			}
 			seen[d.name] = d.dir
-			if err := r.refuseTaken(d.name); err != nil {
+			if err := r.RefuseTaken(d.name); err != nil {
 				return "", nil, err
 			}
 			m, ch, problems, err := r.importOne(d, &budget)
@@ -431,7 +434,7 @@ func (r *Registry) importOne(d importDir, budget *int64) (Moved, []Change, []ski
 				return filepath.SkipDir
 			}
 			if local.SameName(e.Name(), local.MetaDir) {
-				return fmt.Errorf("%w: %s: %s", errkind.ErrInvalid, p, nestedMetaDir)
+				return fmt.Errorf("%w: %s: %s", errkind.ErrInvalid, p, NestedMetaDir)
 			}
 			return nil
 		}
@@ -463,9 +466,9 @@ func (r *Registry) importOne(d importDir, budget *int64) (Moved, []Change, []ski
 				return err
 			}
 		}
-		mode := filemode.Regular
+		mode := gitstore.Regular
 		if info, err := e.Info(); err == nil && info.Mode()&0o100 != 0 {
-			mode = filemode.Executable
+			mode = gitstore.Executable
 		}
 		changes = append(changes, Change{Path: to, Data: data, Mode: mode})
 		m.Files = append(m.Files, to)
@@ -497,9 +500,9 @@ func readCapped(p string, limit int64) ([]byte, error) {
 	return local.ReadRegular(p, limit) // checked again at open: the file may have changed since the walk
 }
 
-// refuseTaken fails when a skill (in any root) or a ledger already uses name:
+// RefuseTaken fails when a skill (in any root) or a ledger already uses name:
 // a new skill must not inherit another's evidence.
-func (r *Registry) refuseTaken(name string) error {
+func (r *Registry) RefuseTaken(name string) error {
 	if s, err := r.Skill(name); err == nil {
 		return fmt.Errorf("%w: skill %q at %s", ErrExists, name, s.Path)
 	} else if !errors.Is(err, ErrNotFound) {
@@ -524,10 +527,10 @@ func (r *Registry) regularFile(rel string) ([]byte, error) {
 	return readCapped(r.abs(rel), maxImportFile)
 }
 
-// folderFiles lists the files under a registry-relative folder, on disk and
+// FolderFiles lists the files under a registry-relative folder, on disk and
 // in HEAD (so a file deleted by hand is still part of the change, and
 // checkClean reports it as the user's edit).
-func (r *Registry) folderFiles(dir string) ([]string, error) {
+func (r *Registry) FolderFiles(dir string) ([]string, error) {
 	set := map[string]bool{}
 	err := filepath.WalkDir(r.abs(dir), func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
@@ -555,16 +558,15 @@ func (r *Registry) folderFiles(dir string) ([]string, error) {
 		return nil, err
 	}
 	if tree != nil {
-		sub, err := tree.Tree(r.GitPath(dir))
-		if err == nil {
-			err = sub.Files().ForEach(func(f *object.File) error {
-				set[path.Join(dir, f.Name)] = true
-				return nil
-			})
-			if err != nil {
-				return nil, err
-			}
-		} else if !errors.Is(err, object.ErrDirectoryNotFound) {
+		sub, err := tree.Sub(r.GitPath(dir))
+		if err != nil {
+			return nil, err
+		}
+		err = sub.Files(func(f gitstore.File) error {
+			set[path.Join(dir, f.Path)] = true
+			return nil
+		})
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -596,16 +598,16 @@ func (r *Registry) pruneEmptyDirs(files []string) {
 // MoveSkillToRoot moves a skill's folder, keeping its name and ledger, to
 // another of the registry's roots (root as written in the config), in one
 // commit; git follows the files across the move (`git log --follow`).
-func (r *Registry) MoveSkillToRoot(name, root, reason string) (Moved, plumbing.Hash, error) {
+func (r *Registry) MoveSkillToRoot(name, root, reason string) (Moved, gitstore.Hash, error) {
 	var m Moved
 	known := false
 	for _, rt := range r.opts.Roots {
 		known = known || path.Clean(rt) == path.Clean(root)
 	}
 	if !known {
-		return m, plumbing.ZeroHash, fmt.Errorf("%w: %q is not one of the registry's roots %q", errkind.ErrInvalid, root, r.opts.Roots)
+		return m, gitstore.ZeroHash, fmt.Errorf("%w: %q is not one of the registry's roots %q", errkind.ErrInvalid, root, r.opts.Roots)
 	}
-	hash, err := r.writeLockedRaw(func() (string, []Change, error) {
+	hash, err := r.Write(func() (string, []Change, error) {
 		s, err := r.Skill(name)
 		if err != nil {
 			return "", nil, err
@@ -637,7 +639,7 @@ func (r *Registry) MoveSkillToRoot(name, root, reason string) (Moved, plumbing.H
 // oldDir under newDir (data gives each file's bytes there), and the files
 // touched: each old path and its new one.
 func (r *Registry) moveFolder(oldDir, newDir string, data func(f string) ([]byte, error)) ([]Change, []string, error) {
-	files, err := r.folderFiles(oldDir)
+	files, err := r.FolderFiles(oldDir)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -649,9 +651,9 @@ func (r *Registry) moveFolder(oldDir, newDir string, data func(f string) ([]byte
 			return nil, nil, err
 		}
 		to := newDir + strings.TrimPrefix(f, oldDir)
-		mode := filemode.Regular
+		mode := gitstore.Regular
 		if st, err := os.Lstat(r.abs(f)); err == nil && st.Mode()&0o100 != 0 {
-			mode = filemode.Executable
+			mode = gitstore.Executable
 		}
 		changes = append(changes, Change{Path: f, Delete: true}, Change{Path: to, Data: b, Mode: mode})
 		touched = append(touched, f, to)

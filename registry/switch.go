@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/lifecycle"
+	"github.com/megagit/megagit/registry/gitstore"
 	"github.com/megagit/megagit/registry/ledger"
 	"github.com/megagit/megagit/safetext"
 )
@@ -55,7 +55,7 @@ func switchMessage(en ledger.Entry) string {
 
 // SetDisabled turns a skill of the registry off (disable) or on again, in
 // one commit of its ledger line and its evidence block.
-func (r *Registry) SetDisabled(name string, disable bool, reason string, now time.Time) (plumbing.Hash, error) {
+func (r *Registry) SetDisabled(name string, disable bool, reason string, now time.Time) (gitstore.Hash, error) {
 	return r.writeLocked(func(e *edit) (string, error) {
 		st, err := e.state(name)
 		if err != nil {
@@ -81,13 +81,13 @@ func (r *Registry) SetDisabled(name string, disable bool, reason string, now tim
 // key (NativeKey): the line goes to its ledger in this registry, the
 // skill's own folder is never written. The key holds the SKILL.md's hash,
 // so the switch, like the skill's verdicts, stays with that text.
-func (r *Registry) SetNativeDisabled(key string, disable bool, reason string, now time.Time) (plumbing.Hash, error) {
+func (r *Registry) SetNativeDisabled(key string, disable bool, reason string, now time.Time) (gitstore.Hash, error) {
 	if err := checkNativeKey(key); err != nil {
-		return plumbing.ZeroHash, err
+		return gitstore.ZeroHash, err
 	}
 	name, _, _ := strings.Cut(key, "@")
 	rel := NativeLedgerPath(key)
-	return r.writeLockedRaw(func() (string, []Change, error) {
+	return r.Write(func() (string, []Change, error) {
 		data, err := r.readLedger(rel)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return "", nil, err

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/lifecycle"
+	"github.com/megagit/megagit/registry/gitstore"
 	"github.com/megagit/megagit/registry/ledger"
 	"github.com/megagit/megagit/safetext"
 )
@@ -118,33 +118,33 @@ func ReplayEvents(entries []ledger.Entry) []lifecycle.Event {
 
 // writeLocked runs fn under the registry lock after crash recovery, then
 // commits what it changed with the message it returns.
-func (r *Registry) writeLocked(fn func(e *edit) (string, error)) (plumbing.Hash, error) {
+func (r *Registry) writeLocked(fn func(e *edit) (string, error)) (gitstore.Hash, error) {
 	lock, err := r.Local().Acquire(r.opts.LockTimeout)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitstore.ZeroHash, err
 	}
 	defer lock.Release()
 	if _, err := r.RecoverLocked(); err != nil {
-		return plumbing.ZeroHash, err
+		return gitstore.ZeroHash, err
 	}
 	e := r.newEdit()
 	msg, err := fn(e)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitstore.ZeroHash, err
 	}
 	changes, err := e.changes()
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitstore.ZeroHash, err
 	}
 	if len(changes) == 0 {
-		return plumbing.ZeroHash, nil
+		return gitstore.ZeroHash, nil
 	}
 	return r.commitChanges(msg, changes)
 }
 
 // RecordVerdicts appends the verdicts to their ledgers, updates each skill's
 // mega_meta, and makes ONE commit with one trailer block per verdict.
-func (r *Registry) RecordVerdicts(inputs []VerdictInput, now time.Time) ([]Applied, plumbing.Hash, error) {
+func (r *Registry) RecordVerdicts(inputs []VerdictInput, now time.Time) ([]Applied, gitstore.Hash, error) {
 	return r.RecordBatch(inputs, nil, now)
 }
 
@@ -158,16 +158,16 @@ type NativeBatch struct {
 // read-only skills (native, in this registry's native ledgers) in ONE
 // commit: one stop of an agent's session is one commit per registry,
 // whatever its skills' sources.
-func (r *Registry) RecordBatch(own []VerdictInput, native []NativeBatch, now time.Time) ([]Applied, plumbing.Hash, error) {
+func (r *Registry) RecordBatch(own []VerdictInput, native []NativeBatch, now time.Time) ([]Applied, gitstore.Hash, error) {
 	n := len(own)
 	for _, b := range native {
 		if err := checkNativeKey(b.Key); err != nil {
-			return nil, plumbing.ZeroHash, err
+			return nil, gitstore.ZeroHash, err
 		}
 		n += len(b.Inputs)
 	}
 	if n == 0 {
-		return nil, plumbing.ZeroHash, nil
+		return nil, gitstore.ZeroHash, nil
 	}
 	var applied []Applied
 	hash, err := r.writeLocked(func(e *edit) (string, error) {
@@ -205,7 +205,7 @@ func (r *Registry) RecordBatch(own []VerdictInput, native []NativeBatch, now tim
 		return verdictMessage(applied) + keys.String(), nil
 	})
 	if err != nil {
-		return nil, plumbing.ZeroHash, err
+		return nil, gitstore.ZeroHash, err
 	}
 	return applied, hash, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/megagit/megagit/audit"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/install"
 	"github.com/megagit/megagit/registry/skillslock"
 	"github.com/megagit/megagit/route"
 )
@@ -175,7 +176,7 @@ func (w *Workspace) lockDrift(s *Sourced, locks map[*registry.Registry]*skillslo
 	if !ok {
 		return nil
 	}
-	here, err := s.Owner.LocalFiles(s.Name)
+	here, err := install.LocalFiles(s.Owner, s.Name)
 	if err != nil {
 		return nil
 	}

@@ -5,10 +5,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/learn/learnt"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/gitstore"
 	"github.com/megagit/megagit/registry/ledger"
 )
 
@@ -96,9 +96,9 @@ func (w *Workspace) PlanShare(skills []string) (SharePlan, error) {
 
 // Share commits plan's uses to their skills' ledgers in one commit; the
 // lines added (none: nothing new, no commit).
-func (w *Workspace) Share(plan SharePlan) ([]ledger.Entry, plumbing.Hash, error) {
+func (w *Workspace) Share(plan SharePlan) ([]ledger.Entry, gitstore.Hash, error) {
 	if len(plan.Uses) == 0 {
-		return nil, plumbing.ZeroHash, nil
+		return nil, gitstore.ZeroHash, nil
 	}
 	return w.Reg.ShareUses(plan.Uses)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/megagit/megagit/hook/stop"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/install"
 	"github.com/megagit/megagit/registry/ledger"
 	"github.com/megagit/megagit/registry/skillslock"
 )
@@ -88,7 +89,7 @@ func (w *Workspace) Repair(now time.Time, say func(line string)) error {
 		return err
 	}
 	fixed(fmt.Sprintf("rebuilt the evidence of %d skill(s) from the ledger", len(results)))
-	if gone, _, err := w.Reg.ForgetMissingInstalls(); err != nil {
+	if gone, _, err := install.ForgetMissing(w.Reg); err != nil {
 		fixed(fmt.Sprintf("%s: %v", skillslock.File, err))
 	} else if len(gone) > 0 {
 		fixed(fmt.Sprintf("dropped from %s the entries of skills no longer in the registry: %s", skillslock.File, strings.Join(gone, ", ")))

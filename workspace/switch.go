@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/gitstore"
 )
 
 // Switched is a skill turned off or on: which, where its ledger line went
@@ -13,7 +13,7 @@ import (
 type Switched struct {
 	Skill *Sourced
 	Reg   *registry.Registry
-	Hash  plumbing.Hash
+	Hash  gitstore.Hash
 }
 
 // SetDisabled turns a skill off (disable) or on again, in the registry

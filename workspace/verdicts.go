@@ -4,8 +4,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/gitstore"
 	"github.com/megagit/megagit/registry/ledger"
 )
 
@@ -17,7 +17,7 @@ type Recorded struct {
 	// Native lists the read-only skills' keys among them.
 	Native  []string
 	Applied []registry.Applied
-	Hash    plumbing.Hash
+	Hash    gitstore.Hash
 }
 
 // RecordVerdicts records each verdict in the registry that owns its skill:

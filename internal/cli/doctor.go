@@ -16,6 +16,7 @@ import (
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/registry"
+	skillinstall "github.com/megagit/megagit/registry/install"
 	"github.com/megagit/megagit/registry/regsync"
 	"github.com/megagit/megagit/registry/skillslock"
 	"github.com/megagit/megagit/route"
@@ -118,9 +119,9 @@ func doctorRun(opts *doctorOptions) error {
 	if opts.offline {
 		timeout = 0
 	}
-	checks := e.Reg.Doctor()
+	checks := registryChecks(e.Reg)
 	if user, _ := e.Personal(); user != nil {
-		for _, c := range user.Reg.Doctor() {
+		for _, c := range registryChecks(user.Reg) {
 			if c.Status == doctor.Fail {
 				c.Name = "user registry " + c.Name
 				c.Detail = workspace.Describe(user.Reg.Root()) + ": " + c.Detail
@@ -486,4 +487,10 @@ func writableCheck(reg *registry.Registry) doctor.Check {
 	return doctor.Check{Name: name, Status: doctor.Warn,
 		Detail: dir + " cannot be written (read-only): prompts are routed, but no session is remembered (a skill may be injected again), no decision is logged, and no verdict can be recorded",
 		Hint:   "make the registry writable, or use a clone of it that is"}
+}
+
+// registryChecks are a registry's own checks, then its installs' (the
+// lock against the skills).
+func registryChecks(reg *registry.Registry) []doctor.Check {
+	return append(reg.Doctor(), skillinstall.Check(reg))
 }

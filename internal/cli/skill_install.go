@@ -11,6 +11,7 @@ import (
 	"github.com/megagit/megagit/audit"
 	"github.com/megagit/megagit/gitauth"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/install"
 	"github.com/megagit/megagit/registry/regsync"
 	"github.com/megagit/megagit/registry/skillslock"
 	"github.com/megagit/megagit/skillfile"
@@ -174,7 +175,7 @@ func skillInstallRun(opts *skillInstallOptions) error {
 	if err := refuseFindings(a, sets, opts.allow, "installed"); err != nil {
 		return err
 	}
-	done, warnings, hash, err := e.Reg.InstallSkills(items, registry.InstallOptions{Force: opts.force, Action: "install"})
+	done, warnings, hash, err := install.Skills(e.Reg, items, install.Options{Force: opts.force, Action: "install"})
 	if err != nil {
 		return withHint(err, installHint(err)...)
 	}
@@ -277,16 +278,16 @@ func printFound(a *app, found []regsync.FoundSkill) {
 }
 
 // fetchedItems reads each chosen skill's files from the source and makes
-// them registry.Install items.
-func fetchedItems(src *regsync.Source, chosen []regsync.FoundSkill, ref, mode string) ([]registry.Install, error) {
-	items := make([]registry.Install, 0, len(chosen))
+// them install.Install items.
+func fetchedItems(src *regsync.Source, chosen []regsync.FoundSkill, ref, mode string) ([]install.Install, error) {
+	items := make([]install.Install, 0, len(chosen))
 	budget := regsync.NewBudget()
 	for _, c := range chosen {
 		files, exec, err := src.Files(c.Path, budget)
 		if err != nil {
 			return nil, err
 		}
-		items = append(items, registry.Install{Name: c.Name, Files: files, Exec: exec, Entry: skillslock.Entry{
+		items = append(items, install.Install{Name: c.Name, Files: files, Exec: exec, Entry: skillslock.Entry{
 			Source: src.URL, Ref: ref, Commit: src.Commit.String(), CommitTime: src.Time.UTC().Format(time.RFC3339), Path: c.Path,
 			RefKind: src.RefKind, Mode: mode,
 		}})
@@ -302,7 +303,7 @@ func inSource(dir string) func(string) string {
 
 // installHint is what to do about an install or update that was refused.
 func installHint(err error) []string {
-	var le *registry.LocalEditsError
+	var le *install.LocalEditsError
 	switch {
 	case errors.As(err, &le):
 		return []string{"`megagit skill update --force " + le.Skill + "` overwrites them (its evidence stays); `git diff` against the lock's files shows them"}

@@ -13,9 +13,9 @@ import (
 	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/gitauth"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/install"
 	"github.com/megagit/megagit/registry/regsync"
 	"github.com/megagit/megagit/registry/skillslock"
-	"github.com/megagit/megagit/registry/upstream"
 	"github.com/spf13/cobra"
 )
 
@@ -85,7 +85,7 @@ checked and updated, and the exit code says something was wrong.
 
 // updateProblems are the skills an update could not check or update; the
 // exit code is theirs.
-type updateProblems []upstream.Problem
+type updateProblems []install.Problem
 
 func (p updateProblems) Error() string {
 	if len(p) == 1 {
@@ -143,7 +143,7 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 		if len(names) == 0 {
 			fmt.Fprintln(a.errOut, "megagit: no installed skills (megagit skill install SOURCE installs some)")
 			if opts.json {
-				return printJSON(a.out, map[string]any{"skills": []upstream.Report{}, "commit": ""})
+				return printJSON(a.out, map[string]any{"skills": []install.Report{}, "commit": ""})
 			}
 			return nil
 		}
@@ -161,16 +161,16 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 
 	sources := map[[2]string]*fetched{}
 	budget := regsync.NewBudget()
-	var report []upstream.Report
+	var report []install.Report
 	var problems updateProblems
 	for _, n := range names {
 		entry := lock.Skills[n]
-		u := upstream.Blank(n, entry)
+		u := install.Blank(n, entry)
 		if _, err := e.Reg.Skill(n); errors.Is(err, registry.ErrNotFound) {
-			u.Status = upstream.StatusMissing
+			u.Status = install.StatusMissing
 			err := fmt.Errorf("%w: skill %q is in %s but not in the registry (deleted by hand or with plain git)", registry.ErrNotFound, n, skillslock.File)
 			u.Problem = err.Error()
-			problems = append(problems, upstream.Problem{Err: err, Hint: "`megagit doctor --fix` drops its entry; `megagit skill install SOURCE " + n + "` puts it back"})
+			problems = append(problems, install.Problem{Err: err, Hint: "`megagit doctor --fix` drops its entry; `megagit skill install SOURCE " + n + "` puts it back"})
 			report = append(report, u)
 			continue
 		} else if err != nil {
@@ -192,15 +192,15 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 				if errors.As(f.err, &h) && len(h.hints) > 0 {
 					hint = h.hints[0]
 				}
-				problems = append(problems, upstream.Problem{Err: f.err, Hint: hint})
+				problems = append(problems, install.Problem{Err: f.err, Hint: hint})
 			}
 		}
 		if f.err != nil {
-			u.Status, u.Problem = upstream.StatusUnreachable, f.err.Error()
+			u.Status, u.Problem = install.StatusUnreachable, f.err.Error()
 			report = append(report, u)
 			continue
 		}
-		u, problem, err := upstream.Plan(e.Reg, n, entry, f.src, budget, upstream.Options{Force: opts.force, AllowUnrelated: opts.allowUnrelated})
+		u, problem, err := install.PlanUpdate(e.Reg, n, entry, f.src, budget, install.UpdateOptions{Force: opts.force, AllowUnrelated: opts.allowUnrelated})
 		if err != nil {
 			return err
 		}
@@ -212,13 +212,13 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 	}
 
 	pending, edited := []string{}, []string{}
-	var items []registry.Install
+	var items []install.Install
 	for _, u := range report {
 		switch u.Status {
-		case upstream.StatusUpdate, upstream.StatusForced, upstream.StatusRestore:
+		case install.StatusUpdate, install.StatusForced, install.StatusRestore:
 			pending = append(pending, u.Name)
 			items = append(items, *u.Item)
-		case upstream.StatusEdited:
+		case install.StatusEdited:
 			pending = append(pending, u.Name)
 			edited = append(edited, u.Name)
 		}
@@ -237,7 +237,7 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 		}
 		switch {
 		case len(edited) > 0 && !opts.check:
-			err := fmt.Errorf("%w: nothing updated: %s", registry.ErrLocalEdits, strings.Join(edited, ", "))
+			err := fmt.Errorf("%w: nothing updated: %s", errkind.ErrLocalEdits, strings.Join(edited, ", "))
 			if len(problems) > 0 {
 				err = fmt.Errorf("%w; and %w", err, problems)
 			}
@@ -259,7 +259,7 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 	if err := refuseFindings(a, sets, opts.allow, "updated"); err != nil {
 		return err
 	}
-	done, warnings, hash, err := e.Reg.InstallSkills(items, registry.InstallOptions{Force: opts.force, Action: "update"})
+	done, warnings, hash, err := install.Skills(e.Reg, items, install.Options{Force: opts.force, Action: "update"})
 	if err != nil {
 		return withHint(err, installHint(err)...)
 	}
@@ -285,22 +285,22 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 
 // printUpdates writes the per-skill report: a line per skill, then what
 // changed upstream and here, or what kept it from being checked.
-func printUpdates(w io.Writer, report []upstream.Report) {
+func printUpdates(w io.Writer, report []install.Report) {
 	for _, u := range report {
-		from, to := upstream.Short(u.From), upstream.Short(u.To)
+		from, to := install.Short(u.From), install.Short(u.To)
 		ref := u.Ref
 		if ref == "" {
 			ref = "default branch"
 		}
 		switch u.Status {
-		case upstream.StatusUpToDate:
+		case install.StatusUpToDate:
 			fmt.Fprintf(w, "%s: up to date (%s, %s at %s)\n", shown(u.Name), shown(u.Source), shown(ref), to)
 			continue
-		case upstream.StatusMissing, upstream.StatusUnreachable, upstream.StatusLeft:
+		case install.StatusMissing, install.StatusUnreachable, install.StatusLeft:
 			fmt.Fprintf(w, "%s: %s (%s, %s)\n", shown(u.Name), u.Status, shown(u.Source), shown(ref))
 			fmt.Fprintf(w, "  %s\n", shown(u.Problem))
 			continue
-		case upstream.StatusLocalOnly:
+		case install.StatusLocalOnly:
 			fmt.Fprintf(w, "%s: %s (%s, %s at %s)\n", shown(u.Name), u.Status, shown(u.Source), shown(ref), to)
 		default:
 			fmt.Fprintf(w, "%s: %s %s -> %s (%s, %s)\n", shown(u.Name), u.Status, from, to, shown(u.Source), shown(ref))

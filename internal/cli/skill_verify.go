@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/megagit/megagit/gitauth"
-	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/install"
 	"github.com/megagit/megagit/registry/skillslock"
 	"github.com/spf13/cobra"
 )
@@ -47,8 +47,8 @@ installed again or allowed (audit.allow: [NAME:lock-drift]).`,
 
 // verifyJSON is `megagit skill verify --json`.
 type verifyJSON struct {
-	Skills []registry.Drift `json:"skills"`
-	OK     bool             `json:"ok"`
+	Skills []install.Drift `json:"skills"`
+	OK     bool            `json:"ok"`
 }
 
 func skillVerifyRun(opts *skillVerifyOptions) error {
@@ -56,7 +56,7 @@ func skillVerifyRun(opts *skillVerifyOptions) error {
 	if err != nil {
 		return err
 	}
-	drifts, err := e.Reg.Verify(opts.names)
+	drifts, err := install.Verify(e.Reg, opts.names)
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func skillVerifyRun(opts *skillVerifyOptions) error {
 }
 
 // verifyState is the STATE column: ok, or what differs.
-func verifyState(d registry.Drift) string {
+func verifyState(d install.Drift) string {
 	if d.OK() {
 		return "ok"
 	}

@@ -2,18 +2,13 @@ package regsync
 
 import (
 	"bytes"
-	"errors"
-	"io"
 	"path"
 	"sort"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
-
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/gitstore"
 	"github.com/megagit/megagit/registry/skillslock"
 	"github.com/megagit/megagit/skillfile"
 )
@@ -28,31 +23,26 @@ type FileMerger func(dir string, base, ours, theirs map[string][]byte) (map[stri
 
 // treeEntry is one file of a flattened tree.
 type treeEntry struct {
-	hash plumbing.Hash
-	mode filemode.FileMode
+	hash gitstore.Hash
+	mode gitstore.Mode
 }
 
 // flatTree lists every file of a tree by git path; nil gives an empty map.
-func flatTree(t *object.Tree) (map[string]treeEntry, error) {
+func flatTree(t *gitstore.Tree) (map[string]treeEntry, error) {
 	out := map[string]treeEntry{}
 	if t == nil {
 		return out, nil
 	}
-	w := object.NewTreeWalker(t, true, nil)
-	defer w.Close()
-	for {
-		name, e, err := w.Next()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return out, nil
-			}
-			return nil, err
+	err := t.Walk(func(name string, e gitstore.Entry) error {
+		if e.Mode != gitstore.Dir {
+			out[name] = treeEntry{hash: e.Hash, mode: e.Mode}
 		}
-		if e.Mode == filemode.Dir {
-			continue
-		}
-		out[name] = treeEntry{hash: e.Hash, mode: e.Mode}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
 }
 
 // mergePlan is what a sync would do to the local branch: the changes to
@@ -80,7 +70,7 @@ func (s side) has(p string) bool { _, ok := s.files[p]; return ok }
 // file was merged gets its mega_meta recomputed from the merged ledger;
 // embedding caches go to merger. Anything else changed differently on both
 // sides is a conflict. Nothing is written.
-func (r reg) planMerge(base, ours, theirs *object.Tree, merger FileMerger) (*mergePlan, error) {
+func (r reg) planMerge(base, ours, theirs *gitstore.Tree, merger FileMerger) (*mergePlan, error) {
 	var b, o, t side
 	var err error
 	if b.files, err = flatTree(base); err != nil {
@@ -177,7 +167,7 @@ func (m *merger3) path(p string) error {
 		m.plan.local = append(m.plan.local, m.r.RelPath(p))
 		return nil
 	}
-	if inT && te.mode != filemode.Regular && te.mode != filemode.Executable {
+	if inT && te.mode != gitstore.Regular && te.mode != gitstore.Executable {
 		// A symlink or submodule from a teammate is never written: it
 		// could point anywhere on this machine.
 		m.plan.links = append(m.plan.links, p)

@@ -1,30 +1,21 @@
 package regsync
 
 import (
-	"bytes"
 	"fmt"
 	"path"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/registry/gitstore"
 )
 
 // blob reads a blob's bytes.
-func (r reg) blob(h plumbing.Hash) ([]byte, error) {
-	b, err := r.Repo().BlobObject(h)
+func (r reg) blob(h gitstore.Hash) ([]byte, error) {
+	data, err := r.Store().Blob(h)
 	if err != nil {
 		return nil, fmt.Errorf("read blob %s: %w", h, err)
 	}
-	rd, err := b.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer rd.Close()
-	var buf bytes.Buffer
-	_, err = buf.ReadFrom(rd)
-	return buf.Bytes(), err
+	return data, nil
 }
 
 // content returns a path's bytes on one side (nil, false when absent).

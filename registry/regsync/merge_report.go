@@ -5,8 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
+	"github.com/megagit/megagit/registry/gitstore"
 	"github.com/megagit/megagit/registry/ledger"
 	"github.com/megagit/megagit/skillfile"
 )
@@ -121,7 +120,7 @@ func (p *mergePlan) sortedSkills() []SkillSync {
 
 // mergeMessage is the merge commit's message: what merged, and one
 // Megagit-Action trailer block per updated skill for `megagit log`.
-func mergeMessage(plan *mergePlan, remote string, branch plumbing.ReferenceName) string {
+func mergeMessage(plan *mergePlan, remote string, branch gitstore.RefName) string {
 	var b strings.Builder
 	received, updated := 0, 0
 	var names []string

@@ -27,7 +27,7 @@ func PingRemote(rg *registry.Registry, name string, timeout time.Duration) (stri
 	if err != nil {
 		return "", err
 	}
-	rem, err := r.Repo().Remote(name)
+	rem, err := r.Store().Git().Remote(name)
 	if err != nil {
 		return url, err
 	}

@@ -39,7 +39,7 @@ func AddRemote(rg *registry.Registry, name, url string) error {
 	if _, err := transport.NewEndpoint(url); err != nil || strings.TrimSpace(url) == "" {
 		return fmt.Errorf("%w: remote URL %q: %v", errkind.ErrInvalid, url, err)
 	}
-	_, err := rg.Repo().CreateRemote(&config.RemoteConfig{Name: name, URLs: []string{url}})
+	_, err := rg.Store().Git().CreateRemote(&config.RemoteConfig{Name: name, URLs: []string{url}})
 	if errors.Is(err, git.ErrRemoteExists) {
 		return fmt.Errorf("%w: remote %q (see `git remote -v`)", registry.ErrExists, name)
 	}
@@ -48,7 +48,7 @@ func AddRemote(rg *registry.Registry, name, url string) error {
 
 // Remotes lists the configured git remotes by name.
 func Remotes(rg *registry.Registry) ([]RemoteInfo, error) {
-	cfg, err := rg.Repo().Config()
+	cfg, err := rg.Store().Git().Config()
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +63,7 @@ func Remotes(rg *registry.Registry) ([]RemoteInfo, error) {
 // resolveRemote picks the remote to sync with: the one asked for, else the
 // current branch's upstream, else origin, else the only remote.
 func (r reg) resolveRemote(name string, branch plumbing.ReferenceName) (string, string, error) {
-	cfg, err := r.Repo().Config()
+	cfg, err := r.Store().Git().Config()
 	if err != nil {
 		return "", "", err
 	}
@@ -98,7 +98,7 @@ func (r reg) fetch(ctx context.Context, remote, url string) error {
 	r.RemoveTornRemoteRefs() // left by an older megagit killed mid-fetch
 	r.dropOrphanPackIndexes()
 	w := gitnet.Begin()
-	err = w.Err(r.Repo().FetchContext(ctx, &git.FetchOptions{RemoteName: remote, Auth: creds.Auth}))
+	err = w.Err(r.Store().Git().FetchContext(ctx, &git.FetchOptions{RemoteName: remote, Auth: creds.Auth}))
 	if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) || errors.Is(err, transport.ErrEmptyRemoteRepository) {
 		return creds.Done(nil)
 	}
@@ -132,19 +132,19 @@ func (r reg) push(ctx context.Context, remote, url string, branch plumbing.Refer
 	}
 	spec := config.RefSpec(hash.String() + ":" + branch.String())
 	w := gitnet.Begin()
-	err = w.Err(r.Repo().PushContext(ctx, &git.PushOptions{RemoteName: remote, Auth: creds.Auth, RefSpecs: []config.RefSpec{spec}}))
+	err = w.Err(r.Store().Git().PushContext(ctx, &git.PushOptions{RemoteName: remote, Auth: creds.Auth, RefSpecs: []config.RefSpec{spec}}))
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
 		return creds.Done(err)
 	}
 	_ = creds.Done(nil)
 	tracking := plumbing.NewRemoteReferenceName(remote, branch.Short())
-	return r.Repo().Storer.SetReference(plumbing.NewHashReference(tracking, hash))
+	return r.Store().Git().Storer.SetReference(plumbing.NewHashReference(tracking, hash))
 }
 
 // remoteHead is the last fetched commit of the remote's branch (zero when
 // the remote has no such branch yet).
 func (r reg) remoteHead(remote string, branch plumbing.ReferenceName) (plumbing.Hash, error) {
-	ref, err := r.Repo().Storer.Reference(plumbing.NewRemoteReferenceName(remote, branch.Short()))
+	ref, err := r.Store().Git().Storer.Reference(plumbing.NewRemoteReferenceName(remote, branch.Short()))
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return plumbing.ZeroHash, nil
 	}

@@ -8,12 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
-
 	"github.com/megagit/megagit/gitauth"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/gitstore"
 )
 
 // What a sync did to the local branch.
@@ -72,7 +70,7 @@ type Result struct {
 
 // syncStep is the outcome of one merge round.
 type syncStep struct {
-	head     plumbing.Hash
+	head     gitstore.Hash
 	needPush bool
 }
 
@@ -169,7 +167,7 @@ func Sync(ctx context.Context, rg *registry.Registry, opts Options) (*Result, er
 }
 
 // syncStep merges theirs into the local branch under the registry lock.
-func (r reg) syncStep(branch plumbing.ReferenceName, theirs plumbing.Hash, remote string, opts Options, res *Result) (syncStep, error) {
+func (r reg) syncStep(branch gitstore.RefName, theirs gitstore.Hash, remote string, opts Options, res *Result) (syncStep, error) {
 	lock, err := r.Local().Acquire(r.Options().LockTimeout)
 	if err != nil {
 		return syncStep{}, err
@@ -197,8 +195,8 @@ func (r reg) syncStep(branch plumbing.ReferenceName, theirs plumbing.Hash, remot
 		return syncStep{}, fmt.Errorf("%w: %s/%s shares no commit with your %s (a force-push of another history, or a registry started apart); nothing local was changed: look at it (`git log %s/%s`), then merge the two with `megagit sync --allow-unrelated` if that is what you want",
 			ErrUnrelated, res.Remote, res.Branch, res.Branch, res.Remote, res.Branch)
 	}
-	trees := [3]*object.Tree{}
-	for i, h := range []plumbing.Hash{base, ours, theirs} {
+	trees := [3]*gitstore.Tree{}
+	for i, h := range []gitstore.Hash{base, ours, theirs} {
 		if trees[i], err = r.CommitTree(h); err != nil {
 			return syncStep{}, err
 		}
@@ -257,7 +255,7 @@ func (r reg) syncStep(branch plumbing.ReferenceName, theirs plumbing.Hash, remot
 }
 
 // relation classifies ours against theirs and returns the merge base.
-func (r reg) relation(ours, theirs plumbing.Hash) (string, plumbing.Hash, error) {
+func (r reg) relation(ours, theirs gitstore.Hash) (string, gitstore.Hash, error) {
 	switch {
 	case ours == theirs:
 		return SyncUpToDate, ours, nil
@@ -266,20 +264,20 @@ func (r reg) relation(ours, theirs plumbing.Hash) (string, plumbing.Hash, error)
 	case ours.IsZero():
 		return SyncFastForward, ours, nil
 	}
-	oc, err := r.Repo().CommitObject(ours)
+	oc, err := r.Store().Git().CommitObject(ours)
 	if err != nil {
-		return "", plumbing.ZeroHash, err
+		return "", gitstore.ZeroHash, err
 	}
-	tc, err := r.Repo().CommitObject(theirs)
+	tc, err := r.Store().Git().CommitObject(theirs)
 	if err != nil {
-		return "", plumbing.ZeroHash, err
+		return "", gitstore.ZeroHash, err
 	}
 	bases, err := oc.MergeBase(tc)
 	if err != nil {
-		return "", plumbing.ZeroHash, fmt.Errorf("find merge base: %w", err)
+		return "", gitstore.ZeroHash, fmt.Errorf("find merge base: %w", err)
 	}
 	if len(bases) == 0 {
-		return SyncMerge, plumbing.ZeroHash, nil // unrelated histories: merge over an empty base
+		return SyncMerge, gitstore.ZeroHash, nil // unrelated histories: merge over an empty base
 	}
 	base := bases[0].Hash // criss-cross merges: any base works for id-based ledgers
 	switch base {
@@ -326,7 +324,7 @@ func IsConflict(err error) (*ConflictError, bool) {
 	return c, ok
 }
 
-func hashString(h plumbing.Hash) string {
+func hashString(h gitstore.Hash) string {
 	if h.IsZero() {
 		return ""
 	}

@@ -1,4 +1,4 @@
-package registry
+package gitstore
 
 import (
 	"errors"
@@ -21,12 +21,11 @@ import (
 // writes the new hash into it, so a megagit killed in between (a fetch
 // updating refs/remotes/origin/main, say) leaves an empty ref that git
 // reports as broken. Here every ref go-git writes goes through git's lock
-// file and a rename, as setRef does for the registry's own branch: a kill
+// file and a rename, as SetRef does for the registry's own branch: a kill
 // leaves the old ref or the new one, never a torn one.
 type refStorer struct {
 	*filesystem.Storage
-	gitDir, commonDir string
-	marker            func() string // where withGitLock notes its locks
+	s *Store
 }
 
 // SetReference writes ref whatever its current value.
@@ -58,7 +57,7 @@ func (s *refStorer) CheckAndSetReference(ref, old *plumbing.Reference) error {
 	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 		return err
 	}
-	return withGitLock(target, s.marker(), func(f *os.File) error {
+	return WithLock(target, s.s.notes, func(f *os.File) error {
 		if old != nil {
 			cur, err := s.Storage.Reference(old.Name())
 			if err != nil && !errors.Is(err, plumbing.ErrReferenceNotFound) {
@@ -77,7 +76,7 @@ func (s *refStorer) CheckAndSetReference(ref, old *plumbing.Reference) error {
 // refs, then the packed ones a loose ref does not replace. go-git reads
 // every file under refs/, lock files too, so a ref that git or megagit is
 // writing at that moment (refs/heads/main.lock beside refs/heads/main)
-// failed the whole listing, and with it a fetch or a push. skillslock.Lock files are
+// failed the whole listing, and with it a fetch or a push. Lock files are
 // skipped here, and so is a torn loose ref, as if it were not there.
 func (s *refStorer) IterReferences() (storer.ReferenceIter, error) {
 	var refs []*plumbing.Reference
@@ -89,7 +88,7 @@ func (s *refStorer) IterReferences() (storer.ReferenceIter, error) {
 		return nil, err
 	}
 	seen := map[plumbing.ReferenceName]bool{}
-	err = walkLooseRefs(s.commonDir, func(name, line string, valid bool) {
+	err = walkLooseRefs(s.s.commonDir, func(name, line string, valid bool) {
 		if valid {
 			ref := plumbing.NewReferenceFromStrings(name, line)
 			refs, seen[ref.Name()] = append(refs, ref), true
@@ -98,7 +97,7 @@ func (s *refStorer) IterReferences() (storer.ReferenceIter, error) {
 	if err != nil {
 		return nil, err
 	}
-	packed, err := os.ReadFile(filepath.Join(s.commonDir, "packed-refs"))
+	packed, err := os.ReadFile(filepath.Join(s.s.commonDir, "packed-refs"))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
@@ -124,7 +123,7 @@ func (s *refStorer) SetConfig(cfg *config.Config) error {
 	if err != nil {
 		return err
 	}
-	return withGitLock(filepath.Join(s.commonDir, "config"), s.marker(), func(f *os.File) error {
+	return WithLock(filepath.Join(s.s.commonDir, "config"), s.s.notes, func(f *os.File) error {
 		_, err := f.Write(data)
 		return err
 	})
@@ -137,13 +136,13 @@ func (s *refStorer) refPath(name plumbing.ReferenceName) (string, bool) {
 	n := name.String()
 	switch {
 	case name == plumbing.HEAD:
-		return filepath.Join(s.gitDir, n), true
+		return filepath.Join(s.s.gitDir, n), true
 	case !strings.HasPrefix(n, "refs/") || name.Validate() != nil:
 		return "", false
 	case perWorktreeRef(n):
-		return filepath.Join(s.gitDir, filepath.FromSlash(n)), true
+		return filepath.Join(s.s.gitDir, filepath.FromSlash(n)), true
 	}
-	return filepath.Join(s.commonDir, filepath.FromSlash(n)), true
+	return filepath.Join(s.s.commonDir, filepath.FromSlash(n)), true
 }
 
 func perWorktreeRef(n string) bool {
@@ -159,16 +158,16 @@ func perWorktreeRef(n string) bool {
 // "refs/remotes/origin/main") that hold neither a commit hash nor a
 // "ref: " line: what a git tool killed while writing a ref in place
 // leaves, and what git fsck reports as a broken ref.
-func (r *Registry) TornRefs() []string {
+func (s *Store) TornRefs() []string {
 	var out []string
 	collect := func(name, _ string, valid bool) {
 		if !valid {
 			out = append(out, name)
 		}
 	}
-	_ = walkLooseRefs(r.commonDir, collect)
-	if r.gitDir != r.commonDir { // a linked worktree's own refs
-		_ = walkLooseRefs(r.gitDir, collect)
+	_ = walkLooseRefs(s.commonDir, collect)
+	if s.gitDir != s.commonDir { // a linked worktree's own refs
+		_ = walkLooseRefs(s.gitDir, collect)
 	}
 	sort.Strings(out)
 	return out
@@ -210,74 +209,15 @@ func walkLooseRefs(base string, fn func(name, line string, valid bool)) error {
 // returns them. They only mirror a remote, so the next fetch writes them
 // again; left alone, they make every fetch fail. Torn refs elsewhere (a
 // branch or a tag) are never deleted: their commit has to be found again.
-func (r *Registry) RemoveTornRemoteRefs() []string {
+func (s *Store) RemoveTornRemoteRefs() []string {
 	var out []string
-	for _, rel := range r.TornRefs() {
+	for _, rel := range s.TornRefs() {
 		if !strings.HasPrefix(rel, "refs/remotes/") {
 			continue
 		}
-		p := filepath.Join(r.commonDir, filepath.FromSlash(rel))
+		p := filepath.Join(s.commonDir, filepath.FromSlash(rel))
 		if err := os.Remove(p); err == nil || errors.Is(err, os.ErrNotExist) {
 			out = append(out, rel)
-		}
-	}
-	return out
-}
-
-// StaleGitLocks lists the git lock files (like refs/heads/main.lock) that
-// a killed megagit left behind. Plain git refuses to write the file such a
-// lock guards until it is removed; megagit removes it the next time it
-// writes the same file, or at `megagit doctor --fix`.
-func (r *Registry) StaleGitLocks() []string {
-	var out []string
-	for _, m := range r.staleLockMarkers() {
-		if _, err := os.Lstat(m.lock); err == nil {
-			out = append(out, m.lock)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-// SyncLockFile is the lock in .megagit/local/ that serialises syncs of
-// one registry; fetches and pushes write their refs under it.
-const SyncLockFile = "sync.lock"
-
-// RemoveStaleGitLocks deletes what StaleGitLocks lists, with the notes
-// that name them, and returns the removed locks. It holds the sync lock,
-// then the registry lock (sync's order), under which megagit writes every
-// ref, so no live megagit takes one of these locks over meanwhile.
-func (r *Registry) RemoveStaleGitLocks() ([]string, error) {
-	netLock, err := r.Local().AcquireFile(SyncLockFile, r.opts.LockTimeout)
-	if err != nil {
-		return nil, err
-	}
-	defer netLock.Release()
-	lock, err := r.Local().Acquire(r.opts.LockTimeout)
-	if err != nil {
-		return nil, err
-	}
-	defer lock.Release()
-	var out []string
-	for _, m := range r.staleLockMarkers() {
-		if err := os.Remove(m.lock); err == nil {
-			out = append(out, m.lock)
-		}
-		_ = os.Remove(m.marker)
-	}
-	sort.Strings(out)
-	return out, nil
-}
-
-type lockMarker struct{ marker, lock string }
-
-// staleLockMarkers are withGitLock's notes whose process is gone.
-func (r *Registry) staleLockMarkers() []lockMarker {
-	var out []lockMarker
-	markers, _ := filepath.Glob(filepath.Join(r.gitLockMarker(), "gitlock-*"))
-	for _, m := range markers {
-		if _, lock, ok := readLockMarker(m); ok && staleOwnLock(m, lock) {
-			out = append(out, lockMarker{marker: m, lock: lock})
 		}
 	}
 	return out

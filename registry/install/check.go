@@ -1,4 +1,4 @@
-package registry
+package install
 
 import (
 	"errors"
@@ -6,22 +6,24 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/megagit/megagit/doctor"
+	"github.com/megagit/megagit/errkind"
+	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/gitstore"
 	"github.com/megagit/megagit/registry/skillslock"
 )
 
-// InstalledState compares the lockfile with the registry: the installed
+// State compares the lockfile with the registry: the installed
 // skills the registry no longer holds (deleted by hand or with plain git:
 // their lock entries are stale) and those edited here since they were
 // installed (`skill update` refuses to overwrite them without --force).
-func (r *Registry) InstalledState() (lock skillslock.Lock, missing, edited []string, err error) {
+func State(r *registry.Registry) (lock skillslock.Lock, missing, edited []string, err error) {
 	if lock, err = r.ReadLock(); err != nil {
 		return lock, nil, nil, err
 	}
 	for _, name := range lock.Names() {
-		here, err := r.LocalFiles(name)
-		if errors.Is(err, ErrNotFound) {
+		here, err := LocalFiles(r, name)
+		if errors.Is(err, errkind.ErrNotFound) {
 			missing = append(missing, name)
 			continue
 		}
@@ -35,10 +37,10 @@ func (r *Registry) InstalledState() (lock skillslock.Lock, missing, edited []str
 	return lock, missing, edited, nil
 }
 
-// installedCheck is doctor's look at .megagit/skills.lock.
-func (r *Registry) installedCheck() doctor.Check {
+// Check is doctor's look at .megagit/skills.lock.
+func Check(r *registry.Registry) doctor.Check {
 	const name = "installed"
-	lock, missing, edited, err := r.InstalledState()
+	lock, missing, edited, err := State(r)
 	if err != nil {
 		return doctor.Check{Name: name, Status: doctor.Fail, Detail: err.Error(),
 			Hint: "fix " + skillslock.File + " by hand, or `git checkout` its last good version"}
@@ -63,13 +65,13 @@ func (r *Registry) installedCheck() doctor.Check {
 	return doctor.Check{Name: name, Status: doctor.OK, Detail: detail}
 }
 
-// ForgetMissingInstalls drops from the lockfile, in one commit, the
+// ForgetMissing drops from the lockfile, in one commit, the
 // entries of skills the registry no longer holds; it returns their names
 // (none: nothing written).
-func (r *Registry) ForgetMissingInstalls() ([]string, plumbing.Hash, error) {
+func ForgetMissing(r *registry.Registry) ([]string, gitstore.Hash, error) {
 	var gone []string
-	hash, err := r.writeLockedRaw(func() (string, []Change, error) {
-		lock, missing, _, err := r.InstalledState()
+	hash, err := r.Write(func() (string, []registry.Change, error) {
+		lock, missing, _, err := State(r)
 		if err != nil || len(missing) == 0 {
 			return "", nil, err
 		}
@@ -82,7 +84,7 @@ func (r *Registry) ForgetMissingInstalls() ([]string, plumbing.Hash, error) {
 		for _, m := range missing {
 			msg += "Megagit-Skill: " + m + "\n"
 		}
-		return msg, []Change{{Path: skillslock.File, Data: lock.Format()}}, nil
+		return msg, []registry.Change{{Path: skillslock.File, Data: lock.Format()}}, nil
 	})
 	return gone, hash, err
 }
@@ -109,7 +111,7 @@ func (d Drift) OK() bool { return !d.Missing && d.Files.Empty() && d.Problem == 
 // must be in the lock) with .megagit/skills.lock: the files of its folder
 // as they are on disk, by sha256 (SKILL.md without its evidence), and
 // the entry's commit. Sorted by name.
-func (r *Registry) Verify(names []string) ([]Drift, error) {
+func Verify(r *registry.Registry, names []string) ([]Drift, error) {
 	lock, err := r.ReadLock()
 	if err != nil {
 		return nil, err
@@ -121,15 +123,15 @@ func (r *Registry) Verify(names []string) ([]Drift, error) {
 	for _, name := range names {
 		e, ok := lock.Skills[name]
 		if !ok {
-			return nil, fmt.Errorf("%w: skill %q is not in %s (it was not installed with `megagit skill install`)", ErrNotFound, name, skillslock.File)
+			return nil, fmt.Errorf("%w: skill %q is not in %s (it was not installed with `megagit skill install`)", errkind.ErrNotFound, name, skillslock.File)
 		}
 		d := Drift{Name: name, Source: e.Source, Ref: e.Ref, Commit: e.Commit, Files: skillslock.FileDiff{Added: []string{}, Removed: []string{}, Changed: []string{}}}
-		if !plumbing.IsHash(e.Commit) {
+		if !gitstore.IsHash(e.Commit) {
 			d.Problem = fmt.Sprintf("its entry's commit %q is not a commit id", e.Commit)
 		}
-		here, err := r.LocalFiles(name)
+		here, err := LocalFiles(r, name)
 		switch {
-		case errors.Is(err, ErrNotFound):
+		case errors.Is(err, errkind.ErrNotFound):
 			d.Missing = true
 		case err != nil:
 			return nil, err

@@ -60,7 +60,7 @@ func TestGoGitRefWritesReplaceTheFile(t *testing.T) {
 	registrytest.Verdict(t, r, "alpha", lifecycle.Helpful)
 	_, next, _ := r.Head()
 	name := plumbing.NewRemoteReferenceName("origin", "main")
-	st := r.Repo().Storer
+	st := r.Store().Git().Storer
 	if err := st.SetReference(plumbing.NewHashReference(name, head)); err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestConfigWritesReplaceTheFile(t *testing.T) {
 	registrytest.Git(t, r, "config", "user.name", "Ada Example")
 	file := filepath.Join(r.GitDir(), "config")
 	before := inode(t, file)
-	if _, err := r.Repo().CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{"https://example.com/skills.git"}}); err != nil {
+	if _, err := r.Store().Git().CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{"https://example.com/skills.git"}}); err != nil {
 		t.Fatal(err)
 	}
 	if inode(t, file) == before {
@@ -189,7 +189,7 @@ func TestRefListingSkipsLocksAndReadsPackedRefs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	iter, err := r.Repo().References()
+	iter, err := r.Store().Git().References()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestRefWritesGoWhereGitReadsThem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := wt.Repo().Storer
+	st := wt.Store().Git().Storer
 	remote := plumbing.NewRemoteReferenceName("origin", "main")
 	if err := st.SetReference(plumbing.NewHashReference(remote, head)); err != nil {
 		t.Fatal(err)

@@ -1,8 +1,9 @@
-// Package upstream compares the skills installed from git sources
-// (`megagit skill install`) with their sources now: what changed there,
-// what changed here, the lines an update would replace, and what would
-// update each (`megagit skill update`). It plans; the registry installs.
-package upstream
+package install
+
+// Update planning compares the skills installed from git sources with
+// their sources now: what changed there, what changed here, the lines an
+// update would replace, and what would update each (`megagit skill
+// update`).
 
 import (
 	"bytes"
@@ -11,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/utils/diff"
 	"github.com/sergi/go-diff/diffmatchpatch"
 
 	"github.com/megagit/megagit/audit"
@@ -56,7 +56,7 @@ type Report struct {
 	// what to do.
 	Problem string `json:"problem,omitempty"`
 	// Item is what would update it (nil: nothing to, or it cannot be).
-	Item *registry.Install `json:"-"`
+	Item *Install `json:"-"`
 }
 
 // DescChange is a description the update changes.
@@ -72,9 +72,9 @@ type Problem struct {
 	Hint string
 }
 
-// Options are what an update may do: overwrite local edits (Force), take a
+// UpdateOptions are what an update may do: overwrite local edits (Force), take a
 // new commit that does not descend from the installed one (AllowUnrelated).
-type Options struct {
+type UpdateOptions struct {
 	Force, AllowUnrelated bool
 }
 
@@ -85,11 +85,11 @@ func Blank(name string, entry skillslock.Entry) Report {
 		Upstream: skillslock.DiffHashes(nil, nil), Local: skillslock.DiffHashes(nil, nil)}
 }
 
-// Plan compares one installed skill with its source now: what changed
+// PlanUpdate compares one installed skill with its source now: what changed
 // upstream, what changed here, and the item that would update it; or the
 // problem that keeps it from being updated (it left its source, or the
 // source's history was rewritten).
-func Plan(reg *registry.Registry, name string, entry skillslock.Entry, src *regsync.Source, budget *regsync.Budget, opts Options) (Report, *Problem, error) {
+func PlanUpdate(reg *registry.Registry, name string, entry skillslock.Entry, src *regsync.Source, budget *regsync.Budget, opts UpdateOptions) (Report, *Problem, error) {
 	u := Report{Name: name, Source: gitauth.Redact(entry.Source), Ref: entry.Ref, From: entry.Commit, To: src.Commit.String(), Audit: []audit.Finding{},
 		Upstream: skillslock.DiffHashes(nil, nil), Local: skillslock.DiffHashes(nil, nil)}
 	files, exec, err := src.Files(entry.Path, nil)
@@ -116,7 +116,7 @@ func Plan(reg *registry.Registry, name string, entry skillslock.Entry, src *regs
 			files["SKILL.md"] = renamed
 		}
 	}
-	here, err := reg.LocalFiles(name)
+	here, err := LocalFiles(reg, name)
 	if err != nil {
 		return u, nil, err
 	}
@@ -184,7 +184,7 @@ func Plan(reg *registry.Registry, name string, entry skillslock.Entry, src *regs
 		return u, nil, err
 	}
 	entry.Commit, entry.CommitTime = src.Commit.String(), src.Time.UTC().Format(time.RFC3339)
-	u.Item = &registry.Install{Name: name, Files: files, Exec: exec, Entry: entry}
+	u.Item = &Install{Name: name, Files: files, Exec: exec, Entry: entry}
 	return u, nil, nil
 }
 
@@ -208,7 +208,7 @@ func lineDiff(here, there []byte, max int) []string {
 	}
 	var out []string
 	more := 0
-	for _, d := range diff.Do(string(here), string(there)) {
+	for _, d := range lines(string(here), string(there)) {
 		sign := ""
 		switch d.Type {
 		case diffmatchpatch.DiffDelete:
@@ -233,4 +233,11 @@ func lineDiff(here, there []byte, max int) []string {
 		out = append(out, fmt.Sprintf("(%d more lines)", more))
 	}
 	return out
+}
+
+// lines diffs two texts line by line: each line is one symbol of the diff.
+func lines(a, b string) []diffmatchpatch.Diff {
+	dmp := diffmatchpatch.New()
+	ra, rb, table := dmp.DiffLinesToRunes(a, b)
+	return dmp.DiffCharsToLines(dmp.DiffMainRunes(ra, rb, false), table)
 }
