@@ -1,4 +1,11 @@
-package route
+// Package index is the compiled route index: the file the prompt hook
+// routes from (.megagit/local/route-index.bin), its format and codec,
+// reading it (mapped, for the hook) and writing it, the stamps that say
+// whether it is fresh, its refresh, and the stored vectors a semantic
+// model scores with. It sits below the router (package route), which
+// builds a Router from what it holds; like route it imports neither git
+// nor the config reader.
+package index
 
 import (
 	"crypto/sha256"
@@ -41,7 +48,7 @@ import (
 //
 // The file format (a fixed header, the documents without their bodies,
 // the snapshot's binary form, the vectors and the bodies) and its reading
-// and writing are in index_codec.go.
+// and writing are in codec.go.
 const (
 	// IndexFile is the compiled index's name in .megagit/local/.
 	IndexFile         = "route-index.bin"

@@ -1,4 +1,4 @@
-package route
+package index
 
 import (
 	"errors"
