@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/route/index"
 )
 
 // hashEmbed is a stand-in model: the prompt's words hashed into dim
@@ -72,7 +73,7 @@ func TestRouteWithProjectScoresOnce(t *testing.T) {
 	const n, dim = 5000, 32
 	embed := hashEmbed(dim)
 	docs := make([]ranker.Doc, n)
-	vecs := &Vectors{Key: "hash@1", Dim: dim}
+	vecs := &index.Vectors{Key: "hash@1", Dim: dim}
 	for i := range docs {
 		docs[i] = ranker.Doc{ID: fmt.Sprintf("%s-%d", words[i%len(words)], i), Description: pick(12) + ".", Triggers: []string{pick(5)}, Weight: 1}
 		if i%50 == 0 {
@@ -86,11 +87,11 @@ func TestRouteWithProjectScoresOnce(t *testing.T) {
 		vecs.Rows = append(append(vecs.Rows, full...), name...)
 		for _, c := range docs[i].HelpfulContexts {
 			row, _ := embed(c)
-			vecs.Ctx, vecs.CtxRows = append(vecs.Ctx, CtxRow{Doc: int32(i)}), append(vecs.CtxRows, row...)
+			vecs.Ctx, vecs.CtxRows = append(vecs.Ctx, index.CtxRow{Doc: int32(i)}), append(vecs.CtxRows, row...)
 		}
 		for _, c := range docs[i].HarmfulContexts {
 			row, _ := embed(c)
-			vecs.Ctx, vecs.CtxRows = append(vecs.Ctx, CtxRow{Doc: int32(i), Harm: true}), append(vecs.CtxRows, row...)
+			vecs.Ctx, vecs.CtxRows = append(vecs.Ctx, index.CtxRow{Doc: int32(i), Harm: true}), append(vecs.CtxRows, row...)
 		}
 	}
 	sem := &Semantic{Model: "hash", Vecs: vecs, Embed: embed,

@@ -1,10 +1,11 @@
 // Package route routes prompts against one registry's skills: the router
-// the route, why, eval and serve commands and the prompt hook share, the
-// dense channel's interface, the prompt hook's compiled index and the
-// `megagit serve` protocol (client and wire format; the server is package
-// server). It imports neither git nor the config reader, so the small
-// megagit-hook binary can link it and start quickly; for the same reason
-// the dense channel is an interface here (package dense implements it).
+// the route, why, eval and serve commands and the prompt hook share, and
+// the dense channel's interface. The compiled index it routes from is
+// package index; the `megagit serve` protocol is package serve, the
+// server package server. It imports neither git nor the config reader,
+// so the small megagit-hook binary can link it and start quickly; for
+// the same reason the dense channel is an interface here (package dense
+// implements it).
 package route
 
 import (

@@ -7,8 +7,8 @@ import (
 
 	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/dense"
+	"github.com/megagit/megagit/route/index"
 	"github.com/megagit/megagit/skillfile"
 )
 
@@ -75,13 +75,13 @@ func (w *Workspace) Duplicates(c *Catalog) []Duplicate {
 // holds the model's vectors, else the catalog's skills embedded in memory
 // by a static model (milliseconds); an ONNX model's vectors come from the
 // compiled index only (nil without one: words only).
-func (w *Workspace) dupVectors(c *Catalog) ([]ranker.Doc, *route.Vectors, float64) {
+func (w *Workspace) dupVectors(c *Catalog) ([]ranker.Doc, *index.Vectors, float64) {
 	emb, prof := dense.Model(w.Cfg, w.Reg.Root(), func(string) {})
 	if emb == nil {
 		return CatalogDocs(c.Skills), nil, 0
 	}
-	comp, ok := route.ReadCompiled(w.Reg.Local(), route.RankerKey(RankerConfig(w.Cfg)), route.Want{Vectors: true})
-	key, err := route.SkillsKey(w.Reg.Root(), w.StampRoots())
+	comp, ok := index.ReadCompiled(w.Reg.Local(), index.RankerKey(RankerConfig(w.Cfg)), index.Want{Vectors: true})
+	key, err := index.SkillsKey(w.Reg.Root(), w.StampRoots())
 	if ok && err == nil && comp.Key == key && comp.Vectors != nil && comp.Vectors.Key == embedcache.CacheKey(emb) {
 		return comp.Docs, comp.Vectors, prof.DupCosine
 	}

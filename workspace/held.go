@@ -16,6 +16,7 @@ import (
 	"github.com/megagit/megagit/registry/install"
 	"github.com/megagit/megagit/registry/skillslock"
 	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/index"
 )
 
 // Trust at injection time: a skill the audit finds a high finding in, or
@@ -213,11 +214,11 @@ func (h *Hold) reason(name string) string {
 
 // lockedFiles are the roots that tell the compiled index an installed
 // skill changed where SKILL.md's stamp would not: the lock and each
-// installed skill's folder (route.FileRoot: a file added or removed), and
-// every file the lock hashes (route.CheckRoot: an edit in place, seen by
+// installed skill's folder (index.FileRoot: a file added or removed), and
+// every file the lock hashes (index.CheckRoot: an edit in place, seen by
 // the check the prompt hook runs after a prompt, not by every prompt).
 func (w *Workspace) lockedFiles() []string {
-	out := []string{route.FileRoot(filepath.Join(w.Reg.Root(), filepath.FromSlash(skillslock.File)))}
+	out := []string{index.FileRoot(filepath.Join(w.Reg.Root(), filepath.FromSlash(skillslock.File)))}
 	lock, err := w.Reg.ReadLock()
 	if err != nil || len(lock.Skills) == 0 {
 		return out
@@ -232,9 +233,9 @@ func (w *Workspace) lockedFiles() []string {
 			continue
 		}
 		dir := filepath.Dir(w.abs(rel))
-		out = append(out, route.FileRoot(dir))
+		out = append(out, index.FileRoot(dir))
 		for _, f := range slices.Sorted(maps.Keys(lock.Skills[name].Files)) {
-			out = append(out, route.CheckRoot(filepath.Join(dir, filepath.FromSlash(f))))
+			out = append(out, index.CheckRoot(filepath.Join(dir, filepath.FromSlash(f))))
 		}
 	}
 	return out

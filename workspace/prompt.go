@@ -7,6 +7,7 @@ import (
 	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/dense"
+	"github.com/megagit/megagit/route/index"
 )
 
 // PromptEnv is the prompt hook's view of the workspace: its resolved
@@ -24,7 +25,7 @@ func (w *Workspace) PromptEnv() *inject.Env {
 	}
 	e := &inject.Env{
 		Root: w.Reg.Root(), Local: w.Reg.Local(), Settings: s,
-		Refresh: func() (route.Compiled, error) {
+		Refresh: func() (index.Compiled, error) {
 			c, _, _, err := w.Compiled(quiet, s.Route.Format == "compose")
 			return c, err
 		},

@@ -15,6 +15,7 @@ import (
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/dense"
+	"github.com/megagit/megagit/route/index"
 )
 
 // NewRouter indexes docs as `megagit route` would under cfg: its ranker
@@ -47,7 +48,7 @@ func dkOverride(dk config.DynamicK) route.DynamicKOverride {
 }
 
 // Router reads the registry's skills into a router through the compiled
-// index in .megagit/local/ (route.Refresh): when no skill, ledger, ranker
+// index in .megagit/local/ (index.Refresh): when no skill, ledger, ranker
 // setting or model changed since it was written, no SKILL.md is parsed
 // and no skill embedded. The skills that do not parse go to problems on
 // every call (they are remembered with the index), the model's warnings
@@ -56,7 +57,7 @@ func dkOverride(dk config.DynamicK) route.DynamicKOverride {
 func (w *Workspace) Router(problems func([]error), say func(line string), bodies bool) (*route.Router, error) {
 	c, sem, bad, err := w.Compiled(say, bodies)
 	problems(bad)
-	if errors.Is(err, route.ErrNotSaved) {
+	if errors.Is(err, index.ErrNotSaved) {
 		say("megagit: warning: " + err.Error() + "; routing from the index built in memory")
 	} else if err != nil {
 		return nil, err
@@ -69,18 +70,18 @@ func (w *Workspace) Router(problems func([]error), say func(line string), bodies
 	return rt, nil
 }
 
-// Compiled brings the compiled index up to date (route.Refresh) and
+// Compiled brings the compiled index up to date (index.Refresh) and
 // returns it with the configured model's channel over its vectors (nil:
 // lexical) and the skills that did not parse. Without bodies (for a
 // caller that renders none), the documents of an index that was up to
 // date have no Body: their bodies are most of a large index's bytes. An
-// index that could not be written (route.ErrNotSaved) is returned whole,
+// index that could not be written (index.ErrNotSaved) is returned whole,
 // with its channel, and that error.
-func (w *Workspace) Compiled(say func(line string), bodies bool) (c route.Compiled, sem *route.Semantic, bad []error, err error) {
+func (w *Workspace) Compiled(say func(line string), bodies bool) (c index.Compiled, sem *route.Semantic, bad []error, err error) {
 	emb, prof := dense.Model(w.Cfg, w.Reg.Root(), say)
 	rebuilt := false
 	indexDocs := w.indexDocs()
-	src := route.Source{
+	src := index.Source{
 		Docs: func() ([]ranker.Doc, error) {
 			rebuilt = true
 			docs, b, err := indexDocs()
@@ -92,7 +93,7 @@ func (w *Workspace) Compiled(say func(line string), bodies bool) (c route.Compil
 	}
 	if emb != nil {
 		src.VecKey = embedcache.CacheKey(emb)
-		src.Vectors = func(docs []ranker.Doc) (*route.Vectors, error) {
+		src.Vectors = func(docs []ranker.Doc) (*index.Vectors, error) {
 			return dense.RegistryVectors(emb, prof, w.Reg.Root(), w.Reg.LocalDir(), docs, say)
 		}
 	}
@@ -100,16 +101,16 @@ func (w *Workspace) Compiled(say func(line string), bodies bool) (c route.Compil
 		// The prompt hook routes with these until the ONNX model's server
 		// answers; the built-in model embeds a registry in milliseconds.
 		src.FallbackKey = embedcache.CacheKey(fb)
-		src.Fallback = func(docs []ranker.Doc) (*route.Vectors, error) {
+		src.Fallback = func(docs []ranker.Doc) (*index.Vectors, error) {
 			return dense.RegistryVectors(fb, fbProf, w.Reg.Root(), w.Reg.LocalDir(), docs, func(string) {})
 		}
 	}
-	c, _, err = route.Refresh(w.Reg.Local(), w.Reg.Root(), w.StampRoots(), RankerConfig(w.Cfg), src)
+	c, _, err = index.Refresh(w.Reg.Local(), w.Reg.Root(), w.StampRoots(), RankerConfig(w.Cfg), src)
 	if !rebuilt && err == nil {
 		bad = loadProblems(w.Reg.Local(), c.Key)
 	}
-	if err != nil && !errors.Is(err, route.ErrNotSaved) {
-		return route.Compiled{}, nil, bad, err
+	if err != nil && !errors.Is(err, index.ErrNotSaved) {
+		return index.Compiled{}, nil, bad, err
 	}
 	sem = dense.Semantic(emb, prof, c.Vectors)
 	if sem != nil {
@@ -124,7 +125,7 @@ func (w *Workspace) Compiled(say func(line string), bodies bool) (c route.Compil
 // false: read them all) unless every change is an edit of a skill the
 // index holds that still parses from the same file, so which skills there
 // are, and which do not parse, is as the last full read found.
-func (w *Workspace) updateDocs(old route.Compiled, key string, changed []string) ([]ranker.Doc, bool) {
+func (w *Workspace) updateDocs(old index.Compiled, key string, changed []string) ([]ranker.Doc, bool) {
 	at := make(map[string]int, len(old.Docs))
 	for i, d := range old.Docs {
 		at[d.ID] = i
@@ -193,7 +194,7 @@ func (w *Workspace) indexDocs() func() ([]ranker.Doc, []error, error) {
 	return func() ([]ranker.Doc, []error, error) {
 		// The key first, as route.Load takes it: an edit meanwhile makes
 		// both stale together.
-		key, kerr := route.SkillsKey(w.Reg.Root(), w.StampRoots())
+		key, kerr := index.SkillsKey(w.Reg.Root(), w.StampRoots())
 		docs, bad, c, err := w.catalogDocs()
 		if kerr == nil && err == nil {
 			saveProblems(w.Reg.Local(), key, bad)

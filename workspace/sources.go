@@ -11,7 +11,7 @@ import (
 	"github.com/megagit/megagit/learn/learnt"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
-	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/index"
 )
 
 // Where a skill comes from, highest precedence first: a name defined by
@@ -270,16 +270,16 @@ func (w *Workspace) StampRoots() []string {
 			out = append(out, filepath.Join(u.Reg.Root(), filepath.FromSlash(r)))
 		}
 	} else if dir := w.UserRegistryDir(); dir != "" && !w.IsUserRegistry() {
-		out = append(out, route.FileRoot(ConfigFile(dir))) // created: read it
+		out = append(out, index.FileRoot(ConfigFile(dir))) // created: read it
 	}
 	for _, r := range w.evidenceRegs() {
-		out = append(out, route.LedgerRoot(filepath.Join(r.Root(), filepath.FromSlash(registry.NativeLedgerDir))))
+		out = append(out, index.LedgerRoot(filepath.Join(r.Root(), filepath.FromSlash(registry.NativeLedgerDir))))
 	}
 	// The agents' files that decide which skills are read or routed.
 	if w.Cfg.Sources.Plugins && w.Cfg.Sources.Claude {
 		if installed, settings := w.pluginFiles(); installed != "" {
 			for _, f := range append([]string{installed}, settings...) {
-				out = append(out, route.FileRoot(f))
+				out = append(out, index.FileRoot(f))
 			}
 		}
 		plugins, _ := w.Plugins()
@@ -289,26 +289,26 @@ func (w *Workspace) StampRoots() []string {
 	}
 	if w.Cfg.Sources.Gemini || w.Cfg.Sources.Codex {
 		for _, f := range w.geminiSettingsFiles() {
-			out = append(out, route.FileRoot(f))
+			out = append(out, index.FileRoot(f))
 		}
 	}
 	if w.Cfg.Sources.Claude {
 		for _, f := range w.claudeSettingsFiles() {
-			out = append(out, route.FileRoot(f))
+			out = append(out, index.FileRoot(f))
 		}
 	}
 	if f := install.CodexUserConfig(); w.Cfg.Sources.Codex && f != "" {
-		out = append(out, route.FileRoot(f))
+		out = append(out, index.FileRoot(f))
 	}
 	// The prompts learnt from the agents' history.
 	for _, ld := range w.learntStores() {
-		out = append(out, route.FileRoot(learnt.LearntPath(ld)))
+		out = append(out, index.FileRoot(learnt.LearntPath(ld)))
 	}
 	// adopt's switches: which of the agents' switches are megagit's own.
-	out = append(out, route.FileRoot(w.hiddenPath()))
+	out = append(out, index.FileRoot(w.hiddenPath()))
 	out = append(out, w.lockedFiles()...)
 	if dir := w.UserRegistryDir(); dir != "" && !w.IsUserRegistry() {
-		out = append(out, route.FileRoot(filepath.Join(dir, filepath.FromSlash(local.MachineDir), HiddenFile)))
+		out = append(out, index.FileRoot(filepath.Join(dir, filepath.FromSlash(local.MachineDir), HiddenFile)))
 	}
 	return out
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/registry/ledger"
 	"github.com/megagit/megagit/registry/registrytest"
-	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/index"
 )
 
 // lexical makes a registry with the named skills that routes without a model.
@@ -252,7 +252,7 @@ func TestRouterReusesTheCompiledIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	first, p1 := routeOnce()
-	if _, err := os.Stat(filepath.Join(root, ".megagit", "local", route.IndexFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(root, ".megagit", "local", index.IndexFile)); err != nil {
 		t.Fatalf("no compiled index after routing: %v", err)
 	}
 	second, p2 := routeOnce()
@@ -306,7 +306,7 @@ func TestIncrementalRefreshEqualsAFullBuild(t *testing.T) {
 		}
 		return w
 	}
-	compiled := func() (route.Compiled, []string) {
+	compiled := func() (index.Compiled, []string) {
 		t.Helper()
 		c, sem, bad, err := open().Compiled(func(string) {}, true)
 		if err != nil {
@@ -322,9 +322,9 @@ func TestIncrementalRefreshEqualsAFullBuild(t *testing.T) {
 		return c, problems
 	}
 	// full is what a build from nothing gives.
-	full := func() (route.Compiled, []string) {
+	full := func() (index.Compiled, []string) {
 		t.Helper()
-		if err := os.Remove(filepath.Join(root, ".megagit", "local", route.IndexFile)); err != nil {
+		if err := os.Remove(filepath.Join(root, ".megagit", "local", index.IndexFile)); err != nil {
 			t.Fatal(err)
 		}
 		return compiled()
@@ -347,7 +347,7 @@ func TestIncrementalRefreshEqualsAFullBuild(t *testing.T) {
 		// A read that rebuilds nothing leaves the body terms kept for the
 		// next rebuild undecoded; a rebuild's are a full build's.
 		again.Docs = withoutBodyTerms(again.Docs)
-		for _, c := range []route.Compiled{got, again} {
+		for _, c := range []index.Compiled{got, again} {
 			wantDocs := want.Docs
 			if c.Docs[0].BodyTerms == nil {
 				wantDocs = withoutBodyTerms(wantDocs)

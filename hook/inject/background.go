@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/index"
 )
 
 // RefreshArgs are the arguments after the megagit binary that refresh the
@@ -58,7 +58,7 @@ func refreshWithin(exe string, e *Env, budget time.Duration) (bool, error) {
 	case <-t.C:
 		return false, nil
 	}
-	lock, err := e.Local.AcquireFile(route.RefreshLock, max(time.Until(end), 0))
+	lock, err := e.Local.AcquireFile(index.RefreshLock, max(time.Until(end), 0))
 	if err != nil {
 		return false, nil
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/index"
 	"github.com/megagit/megagit/route/serve"
 )
 
@@ -124,8 +125,8 @@ func (e *Env) router(guard cacheGuard, refresh func() bool) (*route.Router, inde
 	if (semantic || fallback) && e.Prewarm != nil {
 		e.Prewarm()
 	}
-	want := route.Want{Bodies: s.Route.Format == "compose", Vectors: semantic, Fallback: fallback}
-	c, stale, ok := route.Open(e.Local, e.Root, s.Roots, s.Ranker, want)
+	want := index.Want{Bodies: s.Route.Format == "compose", Vectors: semantic, Fallback: fallback}
+	c, stale, ok := index.Open(e.Local, e.Root, s.Roots, s.Ranker, want)
 	if !ok && refresh != nil {
 		if !refresh() {
 			return nil, ix, errNoIndex
@@ -133,20 +134,20 @@ func (e *Env) router(guard cacheGuard, refresh func() bool) (*route.Router, inde
 		// The refresh ended without an index it could write (a full
 		// disk, say; its line in hook.log says why): megagit builds one in
 		// memory, megagit-hook cannot.
-		if c, stale, ok = route.Open(e.Local, e.Root, s.Roots, s.Ranker, want); !ok && e.Refresh == nil {
+		if c, stale, ok = index.Open(e.Local, e.Root, s.Roots, s.Ranker, want); !ok && e.Refresh == nil {
 			return nil, ix, errNotWritten
 		}
 	}
 	switch {
 	case !ok && e.Refresh == nil:
 		// This process cannot rebuild the index (megagit-hook): megagit can.
-		return nil, ix, fmt.Errorf("%w: %v", ErrStale, route.ErrStale)
+		return nil, ix, fmt.Errorf("%w: %v", ErrStale, index.ErrStale)
 	case !ok:
 		release := guard.hold()
 		var err error
 		c, err = e.Refresh()
 		release()
-		if errors.Is(err, route.ErrNotSaved) {
+		if errors.Is(err, index.ErrNotSaved) {
 			ix.unsaved = fmt.Sprintf("%v: routed from the index built in memory", err)
 		} else if err != nil {
 			return nil, ix, err
@@ -154,7 +155,7 @@ func (e *Env) router(guard cacheGuard, refresh func() bool) (*route.Router, inde
 	case stale:
 		ix.stale = "the skills changed since the compiled index was built, and refreshing it did not fit in the time: answered from it; the refresh goes on for the next prompt"
 	default:
-		ix.recheck = route.CheckedAgo(e.Local, time.Now()) > recheckAfter
+		ix.recheck = index.CheckedAgo(e.Local, time.Now()) > recheckAfter
 	}
 	var sem route.Dense
 	dk := s.DynamicK
@@ -195,7 +196,7 @@ func megagit(opts Options) (string, error) {
 // loaded by query) over the compiled index's vectors v, or nil (lexical
 // routing) with why in ix: the vectors are missing or of another model (a
 // refresh embeds them), or the model does not load.
-func (e *Env) semantic(v *route.Vectors, ix indexState, id, key string, prof route.DenseProfile,
+func (e *Env) semantic(v *index.Vectors, ix indexState, id, key string, prof route.DenseProfile,
 	query func() (func(string) ([]float32, error), string, error)) (route.Dense, indexState) {
 	if v == nil || v.Key != key {
 		if ix.stale == "" {

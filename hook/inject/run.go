@@ -15,6 +15,7 @@ import (
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/index"
 )
 
 // Env is one registry as the prompt hook sees it.
@@ -25,9 +26,9 @@ type Env struct {
 	// Refresh brings the compiled index up to date in this process, for
 	// when there is none to answer from (megagit); nil: the prompt hook
 	// returns ErrStale then (megagit-hook, which reads no SKILL.md).
-	Refresh func() (route.Compiled, error)
+	Refresh func() (index.Compiled, error)
 	// Query loads the settings' static model (ModelBuiltin, ModelOther)
-	// and returns how it embeds a prompt and its key (route.Vectors.Key);
+	// and returns how it embeds a prompt and its key (index.Vectors.Key);
 	// an error routes the prompt lexically, noted in the hook log. nil:
 	// this process has no model code.
 	Query func() (embed func(string) ([]float32, error), key string, err error)
@@ -177,11 +178,11 @@ type outcome struct {
 func Run(opts Options) (stdin []byte, err error) {
 	defer NoGC()()
 	defer hookProcs()()
-	defer route.MapIndexFiles()()
+	defer index.MapIndexFiles()()
 	st := &state{deadline: make(chan time.Duration, 1), guard: newCacheGuard()}
 	done := make(chan outcome, 1)
 	go func() {
-		debug.SetPanicOnFault(true) // see route.MapIndexFiles
+		debug.SetPanicOnFault(true) // see index.MapIndexFiles
 		defer func() {
 			if p := recover(); p != nil {
 				done <- outcome{err: fmt.Errorf("panic: %v", p)}
@@ -260,7 +261,7 @@ const hookMemoryLimit = 256 << 20
 // megabytes that stay live to the end, so collecting would only take a
 // core from the work, and reusing memory saves no page faults; the limit
 // keeps a runaway heap bounded. (Rebuilding the compiled index turns it
-// back on: see route.Refresh.)
+// back on: see index.Refresh.)
 func NoGC() (restore func()) {
 	pct := debug.SetGCPercent(-1)
 	limit := debug.SetMemoryLimit(hookMemoryLimit)

@@ -23,6 +23,7 @@ import (
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/index"
 )
 
 // How the prompt hook uses the configured semantic model.
@@ -46,7 +47,7 @@ type Settings struct {
 	DynamicK    route.DynamicKOverride
 	Model       string
 	// ModelID names the model; ModelKey is its build's key, which the
-	// compiled index's vectors must carry (route.Vectors.Key); ModelDir is
+	// compiled index's vectors must carry (index.Vectors.Key); ModelDir is
 	// a static model folder's path (ModelOther); Dense its routing profile.
 	ModelID, ModelKey, ModelDir string
 	Dense                       route.DenseProfile
@@ -81,7 +82,7 @@ type Settings struct {
 func configStamp(root string, watch []string) string {
 	files := append([]string{filepath.Join(root, filepath.FromSlash(local.ConfigPath))}, watch...)
 	var b strings.Builder
-	for _, st := range route.StatAll(files) {
+	for _, st := range index.StatAll(files) {
 		b.WriteString(st.String() + " ")
 	}
 	return b.String()

@@ -11,6 +11,7 @@ import (
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/index"
 )
 
 // TestSettingsRoundTrip checks saved settings read back exactly (every
@@ -50,7 +51,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(got, s) {
 		t.Fatalf("read back %+v, %v\nwant %+v", got, err, s)
 	}
-	if route.RankerKey(got.Ranker) != route.RankerKey(rc) {
+	if index.RankerKey(got.Ranker) != index.RankerKey(rc) {
 		t.Fatal("the ranker settings read back key a different compiled index")
 	}
 

@@ -324,3 +324,29 @@ func TestCommandsCallThroughWorkspace(t *testing.T) {
 		}
 	}
 }
+
+// The compiled index sits below the router: route builds a Router from
+// what route/index holds, so route/index imports local and the pure
+// packages only (never route, its server or the protocol), runs no
+// program, opens no connection and links nothing outside the standard
+// library but golang.org/x/sys, as the prompt hook reads it on every
+// prompt.
+func TestIndexSitsBelowTheRouter(t *testing.T) {
+	p := loadModule(t)[module+"/route/index"]
+	if p == nil {
+		t.Fatal("package route/index not found")
+	}
+	for im := range p.imports {
+		first, _, _ := strings.Cut(im, "/")
+		switch {
+		case strings.HasPrefix(im, module+"/"):
+			if name := strings.TrimPrefix(im, module+"/"); name != "local" && !slices.Contains(pure, name) {
+				t.Errorf("route/index imports %s: the compiled index sits below the router and imports local and the pure packages only", im)
+			}
+		case im == "os/exec" || im == "net" || strings.HasPrefix(im, "net/"):
+			t.Errorf("route/index imports %s: the compiled index is a file, read and written, and runs nothing", im)
+		case strings.Contains(first, ".") && !strings.HasPrefix(im, "golang.org/x/sys/"):
+			t.Errorf("route/index imports %s: the compiled index links only the standard library and golang.org/x/sys", im)
+		}
+	}
+}

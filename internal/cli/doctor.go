@@ -19,8 +19,8 @@ import (
 	skillinstall "github.com/megagit/megagit/registry/install"
 	"github.com/megagit/megagit/registry/regsync"
 	"github.com/megagit/megagit/registry/skillslock"
-	"github.com/megagit/megagit/route"
 	"github.com/megagit/megagit/route/dense"
+	"github.com/megagit/megagit/route/index"
 	"github.com/megagit/megagit/skillfile"
 	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
@@ -269,14 +269,14 @@ func builtinKey(w *workspace.Workspace) string {
 func routeIndexCheck(w *workspace.Workspace) doctor.Check {
 	const name = "route-index"
 	fix := "`megagit index` (or `megagit doctor --fix`) rebuilds it; the prompt hook also does"
-	c, ok := route.ReadCompiled(w.Reg.Local(), route.RankerKey(workspace.RankerConfig(w.Cfg)), route.Want{Bodies: true, Vectors: true, Fallback: true, Stamps: true})
+	c, ok := index.ReadCompiled(w.Reg.Local(), index.RankerKey(workspace.RankerConfig(w.Cfg)), index.Want{Bodies: true, Vectors: true, Fallback: true, Stamps: true})
 	if !ok {
-		if _, err := os.Stat(filepath.Join(w.Reg.LocalDir(), route.IndexFile)); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(filepath.Join(w.Reg.LocalDir(), index.IndexFile)); errors.Is(err, os.ErrNotExist) {
 			return doctor.Check{Name: name, Status: doctor.Warn, Detail: "no compiled route index yet", Hint: fix}
 		}
-		return doctor.Check{Name: name, Status: doctor.Warn, Detail: route.IndexFile + " is damaged or of another format: it is never read", Hint: fix}
+		return doctor.Check{Name: name, Status: doctor.Warn, Detail: index.IndexFile + " is damaged or of another format: it is never read", Hint: fix}
 	}
-	key, err := route.SkillsKey(w.Reg.Root(), w.StampRoots())
+	key, err := index.SkillsKey(w.Reg.Root(), w.StampRoots())
 	switch {
 	case err != nil:
 		return doctor.Check{Name: name, Status: doctor.Fail, Detail: err.Error()}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/index"
 	"github.com/megagit/megagit/workspace"
 	"golang.org/x/sys/unix"
 )
@@ -30,7 +31,7 @@ func TestHookCompiledIndex(t *testing.T) {
 		for _, mapped := range []bool{false, true} {
 			t.Run(fmt.Sprintf("model=%s/mapped=%v", model, mapped), func(t *testing.T) {
 				if mapped {
-					defer route.MapIndexFiles()()
+					defer index.MapIndexFiles()()
 				}
 				testHookCompiledIndex(t, model)
 			})
@@ -111,7 +112,7 @@ func testHookCompiledIndex(t *testing.T, model string) {
 		}
 	}
 	check("first call", "catalog")
-	if _, err := os.Stat(filepath.Join(dir, ".megagit", "local", route.IndexFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, ".megagit", "local", index.IndexFile)); err != nil {
 		t.Fatalf("compiled index not saved: %v", err)
 	}
 	if _, err := os.Stat(old); !os.IsNotExist(err) {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/local"
-	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/index"
 	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
@@ -67,7 +67,7 @@ func indexRun(opts *indexOptions) error {
 	}
 	// Wait for a refresh the prompt hook started, rather than doing its
 	// work twice.
-	lock, err := w.Reg.Local().AcquireFile(route.RefreshLock, w.Cfg.Lock.Timeout)
+	lock, err := w.Reg.Local().AcquireFile(index.RefreshLock, w.Cfg.Lock.Timeout)
 	if err != nil {
 		return err
 	}
@@ -124,7 +124,7 @@ func indexBackground(a *app) error {
 	for _, p := range w.Problems {
 		logf(p)
 	}
-	lock, err := dir.AcquireFile(route.RefreshLock, 0)
+	lock, err := dir.AcquireFile(index.RefreshLock, 0)
 	if errors.Is(err, local.ErrLocked) {
 		return nil
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/local"
-	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/index"
 )
 
 func TestIndexFlags(t *testing.T) {
@@ -40,7 +40,7 @@ func TestIndexBackground(t *testing.T) {
 	if code, _, e := megagit("skill", "add", "alpha", "--description", "Speed up docker builds."); code != 0 {
 		t.Fatalf("skill add: %s", e)
 	}
-	index := filepath.Join(reg, ".megagit", "local", route.IndexFile)
+	file := filepath.Join(reg, ".megagit", "local", index.IndexFile)
 	quiet := func(what string) {
 		t.Helper()
 		if code, o, e := megagit("index", "--background"); code != 0 || o != "" || e != "" {
@@ -48,17 +48,17 @@ func TestIndexBackground(t *testing.T) {
 		}
 	}
 
-	lock, err := local.Open(reg, 0).AcquireFile(route.RefreshLock, 0)
+	lock, err := local.Open(reg, 0).AcquireFile(index.RefreshLock, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	quiet("another refresh holds the lock")
-	if _, err := os.Stat(index); !os.IsNotExist(err) {
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
 		t.Fatalf("built the index while another refresh held the lock: %v", err)
 	}
 	lock.Release()
 	quiet("the lock is free")
-	if _, err := os.Stat(index); err != nil {
+	if _, err := os.Stat(file); err != nil {
 		t.Fatalf("no index after the refresh: %v", err)
 	}
 
@@ -68,11 +68,11 @@ func TestIndexBackground(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("hook:\n  refresh: sometimes\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Remove(index); err != nil {
+	if err := os.Remove(file); err != nil {
 		t.Fatal(err)
 	}
 	quiet("a bad setting")
-	if _, err := os.Stat(index); err != nil {
+	if _, err := os.Stat(file); err != nil {
 		t.Fatalf("no index after the refresh with a bad setting: %v", err)
 	}
 	log, _ := os.ReadFile(filepath.Join(reg, ".megagit", "local", hook.LogFile))

@@ -13,6 +13,7 @@ import (
 	"github.com/megagit/megagit/hook/inject"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/index"
 	"github.com/megagit/megagit/route/serve"
 	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
@@ -219,7 +220,7 @@ func changedBy(docs []ranker.Doc, rr route.Result, plainDocs []ranker.Doc, plain
 // should a fault on it happen all the same, it is an error, not a crash.
 func routeMapped(open func() (*route.Router, error), prompt, project string, s route.Settings) (docs []ranker.Doc, rr route.Result, alone []string, err error) {
 	defer inject.NoGC()()
-	defer route.MapIndexFiles()()
+	defer index.MapIndexFiles()()
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if p := recover(); p != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/index"
 )
 
 // Channel is the dense channel: an embedder, each skill's vectors and the
@@ -22,7 +23,7 @@ import (
 type Channel struct {
 	Emb  models.Embedder
 	Prof models.Profile
-	Vecs *route.Vectors // two rows per doc, see route.Vectors
+	Vecs *index.Vectors // two rows per doc, see index.Vectors
 }
 
 // ErrNoVectors: a model too slow to embed the registry on the fly (ONNX)
@@ -120,7 +121,7 @@ func New(emb models.Embedder, prof models.Profile, docs []ranker.Doc, cacheDirs 
 	if err != nil {
 		return nil, err
 	}
-	v := &route.Vectors{Key: embedcache.CacheKey(emb), Dim: emb.Dim(), Rows: make([]float32, 0, 2*len(docs)*emb.Dim())}
+	v := &index.Vectors{Key: embedcache.CacheKey(emb), Dim: emb.Dim(), Rows: make([]float32, 0, 2*len(docs)*emb.Dim())}
 	doc := -1
 	for k, row := range vecs {
 		if len(row) != v.Dim {
@@ -129,7 +130,7 @@ func New(emb models.Embedder, prof models.Profile, docs []ranker.Doc, cacheDirs 
 		switch items[k].Field {
 		case FieldHelp, FieldHarm, FieldReasonHelp, FieldReasonHarm, FieldLearnt:
 			f := items[k].Field
-			v.Ctx = append(v.Ctx, route.CtxRow{Doc: int32(doc), Harm: f == FieldHarm || f == FieldReasonHarm,
+			v.Ctx = append(v.Ctx, index.CtxRow{Doc: int32(doc), Harm: f == FieldHarm || f == FieldReasonHarm,
 				Reason: f == FieldReasonHelp || f == FieldReasonHarm, Learnt: f == FieldLearnt})
 			v.CtxRows = append(v.CtxRows, row...)
 		case "full":

@@ -10,6 +10,7 @@ import (
 	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/ranker"
 	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/index"
 )
 
 // Load resolves the configured model and its profile (with the config's
@@ -112,7 +113,7 @@ func NoteProfile(emb models.Embedder, prof models.Profile, say func(line string)
 // RegistryVectors embeds docs with emb through the registry's caches (the
 // committed one under root, read only, and the local one under localDir);
 // nil, with the warning passed to say, means routing stays lexical.
-func RegistryVectors(emb models.Embedder, prof models.Profile, root, localDir string, docs []ranker.Doc, say func(line string)) (*route.Vectors, error) {
+func RegistryVectors(emb models.Embedder, prof models.Profile, root, localDir string, docs []ranker.Doc, say func(line string)) (*index.Vectors, error) {
 	committed := embedcache.CacheDir(root, emb.ID())
 	dirs := []string{committed, filepath.Join(localDir, "embeddings", filepath.Base(committed))}
 	s, err := New(emb, prof, docs, dirs, func(msg string) { say("megagit: warning: " + msg) })
@@ -128,7 +129,7 @@ func RegistryVectors(emb models.Embedder, prof models.Profile, root, localDir st
 }
 
 // Semantic is emb's dense channel over stored vectors (nil: lexical).
-func Semantic(emb models.Embedder, prof models.Profile, v *route.Vectors) *route.Semantic {
+func Semantic(emb models.Embedder, prof models.Profile, v *index.Vectors) *route.Semantic {
 	if emb == nil || v == nil || v.Key != embedcache.CacheKey(emb) {
 		return nil
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/local"
-	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/index"
 )
 
 // How a registry's one `megagit serve` is started, found and told apart
@@ -105,7 +105,7 @@ func WriteState(dir local.Dir, st State) error {
 // committed vectors): a failed start is tried again once it changes.
 func Stamp(files []string) string {
 	var b strings.Builder
-	for _, st := range route.StatAll(files) {
+	for _, st := range index.StatAll(files) {
 		b.WriteString(st.String() + " ")
 	}
 	return b.String()

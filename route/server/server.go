@@ -23,6 +23,7 @@ import (
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/index"
 	"github.com/megagit/megagit/route/serve"
 )
 
@@ -74,7 +75,7 @@ type server struct {
 
 	mu      sync.Mutex
 	env     *Registry
-	cfgStat [2]route.Stamp
+	cfgStat [2]index.Stamp
 	cfgKey  string
 	docsKey string
 	rt      *route.Router
@@ -299,12 +300,12 @@ func (s *server) answer(req serve.Request) (resp serve.Response, other bool) {
 	return serve.ToWire(s.rt.Docs, rr, req.Settings.Format == "compose"), false
 }
 
-// freshness is what the router was built from: the config file's route.Stamp and
-// the skills' and ledgers' fingerprint (route.SkillsKey) under the current roots.
+// freshness is what the router was built from: the config file's index.Stamp and
+// the skills' and ledgers' fingerprint (index.SkillsKey) under the current roots.
 // same says instead that the watch saw nothing change; watchErr that the
 // watch failed.
 type freshness struct {
-	cfg      [2]route.Stamp // the committed config and this machine's (.megagit/local/config.yaml)
+	cfg      [2]index.Stamp // the committed config and this machine's (.megagit/local/config.yaml)
 	docs     string
 	err      error
 	same     bool
@@ -312,10 +313,10 @@ type freshness struct {
 }
 
 func (s *server) freshness() freshness {
-	st := route.StatAll([]string{configFile(s.root), config.LocalFile(configFile(s.root))})
-	f := freshness{cfg: [2]route.Stamp{st[0], st[1]}}
+	st := index.StatAll([]string{configFile(s.root), config.LocalFile(configFile(s.root))})
+	f := freshness{cfg: [2]index.Stamp{st[0], st[1]}}
 	if s.env != nil {
-		f.docs, f.err = route.SkillsKey(s.env.Root, s.env.Roots)
+		f.docs, f.err = index.SkillsKey(s.env.Root, s.env.Roots)
 	}
 	return f
 }
@@ -391,7 +392,7 @@ func (s *server) apply(f freshness) (changed bool, err error) {
 			s.cfgKey, s.rt = e.Key, nil
 		}
 		// The roots may have changed with the configuration.
-		if f.docs, err = route.SkillsKey(e.Root, e.Roots); err != nil {
+		if f.docs, err = index.SkillsKey(e.Root, e.Roots); err != nil {
 			return false, err
 		}
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/local"
-	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/index"
 	"golang.org/x/sys/unix"
 )
 
@@ -243,7 +243,7 @@ func (w *serveWatch) sync(roots []string) (renewed bool, err error) {
 	rebuild := all || w.want == nil
 	kids := map[string][]string{}
 	for _, r := range roots {
-		dir, ledgers := route.RootDir(w.root, r)
+		dir, ledgers := index.RootDir(w.root, r)
 		if !nearest(dir) || ledgers {
 			continue
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/megagit/megagit/route"
+	"github.com/megagit/megagit/route/index"
 	"github.com/megagit/megagit/route/routetest"
 	"github.com/megagit/megagit/route/serve"
 )
@@ -115,12 +116,12 @@ func TestServeWatchSeesInPlaceEdit(t *testing.T) {
 	if got := agree(t, e, quokka); len(got) != 0 {
 		t.Fatalf("before the edit: %v", got)
 	}
-	key, err := route.SkillsKey(e.Root, e.Roots)
+	key, err := index.SkillsKey(e.Root, e.Roots)
 	noErr(t, err)
 	editInPlace(t, filepath.Join(dir, "skills", "s005", "SKILL.md"), "s005", "Export quokka census data from Zanzibar.")
 	// The stat fingerprint (the check without a watch) sees it too, by the
 	// change time.
-	if again, err := route.SkillsKey(e.Root, e.Roots); err != nil || again == key {
+	if again, err := index.SkillsKey(e.Root, e.Roots); err != nil || again == key {
 		t.Errorf("SkillsKey missed an in-place edit (err %v)", err)
 	}
 	if got := agree(t, e, quokka); first(got) != "s005" {

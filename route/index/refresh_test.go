@@ -1,4 +1,4 @@
-package route
+package index
 
 import (
 	"errors"
@@ -191,7 +191,7 @@ func TestRefreshKeepsBodyTermsOnAFullRead(t *testing.T) {
 	c.keptBodyTerms()
 	kept := []ranker.TermCount{{Term: "kept", N: 1}} // not what alpha's body gives
 	c.Docs[0].BodyTerms = kept
-	WriteCompiled(f.dir, c)
+	writeCompiled(f.dir, c)
 	time.Sleep(10 * time.Millisecond)
 	f.write("gamma", "about gamma")
 	f.parsed = 0

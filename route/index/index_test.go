@@ -1,4 +1,4 @@
-package route
+package index
 
 import (
 	"fmt"
@@ -97,7 +97,7 @@ func TestReadCompiledDamaged(t *testing.T) {
 	vecs := &Vectors{Key: "model@1", Dim: 3, Rows: []float32{1, 0, 0, 0, 1, 0, 0, 0, 1, 0.6, 0.8, 0}}
 	fb := &Vectors{Key: "builtin@1", Dim: 2, Rows: []float32{1, 0, 0, 1, 0.6, 0.8, 0.8, 0.6}}
 	stamps := []FileStamp{{Path: "skills/skill-0/SKILL.md", Stamp: Stamp{size: 1, mtime: 2, ctime: 3, ino: 4, ok: true}}}
-	WriteCompiled(reg, Compiled{Key: key, RankerKey: rkey, Quick: strings.Repeat("b", indexKeyLen), Docs: docs,
+	writeCompiled(reg, Compiled{Key: key, RankerKey: rkey, Quick: strings.Repeat("b", indexKeyLen), Docs: docs,
 		Index: ranker.NewIndex(docs, rc).Snapshot(), Vectors: vecs, Fallback: fb, Stamps: stamps})
 	p := filepath.Join(reg.Path(), IndexFile)
 	good, err := os.ReadFile(p)
@@ -200,11 +200,11 @@ func TestCheckRootIsForTheFullCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	roots := []string{"skills", CheckRoot(f)}
-	quick, key := QuickStamp(root, roots), mustKey(t, root, roots)
+	quick, key := quickStamp(root, roots), mustKey(t, root, roots)
 	if err := os.WriteFile(f, []byte("print(2) # longer\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if QuickStamp(root, roots) != quick {
+	if quickStamp(root, roots) != quick {
 		t.Error("the quick stamp stats a CheckRoot")
 	}
 	if mustKey(t, root, roots) == key {

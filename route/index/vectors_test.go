@@ -1,4 +1,4 @@
-package route
+package index
 
 import (
 	"math"
@@ -141,13 +141,5 @@ func TestVectorsCosine(t *testing.T) {
 	}
 	if v.Cosine(0, 2) != 0 || v.Cosine(-1, 0) != 0 {
 		t.Error("a document out of range has a cosine")
-	}
-	s := &Semantic{Vecs: v, Prof: DenseProfile{DupCos: 0.8}}
-	if f, dup := s.Similar(); f == nil || dup != 0.8 {
-		t.Errorf("Similar = %v, %v", f != nil, dup)
-	}
-	s.Prof.DupCos = 0
-	if f, _ := s.Similar(); f != nil {
-		t.Error("a model with no duplicate cosine compares skills")
 	}
 }
