@@ -80,7 +80,7 @@ func (r *Registry) Unarchive(name, reason string, now time.Time) (gitstore.Hash,
 		if err != nil {
 			return "", err
 		}
-		st.evidence = lifecycle.Replay(st.evidence, ReplayEvents(st.entries))
+		st.evidence = ledger.Replay(st.evidence, st.entries)
 		if st.evidence.Status != lifecycle.Archived {
 			return "", fmt.Errorf("%w: skill %q is %s, not archived", errkind.ErrInvalid, name, st.evidence.Status)
 		}
@@ -131,7 +131,7 @@ func (r *Registry) Resync(name string) ([]ResyncResult, gitstore.Hash, error) {
 			if len(st.entries) == 0 && !st.skill.File.HasEvidence() {
 				continue
 			}
-			after := lifecycle.Replay(st.evidence, ReplayEvents(st.entries))
+			after := ledger.Replay(st.evidence, st.entries)
 			rendered, err := st.skill.File.WithEvidence(after)
 			if err != nil {
 				return "", err
@@ -202,7 +202,7 @@ func (r *Registry) Revert(ref string, now time.Time) ([]ledger.Entry, gitstore.H
 				return "", err
 			}
 			before := st.evidence
-			after := lifecycle.Replay(st.evidence, ReplayEvents(keep))
+			after := ledger.Replay(st.evidence, keep)
 			userCurated := strings.Join(curHelp, "\x00") != strings.Join(before.HelpfulContexts, "\x00") ||
 				strings.Join(curHarm, "\x00") != strings.Join(before.HarmfulContexts, "\x00")
 			if userCurated {

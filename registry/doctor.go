@@ -131,7 +131,7 @@ func (r *Registry) ledgerChecks(skills []*Skill) []doctor.Check {
 		if len(entries) == 0 && !s.File.HasEvidence() {
 			continue
 		}
-		replayed := lifecycle.Replay(s.Evidence, ReplayEvents(entries))
+		replayed := ledger.Replay(s.Evidence, entries)
 		want, err := s.File.WithEvidence(replayed)
 		if err != nil || !bytes.Equal(want, s.File.Raw()) {
 			stale = append(stale, s.Name)

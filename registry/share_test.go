@@ -49,7 +49,7 @@ func TestShareUsesOnceAndNoVerdict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if replayed := lifecycle.Replay(before.Evidence, registry.ReplayEvents(entries)); replayed.HelpfulCount != 1 {
+	if replayed := ledger.Replay(before.Evidence, entries); replayed.HelpfulCount != 1 {
 		t.Fatalf("replaying the ledger counts %d helpful verdicts, want 1", replayed.HelpfulCount)
 	}
 	bad := `{"id":"01M8TQFW4PQ1FC15ZRMZZXJAST","skill":"alpha","action":"use","source":"implicit","outcome":0,"at":"2026-11-30T09:00:00Z"}`

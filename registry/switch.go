@@ -62,7 +62,7 @@ func (r *Registry) SetDisabled(name string, disable bool, reason string, now tim
 			return "", err
 		}
 		// The ledger says whether it is off (a hand edit of the block does not).
-		if err := checkSwitch(name, disable, lifecycle.Replay(st.evidence, ReplayEvents(st.entries))); err != nil {
+		if err := checkSwitch(name, disable, ledger.Replay(st.evidence, st.entries)); err != nil {
 			return "", err
 		}
 		entry, err := switchEntry(name, disable, reason, st.entries, now)

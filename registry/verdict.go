@@ -106,16 +106,6 @@ func (e *edit) changes() ([]Change, error) {
 	return append(out, e.extra...), nil
 }
 
-// ReplayEvents turns ledger entries into the events lifecycle.Replay
-// takes, so a merge rebuilds evidence exactly as a verdict does.
-func ReplayEvents(entries []ledger.Entry) []lifecycle.Event {
-	evs := make([]lifecycle.Event, len(entries))
-	for i, en := range entries {
-		evs[i] = en.Event()
-	}
-	return evs
-}
-
 // writeLocked runs fn under the registry lock after crash recovery, then
 // commits what it changed with the message it returns.
 func (r *Registry) writeLocked(fn func(e *edit) (string, error)) (gitstore.Hash, error) {
@@ -182,7 +172,7 @@ func (r *Registry) RecordBatch(own []VerdictInput, native []NativeBatch, now tim
 			entry := newEntry(in, recordTime(st.entries, now))
 			before := st.evidence.Status
 			// The ledger is the truth: rebuild counts from it, then apply.
-			st.evidence = lifecycle.Replay(st.evidence, ReplayEvents(st.entries))
+			st.evidence = ledger.Replay(st.evidence, st.entries)
 			st.evidence = lifecycle.Apply(st.evidence, entry.Event())
 			st.entries = append(st.entries, entry)
 			st.ledger = ledger.Append(st.ledger, []ledger.Entry{entry})

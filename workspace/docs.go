@@ -156,8 +156,8 @@ func injectedLines(lines []string) []string {
 // routedStatus is the status a skill routes with: its mega_meta's, unless
 // its ledger archived it and mega_meta says otherwise (edited by hand):
 // only an unarchive in the ledger lifts an archive.
-func routedStatus(ev lifecycle.Evidence, ledger []ledger.Entry) lifecycle.Status {
-	if ArchivedByLedger(ev, ledger) {
+func routedStatus(ev lifecycle.Evidence, entries []ledger.Entry) lifecycle.Status {
+	if ArchivedByLedger(ev, entries) {
 		return lifecycle.Archived
 	}
 	return ev.Status
@@ -166,7 +166,7 @@ func routedStatus(ev lifecycle.Evidence, ledger []ledger.Entry) lifecycle.Status
 // ArchivedByLedger says a skill's ledger archived it while its mega_meta
 // says another status: a hand edit, which megagit does not honour
 // (`megagit unarchive` is the way back).
-func ArchivedByLedger(ev lifecycle.Evidence, ledger []ledger.Entry) bool {
-	return ev.Status != lifecycle.Archived && len(ledger) > 0 &&
-		lifecycle.Replay(ev, registry.ReplayEvents(ledger)).Status == lifecycle.Archived
+func ArchivedByLedger(ev lifecycle.Evidence, entries []ledger.Entry) bool {
+	return ev.Status != lifecycle.Archived && len(entries) > 0 &&
+		ledger.Replay(ev, entries).Status == lifecycle.Archived
 }

@@ -262,7 +262,6 @@ func installOne(r *registry.Registry, it Install, lock skillslock.Lock, opts Opt
 	return in, changes, problems, nil
 }
 
-
 // checkFileName refuses a path inside a skill folder that could land
 // outside it, in git's own files or in a .megagit folder (in any spelling
 // some file system takes for one: local.SameName); the error names the
@@ -311,7 +310,6 @@ func (e *LocalEditsError) Error() string {
 
 // Is makes errors.Is(err, ErrLocalEdits) hold.
 func (e *LocalEditsError) Is(target error) bool { return target == errkind.ErrLocalEdits }
-
 
 // oneLine is text cleaned for a commit message's subject or a trailer.
 func oneLine(s string) string {

@@ -292,3 +292,13 @@ func Append(existing []byte, add []Entry) []byte {
 	}
 	return append(out, Format(add)...)
 }
+
+// Replay is current with entries' verdicts applied in order, as a verdict
+// applies one: how a merge or a revert rebuilds a skill's evidence.
+func Replay(current lifecycle.Evidence, entries []Entry) lifecycle.Evidence {
+	evs := make([]lifecycle.Event, len(entries))
+	for i, en := range entries {
+		evs[i] = en.Event()
+	}
+	return lifecycle.Replay(current, evs)
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/gitstore"
+	"github.com/megagit/megagit/registry/ledger"
 	"github.com/megagit/megagit/registry/skillslock"
 	"github.com/megagit/megagit/skillfile"
 )
@@ -228,7 +229,7 @@ func (m *merger3) ledger(p, rel string) error {
 	if err != nil {
 		return err
 	}
-	merged, problems := MergeLedger(rel, base, ours, theirs)
+	merged, problems := ledger.Merge(rel, base, ours, theirs)
 	for _, pr := range problems {
 		m.r.warn("%s: %s", rel, pr)
 	}

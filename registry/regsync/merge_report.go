@@ -94,8 +94,8 @@ func (m *merger3) countVerdicts(s *SkillSync, gitPath string) error {
 	if err != nil {
 		return err
 	}
-	inO, inT := ledgerIDs(splitLedger(gitPath, ours)), ledgerIDs(splitLedger(gitPath, theirs))
-	for id := range ledgerIDs(splitLedger(gitPath, final)) {
+	inO, inT := ledger.IDs(gitPath, ours), ledger.IDs(gitPath, theirs)
+	for id := range ledger.IDs(gitPath, final) {
 		if !inO[id] {
 			s.Received++
 		}

@@ -65,7 +65,7 @@ func (m *merger3) recomputeSkills() error {
 			m.conflict(gp)
 			continue
 		}
-		after := lifecycle.Replay(coldEvidence(), registry.ReplayEvents(union))
+		after := ledger.Replay(coldEvidence(), union)
 		oursEv, oursEntries, err := m.sideEvidence(m.o, gp, lp)
 		if err != nil {
 			return err

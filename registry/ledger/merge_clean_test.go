@@ -1,4 +1,4 @@
-package regsync
+package ledger
 
 import (
 	"strings"
@@ -16,7 +16,7 @@ func TestMergeCleansTheirLines(t *testing.T) {
 	huge := `{"id":"01J00000000000000000000003","skill":"s","verdict":"HARMFUL","source":"explicit","outcome":-1e308,"at":"2026-11-03T00:00:00Z"}`
 	junk := strings.Repeat("j", 100<<10)
 	theirs := ours + hostile + "\n" + huge + "\n" + junk + "\n"
-	out, problems := MergeLedger("", []byte(ours), []byte(ours), []byte(theirs))
+	out, problems := Merge("", []byte(ours), []byte(ours), []byte(theirs))
 	got := string(out)
 	if strings.Contains(got, "\x1b") || strings.Contains(got, `\u001b`) || strings.Contains(got, strings.Repeat("x", 600)) {
 		t.Errorf("the remote's reason was merged uncleaned:\n%.300s", got)

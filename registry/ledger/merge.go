@@ -1,4 +1,4 @@
-package regsync
+package ledger
 
 import (
 	"bytes"
@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/megagit/megagit/registry/ledger"
 )
 
 // maxJunkLine bounds an unreadable line a merge keeps from the remote:
@@ -18,13 +16,13 @@ const maxJunkLine = 64 << 10
 // ledgerLine is one line of a ledger file with its exact bytes.
 type ledgerLine struct {
 	raw   []byte // without the newline
-	entry ledger.Entry
+	entry Entry
 	ok    bool   // a readable entry
 	why   string // why it is not
 }
 
 // splitLedger reads the lines of the ledger file (a registry-relative
-// path; "" for a ledger of any skill), as ledger.Parse reads them.
+// path; "" for a ledger of any skill), as Parse reads them.
 func splitLedger(file string, data []byte) []ledgerLine {
 	var out []ledgerLine
 	for _, raw := range bytes.Split(data, []byte("\n")) {
@@ -32,7 +30,7 @@ func splitLedger(file string, data []byte) []ledgerLine {
 			continue
 		}
 		l := ledgerLine{raw: raw}
-		if e, err := ledger.ParseLine(file, raw); err == nil {
+		if e, err := ParseLine(file, raw); err == nil {
 			l.entry, l.ok = e, true
 		} else {
 			l.why = err.Error()
@@ -52,7 +50,7 @@ func ledgerIDs(lines []ledgerLine) map[string]bool {
 	return ids
 }
 
-// MergeLedger merges two versions of a ledger that share base, by verdict
+// Merge merges two versions of a ledger that share base, by verdict
 // id: a verdict either side added is kept exactly once, and a verdict one
 // side removed (megagit revert) stays removed. Our lines keep their bytes
 // and order; lines only the other side has are appended, ordered by (at,
@@ -61,7 +59,7 @@ func ledgerIDs(lines []ledgerLine) map[string]bool {
 //
 // file is the ledger's registry-relative path: a line naming another skill
 // than its own is a line that cannot count, as one dated far ahead.
-func MergeLedger(file string, base, ours, theirs []byte) ([]byte, []string) {
+func Merge(file string, base, ours, theirs []byte) ([]byte, []string) {
 	b, o, t := splitLedger(file, base), splitLedger(file, ours), splitLedger(file, theirs)
 	inB, inO, inT := ledgerIDs(b), ledgerIDs(o), ledgerIDs(t)
 	var problems []string
@@ -92,7 +90,7 @@ func MergeLedger(file string, base, ours, theirs []byte) ([]byte, []string) {
 			seen[l.entry.ID] = true
 			// A teammate's line is kept as a verdict recorded here would
 			// be: its text cleaned and bounded.
-			if clean, notes := ledger.Clean(l.entry); len(notes) > 0 {
+			if clean, notes := Clean(l.entry); len(notes) > 0 {
 				if raw, err := json.Marshal(clean); err == nil {
 					l.raw, l.entry = raw, clean
 					problems = append(problems, fmt.Sprintf("cleaned verdict %s of %s from the remote: %s", clean.ID, clean.Skill, strings.Join(notes, "; ")))
@@ -133,3 +131,6 @@ func clipLine(b []byte) string {
 	}
 	return string(b)
 }
+
+// IDs are the verdict ids of the readable lines of a ledger file's data.
+func IDs(file string, data []byte) map[string]bool { return ledgerIDs(splitLedger(file, data)) }
