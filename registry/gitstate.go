@@ -27,8 +27,6 @@ func (r *Registry) setRef(branch gitstore.RefName, old, new gitstore.Hash) error
 	return r.git.SetRef(branch, old, new)
 }
 
-func short(h gitstore.Hash) string { return gitstore.Short(h) }
-
 // HasIdentity says whether git has an identity to author megagit's
 // commits with (nil), or why not (ErrNoIdentity, with the fix).
 func (r *Registry) HasIdentity() error {

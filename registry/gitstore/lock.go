@@ -87,7 +87,7 @@ func staleOwnLock(marker, lock string) bool {
 	return syscall.Kill(pid, 0) == syscall.ESRCH
 }
 
-// readLockMarker reads a note withGitLock writes: its pid and lock path.
+// readLockMarker reads a note WithLock writes: its pid and lock path.
 func readLockMarker(marker string) (pid int, lock string, ok bool) {
 	data, err := os.ReadFile(marker)
 	if err != nil {
