@@ -309,6 +309,35 @@ func TestGoGitStaysInTheStore(t *testing.T) {
 	}
 }
 
+// Store().Git() hands out go-git's repository itself: only the files that
+// fetch, push and clone take it, as only they import go-git.
+func TestOnlyTheNetworkFilesTakeTheGitRepository(t *testing.T) {
+	for ip, p := range loadModule(t) {
+		name := strings.TrimPrefix(ip, module+"/")
+		for fname, f := range p.files {
+			if name == "registry/gitstore" || (name == "registry/regsync" && slices.Contains(gitNetFiles, fname)) {
+				continue
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				sel, ok := call.Fun.(*ast.SelectorExpr)
+				if !ok || sel.Sel.Name != "Git" || len(call.Args) != 0 {
+					return true
+				}
+				if inner, ok := sel.X.(*ast.CallExpr); ok {
+					if is, ok := inner.Fun.(*ast.SelectorExpr); ok && is.Sel.Name == "Store" {
+						t.Errorf("%s/%s calls Store().Git(): read and write the repository through the store's methods", name, fname)
+					}
+				}
+				return true
+			})
+		}
+	}
+}
+
 // The commands parse, call and print: what sits behind workspace (the
 // agents' session readers, the learnt prompts' store) is reached through
 // it, never from a command.

@@ -355,3 +355,25 @@ func (s *Store) BlobSize(h Hash) (int64, error) {
 	}
 	return obj.Size(), nil
 }
+
+// MergeBases are the best common ancestors of commits a and b (none for
+// unrelated histories; more than one after a criss-cross merge).
+func (s *Store) MergeBases(a, b Hash) ([]Hash, error) {
+	ac, err := s.repo.CommitObject(a)
+	if err != nil {
+		return nil, err
+	}
+	bc, err := s.repo.CommitObject(b)
+	if err != nil {
+		return nil, err
+	}
+	bases, err := ac.MergeBase(bc)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Hash, len(bases))
+	for i, c := range bases {
+		out[i] = c.Hash
+	}
+	return out, nil
+}

@@ -264,22 +264,14 @@ func (r reg) relation(ours, theirs gitstore.Hash) (string, gitstore.Hash, error)
 	case ours.IsZero():
 		return SyncFastForward, ours, nil
 	}
-	oc, err := r.Store().Git().CommitObject(ours)
-	if err != nil {
-		return "", gitstore.ZeroHash, err
-	}
-	tc, err := r.Store().Git().CommitObject(theirs)
-	if err != nil {
-		return "", gitstore.ZeroHash, err
-	}
-	bases, err := oc.MergeBase(tc)
+	bases, err := r.Store().MergeBases(ours, theirs)
 	if err != nil {
 		return "", gitstore.ZeroHash, fmt.Errorf("find merge base: %w", err)
 	}
 	if len(bases) == 0 {
 		return SyncMerge, gitstore.ZeroHash, nil // unrelated histories: merge over an empty base
 	}
-	base := bases[0].Hash // criss-cross merges: any base works for id-based ledgers
+	base := bases[0] // criss-cross merges: any base works for id-based ledgers
 	switch base {
 	case theirs:
 		return SyncPushOnly, base, nil
