@@ -277,3 +277,26 @@ func TestUpdateIndexKeepsOtherEntries(t *testing.T) {
 		t.Errorf("git status: %q %v", out, err)
 	}
 }
+
+// MergeBases finds where two lines of history meet, and nothing for two
+// that never do.
+func TestMergeBases(t *testing.T) {
+	s := newStore(t)
+	a := commit(t, s, ZeroHash, map[string]string{"x": "1"})
+	b := commit(t, s, a, map[string]string{"x": "2"})
+	if bases, err := s.MergeBases(b, a); err != nil || !slices.Equal(bases, []Hash{a}) {
+		t.Errorf("MergeBases(b, a) = %v %v, want [a]", bases, err)
+	}
+	sig := Signature{Name: "t", Email: "t@example.com", When: time.Unix(1700000001, 0)}
+	tree, err := s.WriteTree([]Entry{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lone, err := s.WriteCommit(Commit{Tree: tree, Author: sig, Committer: sig, Message: "apart\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bases, err := s.MergeBases(b, lone); err != nil || len(bases) != 0 {
+		t.Errorf("MergeBases of unrelated commits = %v %v, want none", bases, err)
+	}
+}
