@@ -12,10 +12,9 @@ import (
 	"github.com/megagit/megagit/audit"
 	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/gitauth"
-	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/install"
-	"github.com/megagit/megagit/registry/regsync"
 	"github.com/megagit/megagit/registry/skillslock"
+	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -120,12 +119,6 @@ func (p updateProblems) asError() error {
 	return withHint(p, hints...)
 }
 
-// fetched is one source at one ref, fetched once for all its skills.
-type fetched struct {
-	src *regsync.Source
-	err error
-}
-
 func skillUpdateRun(opts *skillUpdateOptions) error {
 	a := opts.app
 	e, err := a.open(nil)
@@ -148,81 +141,15 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 			return nil
 		}
 	}
-	// A NAME asked for that was never installed: nothing to check it against.
-	for _, n := range names {
-		if _, ok := lock.Skills[n]; ok {
-			continue
-		}
-		if _, err := e.Reg.Skill(n); err != nil {
-			return err
-		}
-		return fmt.Errorf("%w: skill %q was not installed from a git source (it is local): nothing to update it from", errkind.ErrInvalid, n)
+	report, found, err := e.PlanUpdates(context.Background(), lock, names, workspace.UpdateOptions{
+		Update:   install.UpdateOptions{Force: opts.force, AllowUnrelated: opts.allowUnrelated},
+		Fetching: func(source string) { fmt.Fprintf(a.errOut, "megagit: fetching %s\n", shown(gitauth.Redact(source))) },
+	})
+	if err != nil {
+		return err
 	}
-
-	sources := map[[2]string]*fetched{}
-	budget := regsync.NewBudget()
-	var report []install.Report
-	var problems updateProblems
-	for _, n := range names {
-		entry := lock.Skills[n]
-		u := install.Blank(n, entry)
-		if _, err := e.Reg.Skill(n); errors.Is(err, registry.ErrNotFound) {
-			u.Status = install.StatusMissing
-			err := fmt.Errorf("%w: skill %q is in %s but not in the registry (deleted by hand or with plain git)", registry.ErrNotFound, n, skillslock.File)
-			u.Problem = err.Error()
-			problems = append(problems, install.Problem{Err: err, Hint: "`megagit doctor --fix` drops its entry; `megagit skill install SOURCE " + n + "` puts it back"})
-			report = append(report, u)
-			continue
-		} else if err != nil {
-			return err
-		}
-		key := [2]string{entry.Source, entry.Ref}
-		f, ok := sources[key]
-		if !ok {
-			fmt.Fprintf(a.errOut, "megagit: fetching %s\n", shown(gitauth.Redact(entry.Source)))
-			f = &fetched{}
-			// With its history: an upstream that does not descend from
-			// the installed commit is refused (Descends).
-			f.src, f.err = regsync.FetchSourceHistory(context.Background(), entry.Source, entry.Ref)
-			sources[key] = f
-			if f.err != nil {
-				f.err = netErr(f.err)
-				var h hintError
-				hint := ""
-				if errors.As(f.err, &h) && len(h.hints) > 0 {
-					hint = h.hints[0]
-				}
-				problems = append(problems, install.Problem{Err: f.err, Hint: hint})
-			}
-		}
-		if f.err != nil {
-			u.Status, u.Problem = install.StatusUnreachable, f.err.Error()
-			report = append(report, u)
-			continue
-		}
-		u, problem, err := install.PlanUpdate(e.Reg, n, entry, f.src, budget, install.UpdateOptions{Force: opts.force, AllowUnrelated: opts.allowUnrelated})
-		if err != nil {
-			return err
-		}
-		if problem != nil {
-			u.Problem = problem.Err.Error()
-			problems = append(problems, *problem)
-		}
-		report = append(report, u)
-	}
-
-	pending, edited := []string{}, []string{}
-	var items []install.Install
-	for _, u := range report {
-		switch u.Status {
-		case install.StatusUpdate, install.StatusForced, install.StatusRestore:
-			pending = append(pending, u.Name)
-			items = append(items, *u.Item)
-		case install.StatusEdited:
-			pending = append(pending, u.Name)
-			edited = append(edited, u.Name)
-		}
-	}
+	problems := netProblems(found)
+	pending, edited, items := workspace.Updatable(report)
 	if !opts.json {
 		printUpdates(a.out, report)
 	}
@@ -326,6 +253,23 @@ func printUpdates(w io.Writer, report []install.Report) {
 			}
 		}
 	}
+}
+
+// netProblems are the plan's problems, a source that timed out with the
+// way out of it.
+func netProblems(found []install.Problem) updateProblems {
+	var problems updateProblems
+	for _, p := range found {
+		if p.Hint == "" {
+			p.Err = netErr(p.Err)
+			var h hintError
+			if errors.As(p.Err, &h) && len(h.hints) > 0 {
+				p.Hint = h.hints[0]
+			}
+		}
+		problems = append(problems, p)
+	}
+	return problems
 }
 
 func printDiff(w io.Writer, label string, d skillslock.FileDiff) {
