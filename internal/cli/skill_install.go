@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path"
 	"strings"
-	"time"
 
 	"github.com/megagit/megagit/audit"
 	"github.com/megagit/megagit/gitauth"
@@ -153,23 +152,12 @@ func skillInstallRun(opts *skillInstallOptions) error {
 	case len(opts.names) == 0:
 		mode = skillslock.ModePath
 	}
-	items, err := fetchedItems(src, chosen, src.Ref, mode)
+	items, findings, err := e.InstallItems(src, chosen, mode)
 	if err != nil {
 		return err
 	}
-	// A skill installed again from its source keeps the way it was first
-	// chosen: --all over a skill installed by name changes no file.
-	if lock, err := e.Reg.ReadLock(); err == nil {
-		for i, it := range items {
-			if old, ok := lock.Skills[it.Name]; ok && old.Source == it.Entry.Source && old.Mode != "" {
-				items[i].Entry.Mode = old.Mode
-			}
-		}
-	}
-	findings := make([][]audit.Finding, len(items))
 	sets := make([]auditedSet, len(items))
 	for i, it := range items {
-		findings[i] = nonNil(audit.Files(it.Files))
 		sets[i] = auditedSet{findings: findings[i], name: inSource(it.Entry.Path)}
 	}
 	if err := refuseFindings(a, sets, opts.allow, "installed"); err != nil {
@@ -275,24 +263,6 @@ func printFound(a *app, found []regsync.FoundSkill) {
 		rows[i] = []string{f.Name, f.Path, f.Description}
 	}
 	_ = printTable(a.out, []string{"SKILL", "PATH", "DESCRIPTION"}, rows)
-}
-
-// fetchedItems reads each chosen skill's files from the source and makes
-// them install.Install items.
-func fetchedItems(src *regsync.Source, chosen []regsync.FoundSkill, ref, mode string) ([]install.Install, error) {
-	items := make([]install.Install, 0, len(chosen))
-	budget := regsync.NewBudget()
-	for _, c := range chosen {
-		files, exec, err := src.Files(c.Path, budget)
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, install.Install{Name: c.Name, Files: files, Exec: exec, Entry: skillslock.Entry{
-			Source: src.URL, Ref: ref, Commit: src.Commit.String(), CommitTime: src.Time.UTC().Format(time.RFC3339), Path: c.Path,
-			RefKind: src.RefKind, Mode: mode,
-		}})
-	}
-	return items, nil
 }
 
 // inSource names a file of the skill at folder dir of a source, as the
