@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/megagit/megagit/embedcache"
-	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
@@ -63,7 +62,7 @@ func cacheRun(opts *cacheOptions) error {
 	if err != nil {
 		return err
 	}
-	r, err := buildCacheReport(a, e)
+	r, err := cacheReport(a, e)
 	if err != nil {
 		return err
 	}
@@ -88,24 +87,15 @@ func cacheRun(opts *cacheOptions) error {
 	return withHint(fmt.Errorf("%w: %d embedding cache problem(s)", errProblems, len(r.Problems)), hints...)
 }
 
-// buildCacheReport gathers what embedcache.Status reads besides the cache
-// folders: the active model, the skills' texts and git's view of a folder.
-func buildCacheReport(a *app, e *workspace.Workspace) (*embedcache.Report, error) {
+// cacheReport is the caches' state against the active model.
+func cacheReport(a *app, e *workspace.Workspace) (*embedcache.Report, error) {
 	emb, err := activeEmbedder(e, a.say)
 	if err != nil {
 		return nil, err
 	}
-	in := embedcache.StatusInput{Root: e.Reg.Root(), LocalDir: e.Reg.LocalDir(), Embedder: emb, ModelID: e.Cfg.Model.ID,
-		HeadState: func(dir string, names ...string) (untracked, modified bool) {
-			state, err := e.Reg.HeadState(dir, names...)
-			return err == nil && state == registry.PathUntracked, err == nil && state == registry.PathModified
-		}}
-	if emb != nil {
-		if in.Items, err = currentItems(a, e); err != nil {
-			return nil, err
-		}
-	}
-	return embedcache.Status(in), nil
+	r, problems, err := e.CacheStatus(emb)
+	a.warnProblems(problems)
+	return r, err
 }
 
 func printCacheReport(a *app, r *embedcache.Report) error {

@@ -9,17 +9,14 @@ import (
 	"time"
 
 	"github.com/megagit/megagit/doctor"
-	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/hook/install"
 	"github.com/megagit/megagit/hook/stop"
 	"github.com/megagit/megagit/local"
-	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/registry"
 	skillinstall "github.com/megagit/megagit/registry/install"
 	"github.com/megagit/megagit/registry/regsync"
 	"github.com/megagit/megagit/registry/skillslock"
-	"github.com/megagit/megagit/route/dense"
 	"github.com/megagit/megagit/route/index"
 	"github.com/megagit/megagit/skillfile"
 	"github.com/megagit/megagit/workspace"
@@ -136,7 +133,7 @@ func doctorRun(opts *doctorOptions) error {
 		checks = append(checks, doctor.Check{Name: "recovery", Status: doctor.Warn,
 			Detail: "an interrupted write (a killed megagit) was found and finished"})
 	}
-	checks = append(checks, cacheChecks(root)...)
+	checks = append(checks, cacheChecks(e)...)
 	checks = append(checks, cacheCoverageCheck(e)...)
 	checks = append(checks, settingsCheck(e), routeIndexCheck(e), serveCheck(e), sourcesCheck(e), trustCheck(e), adoptCheck(e), identityCheck(e.Reg), writableCheck(e.Reg))
 	checks = append(checks, listingCheck(e), duplicatesCheck(e))
@@ -208,8 +205,8 @@ func doctorHint(checks []doctor.Check) string {
 
 // cacheChecks verifies each committed embedding cache: index.json reads
 // and names the vectors.npy it was written with, and the array reads.
-func cacheChecks(root string) []doctor.Check {
-	dirs := embedcache.CheckCommitted(root)
+func cacheChecks(e *workspace.Workspace) []doctor.Check {
+	dirs := e.CommittedCaches()
 	if len(dirs) == 0 {
 		return []doctor.Check{{Name: "cache", Status: doctor.OK, Detail: "no embedding cache committed"}}
 	}
@@ -250,20 +247,6 @@ func settingsCheck(w *workspace.Workspace) doctor.Check {
 		Hint:   "remove them from the committed file; set them for this machine in .megagit/local/config.yaml (`megagit model use --dir DIR`), your user config or the environment"}
 }
 
-// builtinKey is the vectors' key of the active built-in model ("" for
-// any other model, or none): a compiled index holding another's is
-// rebuilt by the next refresh, e.g. after an upgrade changed the default.
-func builtinKey(w *workspace.Workspace) string {
-	if w.Cfg.Model.Dir != "" || !models.IsBuiltin(dense.ModelID(w.Cfg)) {
-		return ""
-	}
-	m, err := models.BuiltinModel(dense.ModelID(w.Cfg))
-	if err != nil {
-		return ""
-	}
-	return embedcache.CacheKey(m)
-}
-
 // routeIndexCheck says whether the compiled route index the prompt hook
 // answers from is there, whole, and up to date with every skill.
 func routeIndexCheck(w *workspace.Workspace) doctor.Check {
@@ -285,7 +268,7 @@ func routeIndexCheck(w *workspace.Workspace) doctor.Check {
 	case c.Key != key:
 		return doctor.Check{Name: name, Status: doctor.Warn, Detail: "out of date: a skill or ledger changed since it was built", Hint: fix}
 	}
-	if want := builtinKey(w); want != "" && (c.Vectors == nil || c.Vectors.Key != want) {
+	if want := w.BuiltinKey(); want != "" && (c.Vectors == nil || c.Vectors.Key != want) {
 		held := "no vectors"
 		if c.Vectors != nil {
 			held = "the vectors of " + c.Vectors.Key

@@ -5,8 +5,6 @@ import (
 	"strings"
 
 	"github.com/megagit/megagit/doctor"
-	"github.com/megagit/megagit/embedcache"
-	"github.com/megagit/megagit/route/dense"
 	"github.com/megagit/megagit/workspace"
 )
 
@@ -21,11 +19,7 @@ func cacheCoverageCheck(e *workspace.Workspace) []doctor.Check {
 	if err != nil || emb == nil {
 		return nil // lexical routing, or a model that does not load: other checks say so
 	}
-	docs, _, err := e.Docs() // the skills that do not parse: lint's check
-	if err != nil {
-		return nil
-	}
-	cov, ok := embedcache.CommittedCoverage(e.Reg.Root(), emb, dense.EmbedItems(docs))
+	cov, ok := e.CacheCoverage(emb)
 	if !ok {
 		return nil
 	}

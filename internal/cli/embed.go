@@ -83,16 +83,6 @@ func modelLoadHint(cfg *config.Config, err error) error {
 	return withHint(fmt.Errorf("%w: %w", config.ErrInvalid, err), hint)
 }
 
-// currentItems are the texts routing embeds for the registry's skills now.
-func currentItems(a *app, e *workspace.Workspace) ([]embedcache.DocText, error) {
-	docs, problems, err := e.Docs()
-	a.warnProblems(problems)
-	if err != nil {
-		return nil, err
-	}
-	return dense.EmbedItems(docs), nil
-}
-
 func embedRun(opts *embedOptions) error {
 	a := opts.app
 	e, err := a.open(opts.flags)
@@ -107,12 +97,9 @@ func embedRun(opts *embedOptions) error {
 		return withHint(fmt.Errorf("%w: no semantic model is active (model.id is %q), nothing to embed", config.ErrInvalid, e.Cfg.Model.ID),
 			"choose one with `megagit model use "+models.BuiltinID+"` or `megagit model use --dir DIR`")
 	}
-	items, err := currentItems(a, e)
-	if err != nil {
-		return err
-	}
 	warn := func(msg string) { a.say("megagit: warning: " + msg) }
-	p, err := embedcache.NewPlan(emb, e.Reg.Root(), items, opts.all, warn)
+	p, problems, err := e.PlanEmbed(emb, opts.all, warn)
+	a.warnProblems(problems)
 	if err != nil {
 		return err
 	}
@@ -123,38 +110,24 @@ func embedRun(opts *embedOptions) error {
 	if err != nil {
 		return err
 	}
-	hash, err := commitEmbeddings(a, e.Reg, p, emb.ID(), files)
-	if err != nil || !opts.json {
+	hash, err := e.CommitEmbeddings(p, emb.ID(), files)
+	switch {
+	case errors.Is(err, workspace.ErrCacheDiffers):
+		return withHint(err, "restore the committed cache with `git checkout -- "+p.Rel+"`")
+	case errors.Is(err, registry.ErrDirty):
+		return withHint(err, "megagit embed rewrites "+p.Rel+"/; restore it with `git checkout -- "+p.Rel+"` or commit your change first")
+	case err != nil:
 		return err
+	case hash.IsZero():
+		a.say(fmt.Sprintf("megagit: %s up to date (%d skills); nothing to commit", p.Rel, p.Skills()))
+	default:
+		a.say(fmt.Sprintf("megagit: %s; committed %s (commit %s)", p.Summary(), p.Rel, hash.String()[:12]))
+	}
+	if !opts.json {
+		return nil
 	}
 	return printJSON(a.out, map[string]any{"model": emb.ID(), "cache": p.Rel, "skills": p.Skills(),
 		"texts_computed": p.Todo(), "summary": p.Summary(), "commit": commitString(hash)})
-}
-
-// commitEmbeddings records the cache files in a commit of their own (the
-// zero hash when they were up to date).
-func commitEmbeddings(a *app, reg *registry.Registry, p *embedcache.Plan, id string, files map[string][]byte) (commitHash, error) {
-	summary := p.Summary()
-	msg := fmt.Sprintf("embeddings(%s): %s\n\nMegagit-Action: embed\nMegagit-Model: %s\n", id, summary, id)
-	hash, err := reg.CommitFiles(msg, files)
-	if errors.Is(err, registry.ErrDirty) {
-		return hash, withHint(err, "megagit embed rewrites "+p.Rel+"/; restore it with `git checkout -- "+p.Rel+"` or commit your change first")
-	}
-	if err != nil {
-		return hash, err
-	}
-	if hash.IsZero() {
-		// The commit already holds these vectors; a working copy that
-		// differs from it (corrupt, or edited) is not fixed by a commit.
-		if st, err := reg.HeadState(p.Rel, "index.json", "vectors.npy"); err == nil && st == registry.PathModified {
-			return hash, withHint(fmt.Errorf("%w in %s: the working copy differs from the last commit (corrupt or edited), which already holds the current vectors; nothing to commit", registry.ErrDirty, p.Rel),
-				"restore the committed cache with `git checkout -- "+p.Rel+"`")
-		}
-		a.say(fmt.Sprintf("megagit: %s up to date (%d skills); nothing to commit", p.Rel, p.Skills()))
-		return hash, nil
-	}
-	a.say(fmt.Sprintf("megagit: %s; committed %s (commit %s)", summary, p.Rel, hash.String()[:12]))
-	return hash, nil
 }
 
 // newEmbedBar returns the bar's update function: a bar on a terminal for

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/megagit/megagit/embedcache"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/registry/regsync"
 	"github.com/spf13/cobra"
@@ -63,10 +62,9 @@ func syncRun(opts *syncOptions) error {
 		return err
 	}
 	useNetwork(e.Cfg)
-	res, err := regsync.Sync(context.Background(), e.Reg, regsync.Options{
+	res, err := e.Sync(context.Background(), regsync.Options{
 		Remote:         opts.remote,
 		DryRun:         opts.dryRun,
-		MergeFiles:     embedcache.Merge3,
 		Progress:       func(s string) { a.say("megagit: " + s) },
 		AllowUnrelated: opts.allowUnrelated,
 	})
