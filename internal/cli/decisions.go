@@ -53,20 +53,17 @@ func decisionsRun(opts *decisionsOptions) error {
 	if err != nil {
 		return err
 	}
-	ds, err := decisionlog.Read(e.Reg.Local())
+	l, err := e.DecisionLog()
 	if err != nil {
 		return err
 	}
+	ds := l.Decisions
 	if opts.n > 0 && len(ds) > opts.n {
 		ds = ds[len(ds)-opts.n:]
 	}
-	ledgers, err := e.Reg.Ledgers()
-	if err != nil {
-		return err
-	}
 	out := make([]decisionJSON, len(ds))
 	for i, d := range ds {
-		out[i] = decisionJSON{Entry: d, Verdicts: learn.SessionVerdicts(d, ledgers)}
+		out[i] = decisionJSON{Entry: d, Verdicts: learn.SessionVerdicts(d, l.Ledgers)}
 	}
 	if opts.json {
 		return printJSON(opts.app.out, out)

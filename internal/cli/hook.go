@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 
-	"github.com/megagit/megagit/decisionlog"
 	"github.com/megagit/megagit/hook"
 	"github.com/spf13/cobra"
 )
@@ -35,14 +34,6 @@ the reason goes to .megagit/local/hook.log (and stderr).`,
 	cmd.AddCommand(newHookSessionStartCmd(a, nil), newHookPromptCmd(a, nil), newHookStopCmd(a, nil), newHookInstallCmd(a, nil), newHookUninstallCmd(a, nil))
 	return cmd
 }
-
-// Local files the hooks keep in .megagit/local/ (see hook/inject).
-const (
-	hookLogName      = hook.LogFile
-	decisionLogName  = decisionlog.File
-	hookLogMaxBytes  = hook.LogMaxBytes
-	decisionMaxBytes = decisionlog.MaxBytes
-)
 
 func checkAgentFlag(agent string) error {
 	if err := hook.CheckAgent(agent); err != nil {

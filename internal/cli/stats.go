@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/megagit/megagit/decisionlog"
 	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/learn"
 	"github.com/megagit/megagit/local"
@@ -105,7 +104,7 @@ func statsRun(opts *statsOptions) error {
 		return err
 	}
 	opts.app.warnProblems(c.Problems)
-	ds, err := decisionlog.Read(e.Reg.Local())
+	ds, err := e.Decisions()
 	if err != nil {
 		return err
 	}

@@ -8,13 +8,10 @@ import (
 	"strings"
 
 	"github.com/megagit/megagit/config"
-	"github.com/megagit/megagit/decisionlog"
 	"github.com/megagit/megagit/errkind"
-	"github.com/megagit/megagit/hook"
 	"github.com/megagit/megagit/learn"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/ranker"
-	"github.com/megagit/megagit/registry/ledger"
 	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
@@ -77,20 +74,13 @@ dynamic_k.gate: FILE in .megagit/config.yaml to route with it.`,
 	return cmd
 }
 
-// stoppedSessions reports whether a stop hook read a session, from the
-// session memory the hooks keep in the registry's local folder: what learn
-// labels a decision by when its skills got no verdict.
-func stoppedSessions(dir local.Dir) func(session string) bool {
-	return func(session string) bool { return hook.SessionStopped(dir, session) }
-}
-
 // minGateSamples is how many labelled decisions of each kind tune --gate
 // needs.
 const minGateSamples = 10
 
 // tuneGateRun fits the abstention gate to the labelled decisions.
-func tuneGateRun(opts *tuneOptions, e *workspace.Workspace, ds []decisionlog.Entry, ledgers map[string][]ledger.Entry) error {
-	samples := learn.GateSamples(ds, ledgers, stoppedSessions(e.Reg.Local()))
+func tuneGateRun(opts *tuneOptions, l *workspace.DecisionLog) error {
+	samples := learn.GateSamples(l.Decisions, l.Ledgers, l.Stopped)
 	fits := 0
 	for _, s := range samples {
 		if s.Fits {
@@ -125,9 +115,9 @@ func tuneGateRun(opts *tuneOptions, e *workspace.Workspace, ds []decisionlog.Ent
 			Unhelpful int          `json:"unhelpful"`
 			Gate      *ranker.Gate `json:"gate"`
 			File      string       `json:"file"`
-		}{len(ds), fits, len(samples) - fits, g, opts.gate})
+		}{len(l.Decisions), fits, len(samples) - fits, g, opts.gate})
 	}
-	fmt.Fprintf(opts.app.out, "decisions %d, labelled %d (%d helpful, %d unused or harmful)\n", len(ds), len(samples), fits, len(samples)-fits)
+	fmt.Fprintf(opts.app.out, "decisions %d, labelled %d (%d helpful, %d unused or harmful)\n", len(l.Decisions), len(samples), fits, len(samples)-fits)
 	opts.app.say(fmt.Sprintf("megagit: wrote the gate to %s; set dynamic_k.gate: %s in .megagit/config.yaml to route with it", opts.gate, opts.gate))
 	return nil
 }
@@ -145,19 +135,15 @@ func tuneRun(opts *tuneOptions) error {
 	if err != nil {
 		return err
 	}
-	ds, err := decisionlog.Read(e.Reg.Local())
-	if err != nil {
-		return err
-	}
-	ledgers, err := e.Reg.Ledgers()
+	l, err := e.DecisionLog()
 	if err != nil {
 		return err
 	}
 	if opts.gate != "" {
-		return tuneGateRun(opts, e, ds, ledgers)
+		return tuneGateRun(opts, l)
 	}
-	cases := learn.TuneCases(ds, ledgers, stoppedSessions(e.Reg.Local()))
-	res := tuneJSON{Decisions: len(ds), Replayable: len(cases),
+	cases := learn.TuneCases(l.Decisions, l.Ledgers, l.Stopped)
+	res := tuneJSON{Decisions: len(l.Decisions), Replayable: len(cases),
 		Tuning: ranker.Tune(cases, workspace.RankerConfig(e.Cfg).DynamicK, e.Cfg.Route.TopK)}
 	if opts.apply && res.Changed {
 		old, err := e.Reg.ReadConfigFile()
