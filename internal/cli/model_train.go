@@ -8,12 +8,10 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/megagit/megagit/models"
 	"github.com/megagit/megagit/models/train"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -110,89 +108,22 @@ func modelTrainRun(opts *modelTrainOptions) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	errOut := opts.app.errOut
-	tok, err := models.DefaultTokenizer()
-	if err != nil {
-		return err
-	}
-	workers := runtime.GOMAXPROCS(0)
-	t0 := time.Now()
-	var (
-		pairs    []train.Pair
-		info     train.PairsInfo
-		withNegs int
-	)
-	if opts.hard.K > 0 {
-		pairs, info, withNegs, err = train.LoadPairsWithNegatives(opts.pairs, opts.maxPairs, opts.hard, tok, workers)
-	} else {
-		pairs, info, err = train.LoadPairs(opts.pairs, opts.maxPairs, tok, opts.checkpoints, workers)
-	}
-	if err != nil {
-		return err
-	}
-	tokenise := time.Since(t0)
-	how := "tokenised"
-	if info.Cached {
-		how = "loaded tokenised"
-	}
-	fmt.Fprintf(errOut, "megagit: %s %d pairs from %s in %s\n", how, info.Pairs, filepath.Base(opts.pairs), tokenise.Round(time.Millisecond))
-	if opts.hard.K > 0 {
-		fmt.Fprintf(errOut, "megagit: mined hard negatives for %d of them (up to %d each)\n", withNegs, opts.hard.K)
-	}
-
-	cfg := opts.cfg
-	cfg.CheckpointDir = opts.checkpoints
-	var init []float32
-	initSHA := ""
-	if opts.init != "" {
-		base, err := models.LoadStatic(os.DirFS(opts.init), ".")
-		if err != nil {
-			return fmt.Errorf("--init %s: %w", opts.init, err)
-		}
-		init, cfg.Dim = base.Table()
-		if initSHA, err = train.FileSHA256(filepath.Join(opts.init, "vectors.npy")); err != nil {
-			return fmt.Errorf("--init %s: %w", opts.init, err)
-		}
-		fmt.Fprintf(errOut, "megagit: starting from %s (%d dims)\n", base.ID(), cfg.Dim)
-	}
-	t1 := time.Now()
-	table, err := train.Train(ctx, pairs, tok.VocabSize(), cfg, init, trainProgress(errOut))
+	res, err := train.Run(ctx, train.RunOptions{
+		Pairs: opts.pairs, MaxPairs: opts.maxPairs, Out: opts.out, ID: opts.id, Checkpoints: opts.checkpoints,
+		Init: opts.init, Hard: opts.hard, Quantize: opts.quantize, Config: opts.cfg, Command: strings.Join(opts.args, " "),
+		Say:      func(line string) { fmt.Fprintf(errOut, "megagit: %s\n", line) },
+		Progress: trainProgress(errOut),
+	})
 	if errors.Is(err, context.Canceled) {
 		return withHint(errors.New("training interrupted"), "run the same command again to resume from the last checkpoint")
 	}
 	if err != nil {
 		return err
 	}
-	trainTime := time.Since(t1)
-	recipe := map[string]any{
-		"trainer": "megagit model train", "command": strings.Join(opts.args, " "),
-		"pairs_file": filepath.Base(opts.pairs), "pairs_sha256": info.SHA256, "max_pairs": opts.maxPairs,
-		"pairs_read": info.Lines, "pairs_used": info.Pairs,
-		"dim": cfg.Dim, "epochs": cfg.Epochs, "batch": cfg.Batch, "lr": cfg.LR, "warmup_frac": cfg.WarmupFrac,
-		"schedule": "one-cycle: linear warm-up from lr/25, cosine down to lr/25/1e4",
-		"loss":     "symmetric in-batch cross-entropy over cosine x scale", "scale": cfg.Scale,
-		"init": fmt.Sprintf("N(0, %g)", cfg.InitStd), "optimizer": "Adam (dense)",
-		"beta1": cfg.Beta1, "beta2": cfg.Beta2, "eps": cfg.Eps, "seed": cfg.Seed,
-		"quantized": opts.quantize, "train_seconds": trainTime.Seconds(), "tokenise_seconds": tokenise.Seconds(),
-		"gomaxprocs": workers, "go": runtime.Version(),
-	}
-	if opts.init != "" {
-		recipe["init"] = filepath.Base(filepath.Clean(opts.init))
-		recipe["init_vectors_sha256"] = initSHA
-	}
-	if h := opts.hard; h.K > 0 {
-		recipe["hard_negatives"] = h.K
-		recipe["hard_negatives_skip"] = h.Skip
-		recipe["hard_negatives_max_df"] = h.MaxPostings
-		recipe["hard_negatives_mining"] = "BM25F (ranker) of each a-text among all b-texts; extra A->B columns of the loss"
-		recipe["pairs_with_negatives"] = withNegs
-	}
-	if err := models.SaveStatic(opts.out, opts.id, cfg.Dim, table, opts.quantize, recipe); err != nil {
-		return err
-	}
-	fmt.Fprintf(errOut, "megagit: trained %s in %s\n", opts.id, trainTime.Round(time.Second))
+	fmt.Fprintf(errOut, "megagit: trained %s in %s\n", opts.id, res.Train.Round(time.Second))
 	if opts.json {
-		return printJSON(opts.app.out, map[string]any{"id": opts.id, "out": opts.out, "dim": cfg.Dim,
-			"pairs": info.Pairs, "train_seconds": trainTime.Seconds()})
+		return printJSON(opts.app.out, map[string]any{"id": opts.id, "out": opts.out, "dim": res.Dim,
+			"pairs": res.Pairs, "train_seconds": res.Train.Seconds()})
 	}
 	fmt.Fprintln(opts.app.out, opts.out)
 	return nil
