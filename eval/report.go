@@ -77,7 +77,8 @@ type Kind struct {
 	MeanK    float64 `json:"mean_k"`
 }
 
-// System is every eval figure of one router.
+// System is every eval figure of one routing method (megagit, or a
+// baseline).
 type System struct {
 	System         string          `json:"system"`
 	Text           string          `json:"text,omitempty"`

@@ -32,7 +32,7 @@ func ParseBaselineText(s string) (BaselineText, error) {
 const BaselineTopK = 5
 
 // Plain BM25's usual parameters, so the reference is the BM25 other
-// routers report.
+// routing methods report.
 const (
 	baselineK1 = 1.2
 	baselineB  = 0.75
@@ -55,7 +55,8 @@ type basePosting struct {
 // Baseline is a plain BM25 reference (k1 1.2, b 0.75,
 // idf ln(1 + (N - df + 0.5)/(df + 0.5)), ties by id) without megagit's
 // fields, weights, stemming or evidence, so `megagit eval` can put megagit
-// beside the figure routers usually report as BM25, from the same run.
+// beside the figure other routing methods usually report as BM25, from
+// the same run.
 type Baseline struct {
 	docs     []Doc
 	postings map[string][]basePosting

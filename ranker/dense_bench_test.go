@@ -8,7 +8,7 @@ import (
 // BenchmarkRankDense1000 is BenchmarkRank's 1,000-skill case with the
 // built-in model's settings (linear fusion, weight 0.4, cosine floor 0.20,
 // fused floor 0.6·0.10 + 0.4·0.20, medium tier) and random dense scores.
-// "cosines" is the semantic channel's own cost on top: what the router does
+// "cosines" is the semantic channel's own cost on top: what megagit does
 // per prompt for 1,000 skills (two dot products of 256 floats per skill,
 // description and name). The query embedding itself is measured by
 // embedcache's BenchmarkStaticEmbedQuery.

@@ -2,8 +2,9 @@ package ranker
 
 import "math"
 
-// Outcome is what a router did for one benchmark query: the full ranked
-// list, what it emitted, and the tokens its injection cost.
+// Outcome is what a routing method (megagit, or a baseline) did for one
+// benchmark query: the full ranked list, what it emitted, and the tokens
+// its injection cost.
 type Outcome struct {
 	ID      string
 	Gold    []string

@@ -77,7 +77,7 @@ func runAt(args []string, in io.Reader, out, errOut io.Writer, now func() time.T
 func newRootCmd(a *app) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "megagit",
-		Short:         "Git-backed skill registry and router for AI coding agents",
+		Short:         "Git-backed skill registry and skill routing for AI coding agents",
 		Long:          "megagit keeps an agent's SKILL.md skills in a git repository, picks the few skills worth\ninjecting for each prompt (or none), and records every verdict as a commit.",
 		SilenceErrors: true,
 		SilenceUsage:  true,
