@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
@@ -93,15 +92,7 @@ func layoutRun(opts *layoutOptions) error {
 // project's branch still tracks. doctor --fix runs it too, to finish a
 // move an older megagit left half done.
 func layoutRef(a *app, e *workspace.Workspace) (registry.LayoutMove, error) {
-	old, err := e.Reg.ReadConfigFile()
-	if err != nil {
-		return registry.LayoutMove{}, err
-	}
-	cfg, err := config.Set(old, map[string]any{"roots": []string{registry.RefSkillsRoot}})
-	if err != nil {
-		return registry.LayoutMove{}, fmt.Errorf("%s: %w", e.Reg.ConfigFile(), err)
-	}
-	res, err := e.Reg.MoveToRef(cfg)
+	res, err := e.MoveToRef()
 	if err != nil {
 		return res, err
 	}
