@@ -5,6 +5,7 @@ import (
 
 	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/registry/gitstore"
 )
 
 // MoveToRef is `megagit layout ref`: the registry's history moves to its
@@ -20,4 +21,22 @@ func (w *Workspace) MoveToRef() (registry.LayoutMove, error) {
 		return registry.LayoutMove{}, fmt.Errorf("%s: %w", w.Reg.ConfigFile(), err)
 	}
 	return w.Reg.MoveToRef(cfg)
+}
+
+// Init makes a registry in dir (`megagit init`) in layout, or the one
+// registry.ChooseLayout picks for LayoutAuto, with the default config of
+// that layout (its skills' roots); it returns the layout made.
+func Init(dir string, layout registry.Layout) (*registry.Registry, registry.Layout, gitstore.Hash, error) {
+	if layout == registry.LayoutAuto {
+		var err error
+		if layout, err = registry.ChooseLayout(dir); err != nil {
+			return nil, layout, gitstore.ZeroHash, err
+		}
+	}
+	cfg := config.DefaultFile()
+	if layout == registry.LayoutRef {
+		cfg = config.DefaultFileRoots(registry.RefSkillsRoot)
+	}
+	reg, hash, err := registry.InitLayout(dir, cfg, layout, registry.Options{})
+	return reg, layout, hash, err
 }

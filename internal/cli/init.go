@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/megagit/megagit/config"
 	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -80,16 +80,7 @@ func initRun(opts *initOptions) error {
 			opts.dir = top
 		}
 	}
-	if layout == registry.LayoutAuto {
-		if layout, err = registry.ChooseLayout(opts.dir); err != nil {
-			return err
-		}
-	}
-	cfg := config.DefaultFile()
-	if layout == registry.LayoutRef {
-		cfg = config.DefaultFileRoots(registry.RefSkillsRoot)
-	}
-	reg, hash, err := registry.InitLayout(opts.dir, cfg, layout, registry.Options{})
+	reg, layout, hash, err := workspace.Init(opts.dir, layout)
 	if err != nil {
 		return err
 	}
