@@ -30,3 +30,19 @@ func SessionVerdicts(d decisionlog.Entry, ledgers map[string][]ledger.Entry) map
 	}
 	return out
 }
+
+// Decision is a logged decision with the verdicts its skills got later in
+// the same session, per skill (SessionVerdicts).
+type Decision struct {
+	decisionlog.Entry
+	Verdicts map[string][]string `json:"verdicts"`
+}
+
+// WithVerdicts is each decision joined with the ledger (SessionVerdicts).
+func WithVerdicts(ds []decisionlog.Entry, ledgers map[string][]ledger.Entry) []Decision {
+	out := make([]Decision, len(ds))
+	for i, d := range ds {
+		out[i] = Decision{Entry: d, Verdicts: SessionVerdicts(d, ledgers)}
+	}
+	return out
+}

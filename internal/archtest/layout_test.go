@@ -363,7 +363,6 @@ var cliMayImport = map[string]string{
 	"registry/skillslock": "naming",    // the lock file's name, install modes, file diffs printed
 	"registry/install":    "installs",  // committing an install or update, verify, the lock's check; the update plan printed
 	"embedcache":          "printing",  // the cache report and embed's chunk size
-	"decisionlog":         "printing",  // a logged decision, shown with its verdicts
 	"learn":               "learning",  // stats, tune's replay, model adapt
 	"models":              "models",    // the built-in model's id, pulling and listing models
 	"models/train":        "training",  // `megagit model train`'s one call

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/megagit/megagit/decisionlog"
 	"github.com/megagit/megagit/learn"
 	"github.com/spf13/cobra"
 )
@@ -41,13 +40,6 @@ skills got later in the same session.`,
 	return cmd
 }
 
-// decisionJSON is one decision with the verdicts its skills got later in
-// the same session, per skill ("HELPFUL", "implicit +0.10", ...).
-type decisionJSON struct {
-	decisionlog.Entry
-	Verdicts map[string][]string `json:"verdicts"`
-}
-
 func decisionsRun(opts *decisionsOptions) error {
 	e, err := opts.app.open(nil)
 	if err != nil {
@@ -61,10 +53,7 @@ func decisionsRun(opts *decisionsOptions) error {
 	if opts.n > 0 && len(ds) > opts.n {
 		ds = ds[len(ds)-opts.n:]
 	}
-	out := make([]decisionJSON, len(ds))
-	for i, d := range ds {
-		out[i] = decisionJSON{Entry: d, Verdicts: learn.SessionVerdicts(d, l.Ledgers)}
-	}
+	out := learn.WithVerdicts(ds, l.Ledgers)
 	if opts.json {
 		return printJSON(opts.app.out, out)
 	}
