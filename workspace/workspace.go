@@ -1,7 +1,9 @@
 // Package workspace is a registry opened with its configuration — the pair
 // every command, the hooks and the server start from — and what is built
 // from it: the ranker's settings, the skills as ranker documents, the
-// router, and the prompt hook's view of the registry.
+// router, the prompt hook's view of the registry, and the work a command
+// asks for that spans packages (doctor's repairs, update plans, installs,
+// embedding, the decision log), so the command makes one call.
 package workspace
 
 import (
