@@ -152,7 +152,7 @@ func skillInstallRun(opts *skillInstallOptions) error {
 	case len(opts.names) == 0:
 		mode = skillslock.ModePath
 	}
-	items, findings, err := e.InstallItems(src, chosen, mode)
+	items, findings, err := install.FromSource(e.Reg, src, chosen, mode)
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/megagit/megagit/gitauth"
 	"github.com/megagit/megagit/registry/install"
 	"github.com/megagit/megagit/registry/skillslock"
-	"github.com/megagit/megagit/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -141,15 +140,15 @@ func skillUpdateRun(opts *skillUpdateOptions) error {
 			return nil
 		}
 	}
-	report, found, err := e.PlanUpdates(context.Background(), lock, names, workspace.UpdateOptions{
-		Update:   install.UpdateOptions{Force: opts.force, AllowUnrelated: opts.allowUnrelated},
+	report, found, err := install.PlanUpdates(context.Background(), e.Reg, lock, names, install.UpdateOptions{
+		Force: opts.force, AllowUnrelated: opts.allowUnrelated,
 		Fetching: func(source string) { fmt.Fprintf(a.errOut, "megagit: fetching %s\n", shown(gitauth.Redact(source))) },
 	})
 	if err != nil {
 		return err
 	}
 	problems := netProblems(found)
-	pending, edited, items := workspace.Updatable(report)
+	pending, edited, items := install.Updatable(report)
 	if !opts.json {
 		printUpdates(a.out, report)
 	}

@@ -76,6 +76,8 @@ type Problem struct {
 // new commit that does not descend from the installed one (AllowUnrelated).
 type UpdateOptions struct {
 	Force, AllowUnrelated bool
+	// Fetching, when set, hears of each source before PlanUpdates fetches it.
+	Fetching func(source string)
 }
 
 // Blank is the report of a skill not compared yet: its provenance, no
