@@ -2,13 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/megagit/megagit/local"
@@ -93,85 +91,34 @@ func serveRun(ctx context.Context, opts *serveOptions) error {
 	if err != nil {
 		return notRegistry(a, err)
 	}
-	d := local.Open(root, 0)
 	auto := opts.lockFD > 0
-	var lock *local.Lock
-	prev, _ := serve.ReadState(d)
-	if auto {
-		if lock, err = d.AdoptLock(uintptr(opts.lockFD), serve.Lock); err != nil {
-			return err
-		}
-		a.errOut = stampedLog{w: local.AsLog(os.Stderr, serve.LogMaxBytes), now: a.now}
-	} else if lock, err = d.TryAcquireFile(serve.Lock); err != nil {
-		return err
-	} else if lock == nil {
-		return serveRunsError(d)
-	}
-	defer lock.Release()
-	st := serve.State{State: serve.Starting, PID: os.Getpid(), Time: a.now().UTC().Format(time.RFC3339), Auto: auto, Idle: opts.idle.String()}
-	if auto {
-		st.Stamp = prev.Stamp // the hook's, of when it started this server
-		writeServeState(a, d, st)
-	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	if auto {
-		// A stop while the model loads lets the server finish loading and
-		// stop cleanly (stopped, not a start that failed).
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-		defer stop()
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var mu sync.Mutex
-	var lost error // the model stopped loading after the server started
-	started := false
-	model := "no model: lexical"
-	err = server.Run(ctx, server.Options{Version: version, Idle: opts.idle, Log: a.errOut, Yield: auto, Open: func() (server.Registry, error) {
-		e, err := a.open(nil)
-		if err != nil {
-			return server.Registry{}, err
-		}
-		return server.Registry{
-			Root: e.Reg.Root(), LocalDir: e.Reg.LocalDir(), Roots: e.StampRoots(), Key: e.ServeKey(),
-			Router: func() (*route.Router, error) {
-				rt, err := serveRouter(a, e, auto)
-				mu.Lock()
-				defer mu.Unlock()
-				switch {
-				case err != nil && started && auto:
-					lost = err
-					cancel()
-				case err == nil:
-					model = "no model: lexical"
-					if sem := workspace.SemanticOf(rt); sem != nil {
-						model = sem.Model
-					}
-				}
-				return rt, err
-			},
-		}, nil
-	}, Ready: func(string, int) {
-		mu.Lock()
-		started = true
-		st.State, st.Model, st.Time = serve.Serving, model, a.now().UTC().Format(time.RFC3339)
-		mu.Unlock()
-		writeServeState(a, d, st)
-	}})
-	mu.Lock()
-	if err == nil {
-		err = lost
-	}
-	mu.Unlock()
-	switch {
-	case err != nil && auto:
-		st.State, st.Error, st.Time = serve.Failed, err.Error(), a.now().UTC().Format(time.RFC3339)
-		writeServeState(a, d, st)
-	case started:
-		st.State, st.Time = serve.Stopped, a.now().UTC().Format(time.RFC3339)
-		writeServeState(a, d, st)
+	err = server.Serve(ctx, local.Open(root, 0), server.Managed{
+		Version: version, Idle: opts.idle, LockFD: uintptr(opts.lockFD), Now: a.now,
+		Log: func() io.Writer { return a.errOut },
+		Locked: func() {
+			if auto {
+				a.errOut = stampedLog{w: local.AsLog(os.Stderr, serve.LogMaxBytes), now: a.now}
+			}
+		},
+		Open: func() (server.Registry, error) {
+			e, err := a.open(nil)
+			if err != nil {
+				return server.Registry{}, err
+			}
+			return server.Registry{
+				Root: e.Reg.Root(), LocalDir: e.Reg.LocalDir(), Roots: e.StampRoots(), Key: e.ServeKey(),
+				Router: func() (*route.Router, error) { return serveRouter(a, e, auto) },
+			}, nil
+		},
+		Model: func(rt *route.Router) string {
+			if sem := workspace.SemanticOf(rt); sem != nil {
+				return sem.Model
+			}
+			return "no model: lexical"
+		},
+	})
+	if errors.Is(err, server.ErrRunning) {
+		return withHint(err, "`megagit serve --stop` stops it")
 	}
 	return err
 }
@@ -201,62 +148,23 @@ func serveRouter(a *app, e *workspace.Workspace, auto bool) (*route.Router, erro
 	return nil, fmt.Errorf("cannot route with %s: %s", dense.ONNXModelID(e.Cfg, e.Reg.Root()), strings.Join(why, "; "))
 }
 
-// writeServeState writes the server's state, saying on the log when it cannot.
-func writeServeState(a *app, d local.Dir, st serve.State) {
-	if err := serve.WriteState(d, st); err != nil {
-		fmt.Fprintf(a.errOut, "megagit: warning: %v\n", err)
-	}
-}
-
-// serveRunsError is the error of a second server for a registry.
-func serveRunsError(d local.Dir) error {
-	info := d.FileLockState(serve.Lock)
-	by := ""
-	if st, ok := serve.ReadState(d); ok && st.PID == info.PID && st.Auto {
-		by = ", started by the prompt hook"
-	}
-	return withHint(fmt.Errorf("%w (pid %d%s)", server.ErrRunning, info.PID, by),
-		"`megagit serve --stop` stops it")
-}
-
-// serveStopWait bounds how long --stop waits for the server to exit.
-const serveStopWait = 10 * time.Second
-
-// serveStop stops the registry's server: SIGTERM to the holder of the
-// serve lock, then a wait for the lock to be free.
+// serveStop stops the registry's server (server.Stop).
 func serveStop(opts *serveOptions) error {
 	a := opts.app
 	root, err := registryRoot(a)
 	if err != nil {
 		return notRegistry(a, err)
 	}
-	d := local.Open(root, 0)
-	info := d.FileLockState(serve.Lock)
-	if !info.Held {
+	pid, err := server.Stop(local.Open(root, 0))
+	switch {
+	case err != nil:
+		return err
+	case pid == 0:
 		a.say(fmt.Sprintf("megagit: no megagit serve runs for %s", root))
-		return nil
+	default:
+		fmt.Fprintf(a.errOut, "megagit: stopped megagit serve (pid %d)\n", pid)
 	}
-	if info.PID <= 0 || info.PID == os.Getpid() {
-		return fmt.Errorf("%s names no process (%d): cannot stop the server", serve.Lock, info.PID)
-	}
-	if err := syscall.Kill(info.PID, syscall.SIGTERM); err != nil {
-		return fmt.Errorf("stopping megagit serve (pid %d): %w", info.PID, err)
-	}
-	for end := time.Now().Add(serveStopWait); ; time.Sleep(20 * time.Millisecond) {
-		now := d.FileLockState(serve.Lock)
-		if !now.Held {
-			fmt.Fprintf(a.errOut, "megagit: stopped megagit serve (pid %d)\n", info.PID)
-			return nil
-		}
-		if time.Now().After(end) {
-			return fmt.Errorf("megagit serve (pid %d) did not stop within %s", now.PID, serveStopWait)
-		}
-		if now.PID != info.PID && now.PID > 0 {
-			// The hook that started the server named it only now.
-			info = now
-			_ = syscall.Kill(info.PID, syscall.SIGTERM)
-		}
-	}
+	return nil
 }
 
 // stampedLog prefixes each line written with the time, for serve.log.
