@@ -224,22 +224,14 @@ func (s *Store) Commit(h Hash) (*Commit, error) {
 }
 
 // Blob reads blob h.
-func (s *Store) Blob(h Hash) ([]byte, error) {
-	b, err := s.repo.BlobObject(h)
-	if err != nil {
-		return nil, err
-	}
-	rd, err := b.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer rd.Close()
-	return io.ReadAll(rd)
-}
+func (s *Store) Blob(h Hash) ([]byte, error) { return s.object(plumbing.BlobObject, h) }
 
 // RawCommit is commit h's stored object, byte for byte.
-func (s *Store) RawCommit(h Hash) ([]byte, error) {
-	obj, err := s.repo.Storer.EncodedObject(plumbing.CommitObject, h)
+func (s *Store) RawCommit(h Hash) ([]byte, error) { return s.object(plumbing.CommitObject, h) }
+
+// object reads the content of object h of type t.
+func (s *Store) object(t plumbing.ObjectType, h Hash) ([]byte, error) {
+	obj, err := s.repo.Storer.EncodedObject(t, h)
 	if err != nil {
 		return nil, err
 	}
