@@ -29,7 +29,7 @@ import (
 // it writes, with what the workspace reads of the agents' settings.
 type space struct{ *workspace.Workspace }
 
-func on(w *workspace.Workspace) *space { return &space{w} }
+func spaceOf(w *workspace.Workspace) *space { return &space{w} }
 
 // abs is a registry-relative path of w's registry, absolute.
 func (w *space) abs(rel string) string {
@@ -155,8 +155,9 @@ func (w *space) scopes(o Options) (project, user bool) {
 // needs; no skill file moves. Skills an earlier megagit moved into a
 // registry go back to their agent's folder first (restoreMoved), and are
 // then hidden the same way. `Restore` undoes it.
-func Adopt(ws *workspace.Workspace, o Options) (Result, error) {
-	w := on(ws)
+func Adopt(w *workspace.Workspace, o Options) (Result, error) { return spaceOf(w).adopt(o) }
+
+func (w *space) adopt(o Options) (Result, error) {
 	res := Result{Hidden: []HiddenSwitch{}, Shown: []HiddenSwitch{}, Done: []Adopted{}, Skipped: []Skip{}, Left: map[string]int{}}
 	moved := o
 	moved.Agent = "" // whichever agent's: the folders must be whole again

@@ -109,7 +109,7 @@ func (w *space) hide(o Options, res *Result) error {
 			return err
 		}
 		if u != nil {
-			userReg = on(u)
+			userReg = spaceOf(u)
 		}
 		if w.IsUserRegistry() {
 			userReg = w

@@ -228,8 +228,9 @@ func exists(p string) bool {
 // interrupted, in this registry's list and the user registry's: a skill
 // ends in the registry or in its agent's folder, never both, never only
 // moved aside. It says what it did, one line a skill.
-func Recover(ws *workspace.Workspace) ([]string, error) {
-	w := on(ws)
+func Recover(w *workspace.Workspace) ([]string, error) { return spaceOf(w).recoverAll() }
+
+func (w *space) recoverAll() ([]string, error) {
 	var notes []string
 	for _, ws := range w.adoptRegistries() {
 		lock, err := ws.lockAdopt()
@@ -251,7 +252,7 @@ func Recover(ws *workspace.Workspace) ([]string, error) {
 func (w *space) adoptRegistries() []*space {
 	var out []*space
 	for _, r := range w.AdoptRegistries() {
-		out = append(out, on(r))
+		out = append(out, spaceOf(r))
 	}
 	return out
 }
@@ -350,8 +351,11 @@ func (w *space) recoverRecord(a Adoption) (string, error) {
 // Problems are the adopt steps a kill left unfinished, in this
 // registry's list and the user registry's, and the originals moved aside
 // that no list names (restore never looks there); for doctor.
-func Problems(ws *workspace.Workspace) (pending, strays []string, err error) {
-	w := on(ws)
+func Problems(w *workspace.Workspace) (pending, strays []string, err error) {
+	return spaceOf(w).problems()
+}
+
+func (w *space) problems() (pending, strays []string, err error) {
 	for _, ws := range w.adoptRegistries() {
 		all, err := ws.Adopted()
 		if err != nil {
@@ -389,8 +393,9 @@ func Problems(ws *workspace.Workspace) (pending, strays []string, err error) {
 // MovedSkills counts the skills an earlier megagit's adopt moved into
 // this registry and the user registry, which adopt, adopt --restore and
 // doctor --fix put back in their agent's folder (MigrateMoved).
-func MovedSkills(ws *workspace.Workspace) (int, error) {
-	w := on(ws)
+func MovedSkills(w *workspace.Workspace) (int, error) { return spaceOf(w).movedSkills() }
+
+func (w *space) movedSkills() (int, error) {
 	n := 0
 	for _, ws := range w.adoptRegistries() {
 		all, err := ws.Adopted()
@@ -405,8 +410,11 @@ func MovedSkills(ws *workspace.Workspace) (int, error) {
 // MigrateMoved puts every skill an earlier megagit's adopt moved into a
 // registry back in its agent's folder, of every scope; what it did, one
 // line a skill.
-func MigrateMoved(ws *workspace.Workspace, o Options) ([]string, error) {
-	w := on(ws)
+func MigrateMoved(w *workspace.Workspace, o Options) ([]string, error) {
+	return spaceOf(w).migrateMoved(o)
+}
+
+func (w *space) migrateMoved(o Options) ([]string, error) {
 	o.Scope, o.Agent = "all", ""
 	res := Result{Left: map[string]int{}}
 	err := w.restoreMoved(o, &res)

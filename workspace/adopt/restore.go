@@ -19,8 +19,9 @@ import (
 // switches adopt wrote into the agents' settings are taken back (show),
 // and skills an earlier megagit moved into a registry go back to their
 // agent's folder (restoreMoved).
-func Restore(ws *workspace.Workspace, o Options) (Result, error) {
-	w := on(ws)
+func Restore(w *workspace.Workspace, o Options) (Result, error) { return spaceOf(w).restore(o) }
+
+func (w *space) restore(o Options) (Result, error) {
 	res := Result{Hidden: []HiddenSwitch{}, Shown: []HiddenSwitch{}, Done: []Adopted{}, Skipped: []Skip{}, Left: map[string]int{}}
 	if err := w.show(o, &res); err != nil {
 		return res, err
