@@ -374,7 +374,7 @@ json.dump(s, open(sys.argv[1], "w"), indent=2)
 PY
 claude_ask "$pdf_forms"
 listed docs-kit:pdf-forms && pass "claude: Claude Code ignores skillOverrides for a plugin's skill (qualified or bare name): why adopt writes none" \
-  || fail "claude: Claude Code now hides a plugin's skill with skillOverrides: adopt should write it (workspace/adopt_plugin.go)"
+  || fail "claude: Claude Code now hides a plugin's skill with skillOverrides: adopt should write it (workspace/adopt/plugin.go)"
 cp "$work/user-settings-before.json" "$HOME/.claude/settings.json"
 claude_ask "/docs-kit:pdf-forms w2.pdf"
 sent 'Use pdftk fill_form with the FDF file.' && pass "claude: after adopt, /docs-kit:pdf-forms still expands the plugin's skill" || fail "claude: /docs-kit:pdf-forms did not reach the model"

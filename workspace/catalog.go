@@ -112,7 +112,7 @@ func (w *Workspace) Catalog() (*Catalog, error) {
 
 // rules applies the agents' rules (applyRules) to every skill read.
 func (w *Workspace) rules(c *Catalog) {
-	rules, problems := w.agentRules()
+	rules, problems := w.AgentRules()
 	c.Problems = append(c.Problems, problems...)
 	for _, s := range c.Skills {
 		if s.Skill != nil {
@@ -327,7 +327,7 @@ func (w *Workspace) Skill(name string) (*Sourced, error) {
 				return nil, err
 			}
 			src := &Sourced{Skill: s, Kind: KindProject, Folder: path.Dir(path.Dir(s.Path)), AbsPath: w.abs(s.Path), Owner: w.Reg, Ledger: ledger}
-			applyRules(src, agentRules{})
+			applyRules(src, AgentRules{})
 			src.Denied, src.Forced = route.MatchName(w.Cfg.Deny, name), route.MatchName(w.Cfg.Force, name)
 			w.hold([]*Sourced{src}, false)
 			return src, nil

@@ -60,7 +60,7 @@ func (w *Workspace) Lint() (problems []skillfile.Problem, checked int) {
 	if uerr != nil {
 		fileProblem(uerr)
 	}
-	_, gerrs := w.agentRules()
+	_, gerrs := w.AgentRules()
 	for _, err := range gerrs {
 		fileProblem(err)
 	}

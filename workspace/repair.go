@@ -15,14 +15,15 @@ import (
 
 // Repair is `megagit doctor --fix`: it undoes, in order, what a killed or
 // older megagit can leave behind (temp files, git locks, torn remote refs,
-// an interrupted adopt, a skill an earlier adopt moved, verdicts waiting
-// for a git identity, tracked per-machine files, evidence out of step with
-// the ledger, lock entries of deleted skills, a stale compiled index), in
-// the user registry too. say gets a whole line ("megagit: fix: ...") for
-// each repair it made and for what it could not (which doctor's checks
-// then report), and the warnings of rebuilding the index; the error is a
+// then what the repairs above make (adopt's: an interrupted adopt, a
+// skill an earlier adopt moved), verdicts waiting for a git identity,
+// tracked per-machine files, evidence out of step with the ledger, lock
+// entries of deleted skills, a stale compiled index), in the user
+// registry too. say gets a whole line ("megagit: fix: ...") for each
+// repair it made and for what it could not (which doctor's checks then
+// report), and the warnings of rebuilding the index; the error is a
 // repair that failed, the rest not run.
-func (w *Workspace) Repair(now time.Time, say func(line string)) error {
+func (w *Workspace) Repair(now time.Time, say func(line string), above ...Recovery) error {
 	fixed := func(line string) { say("megagit: fix: " + line) }
 	if user, _ := w.Personal(); user != nil {
 		// adopt and restore write there from here: repair what a kill left.
@@ -53,19 +54,10 @@ func (w *Workspace) Repair(now time.Time, say func(line string)) error {
 	if torn := w.Reg.RemoveTornRemoteRefs(); len(torn) > 0 {
 		fixed(fmt.Sprintf("removed %d torn remote-tracking ref(s), which the next sync fetches again: %s", len(torn), strings.Join(torn, ", ")))
 	}
-	notes, err := w.RecoverAdoptions()
-	for _, n := range notes {
-		fixed("interrupted adopt or restore: " + n)
-	}
-	if err != nil {
-		return err
-	}
-	notes, err = w.MigrateMoved(AdoptOptions{Now: now})
-	for _, n := range notes {
-		fixed("a skill an earlier megagit's adopt had moved: " + n)
-	}
-	if err != nil {
-		return err
+	for _, r := range above {
+		if err := r(w, now, fixed); err != nil {
+			return err
+		}
 	}
 	if v, _ := stop.Pending(w.Reg.Local()); v > 0 {
 		n, err := stop.FlushPending(w.Reg.Local(), w.VerdictStore(), now)
@@ -104,6 +96,11 @@ func (w *Workspace) Repair(now time.Time, say func(line string)) error {
 	}
 	return nil
 }
+
+// Recovery is a repair of a package above workspace (adopt's), which
+// Repair runs once the temp files and git locks a kill left are gone:
+// fixed takes a line for each repair it made.
+type Recovery func(w *Workspace, now time.Time, fixed func(line string)) error
 
 // VerdictStore records verdicts in the registry that owns each skill
 // (RecordVerdictsIn), reading the other sources once: the stop hook's

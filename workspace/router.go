@@ -161,7 +161,7 @@ func (w *Workspace) updateDocs(old index.Compiled, key string, changed []string)
 			return nil, false
 		}
 		src := &Sourced{Skill: s, Kind: KindProject, AbsPath: w.abs(s.Path), Owner: w.Reg, Ledger: entries}
-		applyRules(src, agentRules{})
+		applyRules(src, AgentRules{})
 		w.hold([]*Sourced{src}, false)
 		if !src.Routable() {
 			return nil, false // now user-only, or its rules unreadable

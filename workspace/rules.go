@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	install "github.com/megagit/megagit/hook/install"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/route"
 )
@@ -100,10 +101,10 @@ func geminiReads(dir string) bool {
 	return strings.HasSuffix(filepath.ToSlash(dir), "/.gemini/skills") || strings.HasSuffix(filepath.ToSlash(dir), "/.agents/skills")
 }
 
-// agentRules are the agents' settings that keep skills from the model,
+// AgentRules are the agents' settings that keep skills from the model,
 // and the switches among them megagit's adopt wrote (which do not keep
 // megagit from routing the skill: that is what they are for).
-type agentRules struct {
+type AgentRules struct {
 	gem    geminiOff
 	claude map[string]claudeSwitch
 	codex  codexOff
@@ -112,20 +113,38 @@ type agentRules struct {
 	own map[string]map[string]string
 }
 
-// ours says whether the switch of agent for name in file is one adopt
+// Ours says whether the switch of agent for name in file is one adopt
 // wrote.
-func (r agentRules) ours(agent, name, file string) bool {
+func (r AgentRules) Ours(agent, name, file string) bool {
 	f := r.own[agent][strings.ToLower(name)]
 	return f != "" && (f == file || describe(f) == file)
 }
 
-// agentRules reads the agents' settings; a file that cannot be read is a
+// OwnCodex says whether adopt wrote a Codex switch for the SKILL.md key
+// (canonical).
+func (r AgentRules) OwnCodex(key string) bool { return r.own["codex"][key] != "" }
+
+// CodexRules are the [[skills.config]] entries of Codex's config.toml.
+func (r AgentRules) CodexRules() []install.CodexSkillRule { return r.codex.rules }
+
+// GeminiDisabled is the settings file whose skills.disabled names the
+// skill ("" for none).
+func (r AgentRules) GeminiDisabled(name string) string { return r.gem.names[strings.ToLower(name)] }
+
+// ClaudeOff is the skillOverrides value that keeps the skill name from
+// the model, and the settings file that says it (set false for none).
+func (r AgentRules) ClaudeOff(name string) (value, file string, set bool) {
+	cs, set := r.claude[name]
+	return cs.value, cs.file, set
+}
+
+// AgentRules reads the agents' settings; a file that cannot be read is a
 // problem naming it and the field.
-func (w *Workspace) agentRules() (agentRules, []error) {
+func (w *Workspace) AgentRules() (AgentRules, []error) {
 	gem, problems := w.geminiDisabled()
 	claude, cp := w.claudeOff()
 	codex, xp := w.codexRules()
-	return agentRules{gem: gem, claude: claude, codex: codex, own: w.ownSwitches()}, append(append(problems, cp...), xp...)
+	return AgentRules{gem: gem, claude: claude, codex: codex, own: w.ownSwitches()}, append(append(problems, cp...), xp...)
 }
 
 // claudeReads says whether Claude Code reads the native folder dir.
@@ -135,7 +154,7 @@ func claudeReads(dir string) bool {
 
 // applyRules sets what the agents' rules say of s: whether it is the
 // user's only (and why), and its paths globs (or why they cannot be read).
-func applyRules(s *Sourced, r agentRules) {
+func applyRules(s *Sourced, r AgentRules) {
 	gem := r.gem
 	folder := filepath.Dir(filepath.Dir(s.AbsPath))
 	cs, claudeOff := r.claude[s.Name]
@@ -146,16 +165,16 @@ func applyRules(s *Sourced, r agentRules) {
 		s.Held = s.PolicyErr.Error()
 	case s.NoImplicit:
 		s.UserOnly = "agents/openai.yaml: policy.allow_implicit_invocation: false (Codex)"
-	case claudeOff && s.Kind != KindTeam && (s.Plugin != "" || claudeReads(folder)) && !r.ours("claude", s.Name, cs.file):
+	case claudeOff && s.Kind != KindTeam && (s.Plugin != "" || claudeReads(folder)) && !r.Ours("claude", s.Name, cs.file):
 		s.UserOnly = "skillOverrides: " + cs.value + " in " + describe(cs.file) + " (Claude Code)"
 		if s.Plugin != "" {
 			// Claude Code ignores skillOverrides for a plugin's skill and
-			// lists it all the same (adopt_plugin.go); the value, under
+			// lists it all the same (workspace/adopt, plugin.go); the value, under
 			// the qualified name its settings would key it by, is the
 			// user's word that the model should not have it.
 			s.UserOnly = "skillOverrides: " + cs.value + " in " + describe(cs.file) + " (your setting: Claude Code lists a plugin's skill all the same)"
 		}
-	case s.Kind != KindTeam && s.Plugin == "" && s.NativeKey != "" && geminiReads(s.Folder) && (gem.all != "" || gem.names[strings.ToLower(s.Name)] != "" && !r.ours("gemini", s.Name, gem.names[strings.ToLower(s.Name)])):
+	case s.Kind != KindTeam && s.Plugin == "" && s.NativeKey != "" && geminiReads(s.Folder) && (gem.all != "" || gem.names[strings.ToLower(s.Name)] != "" && !r.Ours("gemini", s.Name, gem.names[strings.ToLower(s.Name)])):
 		file := gem.names[strings.ToLower(s.Name)]
 		if file == "" {
 			s.UserOnly = "skills.enabled: false in " + gem.all + " (Gemini CLI)"
@@ -191,11 +210,11 @@ func (s *Sourced) Routable() bool {
 // ever emit or hand the skill to the model.
 func (s *Sourced) Offered() bool { return s.Routable() && s.Denied == "" && s.Untrusted == "" }
 
-// offeredBeforeTrust is Offered without the audit's hold: adopt runs the
+// OfferedBeforeTrust is Offered without the audit's hold: adopt runs the
 // audit itself (its --allow decides), and a skill it hides that megagit
 // holds back stays held back until audit.allow names it (doctor's trust
 // check lists it).
-func (s *Sourced) offeredBeforeTrust() bool { return s.Routable() && s.Denied == "" }
+func (s *Sourced) OfferedBeforeTrust() bool { return s.Routable() && s.Denied == "" }
 
 // NotRoutedWhy says why a skill is never emitted ("" when it may be).
 func (s *Sourced) NotRoutedWhy() string {

@@ -127,6 +127,21 @@ func configHome(home string) string {
 	return filepath.Join(home, ".config")
 }
 
+// IsAgentFolder says whether rel, slash-separated, is one of the agents'
+// skill folders, relative to the project's work tree (user false) or the
+// home folder (user true).
+func IsAgentFolder(rel string, user bool) bool {
+	for _, nf := range nativeFolders {
+		if nf.user == user && nf.rel == rel {
+			return true
+		}
+	}
+	return false
+}
+
+// RealPath resolves symlinks in p as far as it exists.
+func RealPath(p string) string { return realPath(p) }
+
 // realPath resolves symlinks in p as far as it exists.
 func realPath(p string) string {
 	if r, err := filepath.EvalSymlinks(p); err == nil {
@@ -293,7 +308,7 @@ func (w *Workspace) StampRoots() []string {
 		}
 	}
 	if w.Cfg.Sources.Claude {
-		for _, f := range w.claudeSettingsFiles() {
+		for _, f := range w.ClaudeSettingsFiles() {
 			out = append(out, index.FileRoot(f))
 		}
 	}
@@ -305,7 +320,7 @@ func (w *Workspace) StampRoots() []string {
 		out = append(out, index.FileRoot(learnt.LearntPath(ld)))
 	}
 	// adopt's switches: which of the agents' switches are megagit's own.
-	out = append(out, index.FileRoot(w.hiddenPath()))
+	out = append(out, index.FileRoot(w.HiddenPath()))
 	out = append(out, w.lockedFiles()...)
 	if dir := w.UserRegistryDir(); dir != "" && !w.IsUserRegistry() {
 		out = append(out, index.FileRoot(filepath.Join(dir, filepath.FromSlash(local.MachineDir), HiddenFile)))

@@ -348,6 +348,7 @@ func TestOnlyTheNetworkFilesTakeTheGitRepository(t *testing.T) {
 // is reached through it and is not on the list.
 var cliMayImport = map[string]string{
 	"workspace":           "glue",      // the registry opened with its config: most commands' one call
+	"workspace/adopt":     "glue",      // adopt, restore; doctor's adopt checks and its --fix repair
 	"config":              "settings",  // flags over the settings; `megagit config`
 	"errkind":             "errors",    // sentinels mapped to exit codes
 	"local":               "files",     // finding the registry, files a user names, the atomic writer
@@ -434,6 +435,31 @@ func TestIndexSitsBelowTheRouter(t *testing.T) {
 			t.Errorf("route/index imports %s: the compiled index is a file, read and written, and runs nothing", im)
 		case strings.Contains(first, ".") && !strings.HasPrefix(im, "golang.org/x/sys/"):
 			t.Errorf("route/index imports %s: the compiled index links only the standard library and golang.org/x/sys", im)
+		}
+	}
+}
+
+// adopt (workspace/adopt) writes the agents' switches, journals them and
+// takes them back; workspace only reads them (which skills are switched
+// off, which switches are adopt's) to build the catalog. So the arrow runs
+// adopt -> workspace: workspace never imports adopt (its doctor --fix
+// runs adopt's repairs as a workspace.Recovery the command hands it), and
+// only the commands do, so the hooks link none of it.
+func TestAdoptSitsAboveWorkspace(t *testing.T) {
+	pkgs := loadModule(t)
+	const adopt = module + "/workspace/adopt"
+	if p := pkgs[adopt]; p == nil || !p.imports[module+"/workspace"] {
+		t.Fatalf("package workspace/adopt not found, or it does not import workspace")
+	}
+	for ip, p := range pkgs {
+		if !p.imports[adopt] {
+			continue
+		}
+		switch {
+		case ip == module+"/workspace":
+			t.Errorf("workspace imports %s: adopt sits above workspace, which only reads the switches adopt writes; hand what it needs in (a workspace.Recovery)", adopt)
+		case ip != module+"/internal/cli":
+			t.Errorf("%s imports %s: only the commands run adopt", ip, adopt)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/megagit/megagit/audit"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/workspace"
+	"github.com/megagit/megagit/workspace/adopt"
 	"github.com/spf13/cobra"
 )
 
@@ -125,16 +126,16 @@ func adoptRun(opts *adoptOptions) error {
 		return err
 	}
 	defer done()
-	o := workspace.AdoptOptions{Agent: opts.agent, Scope: opts.scope, DryRun: opts.dryRun, Now: a.now(), Except: opts.except, Shared: opts.shared, Allow: opts.allow,
+	o := adopt.Options{Agent: opts.agent, Scope: opts.scope, DryRun: opts.dryRun, Now: a.now(), Except: opts.except, Shared: opts.shared, Allow: opts.allow,
 		CodexDisable: opts.codexDisable}
 	if o.Agent == "all" {
 		o.Agent = ""
 	}
-	var res workspace.AdoptResult
+	var res adopt.Result
 	if opts.restore {
-		res, err = e.Restore(o)
+		res, err = adopt.Restore(e, o)
 	} else {
-		res, err = e.Adopt(o)
+		res, err = adopt.Adopt(e, o)
 	}
 	for _, s := range res.Skipped {
 		a.say(fmt.Sprintf("megagit: left %s (%s): %s", s.Name, workspace.Describe(s.From), s.Reason))
@@ -143,7 +144,7 @@ func adoptRun(opts *adoptOptions) error {
 	for _, d := range res.Done {
 		a.say(fmt.Sprintf("megagit: %s %s to %s (an earlier megagit had moved it into %s)", map[bool]string{true: "would move back", false: "moved back"}[opts.dryRun], d.Name, workspace.Describe(d.Dir), workspace.Describe(d.Registry)))
 		if d.Kept != "" {
-			a.say(fmt.Sprintf("megagit: %s", workspace.KeptNote(d.Kept)))
+			a.say(fmt.Sprintf("megagit: %s", adopt.KeptNote(d.Kept)))
 		}
 	}
 	if err != nil {

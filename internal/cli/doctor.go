@@ -20,6 +20,7 @@ import (
 	"github.com/megagit/megagit/route/index"
 	"github.com/megagit/megagit/skillfile"
 	"github.com/megagit/megagit/workspace"
+	"github.com/megagit/megagit/workspace/adopt"
 	"github.com/spf13/cobra"
 )
 
@@ -108,7 +109,7 @@ func doctorRun(opts *doctorOptions) error {
 		}
 	}
 	if opts.fix {
-		if err := e.Repair(a.now(), a.say); err != nil {
+		if err := e.Repair(a.now(), a.say, adopt.Repair); err != nil {
 			return fmt.Errorf("fix: %w", err)
 		}
 	}
@@ -377,7 +378,7 @@ func sourcesCheck(w *workspace.Workspace) doctor.Check {
 // originals moved aside that no list names, where restore never looks.
 func adoptCheck(w *workspace.Workspace) doctor.Check {
 	const name = "adopt"
-	pending, strays, err := w.AdoptProblems()
+	pending, strays, err := adopt.Problems(w)
 	switch {
 	case err != nil:
 		return doctor.Check{Name: name, Status: doctor.Fail, Detail: err.Error(), Hint: "fix or remove the file it names (it lists what `megagit adopt --restore` puts back)"}
@@ -390,7 +391,7 @@ func adoptCheck(w *workspace.Workspace) doctor.Check {
 			Detail: fmt.Sprintf("%d skill folder(s) moved aside by adopt that no list of adopted skills names, so restore never puts them back: %s", len(strays), strings.Join(strays, ", ")),
 			Hint:   "move each back into its agent's skill folder by hand if the registry lacks it, else delete it"}
 	}
-	if n, err := w.MovedSkills(); err == nil && n > 0 {
+	if n, err := adopt.MovedSkills(w); err == nil && n > 0 {
 		return doctor.Check{Name: name, Status: doctor.Warn,
 			Detail: fmt.Sprintf("%d skill(s) an earlier megagit's adopt moved out of the agents' folders; adopt now leaves skills where they are", n),
 			Hint:   "run `megagit doctor --fix` (or `megagit adopt`, which then hides them with the agents' settings): each goes back to its agent's folder"}
@@ -404,7 +405,7 @@ func adoptCheck(w *workspace.Workspace) doctor.Check {
 // inject only the few a prompt needs.
 func listingCheck(w *workspace.Workspace) doctor.Check {
 	const name = "agents' listings"
-	l, err := w.NativeListing()
+	l, err := adopt.NativeListing(w)
 	if err != nil {
 		return doctor.Check{Name: name, Status: doctor.Warn, Detail: "could not tell what adopt would hide: " + err.Error()}
 	}

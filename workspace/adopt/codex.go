@@ -1,4 +1,4 @@
-package workspace
+package adopt
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/megagit/megagit/errkind"
 	install "github.com/megagit/megagit/hook/install"
+	"github.com/megagit/megagit/workspace"
 )
 
 // Codex (0.171.0) has one per-skill switch: an entry of [[skills.config]]
@@ -34,14 +35,14 @@ type codexConfig struct {
 
 // readCodexConfig reads ~/.codex/config.toml; a file that does not parse,
 // or whose skills.config Codex would refuse, is an error naming it.
-func (w *Workspace) readCodexConfig() (*codexConfig, error) {
-	home, err := w.switchBase(KindUser)
+func (w *space) readCodexConfig() (*codexConfig, error) {
+	home, err := w.SwitchBase(workspace.KindUser)
 	if err != nil {
 		return nil, err
 	}
 	dir := filepath.Join(home, ".codex")
-	if h := os.Getenv("CODEX_HOME"); h != "" && realPath(h) != realPath(dir) {
-		return &codexConfig{why: "CODEX_HOME is set (" + describe(h) + "), and adopt writes only ~/.codex/config.toml: Codex keeps listing it"}, nil
+	if h := os.Getenv("CODEX_HOME"); h != "" && workspace.RealPath(h) != workspace.RealPath(dir) {
+		return &codexConfig{why: "CODEX_HOME is set (" + workspace.Describe(h) + "), and adopt writes only ~/.codex/config.toml: Codex keeps listing it"}, nil
 	}
 	file := filepath.Join(dir, "config.toml")
 	_, data, err := install.ReadSettings(file)
@@ -69,62 +70,7 @@ func (c *codexConfig) entryFor(skill, name string) string {
 		default:
 			continue
 		}
-		return fmt.Sprintf("[[skills.config]] of %s already has an entry for it by %s (enabled = %v, your own setting): left alone", describe(c.file), by, r.Enabled)
+		return fmt.Sprintf("[[skills.config]] of %s already has an entry for it by %s (enabled = %v, your own setting): left alone", workspace.Describe(c.file), by, r.Enabled)
 	}
 	return ""
-}
-
-// codexOff are the [[skills.config]] entries of the Codex config.toml
-// that applies (CODEX_HOME's, else ~/.codex/config.toml), which turn
-// skills off for the model and the user alike.
-type codexOff struct {
-	file  string // as described
-	rules []install.CodexSkillRule
-}
-
-// codexRules reads Codex's config.toml; one that cannot be read, or whose
-// skills.config Codex would refuse, is a problem naming it.
-func (w *Workspace) codexRules() (codexOff, []error) {
-	if !w.Cfg.Sources.Codex {
-		return codexOff{}, nil
-	}
-	f := install.CodexUserConfig()
-	if f == "" {
-		return codexOff{}, nil
-	}
-	_, data, err := install.ReadSettings(f)
-	if err != nil {
-		return codexOff{}, []error{fmt.Errorf("%s: %w", describe(f), err)}
-	}
-	rules, err := install.CodexSkillRules(data)
-	if err != nil {
-		return codexOff{}, []error{fmt.Errorf("%s: %w", describe(f), err)}
-	}
-	return codexOff{file: describe(f), rules: rules}, nil
-}
-
-// off says whether the user's entries turn the skill at abs named name
-// off (megagit's own, adopt's, do not count: own are their SKILL.md paths).
-func (c codexOff) off(abs, name string, own map[string]string) bool {
-	if len(c.rules) == 0 {
-		return false
-	}
-	rules := c.rules
-	if len(own) > 0 {
-		rules = nil
-		for _, r := range c.rules {
-			if !r.Enabled && r.Name == "" && r.Path != "" && own[install.CanonicalPath(r.Path)] != "" {
-				continue
-			}
-			rules = append(rules, r)
-		}
-	}
-	return install.CodexDisabled(rules, install.CanonicalPath(abs), name)
-}
-
-// codexReads says whether Codex reads the native folder dir: .agents/skills
-// (a project's and the user's) and the older ~/.codex/skills.
-func codexReads(dir string) bool {
-	d := filepath.ToSlash(dir)
-	return strings.HasSuffix(d, "/.agents/skills") || strings.HasSuffix(d, "/.codex/skills")
 }

@@ -1,8 +1,10 @@
-package workspace
+package adopt
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/megagit/megagit/workspace"
 )
 
 // Claude Code (2.1.332) has no setting that takes a plugin's skill out of
@@ -28,7 +30,7 @@ const pluginNoSwitch = "Claude Code has no setting that hides a plugin's skill: 
 // excepted says whether --except names s: by its name, or a plugin's
 // skill also by its bare name (the part after "plugin:"), as the user may
 // write either.
-func excepted(except map[string]bool, s *Sourced) bool {
+func excepted(except map[string]bool, s *workspace.Sourced) bool {
 	if except[strings.ToLower(s.Name)] {
 		return true
 	}
@@ -42,17 +44,17 @@ func excepted(except map[string]bool, s *Sourced) bool {
 // pluginSkip is why adopt leaves the plugin skill s in Claude Code's
 // listing: the same reasons as a folder's skill, else that Claude Code
 // has no setting for it (pluginNoSwitch).
-func pluginSkip(s *Sourced, except map[string]bool, r agentRules) string {
-	switch cs, set := r.claude[s.Name]; {
+func pluginSkip(s *workspace.Sourced, except map[string]bool, r workspace.AgentRules) string {
+	switch value, file, set := r.ClaudeOff(s.Name); {
 	case excepted(except, s):
 		return "named by --except: left in the agents' own listing"
 	case s.File.DisableModelInvocation():
 		return "already kept from the model by the plugin's own rule (disable-model-invocation: true): left alone, its command stays the user's"
 	case set && s.UserOnly != "":
-		return fmt.Sprintf("skillOverrides says %q for it in %s (your own setting; Claude Code lists a plugin's skill all the same, megagit never injects it): left alone", cs.value, describe(cs.file))
+		return fmt.Sprintf("skillOverrides says %q for it in %s (your own setting; Claude Code lists a plugin's skill all the same, megagit never injects it): left alone", value, workspace.Describe(file))
 	case s.UserOnly != "":
 		return "already kept from the model by the agent's own rule (" + s.UserOnly + "): left alone, its command stays the user's"
-	case !s.offeredBeforeTrust():
+	case !s.OfferedBeforeTrust():
 		return s.NotRoutedWhy() + ": left in the agents' own listing, so it is not lost"
 	}
 	return pluginNoSwitch

@@ -1,4 +1,4 @@
-package workspace
+package adopt
 
 import (
 	"errors"
@@ -12,14 +12,17 @@ import (
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
 	"github.com/megagit/megagit/skillfile"
+	"github.com/megagit/megagit/workspace"
 )
 
 // Restore undoes adopt, for the scopes and agent o asks for: the
 // switches adopt wrote into the agents' settings are taken back (show),
 // and skills an earlier megagit moved into a registry go back to their
 // agent's folder (restoreMoved).
-func (w *Workspace) Restore(o AdoptOptions) (AdoptResult, error) {
-	res := AdoptResult{Hidden: []HiddenSwitch{}, Shown: []HiddenSwitch{}, Done: []Adopted{}, Skipped: []Skip{}, Left: map[string]int{}}
+func Restore(w *workspace.Workspace, o Options) (Result, error) { return spaceOf(w).restore(o) }
+
+func (w *space) restore(o Options) (Result, error) {
+	res := Result{Hidden: []HiddenSwitch{}, Shown: []HiddenSwitch{}, Done: []Adopted{}, Skipped: []Skip{}, Left: map[string]int{}}
 	if err := w.show(o, &res); err != nil {
 		return res, err
 	}
@@ -44,7 +47,7 @@ func (w *Workspace) Restore(o AdoptOptions) (AdoptResult, error) {
 // is journaled first. Before anything moves, every destination is
 // checked: one outside the project (or the home folder) fails the whole
 // restore, naming the list and the path.
-func (w *Workspace) restoreMoved(o AdoptOptions, res *AdoptResult) error {
+func (w *space) restoreMoved(o Options, res *Result) error {
 	project, user := w.scopes(o)
 	for _, ws := range w.adoptRegistries() {
 		if err := ws.restoreFrom(o, project, user, res); err != nil {
@@ -56,7 +59,7 @@ func (w *Workspace) restoreMoved(o AdoptOptions, res *AdoptResult) error {
 
 // restoreFrom restores the wanted records of one registry's list, newest
 // first.
-func (w *Workspace) restoreFrom(o AdoptOptions, project, user bool, res *AdoptResult) error {
+func (w *space) restoreFrom(o Options, project, user bool, res *Result) error {
 	if !o.DryRun {
 		lock, err := w.lockAdopt()
 		if err != nil {
@@ -73,7 +76,7 @@ func (w *Workspace) restoreFrom(o AdoptOptions, project, user bool, res *AdoptRe
 	}
 	var want []Adoption
 	for _, a := range all {
-		if (a.Scope == KindProject && project || a.Scope == KindUser && user) && (o.Agent == "" || o.Agent == a.Agent) {
+		if (a.Scope == workspace.KindProject && project || a.Scope == workspace.KindUser && user) && (o.Agent == "" || o.Agent == a.Agent) {
 			want = append(want, a)
 			continue
 		}
@@ -118,7 +121,7 @@ type skipError string
 
 func (e skipError) Error() string { return string(e) }
 
-func (w *Workspace) restoreOne(o AdoptOptions, a Adoption, dest string) error {
+func (w *space) restoreOne(o Options, a Adoption, dest string) error {
 	if _, err := w.Reg.Skill(a.Name); errors.Is(err, registry.ErrNotFound) {
 		return skipError("no longer in the registry (removed or renamed since): nothing to put back")
 	} else if err != nil {
@@ -171,7 +174,7 @@ func (e keptError) Error() string { return string(e) }
 // writeBack writes the registry's copy of a skill into a folder beside
 // dest, each file with its recorded mode and SKILL.md without mega_meta,
 // then renames that folder to dest.
-func (w *Workspace) writeBack(a Adoption, dest string) error {
+func (w *space) writeBack(a Adoption, dest string) error {
 	s, err := w.Reg.Skill(a.Name)
 	if err != nil {
 		return err
@@ -236,7 +239,7 @@ func (w *Workspace) writeBack(a Adoption, dest string) error {
 // modeOf is the mode a restored file gets: the one adopt recorded, else
 // (a record of an earlier release) the original's moved aside if it is
 // still there, else 0644.
-func (w *Workspace) modeOf(a Adoption, rel string) fs.FileMode {
+func (w *space) modeOf(a Adoption, rel string) fs.FileMode {
 	if m, ok := a.Modes[rel]; ok {
 		if v, err := strconv.ParseUint(m, 8, 32); err == nil {
 			return fs.FileMode(v).Perm()
@@ -258,7 +261,7 @@ func (w *Workspace) modeOf(a Adoption, rel string) fs.FileMode {
 // dest, then it leaves the registry and its original moved aside goes
 // (returnBackup: what the registry never held goes back into dest), or is
 // kept and returned.
-func (w *Workspace) finishRestore(a Adoption, dest string) (string, error) {
+func (w *space) finishRestore(a Adoption, dest string) (string, error) {
 	entries, err := w.Reg.Ledger(a.Name)
 	if err != nil {
 		return "", err
@@ -269,7 +272,7 @@ func (w *Workspace) finishRestore(a Adoption, dest string) (string, error) {
 			return "", err
 		}
 		key := registry.NativeKey(a.Name, data)
-		if _, _, err := w.UserRegistry().MergeNativeLedger(key, entries, "restored to "+describe(dest)); err != nil {
+		if _, _, err := w.UserRegistry().MergeNativeLedger(key, entries, "restored to "+workspace.Describe(dest)); err != nil {
 			return "", fmt.Errorf("carry its evidence back: %w", err)
 		}
 	}

@@ -1,4 +1,4 @@
-package workspace
+package adopt
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 	"github.com/megagit/megagit/audit"
 	"github.com/megagit/megagit/errkind"
 	install "github.com/megagit/megagit/hook/install"
+	"github.com/megagit/megagit/workspace"
 )
 
 // listers are the agents that list the skills of the native folder dir
@@ -43,7 +44,7 @@ func settingsFile(agent, scope string, shared bool) string {
 	switch {
 	case agent == "codex":
 		return ".codex/config.toml"
-	case agent == "claude" && scope == KindProject && !shared:
+	case agent == "claude" && scope == workspace.KindProject && !shared:
 		return ".claude/settings.local.json"
 	case agent == "claude":
 		return ".claude/settings.json"
@@ -56,8 +57,8 @@ func settingsFile(agent, scope string, shared bool) string {
 // claudeSet is the value a Claude Code settings file of this project (or
 // the user's) gives name in skillOverrides, of the highest precedence,
 // and that file ("" when none does).
-func (w *Workspace) claudeSet(name string) (value, file string) {
-	for _, f := range w.claudeSettingsFiles() {
+func (w *space) claudeSet(name string) (value, file string) {
+	for _, f := range w.ClaudeSettingsFiles() {
 		_, data, err := install.ReadSettings(f)
 		if err != nil || len(data) == 0 {
 			continue
@@ -72,8 +73,8 @@ func (w *Workspace) claudeSet(name string) (value, file string) {
 // planned is a switch adopt is to write, with the registry that journals
 // it (nil: the user registry, which a dry run does not create).
 type planned struct {
-	Hidden
-	reg       *Workspace
+	workspace.Hidden
+	reg       *space
 	path      string
 	skillPath string
 }
@@ -85,8 +86,8 @@ type planned struct {
 // route, and one whose switch the user set by hand are left alone, each
 // with why; one adopt hid before is counted in res.Already. A Claude Code
 // plugin's skill is always left (with the personal skills, scope user):
-// Claude Code has no setting that hides it (adopt_plugin.go).
-func (w *Workspace) hide(o AdoptOptions, res *AdoptResult) error {
+// Claude Code has no setting that hides it (plugin.go).
+func (w *space) hide(o Options, res *Result) error {
 	project, user := w.scopes(o)
 	if w.IsUserRegistry() {
 		project = false
@@ -95,16 +96,20 @@ func (w *Workspace) hide(o AdoptOptions, res *AdoptResult) error {
 	if err != nil {
 		return err
 	}
-	rules, _ := w.agentRules()
-	var userReg *Workspace
+	rules, _ := w.AgentRules()
+	var userReg *space
 	if user {
+		var u *workspace.Workspace
 		if o.DryRun {
-			userReg, err = w.Personal()
+			u, err = w.Personal()
 		} else {
-			userReg, err = w.CreateUserRegistry()
+			u, err = w.CreateUserRegistry()
 		}
 		if err != nil {
 			return err
+		}
+		if u != nil {
+			userReg = spaceOf(u)
 		}
 		if w.IsUserRegistry() {
 			userReg = w
@@ -117,9 +122,9 @@ func (w *Workspace) hide(o AdoptOptions, res *AdoptResult) error {
 	var plan []planned
 	seen := map[string]bool{}
 	var codex *codexConfig // read when a skill needs it
-	all := append(append([]*Sourced{}, c.Skills...), c.Shadowed...)
+	all := append(append([]*workspace.Sourced{}, c.Skills...), c.Shadowed...)
 	for _, s := range all {
-		if s.Skill != nil && s.Kind == KindPlugin && user && (o.Agent == "" || o.Agent == "claude") && !seen["plugin\x00"+s.Name] {
+		if s.Skill != nil && s.Kind == workspace.KindPlugin && user && (o.Agent == "" || o.Agent == "claude") && !seen["plugin\x00"+s.Name] {
 			// Claude Code reads no setting that hides it (pluginNoSwitch):
 			// nothing is written, and adopt says why. Its plugin is the
 			// user's install, so it is reported with the personal skills.
@@ -127,8 +132,8 @@ func (w *Workspace) hide(o AdoptOptions, res *AdoptResult) error {
 			res.Skipped = append(res.Skipped, Skip{s.Name, filepath.Dir(s.AbsPath), pluginSkip(s, except, rules)})
 			continue
 		}
-		if s.Skill == nil || s.Plugin != "" || s.Kind != KindProject && s.Kind != KindUser ||
-			s.Kind == KindProject && !project || s.Kind == KindUser && !user {
+		if s.Skill == nil || s.Plugin != "" || s.Kind != workspace.KindProject && s.Kind != workspace.KindUser ||
+			s.Kind == workspace.KindProject && !project || s.Kind == workspace.KindUser && !user {
 			continue
 		}
 		skillDir := filepath.Dir(s.AbsPath)
@@ -149,7 +154,7 @@ func (w *Workspace) hide(o AdoptOptions, res *AdoptResult) error {
 		case s.UserOnly != "":
 			skip("already kept from the model by the agent's own rule (" + s.UserOnly + "): left alone, its command stays the user's")
 			continue
-		case !s.offeredBeforeTrust():
+		case !s.OfferedBeforeTrust():
 			skip(s.NotRoutedWhy() + ": left in the agents' own listing, so it is not lost")
 			continue
 		}
@@ -157,16 +162,16 @@ func (w *Workspace) hide(o AdoptOptions, res *AdoptResult) error {
 			skip(auditRefusal(skillDir, b) + ": left in the agents' own listing (`--allow " + b[0].Rule + "` adopts it all the same)")
 			continue
 		}
-		base, err := w.switchBase(s.Kind)
+		base, err := w.SwitchBase(s.Kind)
 		if err != nil {
 			return err
 		}
 		for _, ag := range agents {
-			h := Hidden{Agent: ag, Scope: s.Kind, Name: s.Name, File: settingsFile(ag, s.Kind, o.Shared), Value: switches[ag].value}
+			h := workspace.Hidden{Agent: ag, Scope: s.Kind, Name: s.Name, File: settingsFile(ag, s.Kind, o.Shared), Value: switches[ag].value}
 			if ag == "codex" {
 				h.Key = install.CanonicalPath(s.AbsPath)
 				if !o.CodexDisable {
-					if rules.own["codex"][h.Key] != "" && install.CodexDisabled(rules.codex.rules, h.Key, s.Name) {
+					if rules.OwnCodex(h.Key) && install.CodexDisabled(rules.CodexRules(), h.Key, s.Name) {
 						res.Already++ // an earlier --codex-disable
 					} else {
 						skip(codexNoSwitch)
@@ -183,7 +188,7 @@ func (w *Workspace) hide(o AdoptOptions, res *AdoptResult) error {
 					continue
 				}
 				if why := codex.entryFor(h.Key, s.Name); why != "" {
-					if rules.own["codex"][h.Key] != "" && install.CodexDisabled(codex.rules, h.Key, s.Name) {
+					if rules.OwnCodex(h.Key) && install.CodexDisabled(codex.rules, h.Key, s.Name) {
 						res.Already++
 					} else {
 						skip(why)
@@ -191,7 +196,7 @@ func (w *Workspace) hide(o AdoptOptions, res *AdoptResult) error {
 					continue
 				}
 			}
-			settingsBase, err := w.settingsBase(h)
+			settingsBase, err := w.SettingsBase(h)
 			if err != nil {
 				return err
 			}
@@ -203,20 +208,20 @@ func (w *Workspace) hide(o AdoptOptions, res *AdoptResult) error {
 			seen[key] = true
 			if ag == "claude" {
 				if v, f := w.claudeSet(s.Name); v != "" {
-					if rules.ours("claude", s.Name, f) {
+					if rules.Ours("claude", s.Name, f) {
 						res.Already++
 					} else {
-						skip(fmt.Sprintf("skillOverrides already says %q for it in %s (your own setting): left alone", v, describe(f)))
+						skip(fmt.Sprintf("skillOverrides already says %q for it in %s (your own setting): left alone", v, workspace.Describe(f)))
 					}
 					continue
 				}
 			}
-			if ag == "gemini" && rules.ours("gemini", s.Name, rules.gem.names[strings.ToLower(s.Name)]) {
+			if ag == "gemini" && rules.Ours("gemini", s.Name, rules.GeminiDisabled(s.Name)) {
 				res.Already++
 				continue
 			}
 			reg := w
-			if s.Kind == KindUser {
+			if s.Kind == workspace.KindUser {
 				reg = userReg
 			}
 			skillRel, err := filepath.Rel(base, s.AbsPath)
@@ -249,7 +254,7 @@ func (w *Workspace) hide(o AdoptOptions, res *AdoptResult) error {
 
 // writeSwitch journals h, writes it into file and marks it done, under
 // the adopt lock of w (the registry journaling it).
-func (w *Workspace) writeSwitch(h Hidden, file string) error {
+func (w *space) writeSwitch(h workspace.Hidden, file string) error {
 	lock, err := w.lockAdopt()
 	if err != nil {
 		return err
@@ -276,7 +281,7 @@ func (w *Workspace) writeSwitch(h Hidden, file string) error {
 			h.Before = string(data)
 		}
 	}
-	h.State = StateHiding
+	h.State = workspace.StateHiding
 	if err := w.journalSwitch(h, false); err != nil {
 		return err
 	}
@@ -291,12 +296,12 @@ func (w *Workspace) writeSwitch(h Hidden, file string) error {
 
 // checkSwitch says whether h can be written into file: an error naming
 // the file when it does not parse or the edit cannot be made safely.
-func checkSwitch(h Hidden, file string) error {
+func checkSwitch(h workspace.Hidden, file string) error {
 	_, data, err := install.ReadSettings(file)
 	if err != nil {
 		return err
 	}
-	if _, err := switches[h.Agent].set(data, h.key()); err != nil {
+	if _, err := switches[h.Agent].set(data, h.Selector()); err != nil {
 		return fmt.Errorf("%w: %s: %v", errkind.ErrInvalid, file, err)
 	}
 	return nil
@@ -306,7 +311,7 @@ func checkSwitch(h Hidden, file string) error {
 // asks for, from this registry's journal and the user registry's: each
 // whose settings file still says what adopt wrote is removed; one the
 // user changed since is left as it is, with a note. Newest first.
-func (w *Workspace) show(o AdoptOptions, res *AdoptResult) error {
+func (w *space) show(o Options, res *Result) error {
 	project, user := w.scopes(o)
 	for _, ws := range w.adoptRegistries() {
 		if err := ws.showFrom(o, project, user, res); err != nil {
@@ -316,7 +321,7 @@ func (w *Workspace) show(o AdoptOptions, res *AdoptResult) error {
 	return nil
 }
 
-func (w *Workspace) showFrom(o AdoptOptions, project, user bool, res *AdoptResult) error {
+func (w *space) showFrom(o Options, project, user bool, res *Result) error {
 	if !o.DryRun {
 		lock, err := w.lockAdopt()
 		if err != nil {
@@ -334,18 +339,18 @@ func (w *Workspace) showFrom(o AdoptOptions, project, user bool, res *AdoptResul
 	// chains are, by settings file, the chained switches (newest first)
 	// whose file is still as the newest of them left it: they wait for
 	// the start of their chain, which takes the file back in one write.
-	chains := map[string][]Hidden{}
+	chains := map[string][]workspace.Hidden{}
 	for i := len(all) - 1; i >= 0; i-- {
 		h := all[i]
-		if !(h.Scope == KindProject && project || h.Scope == KindUser && user) || o.Agent != "" && o.Agent != h.Agent {
+		if !(h.Scope == workspace.KindProject && project || h.Scope == workspace.KindUser && user) || o.Agent != "" && o.Agent != h.Agent {
 			res.Left[h.Scope]++
 			continue
 		}
-		base, err := w.switchBase(h.Scope)
+		base, err := w.SwitchBase(h.Scope)
 		if err != nil {
 			return err
 		}
-		settingsBase, err := w.settingsBase(h)
+		settingsBase, err := w.SettingsBase(h)
 		if err != nil {
 			return err
 		}
@@ -379,7 +384,7 @@ func (w *Workspace) showFrom(o AdoptOptions, project, user bool, res *AdoptResul
 			// The chain's start: the file goes back as it found it, in one
 			// write, journaled before and after as one step.
 			chain := append(waiting, h)
-			if err := w.journalMany(chain, StateShowing); err != nil {
+			if err := w.journalMany(chain, workspace.StateShowing); err != nil {
 				return err
 			}
 			if _, err := restoreChain(file, h); err != nil {
@@ -394,7 +399,7 @@ func (w *Workspace) showFrom(o AdoptOptions, project, user bool, res *AdoptResul
 		if err := w.dropSwitches(file, waiting, true); err != nil {
 			return err
 		}
-		if err := w.dropSwitches(file, []Hidden{h}, ours); err != nil {
+		if err := w.dropSwitches(file, []workspace.Hidden{h}, ours); err != nil {
 			return err
 		}
 	}
@@ -411,9 +416,9 @@ func (w *Workspace) showFrom(o AdoptOptions, project, user bool, res *AdoptResul
 // dropSwitches removes each switch of hs from file (only when ours: it
 // still says what adopt wrote), journaled as being shown before and
 // dropped after, one by one.
-func (w *Workspace) dropSwitches(file string, hs []Hidden, ours bool) error {
+func (w *space) dropSwitches(file string, hs []workspace.Hidden, ours bool) error {
 	for _, h := range hs {
-		h.State = StateShowing
+		h.State = workspace.StateShowing
 		if err := w.journalSwitch(h, false); err != nil {
 			return err
 		}
@@ -432,7 +437,7 @@ func (w *Workspace) dropSwitches(file string, hs []Hidden, ours bool) error {
 
 // journalMany marks every record of hs with state in one write of the
 // journal (StateShowing), or drops them all ("").
-func (w *Workspace) journalMany(hs []Hidden, state string) error {
+func (w *space) journalMany(hs []workspace.Hidden, state string) error {
 	all, err := w.Switches()
 	if err != nil {
 		return err
@@ -471,7 +476,7 @@ func fileSum(file string) string {
 // high finding, and how many more.
 func auditRefusal(dir string, high []audit.Finding) string {
 	f := high[0]
-	msg := fmt.Sprintf("audit: %s:%d: %s (high): %s", describe(filepath.Join(dir, filepath.FromSlash(f.File))), f.Line, f.Rule, f.Message)
+	msg := fmt.Sprintf("audit: %s:%d: %s (high): %s", workspace.Describe(filepath.Join(dir, filepath.FromSlash(f.File))), f.Line, f.Rule, f.Message)
 	if n := len(high) - 1; n > 0 {
 		msg += fmt.Sprintf(" (and %d more high finding(s))", n)
 	}

@@ -1,7 +1,8 @@
-package workspace
+package adopt
 
 import (
 	"github.com/megagit/megagit/ranker"
+	"github.com/megagit/megagit/workspace"
 )
 
 // Listing is what the agents' own skill listings still carry of the
@@ -19,12 +20,12 @@ type Listing struct {
 
 // NativeListing is Listing for every scope w adopts (the user registry:
 // your personal skills only).
-func (w *Workspace) NativeListing() (Listing, error) {
+func NativeListing(w *workspace.Workspace) (Listing, error) {
 	scope := "all"
 	if w.IsUserRegistry() {
-		scope = KindUser
+		scope = workspace.KindUser
 	}
-	res, err := w.Adopt(AdoptOptions{Scope: scope, DryRun: true})
+	res, err := Adopt(w, Options{Scope: scope, DryRun: true})
 	if err != nil {
 		return Listing{}, err
 	}
@@ -32,8 +33,8 @@ func (w *Workspace) NativeListing() (Listing, error) {
 	if err != nil {
 		return Listing{}, err
 	}
-	byPath := map[string]*Sourced{}
-	for _, s := range append(append([]*Sourced{}, c.Skills...), c.Shadowed...) {
+	byPath := map[string]*workspace.Sourced{}
+	for _, s := range append(append([]*workspace.Sourced{}, c.Skills...), c.Shadowed...) {
 		byPath[s.AbsPath] = s
 	}
 	var l Listing
@@ -44,8 +45,8 @@ func (w *Workspace) NativeListing() (Listing, error) {
 		}
 		seen[h.SkillPath] = true
 		l.Skills++
-		l.Project = l.Project || h.Scope == KindProject
-		l.User = l.User || h.Scope == KindUser
+		l.Project = l.Project || h.Scope == workspace.KindProject
+		l.User = l.User || h.Scope == workspace.KindUser
 		if s := byPath[h.SkillPath]; s != nil && s.File != nil {
 			l.Tokens += ranker.Tokens("- " + s.Name + ": " + s.File.Description() + "\n")
 		}

@@ -1,9 +1,10 @@
-package workspace
+package adopt
 
 import (
 	"testing"
 
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/workspace"
 )
 
 func TestExcepted(t *testing.T) {
@@ -21,7 +22,7 @@ func TestExcepted(t *testing.T) {
 		{"a:pdf-forms", "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := excepted(except, &Sourced{Skill: &registry.Skill{Name: tc.name}, Plugin: tc.plugin}); got != tc.want {
+			if got := excepted(except, &workspace.Sourced{Skill: &registry.Skill{Name: tc.name}, Plugin: tc.plugin}); got != tc.want {
 				t.Fatalf("excepted(%q) = %v, want %v", tc.name, got, tc.want)
 			}
 		})

@@ -1,4 +1,4 @@
-package workspace
+package adopt
 
 import (
 	"encoding/json"
@@ -14,6 +14,7 @@ import (
 	"github.com/megagit/megagit/errkind"
 	"github.com/megagit/megagit/local"
 	"github.com/megagit/megagit/registry"
+	"github.com/megagit/megagit/workspace"
 )
 
 // AdoptedFile, in a registry's local folder (never committed: it names
@@ -31,7 +32,7 @@ const adoptLockFile = "adopt.lock"
 // the agent's folder.
 const restoreSuffix = ".megagit-restore"
 
-func (w *Workspace) lockAdopt() (*local.Lock, error) {
+func (w *space) lockAdopt() (*local.Lock, error) {
 	if err := local.MkdirAll(w.Reg.LocalDir()); err != nil {
 		return nil, err
 	}
@@ -40,7 +41,7 @@ func (w *Workspace) lockAdopt() (*local.Lock, error) {
 
 // Adopted lists the skills adopt took into this registry on this machine,
 // oldest first.
-func (w *Workspace) Adopted() ([]Adoption, error) {
+func (w *space) Adopted() ([]Adoption, error) {
 	p := w.adoptedPath()
 	data, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -57,7 +58,7 @@ func (w *Workspace) Adopted() ([]Adoption, error) {
 		if a.Name == "" || strings.ContainsAny(a.Name, `/\`) || a.Name == "." || a.Name == ".." {
 			return nil, fmt.Errorf("%w: %s: entry %d: field name: %q is not a skill name", errkind.ErrInvalid, p, i+1, a.Name)
 		}
-		if a.Scope != KindProject && a.Scope != KindUser {
+		if a.Scope != workspace.KindProject && a.Scope != workspace.KindUser {
 			return nil, fmt.Errorf("%w: %s: skill %q: field scope: %q, want project or user", errkind.ErrInvalid, p, a.Name, a.Scope)
 		}
 		if a.State != "" && a.State != StateAdopting && a.State != StateRestoring {
@@ -67,13 +68,13 @@ func (w *Workspace) Adopted() ([]Adoption, error) {
 	return out, nil
 }
 
-func (w *Workspace) adoptedPath() string {
+func (w *space) adoptedPath() string {
 	return filepath.Join(w.Reg.LocalDir(), AdoptedFile)
 }
 
 // journal writes each record into the list, in place of the record of
 // its name, else at the end: atomic, durable, before the step it names.
-func (w *Workspace) journal(recs ...Adoption) error {
+func (w *space) journal(recs ...Adoption) error {
 	all, err := w.Adopted()
 	if err != nil {
 		return err
@@ -90,7 +91,7 @@ func (w *Workspace) journal(recs ...Adoption) error {
 }
 
 // drop removes the records of names from the list.
-func (w *Workspace) drop(names ...string) error {
+func (w *space) drop(names ...string) error {
 	all, err := w.Adopted()
 	if err != nil {
 		return err
@@ -122,7 +123,7 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func (w *Workspace) writeAdopted(all []Adoption) error {
+func (w *space) writeAdopted(all []Adoption) error {
 	if all == nil {
 		all = []Adoption{}
 	}
@@ -139,8 +140,8 @@ func (w *Workspace) writeAdopted(all []Adoption) error {
 
 // base is the folder an adoption's From is relative to: the project's
 // work tree, or the home folder for a personal skill.
-func (w *Workspace) base(a Adoption) (string, error) {
-	if a.Scope == KindUser {
+func (w *space) base(a Adoption) (string, error) {
+	if a.Scope == workspace.KindUser {
 		home, err := os.UserHomeDir()
 		if err != nil || home == "" {
 			return "", fmt.Errorf("%w: no home folder to restore %s into", errkind.ErrInvalid, a.Name)
@@ -155,13 +156,13 @@ func (w *Workspace) base(a Adoption) (string, error) {
 // inside the project (or the home folder). A record naming anything else
 // (the project moved since an earlier release wrote an absolute path, or
 // the file was edited) is an error naming the file, the field and the path.
-func (w *Workspace) destOf(a Adoption) (string, error) {
+func (w *space) destOf(a Adoption) (string, error) {
 	base, err := w.base(a)
 	if err != nil {
 		return "", err
 	}
 	where := "this project (" + base + ")"
-	if a.Scope == KindUser {
+	if a.Scope == workspace.KindUser {
 		where = "your home folder (" + base + ")"
 	}
 	bad := func(why string) error {
@@ -171,7 +172,7 @@ func (w *Workspace) destOf(a Adoption) (string, error) {
 	rel := filepath.FromSlash(a.From)
 	if filepath.IsAbs(a.From) {
 		if rel, err = filepath.Rel(base, a.From); err != nil || !filepath.IsLocal(rel) {
-			if real, rerr := filepath.Rel(realPath(base), realPath(a.From)); rerr == nil && filepath.IsLocal(real) {
+			if real, rerr := filepath.Rel(workspace.RealPath(base), workspace.RealPath(a.From)); rerr == nil && filepath.IsLocal(real) {
 				rel = real
 			} else {
 				return "", bad("is outside " + where + " (the project moved since adopt?)")
@@ -185,16 +186,14 @@ func (w *Workspace) destOf(a Adoption) (string, error) {
 	if name != a.Name {
 		return "", bad("does not end in the skill's name")
 	}
-	for _, nf := range nativeFolders {
-		if nf.user == (a.Scope == KindUser) && nf.rel == path.Clean(folder) {
-			return filepath.Join(base, rel), nil
-		}
+	if workspace.IsAgentFolder(path.Clean(folder), a.Scope == workspace.KindUser) {
+		return filepath.Join(base, rel), nil
 	}
 	return "", bad("is not in one of the agents' skill folders of " + where)
 }
 
 // backupOf is where an adoption's original was moved aside ("" for none).
-func (w *Workspace) backupOf(a Adoption) string {
+func (w *space) backupOf(a Adoption) string {
 	switch {
 	case a.Backup == "":
 		return ""
@@ -225,11 +224,13 @@ func exists(p string) bool {
 	return err == nil
 }
 
-// RecoverAdoptions finishes or undoes the adopt and restore steps a kill
+// Recover finishes or undoes the adopt and restore steps a kill
 // interrupted, in this registry's list and the user registry's: a skill
 // ends in the registry or in its agent's folder, never both, never only
 // moved aside. It says what it did, one line a skill.
-func (w *Workspace) RecoverAdoptions() ([]string, error) {
+func Recover(w *workspace.Workspace) ([]string, error) { return spaceOf(w).recoverAll() }
+
+func (w *space) recoverAll() ([]string, error) {
 	var notes []string
 	for _, ws := range w.adoptRegistries() {
 		lock, err := ws.lockAdopt()
@@ -248,17 +249,17 @@ func (w *Workspace) RecoverAdoptions() ([]string, error) {
 
 // adoptRegistries are the registries whose lists adopt and restore read
 // from here: this one and the user registry.
-func (w *Workspace) adoptRegistries() []*Workspace {
-	out := []*Workspace{w}
-	if u, err := w.Personal(); err == nil && u != nil {
-		out = append(out, u)
+func (w *space) adoptRegistries() []*space {
+	var out []*space
+	for _, r := range w.AdoptRegistries() {
+		out = append(out, spaceOf(r))
 	}
 	return out
 }
 
-// recoverLocked is RecoverAdoptions of this registry's list; the caller
+// recoverLocked is Recover of this registry's list; the caller
 // holds the adopt lock.
-func (w *Workspace) recoverLocked() ([]string, error) {
+func (w *space) recoverLocked() ([]string, error) {
 	notes, err := w.recoverSwitches()
 	if err != nil {
 		return notes, err
@@ -282,7 +283,7 @@ func (w *Workspace) recoverLocked() ([]string, error) {
 
 // recoverRecord finishes or undoes one interrupted step, from what is on
 // disk and in the registry, and updates the list; what it did.
-func (w *Workspace) recoverRecord(a Adoption) (string, error) {
+func (w *space) recoverRecord(a Adoption) (string, error) {
 	switch {
 	case a.Root != "":
 		s, err := w.Reg.Skill(a.Name)
@@ -317,7 +318,7 @@ func (w *Workspace) recoverRecord(a Adoption) (string, error) {
 			}
 			os.Remove(filepath.Dir(b))
 		}
-		return "put back in " + describe(dest) + ": the adopt was undone", w.drop(a.Name)
+		return "put back in " + workspace.Describe(dest) + ": the adopt was undone", w.drop(a.Name)
 	default: // restoring
 		dest, err := w.destOf(a)
 		if err != nil {
@@ -339,7 +340,7 @@ func (w *Workspace) recoverRecord(a Adoption) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		note := "restored to " + describe(dest)
+		note := "restored to " + workspace.Describe(dest)
 		if kept != "" {
 			note += "; " + KeptNote(kept)
 		}
@@ -347,10 +348,14 @@ func (w *Workspace) recoverRecord(a Adoption) (string, error) {
 	}
 }
 
-// AdoptProblems are the adopt steps a kill left unfinished, in this
+// Problems are the adopt steps a kill left unfinished, in this
 // registry's list and the user registry's, and the originals moved aside
 // that no list names (restore never looks there); for doctor.
-func (w *Workspace) AdoptProblems() (pending, strays []string, err error) {
+func Problems(w *workspace.Workspace) (pending, strays []string, err error) {
+	return spaceOf(w).problems()
+}
+
+func (w *space) problems() (pending, strays []string, err error) {
 	for _, ws := range w.adoptRegistries() {
 		all, err := ws.Adopted()
 		if err != nil {
@@ -362,7 +367,7 @@ func (w *Workspace) AdoptProblems() (pending, strays []string, err error) {
 		}
 		for _, h := range sw {
 			if h.State != "" {
-				pending = append(pending, fmt.Sprintf("%s (%s, in %s)", h.Name, h.State, describe(ws.hiddenPath())))
+				pending = append(pending, fmt.Sprintf("%s (%s, in %s)", h.Name, h.State, workspace.Describe(ws.HiddenPath())))
 			}
 		}
 		named := map[string]bool{}
@@ -371,13 +376,13 @@ func (w *Workspace) AdoptProblems() (pending, strays []string, err error) {
 				named[filepath.Clean(b)] = true
 			}
 			if a.State != "" {
-				pending = append(pending, fmt.Sprintf("%s (%s, in %s)", a.Name, a.State, describe(ws.adoptedPath())))
+				pending = append(pending, fmt.Sprintf("%s (%s, in %s)", a.Name, a.State, workspace.Describe(ws.adoptedPath())))
 			}
 		}
 		batches, _ := filepath.Glob(filepath.Join(ws.Reg.LocalDir(), "adopted", "*", "*"))
 		for _, b := range batches {
 			if !named[filepath.Clean(b)] {
-				strays = append(strays, describe(b))
+				strays = append(strays, workspace.Describe(b))
 			}
 		}
 	}
@@ -388,7 +393,9 @@ func (w *Workspace) AdoptProblems() (pending, strays []string, err error) {
 // MovedSkills counts the skills an earlier megagit's adopt moved into
 // this registry and the user registry, which adopt, adopt --restore and
 // doctor --fix put back in their agent's folder (MigrateMoved).
-func (w *Workspace) MovedSkills() (int, error) {
+func MovedSkills(w *workspace.Workspace) (int, error) { return spaceOf(w).movedSkills() }
+
+func (w *space) movedSkills() (int, error) {
 	n := 0
 	for _, ws := range w.adoptRegistries() {
 		all, err := ws.Adopted()
@@ -403,13 +410,17 @@ func (w *Workspace) MovedSkills() (int, error) {
 // MigrateMoved puts every skill an earlier megagit's adopt moved into a
 // registry back in its agent's folder, of every scope; what it did, one
 // line a skill.
-func (w *Workspace) MigrateMoved(o AdoptOptions) ([]string, error) {
+func MigrateMoved(w *workspace.Workspace, o Options) ([]string, error) {
+	return spaceOf(w).migrateMoved(o)
+}
+
+func (w *space) migrateMoved(o Options) ([]string, error) {
 	o.Scope, o.Agent = "all", ""
-	res := AdoptResult{Left: map[string]int{}}
+	res := Result{Left: map[string]int{}}
 	err := w.restoreMoved(o, &res)
 	var notes []string
 	for _, d := range res.Done {
-		notes = append(notes, d.Name+": moved back to "+describe(d.Dir))
+		notes = append(notes, d.Name+": moved back to "+workspace.Describe(d.Dir))
 	}
 	for _, s := range res.Skipped {
 		notes = append(notes, s.Name+": left: "+s.Reason)

@@ -1,4 +1,4 @@
-package workspace
+package adopt
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/megagit/megagit/local"
+	"github.com/megagit/megagit/workspace"
 )
 
 // cannotCarry says why a skill folder holds something a registry's commit
@@ -31,7 +32,7 @@ func cannotCarry(dir string) string {
 				why = "its folder " + filepath.ToSlash(rel) + " is empty, and a registry's commit cannot hold an empty folder (remove it, or put a file in it)"
 			}
 		case !e.Type().IsRegular():
-			why = describe(p) + " is not a regular file (a symlink?), and a registry's commit holds only files"
+			why = workspace.Describe(p) + " is not a regular file (a symlink?), and a registry's commit holds only files"
 		}
 		if why != "" {
 			return fs.SkipAll
@@ -48,7 +49,7 @@ func cannotCarry(dir string) string {
 // moved aside with the folder, an empty folder) is moved back into dest.
 // Nothing else is deleted: what dest already has in its place stays in the
 // backup, which is kept and returned ("" when it is gone).
-func (w *Workspace) returnBackup(a Adoption, dest string) (string, error) {
+func (w *space) returnBackup(a Adoption, dest string) (string, error) {
 	b := w.backupOf(a)
 	if b == "" || !exists(b) {
 		return "", nil
@@ -91,7 +92,7 @@ func returnInto(from, dest string) error {
 			os.Remove(src) // fails, and stays, when something was kept
 		case errors.Is(lerr, fs.ErrNotExist):
 			if err := os.Rename(src, to); err != nil {
-				return fmt.Errorf("put %s back in %s: %w", describe(src), describe(dest), err)
+				return fmt.Errorf("put %s back in %s: %w", workspace.Describe(src), workspace.Describe(dest), err)
 			}
 		}
 		// Anything else: dest has something in its place; it stays here.
@@ -101,5 +102,5 @@ func returnInto(from, dest string) error {
 
 // KeptNote says what a restore left in an original moved aside.
 func KeptNote(kept string) string {
-	return "the original adopt moved aside is kept in " + describe(kept) + ": it holds what the restored folder has in its place (compare the two, then remove it)"
+	return "the original adopt moved aside is kept in " + workspace.Describe(kept) + ": it holds what the restored folder has in its place (compare the two, then remove it)"
 }

@@ -1,15 +1,47 @@
-package workspace
+// Package adopt is `megagit adopt`: it flips the agents' own per-skill
+// switches so their listings stop carrying the skills megagit routes,
+// journals each switch, and `adopt --restore` takes them back; it also
+// puts back the skills an earlier megagit's adopt moved into a registry,
+// and finishes what a killed adopt or restore left (doctor --fix).
+//
+// Adopt works through the agents' own per-skill switches, never by moving
+// a file: each skill megagit routes is hidden from its agent's listing by
+// a setting of that agent (Claude Code's skillOverrides, Gemini CLI's
+// skills.disabled, and when asked Codex's [[skills.config]] enabled =
+// false, which takes the user's $NAME away too), written into the settings
+// file of the skill's scope (Codex's: the user's ~/.codex/config.toml,
+// the one layer whose skills.config it reads), and journaled in
+// workspace.HiddenFile of the registry of that scope (the project's for a
+// project's skills, the user registry for personal ones), so that restore
+// removes exactly what adopt wrote and the catalog knows which of an
+// agent's switches are megagit's own (workspace reads them; this package
+// writes them).
+package adopt
 
 import (
+	"path/filepath"
 	"time"
+
+	"github.com/megagit/megagit/workspace"
 )
+
+// space is a workspace as adopt acts on it: the registry whose journals
+// it writes, with what the workspace reads of the agents' settings.
+type space struct{ *workspace.Workspace }
+
+func spaceOf(w *workspace.Workspace) *space { return &space{w} }
+
+// abs is a registry-relative path of w's registry, absolute.
+func (w *space) abs(rel string) string {
+	return filepath.Join(w.Reg.Root(), filepath.FromSlash(rel))
+}
 
 // Adoption is one skill megagit took over from an agent's native folder,
 // as the list of the registry holding it records it (AdoptedFile).
 type Adoption struct {
 	Name  string `json:"name"`
 	Agent string `json:"agent"`
-	Scope string `json:"scope"` // KindProject or KindUser
+	Scope string `json:"scope"` // workspace.KindProject or workspace.KindUser
 	// From is the skill's folder as the agent reads it, slash-separated:
 	// relative to the project's work tree (scope project) or to the home
 	// folder (scope user), so a moved project restores into its new
@@ -39,7 +71,7 @@ type Adoption struct {
 }
 
 // The steps of an adoption in flight (Adoption.State): a kill leaves the
-// record in one of them, and RecoverAdoptions finishes or undoes it.
+// record in one of them, and Recover finishes or undoes it.
 const (
 	StateAdopting  = "adopting"
 	StateRestoring = "restoring"
@@ -59,10 +91,10 @@ type Adopted struct {
 	Kept string `json:"kept,omitempty"`
 }
 
-// AdoptOptions choose the native folders: an agent ("" for all) and a
+// Options choose the native folders: an agent ("" for all) and a
 // scope: KindProject (the default in a project), KindUser (the default
 // in the user registry) or "all".
-type AdoptOptions struct {
+type Options struct {
 	Agent, Scope string
 	DryRun       bool
 	Now          time.Time
@@ -81,8 +113,8 @@ type AdoptOptions struct {
 	CodexDisable bool
 }
 
-// AdoptResult is what adopt or restore did (or, dry, would do).
-type AdoptResult struct {
+// Result is what adopt or restore did (or, dry, would do).
+type Result struct {
 	// Hidden are the switches adopt wrote; Shown those restore took back.
 	Hidden []HiddenSwitch `json:"hidden"`
 	Shown  []HiddenSwitch `json:"shown"`
@@ -105,13 +137,13 @@ type Skip struct {
 }
 
 // scopes says which scopes o asks for: project and user.
-func (w *Workspace) scopes(o AdoptOptions) (project, user bool) {
+func (w *space) scopes(o Options) (project, user bool) {
 	switch o.Scope {
 	case "":
 		return !w.IsUserRegistry(), w.IsUserRegistry()
-	case KindProject:
+	case workspace.KindProject:
 		return true, false
-	case KindUser:
+	case workspace.KindUser:
 		return false, true
 	}
 	return true, true
@@ -123,8 +155,10 @@ func (w *Workspace) scopes(o AdoptOptions) (project, user bool) {
 // needs; no skill file moves. Skills an earlier megagit moved into a
 // registry go back to their agent's folder first (restoreMoved), and are
 // then hidden the same way. `Restore` undoes it.
-func (w *Workspace) Adopt(o AdoptOptions) (AdoptResult, error) {
-	res := AdoptResult{Hidden: []HiddenSwitch{}, Shown: []HiddenSwitch{}, Done: []Adopted{}, Skipped: []Skip{}, Left: map[string]int{}}
+func Adopt(w *workspace.Workspace, o Options) (Result, error) { return spaceOf(w).adopt(o) }
+
+func (w *space) adopt(o Options) (Result, error) {
+	res := Result{Hidden: []HiddenSwitch{}, Shown: []HiddenSwitch{}, Done: []Adopted{}, Skipped: []Skip{}, Left: map[string]int{}}
 	moved := o
 	moved.Agent = "" // whichever agent's: the folders must be whole again
 	if err := w.restoreMoved(moved, &res); err != nil {
