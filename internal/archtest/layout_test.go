@@ -349,6 +349,7 @@ func TestOnlyTheNetworkFilesTakeTheGitRepository(t *testing.T) {
 var cliMayImport = map[string]string{
 	"workspace":           "glue",      // the registry opened with its config: most commands' one call
 	"workspace/adopt":     "glue",      // adopt, restore; doctor's adopt checks and its --fix repair
+	"workspace/checkup":   "glue",      // doctor's checks
 	"config":              "settings",  // flags over the settings; `megagit config`
 	"errkind":             "errors",    // sentinels mapped to exit codes
 	"local":               "files",     // finding the registry, files a user names, the atomic writer
@@ -444,7 +445,7 @@ func TestIndexSitsBelowTheRouter(t *testing.T) {
 // off, which switches are adopt's) to build the catalog. So the arrow runs
 // adopt -> workspace: workspace never imports adopt (its doctor --fix
 // runs adopt's repairs as a workspace.Recovery the command hands it), and
-// only the commands do, so the hooks link none of it.
+// only the commands and doctor's checkup do, so the hooks link none of it.
 func TestAdoptSitsAboveWorkspace(t *testing.T) {
 	pkgs := loadModule(t)
 	const adopt = module + "/workspace/adopt"
@@ -458,8 +459,8 @@ func TestAdoptSitsAboveWorkspace(t *testing.T) {
 		switch {
 		case ip == module+"/workspace":
 			t.Errorf("workspace imports %s: adopt sits above workspace, which only reads the switches adopt writes; hand what it needs in (a workspace.Recovery)", adopt)
-		case ip != module+"/internal/cli":
-			t.Errorf("%s imports %s: only the commands run adopt", ip, adopt)
+		case ip != module+"/internal/cli" && ip != module+"/workspace/checkup":
+			t.Errorf("%s imports %s: only the commands run adopt (and doctor's checkup reads it)", ip, adopt)
 		}
 	}
 }
