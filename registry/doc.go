@@ -1,9 +1,11 @@
-// Package registry is the store: every byte a megagit registry keeps on
-// disk and every commit on its branch: skills (read and written with
-// skillfile), the verdict ledger, the commits that record verdicts and
-// actions, the process lock, crash recovery and doctor.
-// Sharing through a remote (fetch, merge, push, clone) is registry/regsync,
-// which moves the branch through CommitMerge.
+// Package registry is what a megagit registry keeps on disk and commits on
+// its branch: skills (read and written with skillfile), their ledgers and
+// verdicts, the commits that record verdicts and actions, the process
+// lock, crash recovery, the two layouts and the registry's own doctor
+// checks. The repository itself is registry/gitstore's; a ledger line's
+// format, merge and replay are registry/ledger's; installs from git sources
+// are registry/install's; sharing through a remote (fetch, merge, push,
+// clone) is registry/regsync, which moves the branch through CommitMerge.
 //
 // All writes follow one protocol (see commit.go): take the lock, replay any
 // journal left by a crashed writer, refuse to touch files the user has edited,

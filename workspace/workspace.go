@@ -2,8 +2,9 @@
 // every command, the hooks and the server start from — and what is built
 // from it: the ranker's settings, the skills as ranker documents, the
 // router, the prompt hook's view of the registry, and the work a command
-// asks for that spans packages (doctor's repairs, update plans, installs,
-// embedding, the decision log), so the command makes one call.
+// asks for that spans packages (doctor's repairs, embedding, the decision
+// log), so the command makes one call. adopt (workspace/adopt) and
+// doctor's checks (workspace/checkup) build on it from above.
 package workspace
 
 import (
