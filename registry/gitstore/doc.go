@@ -8,6 +8,6 @@
 // so hashes pass unconverted between the store and the network code that
 // fetches and pushes (registry/regsync, gitnet). Every write of a ref, the
 // index or the config goes through git's own lock file and a rename
-// (WithLock), so a process killed at any point leaves the old file or the
+// (see lock.go), so a process killed at any point leaves the old file or the
 // new one, and plain git running at the same moment sees one of the two.
 package gitstore

@@ -40,7 +40,7 @@ func (s *Store) IndexPaths() ([]string, error) {
 // content, leaving every other entry (the user's staged work) alone.
 func (s *Store) UpdateIndex(edits []IndexEdit) error {
 	idxPath := filepath.Join(s.gitDir, "index")
-	return WithLock(idxPath, s.notes, func(f *os.File) error {
+	return withLock(idxPath, s.notes, func(f *os.File) error {
 		idx := &index.Index{Version: 2}
 		if in, err := os.Open(idxPath); err == nil {
 			err = index.NewDecoder(bufio.NewReader(in)).Decode(idx)

@@ -14,14 +14,14 @@ import (
 	"time"
 )
 
-// WithLock runs fn with git's own lock file for target held, so plain git
+// withLock runs fn with git's own lock file for target held, so plain git
 // commands running at the same moment see the old file or the new one. fn
 // writes the new content to the lock file, which is then renamed over target.
 // While megagit holds a git lock, a marker in markerDir names it and
 // megagit's pid, so a lock left by a killed megagit is recognised and
 // removed instead of blocking every later write; a lock without a marker
 // belongs to git and is only waited for.
-func WithLock(target, markerDir string, fn func(f *os.File) error) error {
+func withLock(target, markerDir string, fn func(f *os.File) error) error {
 	lock := target + ".lock"
 	marker := os.DevNull // a store that only reads notes nothing
 	if markerDir != "" {
@@ -87,7 +87,7 @@ func staleOwnLock(marker, lock string) bool {
 	return syscall.Kill(pid, 0) == syscall.ESRCH
 }
 
-// readLockMarker reads a note WithLock writes: its pid and lock path.
+// readLockMarker reads a note withLock writes: its pid and lock path.
 func readLockMarker(marker string) (pid int, lock string, ok bool) {
 	data, err := os.ReadFile(marker)
 	if err != nil {
@@ -134,7 +134,7 @@ func (s *Store) RemoveStaleLocks() []string {
 
 type lockMarker struct{ marker, lock string }
 
-// staleLockMarkers are WithLock's notes whose process is gone.
+// staleLockMarkers are withLock's notes whose process is gone.
 func (s *Store) staleLockMarkers() []lockMarker {
 	if s.notes == "" {
 		return nil

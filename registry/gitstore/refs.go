@@ -78,7 +78,7 @@ func (s *Store) SetRef(branch RefName, old, new Hash) error {
 	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 		return err
 	}
-	return WithLock(target, s.notes, func(f *os.File) error {
+	return withLock(target, s.notes, func(f *os.File) error {
 		cur := ZeroHash
 		if ref, err := s.repo.Storer.Reference(branch); err == nil {
 			cur = ref.Hash()

@@ -57,7 +57,7 @@ func (s *refStorer) CheckAndSetReference(ref, old *plumbing.Reference) error {
 	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 		return err
 	}
-	return WithLock(target, s.s.notes, func(f *os.File) error {
+	return withLock(target, s.s.notes, func(f *os.File) error {
 		if old != nil {
 			cur, err := s.Storage.Reference(old.Name())
 			if err != nil && !errors.Is(err, plumbing.ErrReferenceNotFound) {
@@ -123,7 +123,7 @@ func (s *refStorer) SetConfig(cfg *config.Config) error {
 	if err != nil {
 		return err
 	}
-	return WithLock(filepath.Join(s.s.commonDir, "config"), s.s.notes, func(f *os.File) error {
+	return withLock(filepath.Join(s.s.commonDir, "config"), s.s.notes, func(f *os.File) error {
 		_, err := f.Write(data)
 		return err
 	})

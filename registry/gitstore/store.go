@@ -22,7 +22,7 @@ type Store struct {
 	// branches, objects, config. It is gitDir except in a linked worktree
 	// (git worktree add), whose gitDir is .git/worktrees/<name>.
 	commonDir string
-	notes     string // where WithLock notes its locks ("" for none)
+	notes     string // where withLock notes its locks ("" for none)
 }
 
 // Open opens the repository whose work tree holds dir (dir itself or a

@@ -51,9 +51,6 @@ func BranchRef(name string) RefName { return plumbing.NewBranchReferenceName(nam
 // RemoteRef is refs/remotes/remote/name.
 func RemoteRef(remote, name string) RefName { return plumbing.NewRemoteReferenceName(remote, name) }
 
-// TagRef is refs/tags/name.
-func TagRef(name string) RefName { return plumbing.NewTagReferenceName(name) }
-
 // BlobHash is the hash git gives a blob of data.
 func BlobHash(data []byte) Hash { return plumbing.ComputeHash(plumbing.BlobObject, data) }
 
