@@ -5,9 +5,12 @@ import (
 	_ "embed"
 	"fmt"
 	"html/template"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/megagit/megagit/learn"
 )
 
 // The HTML report of `megagit stats --html`: one page, its charts inline
@@ -82,7 +85,9 @@ type svgChart struct {
 	Height int
 	// Empty, when set, replaces the chart: why it is empty, what fills it.
 	Empty string
-	Rows  []svgBar
+	// More, when set, says under the chart what it leaves out.
+	More string
+	Rows []svgBar
 }
 
 type svgDaily struct {
@@ -166,17 +171,40 @@ func statsHTML(j statsJSON, now time.Time) ([]byte, error) {
 		d.Summary = fmt.Sprintf("No decisions %s.", window)
 	}
 
-	cells := minLabelChars
+	// The charts draw the skills something happened to, most first: in a
+	// catalog of hundreds, a bar for each skill never injected would bury
+	// the few that were. The table below them lists every skill.
+	outcomes := func(s learn.SkillStats) int {
+		return s.Helpful + s.Harmful + s.Neutral + s.Positive + s.Negative + s.Silent
+	}
+	var injected, judged []learn.SkillStats
 	for _, s := range j.Skills {
+		if s.Injected > 0 {
+			injected = append(injected, s)
+		}
+		if s.Injected > 0 || outcomes(s) > 0 {
+			judged = append(judged, s)
+		}
+	}
+	sort.SliceStable(injected, func(a, b int) bool { return injected[a].Injected > injected[b].Injected })
+	sort.SliceStable(judged, func(a, b int) bool {
+		if oa, ob := outcomes(judged[a]), outcomes(judged[b]); oa != ob {
+			return oa > ob
+		}
+		return judged[a].Injected > judged[b].Injected
+	})
+
+	cells := minLabelChars
+	for _, s := range judged {
 		cells = max(cells, labelCells(labelText(s.Name)))
 	}
 	labelWidth := int(float64(cells)*labelCharPx+0.999) + labelPad
 	d.Width = labelWidth + barSpan + valueRoom
 
 	most, mostParts := 0, 0
-	for _, s := range j.Skills {
+	for _, s := range judged {
 		most = max(most, s.Injected)
-		mostParts = max(mostParts, s.Helpful+s.Harmful+s.Neutral+s.Positive+s.Negative+s.Silent)
+		mostParts = max(mostParts, outcomes(s))
 	}
 	scale := func(v, of int) int {
 		if v <= 0 || of <= 0 {
@@ -184,17 +212,19 @@ func statsHTML(j statsJSON, now time.Time) ([]byte, error) {
 		}
 		return max(1, v*barSpan/of)
 	}
-	for i, s := range j.Skills {
+	label := func(i int, name string) svgBar {
 		y := barGap + i*(barHeight+barGap)
-		label := svgBar{Label: labelText(s.Name), Name: s.Name, LabelX: labelWidth - 8, TextY: y + barHeight - 5}
-
-		row := label
-		row.Value, row.X, row.Y, row.W, row.H = s.Injected, labelWidth, y, scale(s.Injected, most), barHeight
+		return svgBar{Label: labelText(name), Name: name, LabelX: labelWidth - 8, TextY: y + barHeight - 5, Y: y}
+	}
+	for i, s := range injected {
+		row := label(i, s.Name)
+		row.Value, row.X, row.W, row.H = s.Injected, labelWidth, scale(s.Injected, most), barHeight
 		row.Title = s.Name + ": injected " + plural(s.Injected, "time", "times")
 		row.ValueX = labelWidth + row.W + 6
 		d.Injected.Rows = append(d.Injected.Rows, row)
-
-		out := label
+	}
+	for i, s := range judged {
+		out := label(i, s.Name)
 		x, total := labelWidth, 0
 		for k, v := range []int{s.Helpful, s.Harmful, s.Neutral, s.Positive, s.Negative, s.Silent} {
 			if v == 0 {
@@ -202,14 +232,19 @@ func statsHTML(j statsJSON, now time.Time) ([]byte, error) {
 			}
 			w := scale(v, mostParts)
 			out.Parts = append(out.Parts, svgBar{Skill: s.Name, Kind: outcomeKinds[k].Name, Color: outcomeKinds[k].Color, Value: v,
-				X: x, Y: y, W: w, H: barHeight, Title: fmt.Sprintf("%s: %d %s", s.Name, v, outcomeKinds[k].Name)})
+				X: x, Y: out.Y, W: w, H: barHeight, Title: fmt.Sprintf("%s: %d %s", s.Name, v, outcomeKinds[k].Name)})
 			x += w
 			total += v
 		}
 		out.Value, out.ValueX = total, x+6
 		out.X = labelWidth
 		d.Outcomes.Rows = append(d.Outcomes.Rows, out)
-
+	}
+	if rest := len(j.Skills) - len(injected); rest > 0 && len(injected) > 0 {
+		d.Injected.More = fmt.Sprintf("%s %s never injected %s; the table below lists every skill.",
+			plural(rest, "other skill", "other skills"), map[bool]string{true: "was", false: "were"}[rest == 1], window)
+	}
+	for _, s := range j.Skills {
 		r := statsPageRow{Name: s.Name, Last: "-", Rate: "-", Injected: s.Injected, Helpful: s.Helpful, Harmful: s.Harmful,
 			Neutral: s.Neutral, Positive: s.Positive, Negative: s.Negative, Silent: s.Silent}
 		if s.LastInjected != "" {
@@ -228,9 +263,8 @@ func statsHTML(j statsJSON, now time.Time) ([]byte, error) {
 		}
 		d.Skills = append(d.Skills, r)
 	}
-	rows := max(1, len(j.Skills))
-	d.Injected.Height = barGap + rows*(barHeight+barGap)
-	d.Outcomes.Height = d.Injected.Height
+	d.Injected.Height = barGap + max(1, len(injected))*(barHeight+barGap)
+	d.Outcomes.Height = barGap + max(1, len(judged))*(barHeight+barGap)
 
 	hooks := "the prompt hook (`megagit hook install` sets it up)"
 	switch {

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image/png"
 	"os"
 	"os/exec"
@@ -325,8 +326,10 @@ func TestStatsHTMLInChromium(t *testing.T) {
 	// and ends left of the bars.
 	barX, _ := strconv.Atoi(regexp.MustCompile(`class="bar injected" data-skill="[^"]+" data-value="\d+" x="(\d+)"`).FindStringSubmatch(dom)[1])
 	boxes := regexp.MustCompile(`data-box="(-?\d+) (-?\d+) ([^"]*)"`).FindAllStringSubmatch(string(chromium(t, dir, measured, "--dump-dom")), -1)
-	if len(boxes) != 2*len(statsFixture().Skills) {
-		t.Fatalf("%d skill labels measured, want %d", len(boxes), 2*len(statsFixture().Skills))
+	// Each chart draws the three skills something happened to, not
+	// release-notes, which was never injected (the table lists it).
+	if want := 2 * 3; len(boxes) != want {
+		t.Fatalf("%d skill labels measured, want %d", len(boxes), want)
 	}
 	long := false
 	for _, b := range boxes {
@@ -389,5 +392,44 @@ func TestStatsHTMLInChromiumEmpty(t *testing.T) {
 	}
 	if w, _ := strconv.ParseFloat(m[1], 64); w <= 0 || w > dayStep {
 		t.Errorf("one day is drawn %gpx wide, want a narrow bar (at most %dpx)", w, dayStep)
+	}
+}
+
+// In a catalog of hundreds, the charts draw only the skills something
+// happened to, most first, and one line says how many more were never
+// injected; the table still lists every skill.
+func TestStatsHTMLChartsWhatHappened(t *testing.T) {
+	j := statsFixture()
+	for i := range 300 {
+		j.Skills = append(j.Skills, learn.SkillStats{Name: fmt.Sprintf("idle-%03d", i), NeverInjected: true})
+	}
+	page := statsPageOf(t, j)
+	chart := func(id string) string {
+		m := regexp.MustCompile(`(?s)<svg id="` + id + `".*?</svg>`).FindString(page)
+		if m == "" {
+			t.Fatalf("no %s chart", id)
+		}
+		return m
+	}
+	injected := chart("injected")
+	if strings.Contains(injected, "idle-") || strings.Contains(injected, "release-notes") {
+		t.Error("the injections chart draws skills never injected")
+	}
+	order := regexp.MustCompile(`class="bar injected" data-skill="([^"]+)"`).FindAllStringSubmatch(injected, -1)
+	var got []string
+	for _, m := range order {
+		got = append(got, m[1])
+	}
+	if want := []string{"flaky-tests", "docker-slim", longSkill}; !slices.Equal(got, want) {
+		t.Errorf("injection bars in order %v, want most first %v", got, want)
+	}
+	if strings.Contains(chart("outcomes"), "idle-") {
+		t.Error("the outcomes chart draws skills nothing happened to")
+	}
+	if !strings.Contains(page, `<p class="note" id="injected-more">301 other skills were never injected over the whole decision log; the table below lists every skill.</p>`) {
+		t.Error("the page does not say how many skills the chart leaves out")
+	}
+	if !strings.Contains(page, "idle-299") {
+		t.Error("the table no longer lists every skill")
 	}
 }
