@@ -18,7 +18,7 @@ import (
 // cache: .megagit/embeddings/<model>) changed on both sides of a sync. The
 // maps go from file name inside dir to its bytes; a missing name is a
 // missing file. It returns the merged files (a nil value deletes the file).
-// The command layer supplies it (embedcache.Merge3): regsync does not read
+// workspace.Sync supplies it (embedcache.Merge3): regsync does not read
 // caches.
 type FileMerger func(dir string, base, ours, theirs map[string][]byte) (map[string][]byte, error)
 
