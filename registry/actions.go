@@ -2,6 +2,7 @@ package registry
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -226,7 +227,7 @@ func (r *Registry) Revert(ref string, now time.Time) ([]ledger.Entry, gitstore.H
 		}
 		var b strings.Builder
 		if len(removed) == 1 {
-			fmt.Fprintf(&b, "revert: verdict(%s): %s\n\n", removed[0].Skill, firstNonEmpty(removed[0].Verdict, removed[0].Action))
+			fmt.Fprintf(&b, "revert: verdict(%s): %s\n\n", removed[0].Skill, cmp.Or(removed[0].Verdict, removed[0].Action))
 		} else {
 			fmt.Fprintf(&b, "revert: %d verdicts\n\n", len(removed))
 		}

@@ -36,9 +36,6 @@ type Change struct {
 	TreeOnly bool `json:"tree_only,omitempty"`
 }
 
-// ExecMode is the Change mode of a file whose executable bit is exec.
-func ExecMode(exec bool) gitstore.Mode { return gitstore.ExecMode(exec) }
-
 // journal is the redo log of one commit in flight; see recover.go.
 type journal struct {
 	Branch  string   `json:"branch"`

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"strings"
@@ -40,24 +41,10 @@ func (r *Registry) signature(now time.Time) (gitstore.Signature, error) {
 	name, email := os.Getenv("GIT_AUTHOR_NAME"), os.Getenv("GIT_AUTHOR_EMAIL")
 	if name == "" || email == "" {
 		n, e := r.git.Identity()
-		if name == "" {
-			name = n
-		}
-		if email == "" {
-			email = e
-		}
+		name, email = cmp.Or(name, n), cmp.Or(email, e)
 	}
 	if strings.TrimSpace(name) == "" || strings.TrimSpace(email) == "" {
 		return gitstore.Signature{}, fmt.Errorf("%w: set one with `git config --global user.name \"Your Name\"` and `git config --global user.email you@example.com`", ErrNoIdentity)
 	}
 	return gitstore.Signature{Name: name, Email: email, When: now}, nil
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -295,7 +296,7 @@ func verdictMessage(applied []Applied) string {
 		if outcomes > 0 {
 			parts = append(parts, fmt.Sprintf("outcomes: %d", outcomes))
 		}
-		fmt.Fprintf(&b, "%s for session %s\n", strings.Join(parts, ", "), firstNonEmpty(applied[0].Entry.Session, "-"))
+		fmt.Fprintf(&b, "%s for session %s\n", strings.Join(parts, ", "), cmp.Or(applied[0].Entry.Session, "-"))
 	}
 	for _, a := range applied {
 		b.WriteString("\n")

@@ -241,8 +241,12 @@ func statsHTML(j statsJSON, now time.Time) ([]byte, error) {
 		d.Outcomes.Rows = append(d.Outcomes.Rows, out)
 	}
 	if rest := len(j.Skills) - len(injected); rest > 0 && len(injected) > 0 {
+		verb := "were"
+		if rest == 1 {
+			verb = "was"
+		}
 		d.Injected.More = fmt.Sprintf("%s %s never injected %s; the table below lists every skill.",
-			plural(rest, "other skill", "other skills"), map[bool]string{true: "was", false: "were"}[rest == 1], window)
+			plural(rest, "other skill", "other skills"), verb, window)
 	}
 	for _, s := range j.Skills {
 		r := statsPageRow{Name: s.Name, Last: "-", Rate: "-", Injected: s.Injected, Helpful: s.Helpful, Harmful: s.Harmful,

@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -146,26 +147,13 @@ func (s *Store) Identity() (name, email string) {
 		if err != nil {
 			continue
 		}
-		if name == "" {
-			name = firstNonEmpty(cfg.Author.Name, cfg.User.Name)
-		}
-		if email == "" {
-			email = firstNonEmpty(cfg.Author.Email, cfg.User.Email)
-		}
+		name = cmp.Or(name, cfg.Author.Name, cfg.User.Name)
+		email = cmp.Or(email, cfg.Author.Email, cfg.User.Email)
 		if name != "" && email != "" {
 			break
 		}
 	}
 	return name, email
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // Ignores reports whether the work tree's git ignores the file at the

@@ -145,7 +145,8 @@ func Skills(r *registry.Registry, items []Install, opts Options) ([]Installed, [
 		if len(sources) == 1 {
 			subject += " from " + gitauth.Strip(items[0].Entry.Source)
 		}
-		return fmt.Sprintf("%s\n\n%s", oneLine(subject), trailers.String()), changes, nil
+		subject, _ = safetext.Reason.Clean(subject)
+		return fmt.Sprintf("%s\n\n%s", subject, trailers.String()), changes, nil
 	})
 	if err != nil {
 		return nil, nil, hash, err
@@ -310,9 +311,3 @@ func (e *LocalEditsError) Error() string {
 
 // Is makes errors.Is(err, ErrLocalEdits) hold.
 func (e *LocalEditsError) Is(target error) bool { return target == errkind.ErrLocalEdits }
-
-// oneLine is text cleaned for a commit message's subject or a trailer.
-func oneLine(s string) string {
-	s, _ = safetext.Reason.Clean(s)
-	return s
-}
